@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# pmuscope top-level Makefile.
+#
+#   make                 build pmuscope.ko for arm64 against the cached test
+#                        kernel (built on first use), or against KDIR=...
+#   make KDIR=<board kernel build dir> [ARCH=arm64 CROSS_COMPILE=...]
+#   make check           set-up, kernel, module, lint, KUnit and in-guest tests
+#   make demo            boot the AM62L-like guest and show what was found
+#   make lint            sparse (C=2) and checkpatch --strict, zero findings
+#
+# When invoked by Kbuild (KERNELRELEASE set) this file only includes Kbuild.
+
+ifneq ($(KERNELRELEASE),)
+include $(src)/Kbuild
+else
+
+ARCH ?= arm64
+CROSS_COMPILE ?= aarch64-linux-gnu-
+export ARCH CROSS_COMPILE
+
+# Empty KDIR: use (and if needed build) the cached test kernel.
+KDIR ?=
+KBUILD_ARGS = M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=1
+
+.PHONY: all module kunit-module setup kernel lint check demo clean host-test
+
+all: module
+
+module:
+	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(scripts/build-kernel.sh) || exit 1; \
+	$(MAKE) -C "$$kdir" $(KBUILD_ARGS) modules
+
+# pmuscope.ko plus pmuscope_kunit.ko (the driver against the register model).
+kunit-module:
+	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(scripts/build-kernel.sh) || exit 1; \
+	$(MAKE) -C "$$kdir" $(KBUILD_ARGS) PMUSCOPE_KUNIT=1 modules
+
+setup:
+	@scripts/setup.sh
+
+kernel:
+	@scripts/build-kernel.sh
+
+lint:
+	@scripts/lint.sh
+
+host-test:
+	@python3 -m unittest discover -s tests/host -p 'test_*.py'
+
+check:
+	@scripts/check.sh
+
+demo:
+	@scripts/demo.sh
+
+clean:
+	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(scripts/build-kernel.sh 2>/dev/null) && \
+	$(MAKE) -C "$$kdir" $(KBUILD_ARGS) PMUSCOPE_KUNIT=1 clean; \
+	rm -rf build
+
+endif

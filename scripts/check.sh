@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: set-up, test kernel (cached), modules (W=1), lint, host tests,
+# then KUnit and the in-guest tests under QEMU in each CPU profile. Every
+# result is one line "PASS|FAIL|SKIP name"; the last line printed is
+# "N passed, N failed" and the exit status is non-zero on any failure.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$PMUSCOPE_TOP" || exit 1
+
+build=$PMUSCOPE_TOP/build
+results=$build/results.txt
+mkdir -p "$build/logs"
+: >"$results"
+t0=$(date +%s)
+
+record() {	# record STATUS NAME
+	echo "$1 $2" | tee -a "$results"
+}
+
+step() {	# step NAME COMMAND... : one result, output kept in a log
+	local name=$1 log
+	shift
+	log=$build/logs/$(echo "$name" | tr -c 'A-Za-z0-9_.-' '_').log
+	local s=$(date +%s)
+	if "$@" >"$log" 2>&1; then
+		record PASS "$name ($(( $(date +%s) - s )) s)"
+	else
+		record FAIL "$name ($(( $(date +%s) - s )) s, see ${log#"$PMUSCOPE_TOP"/})"
+		tail -n 30 "$log" | sed 's/^/    /'
+		return 1
+	fi
+}
+
+no_warnings() {	# no_warnings COMMAND...: run, fail on any compiler warning
+	local out
+	out=$("$@" 2>&1)
+	local rc=$?
+	printf '%s\n' "$out"
+	[ $rc = 0 ] || return $rc
+	! printf '%s\n' "$out" | grep -E '(warning|error):'
+}
+
+summary() {
+	local pass fail skip
+	pass=$(grep -c '^PASS ' "$results")
+	fail=$(grep -c '^FAIL ' "$results")
+	skip=$(grep -c '^SKIP ' "$results")
+	echo
+	echo "make check: $(( $(date +%s) - t0 )) s; logs in ${build#"$PMUSCOPE_TOP"/}/logs"
+	if [ "$fail" -gt 0 ]; then
+		echo "Failures:"
+		grep '^FAIL ' "$results" | sed 's/^/  /'
+	fi
+	if [ "$skip" -gt 0 ]; then
+		echo "$pass passed, $fail failed, $skip skipped"
+	else
+		echo "$pass passed, $fail failed"
+	fi
+	[ "$fail" = 0 ]
+}
+
+# 1. Tools and the kernel. Nothing else can run without them.
+step "setup (scripts/setup.sh)" scripts/setup.sh || { summary; exit 1; }
+step "test kernel (cached build of linux-source-$PMUSCOPE_KVER)" scripts/build-kernel.sh ||
+	{ summary; exit 1; }
+
+# 2. Modules for arm64, W=1, no warnings.
+step "build pmuscope.ko and pmuscope_kunit.ko, W=1, no warnings" \
+	no_warnings make --no-print-directory kunit-module || { summary; exit 1; }
+
+# 3. Static checks.
+step "lint: sparse C=2 and checkpatch --strict" scripts/lint.sh
+
+# 4. Host tests (python unittest, one result per test).
+python3 -m unittest discover -v -s tests/host -p 'test_*.py' >"$build/logs/host.log" 2>&1
+sed -nE 's/^(test_[A-Za-z0-9_]+) \(([^)]*)\)( \.\.\.|\n)? ?(.*)$/\1 \2 \4/p' "$build/logs/host.log" |
+while read -r test where verdict; do
+	case "$verdict" in
+	*ok) record PASS "host/$where" ;;
+	*skipped*) record SKIP "host/$where" ;;
+	*) record FAIL "host/$where" ;;
+	esac
+done
+grep -qE '^OK' "$build/logs/host.log" || record FAIL "host tests (see build/logs/host.log)"
+
+# 5. QEMU: KUnit and the in-guest tests, once per CPU profile.
+step "initramfs" scripts/mkinitramfs.sh "$build/initramfs.cpio" pmuscope.ko pmuscope_kunit.ko ||
+	{ summary; exit 1; }
+
+guest() {	# guest NAME run-guest.sh-options...
+	local name=$1 log=$build/logs/guest-$1.log s=$(date +%s) rc=0
+	shift
+	scripts/run-guest.sh --log "$log" "$@" || rc=$?
+	echo "# guest $name: qemu exit $rc after $(( $(date +%s) - s )) s ($*)"
+	[ $rc = 124 ] && record FAIL "$name/boot timed out"
+	python3 scripts/pmuscope_console.py "$log" "$name" --require-ktap |
+		tee -a "$results" | grep -v '^PASS '
+}
+
+guest a53 --cpu cortex-a53 --smp 2 --plan discovery --timeout 300
+guest max --cpu max --smp 2 --plan discovery --timeout 300
+
+summary

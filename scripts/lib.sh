@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings of pmuscope's scripts; sourced, never run.
+
+PMUSCOPE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PMUSCOPE_CACHE=${PMUSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmuscope}
+PMUSCOPE_CROSS=${CROSS_COMPILE:-aarch64-linux-gnu-}
+PMUSCOPE_KVER=${PMUSCOPE_KVER:-6.12}
+PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-test.config
+
+pmuscope_log() { printf '[pmuscope] %s\n' "$*" >&2; }
+pmuscope_die() { printf '[pmuscope] error: %s\n' "$*" >&2; exit 1; }
+
+# Version of Debian's kernel source package, e.g. 6.12.117-1~deb12u1.
+pmuscope_ksrc_version() {
+	dpkg-query -W -f='${Version}' "linux-source-$PMUSCOPE_KVER" 2>/dev/null
+}
+
+# Cache key of the test kernel: source version, config fragment, compiler
+# and the build recipe itself. Any change gives a new key, hence a rebuild.
+pmuscope_kernel_key() {
+	{
+		echo "recipe 1"
+		pmuscope_ksrc_version
+		cat "$PMUSCOPE_KFRAG"
+		"${PMUSCOPE_CROSS}gcc" --version | head -n 1
+	} | sha256sum | cut -c1-16
+}
+
+pmuscope_kernel_dir() {
+	echo "$PMUSCOPE_CACHE/kernel-$PMUSCOPE_KVER-$(pmuscope_kernel_key)"
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make lint: sparse (C=2) over every kernel source of both modules and
+# checkpatch.pl --strict from the kernel tree. Zero findings or exit 1.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kdir=$("$PMUSCOPE_TOP/scripts/build-kernel.sh") || exit 1
+ksrc=$(readlink -f "$kdir/source")
+status=0
+
+out=$(make -s -C "$kdir" M="$PMUSCOPE_TOP" ARCH=arm64 CROSS_COMPILE="$PMUSCOPE_CROSS" \
+	PMUSCOPE_KUNIT=1 C=2 CHECK=sparse modules 2>&1)
+findings=$(printf '%s\n' "$out" | grep -E '(warning|error):' || true)
+if [ -n "$findings" ]; then
+	printf 'sparse:\n%s\n' "$findings"
+	status=1
+else
+	echo "sparse (C=2): no findings"
+fi
+
+cd "$PMUSCOPE_TOP" || exit 1
+files=$(ls drivers/*.[ch] include/uapi/linux/*.h tests/kunit/*.[ch] 2>/dev/null)
+# shellcheck disable=SC2086
+out=$("$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
+	-f $files 2>&1)
+findings=$(printf '%s\n' "$out" | grep -E '^[^ ]+:[0-9]+: (ERROR|WARNING|CHECK):' || true)
+if [ -n "$findings" ]; then
+	printf 'checkpatch --strict:\n%s\n' "$findings"
+	status=1
+else
+	echo "checkpatch --strict: no findings ($(echo $files | wc -w) files)"
+fi
+exit $status

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the test guest's initramfs: busybox, tests/guest (scripts, plans),
+# static test programs and the given kernel modules.
+# Usage: mkinitramfs.sh OUTPUT.cpio MODULE.ko...
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out=$1
+shift
+build=$PMUSCOPE_TOP/build
+root=$build/initramfs
+bb=$PMUSCOPE_CACHE/busybox-arm64/bin/busybox
+[ -x "$bb" ] || pmuscope_die "no arm64 busybox (run scripts/setup.sh)"
+
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,etc,lib/modules,tests}
+cp "$bb" "$root/bin/busybox"
+cp "$PMUSCOPE_TOP/tests/guest/init" "$root/init"
+chmod 755 "$root/init"
+cp -r "$PMUSCOPE_TOP/tests/guest/"*.sh "$PMUSCOPE_TOP/tests/guest/plans" "$root/tests/"
+
+# Static test programs: tests/guest/progs/*.c -> /bin/<name>.
+mkdir -p "$build/progs"
+for src in "$PMUSCOPE_TOP"/tests/guest/progs/*.c; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .c)
+	bin=$build/progs/$name
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+		"${PMUSCOPE_CROSS}gcc" -static -O2 -Wall -Wextra -Werror \
+			-I"$PMUSCOPE_TOP/include" -o "$bin" "$src"
+	fi
+	cp "$bin" "$root/bin/$name"
+done
+for extra in "$PMUSCOPE_TOP"/tools/build/arm64/*; do
+	[ -x "$extra" ] && cp "$extra" "$root/bin/"
+done
+
+for ko in "$@"; do
+	cp "$ko" "$root/lib/modules/"
+done
+
+echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
+echo "nobody:x:65534:65534:nobody:/:/bin/sh" >>"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out"

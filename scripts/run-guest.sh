@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot the test kernel under qemu-system-aarch64 (machine virt) and save the
+# console. Returns QEMU's status (124 on timeout).
+# Usage: run-guest.sh --cpu cortex-a53|max --plan PLAN --log FILE
+#                     [--smp N] [--icount SHIFT] [--timeout S] [--no-blacklist]
+#                     [--initrd FILE] [--append "..."]
+#        run-guest.sh --interactive [--cpu ...]   (busybox shell on the console)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+cpu=cortex-a53 smp=2 plan=discovery log= icount= timeout=300 append= interactive=
+blacklist="initcall_blacklist=armv8_pmu_driver_init"
+initrd=$PMUSCOPE_TOP/build/initramfs.cpio
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--cpu) cpu=$2; shift ;;
+	--smp) smp=$2; shift ;;
+	--plan) plan=$2; shift ;;
+	--log) log=$2; shift ;;
+	--icount) icount=$2; shift ;;
+	--timeout) timeout=$2; shift ;;
+	--initrd) initrd=$2; shift ;;
+	--append) append=$2; shift ;;
+	--no-blacklist) blacklist= ;;
+	--interactive) interactive=1; plan=shell ;;
+	*) pmuscope_die "run-guest.sh: unknown option $1" ;;
+	esac
+	shift
+done
+[ -n "$log" ] || [ -n "$interactive" ] || pmuscope_die "run-guest.sh: --log is required"
+
+kdir=$("$PMUSCOPE_TOP/scripts/build-kernel.sh")
+args=(-M virt -cpu "$cpu" -smp "$smp" -m 512M -nographic -no-reboot
+      -monitor none -serial stdio -nic none
+      -kernel "$kdir/arch/arm64/boot/Image" -initrd "$initrd"
+      -append "console=ttyAMA0 panic=-1 loglevel=7 $blacklist pmuscope_plan=$plan pmuscope_profile=$cpu $append")
+[ -z "$icount" ] || args+=(-icount "shift=$icount")
+
+if [ -n "$interactive" ]; then
+	exec qemu-system-aarch64 "${args[@]}"
+fi
+status=0
+timeout --foreground -k 5 "$timeout" qemu-system-aarch64 "${args[@]}" \
+	</dev/null >"$log" 2>&1 || status=$?
+exit "$status"

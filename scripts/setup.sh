@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Install what pmuscope's build and tests need on Debian 12 (bookworm).
+# Idempotent: silent and quick when everything is present.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+packages=(
+	make gcc libc6-dev bc bison flex libssl-dev libelf-dev cpio kmod
+	xz-utils rsync python3 perl sparse
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	qemu-system-arm "linux-source-$PMUSCOPE_KVER"
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+
+as_root() {
+	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+if [ ${#missing[@]} -gt 0 ]; then
+	pmuscope_log "installing: ${missing[*]}"
+	as_root apt-get update -q >/dev/null
+	DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q \
+		--no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Debian's arm64 busybox-static, unpacked into the cache for the initramfs.
+bbdir=$PMUSCOPE_CACHE/busybox-arm64
+if [ ! -x "$bbdir/bin/busybox" ]; then
+	pmuscope_log "fetching busybox-static:arm64"
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		as_root dpkg --add-architecture arm64
+		as_root apt-get update -q >/dev/null
+	fi
+	tmp=$(mktemp -d)
+	if ! (cd "$tmp" && apt-get download -q busybox-static:arm64 >/dev/null 2>&1); then
+		as_root apt-get update -q >/dev/null
+		(cd "$tmp" && apt-get download -q busybox-static:arm64 >/dev/null)
+	fi
+	rm -rf "$bbdir"
+	mkdir -p "$bbdir"
+	dpkg-deb -x "$tmp"/busybox-static_*_arm64.deb "$bbdir"
+	rm -rf "$tmp"
+	[ -x "$bbdir/bin/busybox" ] || pmuscope_die "busybox-static:arm64 did not unpack"
+fi
+exit 0

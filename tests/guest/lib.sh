@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0
+# TAP helpers of the in-guest tests; sourced by tests/guest/t-*.sh.
+# Every result line starts with "pmuscope-tap: " so that the host can tell
+# it from kernel messages on the same console.
+
+PMUSCOPE_TEST=${PMUSCOPE_TEST:-$(basename "$0" .sh)}
+PMUSCOPE_KO=/lib/modules/pmuscope.ko
+PMUSCOPE_SYS=/sys/kernel/pmuscope
+
+tap_ok() { echo "pmuscope-tap: ok - [$PMUSCOPE_TEST] $*"; }
+tap_not_ok() { echo "pmuscope-tap: not ok - [$PMUSCOPE_TEST] $*"; }
+tap_diag() { echo "pmuscope-tap: # $*"; }
+
+# check DESCRIPTION COMMAND...: ok when COMMAND succeeds.
+check() {
+	desc=$1
+	shift
+	if out=$("$@" 2>&1); then
+		tap_ok "$desc"
+	else
+		tap_not_ok "$desc"
+		[ -n "$out" ] && tap_diag "$out"
+	fi
+}
+
+# check_fails DESCRIPTION COMMAND...: ok when COMMAND fails.
+check_fails() {
+	desc=$1
+	shift
+	if "$@" >/dev/null 2>&1; then tap_not_ok "$desc (unexpectedly succeeded)"; else tap_ok "$desc"; fi
+}
+
+# check_eq DESCRIPTION GOT WANT
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		tap_ok "$1 = $3"
+	else
+		tap_not_ok "$1: got '$2', want '$3'"
+	fi
+}
+
+online_cpus() {
+	for c in /sys/devices/system/cpu/cpu[0-9]*; do
+		n=${c##*/cpu}
+		if [ ! -f "$c/online" ] || [ "$(cat "$c/online")" = 1 ]; then
+			echo "$n"
+		fi
+	done
+}
+
+set_online() {
+	echo "$2" >"/sys/devices/system/cpu/cpu$1/online"
+}

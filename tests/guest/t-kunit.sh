@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: GPL-2.0
+# Run the KUnit suites (the driver against the register model). KUnit prints
+# KTAP on the console, where the host parses every case; here we check that
+# the module loaded and that each suite reported.
+. /tests/lib.sh
+
+check "insmod pmuscope_kunit.ko (KUnit suites run at load)" \
+	insmod /lib/modules/pmuscope_kunit.ko
+for suite in pmuscope_model pmuscope_discovery pmuscope_events; do
+	check "KUnit suite $suite reported a result" \
+		sh -c "dmesg | grep -Eq '(not )?ok [0-9]+ $suite\$'"
+done
+check "rmmod pmuscope_kunit" rmmod pmuscope_kunit

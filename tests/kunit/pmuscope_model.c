@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope register model.
+ *
+ * Implements, per CPU and for one CPU profile, the rules the Arm ARM gives
+ * for the registers the driver touches: which registers exist (ID fields,
+ * PMCR_EL0.N), read-only and write-only registers, SET/CLR pairs, the
+ * PMCR_EL0.P/C resets, counter widths and overflow (PMCR_EL0.LC/LP), the
+ * software increment and the overflow interrupt line. An access the
+ * profile does not allow is a violation: on hardware it would be UNDEFINED
+ * (or silently ignored), so every test checks that none happened.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+
+#include "pmuscope_model.h"
+
+/* ---------------------------------------------------------------- profiles */
+
+/* TI AM62L: Cortex-A53 r0p4, PMUv3 (Armv8.0), 6 counters of 32 bits. */
+const struct pmuscope_model_profile pmuscope_model_cortex_a53 = {
+	.name = "cortex-a53",
+	.midr = 0x410fd034,
+	.pfr0 = 0x0000000000002222,
+	.dfr0 = 0x0000000010305106,
+	.pmcr = 0x41033000,
+	.pmceid0 = 0x67ffbfff,
+	.pmceid1 = 0,
+};
+
+/* Neoverse-N1-like: PMUv3p1, SPEv1, AMUv1 (one group of 4 counters). */
+const struct pmuscope_model_profile pmuscope_model_neoverse_n1 = {
+	.name = "neoverse-n1",
+	.midr = 0x414fd0c1,
+	.pfr0 = 0x1100100010112222,
+	.dfr0 = 0x0000000110305408,
+	.pmcr = 0x410c3000,
+	.pmceid0 = 0x0000003f7fff0f3f,
+	.pmceid1 = 0x0000000000000e7f,
+	.pmsidr = 0x0002603f,
+	.pmbidr = 0x00000020,
+	.amcfgr = 0x00003f03,
+	.amcgcr = 0x00000004,
+};
+
+/*
+ * Armv9.4-like: PMUv3p9, 64-bit counters, snapshot, fixed instruction
+ * counter, AMUv1p1 with two groups; no SPE. 20 event counters.
+ */
+const struct pmuscope_model_profile pmuscope_model_v94 = {
+	.name = "v9.4-like",
+	.midr = 0x410fd840,
+	.pfr0 = 0x1100200010112222,
+	.dfr0 = 0x0000000010f15909,
+	.dfr1 = 0x0000001000000000,
+	.pmcr = 0x4100a000,
+	.pmceid0 = 0x0000ffff7fffffff,
+	.pmceid1 = 0x00000000ffffffff,
+	.amcfgr = 0x10003f06,
+	.amcgcr = 0x00000304,
+};
+
+/* No PMU at all (PMUVer = 0). */
+const struct pmuscope_model_profile pmuscope_model_no_pmu = {
+	.name = "no-pmu",
+	.midr = 0x410fd034,
+	.pfr0 = 0x0000000000002222,
+	.dfr0 = 0x0000000010305006,
+};
+
+/* An IMPLEMENTATION DEFINED PMU (PMUVer = 0xF): not PMUv3, not touched. */
+const struct pmuscope_model_profile pmuscope_model_impdef_pmu = {
+	.name = "impdef-pmu",
+	.midr = 0x410fd034,
+	.pfr0 = 0x0000000000002222,
+	.dfr0 = 0x0000000010305f06,
+	.pmcr = 0x41033000,
+};
+
+/* ------------------------------------------------------------ per-CPU state */
+static struct pmuscope_model_cpu *pmuscope_model_cpus;
+
+struct pmuscope_model_cpu *pmuscope_model_get(unsigned int cpu)
+{
+	return &pmuscope_model_cpus[cpu];
+}
+
+void pmuscope_model_reset(unsigned int cpu,
+			  const struct pmuscope_model_profile *prof)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&m->lock, flags);
+	memset((char *)m + offsetofend(struct pmuscope_model_cpu, lock), 0,
+	       sizeof(*m) - offsetofend(struct pmuscope_model_cpu, lock));
+	m->prof = prof;
+	raw_spin_unlock_irqrestore(&m->lock, flags);
+}
+
+void pmuscope_model_reset_all(const struct pmuscope_model_profile *prof)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		pmuscope_model_reset(cpu, prof);
+}
+
+unsigned int pmuscope_model_total_violations(void)
+{
+	unsigned int cpu, n = 0;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(pmuscope_model_get(cpu)->violations);
+	return n;
+}
+
+/* ------------------------------------------------------------ register set */
+static unsigned int pmuscope_model_pmuver(const struct pmuscope_model_profile *p)
+{
+	return FIELD_GET(PMUSCOPE_DFR0_PMUVER, p->dfr0);
+}
+
+static bool pmuscope_model_has_pmu(const struct pmuscope_model_profile *p)
+{
+	unsigned int v = pmuscope_model_pmuver(p);
+
+	return v != PMUSCOPE_PMUVER_NI && v != PMUSCOPE_PMUVER_IMP_DEF;
+}
+
+static unsigned int pmuscope_model_n(const struct pmuscope_model_profile *p)
+{
+	return FIELD_GET(PMUSCOPE_PMCR_N, p->pmcr);
+}
+
+static bool pmuscope_model_in(enum pmuscope_reg reg, enum pmuscope_reg base,
+			      unsigned int *idx)
+{
+	if (reg < base || reg >= base + PMUSCOPE_MAX_EVENT_COUNTERS)
+		return false;
+	*idx = reg - base;
+	return true;
+}
+
+bool pmuscope_model_implements(const struct pmuscope_model_profile *p,
+			       enum pmuscope_reg reg)
+{
+	unsigned int n;
+
+	if (!p)
+		return false;
+	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTR0_EL0, &n) ||
+	    pmuscope_model_in(reg, PMUSCOPE_REG_PMEVTYPER0_EL0, &n))
+		return pmuscope_model_has_pmu(p) && n < pmuscope_model_n(p);
+	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTSVR0_EL1, &n))
+		return pmuscope_model_has_pmu(p) && n < pmuscope_model_n(p) &&
+		       FIELD_GET(PMUSCOPE_DFR0_PMSS, p->dfr0);
+
+	switch (reg) {
+	case PMUSCOPE_REG_MIDR_EL1:
+	case PMUSCOPE_REG_ID_AA64PFR0_EL1:
+	case PMUSCOPE_REG_ID_AA64DFR0_EL1:
+	case PMUSCOPE_REG_ID_AA64DFR1_EL1:
+		return true;
+	case PMUSCOPE_REG_PMCR_EL0 ... PMUSCOPE_REG_PMUSERENR_EL0:
+		return pmuscope_model_has_pmu(p);
+	case PMUSCOPE_REG_PMSSCR_EL1:
+	case PMUSCOPE_REG_PMCCNTSVR_EL1:
+		return pmuscope_model_has_pmu(p) &&
+		       FIELD_GET(PMUSCOPE_DFR0_PMSS, p->dfr0);
+	case PMUSCOPE_REG_PMSIDR_EL1:
+	case PMUSCOPE_REG_PMBIDR_EL1:
+		return FIELD_GET(PMUSCOPE_DFR0_PMSVER, p->dfr0);
+	case PMUSCOPE_REG_AMCR_EL0:
+	case PMUSCOPE_REG_AMCFGR_EL0:
+	case PMUSCOPE_REG_AMCGCR_EL0:
+		return FIELD_GET(PMUSCOPE_PFR0_AMU, p->pfr0);
+	default:
+		return false;
+	}
+}
+
+static bool pmuscope_model_read_only(enum pmuscope_reg reg)
+{
+	unsigned int n;
+
+	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTSVR0_EL1, &n))
+		return true;
+	switch (reg) {
+	case PMUSCOPE_REG_MIDR_EL1:
+	case PMUSCOPE_REG_ID_AA64PFR0_EL1:
+	case PMUSCOPE_REG_ID_AA64DFR0_EL1:
+	case PMUSCOPE_REG_ID_AA64DFR1_EL1:
+	case PMUSCOPE_REG_PMCEID0_EL0:
+	case PMUSCOPE_REG_PMCEID1_EL0:
+	case PMUSCOPE_REG_PMCCNTSVR_EL1:
+	case PMUSCOPE_REG_PMSIDR_EL1:
+	case PMUSCOPE_REG_PMBIDR_EL1:
+	case PMUSCOPE_REG_AMCFGR_EL0:
+	case PMUSCOPE_REG_AMCGCR_EL0:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static const char * const pmuscope_model_names[PMUSCOPE_REG_NR] = {
+	[PMUSCOPE_REG_MIDR_EL1] = "MIDR_EL1",
+	[PMUSCOPE_REG_ID_AA64PFR0_EL1] = "ID_AA64PFR0_EL1",
+	[PMUSCOPE_REG_ID_AA64DFR0_EL1] = "ID_AA64DFR0_EL1",
+	[PMUSCOPE_REG_ID_AA64DFR1_EL1] = "ID_AA64DFR1_EL1",
+	[PMUSCOPE_REG_PMCR_EL0] = "PMCR_EL0",
+	[PMUSCOPE_REG_PMCNTENSET_EL0] = "PMCNTENSET_EL0",
+	[PMUSCOPE_REG_PMCNTENCLR_EL0] = "PMCNTENCLR_EL0",
+	[PMUSCOPE_REG_PMOVSCLR_EL0] = "PMOVSCLR_EL0",
+	[PMUSCOPE_REG_PMOVSSET_EL0] = "PMOVSSET_EL0",
+	[PMUSCOPE_REG_PMINTENSET_EL1] = "PMINTENSET_EL1",
+	[PMUSCOPE_REG_PMINTENCLR_EL1] = "PMINTENCLR_EL1",
+	[PMUSCOPE_REG_PMSWINC_EL0] = "PMSWINC_EL0",
+	[PMUSCOPE_REG_PMSELR_EL0] = "PMSELR_EL0",
+	[PMUSCOPE_REG_PMCEID0_EL0] = "PMCEID0_EL0",
+	[PMUSCOPE_REG_PMCEID1_EL0] = "PMCEID1_EL0",
+	[PMUSCOPE_REG_PMCCNTR_EL0] = "PMCCNTR_EL0",
+	[PMUSCOPE_REG_PMCCFILTR_EL0] = "PMCCFILTR_EL0",
+	[PMUSCOPE_REG_PMUSERENR_EL0] = "PMUSERENR_EL0",
+	[PMUSCOPE_REG_PMSSCR_EL1] = "PMSSCR_EL1",
+	[PMUSCOPE_REG_PMCCNTSVR_EL1] = "PMCCNTSVR_EL1",
+	[PMUSCOPE_REG_PMSIDR_EL1] = "PMSIDR_EL1",
+	[PMUSCOPE_REG_PMBIDR_EL1] = "PMBIDR_EL1",
+	[PMUSCOPE_REG_AMCR_EL0] = "AMCR_EL0",
+	[PMUSCOPE_REG_AMCFGR_EL0] = "AMCFGR_EL0",
+	[PMUSCOPE_REG_AMCGCR_EL0] = "AMCGCR_EL0",
+};
+
+void pmuscope_model_reg_name(enum pmuscope_reg reg, char *buf, size_t len)
+{
+	unsigned int n;
+
+	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTR0_EL0, &n))
+		snprintf(buf, len, "PMEVCNTR%u_EL0", n);
+	else if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVTYPER0_EL0, &n))
+		snprintf(buf, len, "PMEVTYPER%u_EL0", n);
+	else if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTSVR0_EL1, &n))
+		snprintf(buf, len, "PMEVCNTSVR%u_EL1", n);
+	else if (reg < PMUSCOPE_REG_NR && pmuscope_model_names[reg])
+		snprintf(buf, len, "%s", pmuscope_model_names[reg]);
+	else
+		snprintf(buf, len, "register#%d", reg);
+}
+
+/* ------------------------------------------------------------------- rules */
+static u64 pmuscope_model_cnt_mask(const struct pmuscope_model_profile *p)
+{
+	return GENMASK_ULL(pmuscope_model_n(p), 0) >> 1 | PMUSCOPE_CNT_CYCLE;
+}
+
+static bool pmuscope_model_v3p5(const struct pmuscope_model_profile *p)
+{
+	return pmuscope_model_pmuver(p) >= PMUSCOPE_PMUVER_V3P5;
+}
+
+static u64 pmuscope_model_pmcr_writable(const struct pmuscope_model_profile *p)
+{
+	u64 w = PMUSCOPE_PMCR_E | PMUSCOPE_PMCR_D | PMUSCOPE_PMCR_X |
+		PMUSCOPE_PMCR_DP | PMUSCOPE_PMCR_LC;
+
+	/* LP is RES0 below PMUv3p5. */
+	if (pmuscope_model_v3p5(p))
+		w |= PMUSCOPE_PMCR_LP;
+	return w;
+}
+
+static u64 pmuscope_model_evtyper_mask(const struct pmuscope_model_profile *p)
+{
+	u64 evt = pmuscope_model_pmuver(p) >= PMUSCOPE_PMUVER_V3P1 ?
+		  PMUSCOPE_EVTYPER_EVTCOUNT : PMUSCOPE_EVTYPER_EVTCOUNT_V3;
+
+	return evt | GENMASK_ULL(31, 24);
+}
+
+/* Event counters are 32-bit below PMUv3p5, 64-bit from it. */
+static u64 pmuscope_model_evcnt_mask(const struct pmuscope_model_profile *p)
+{
+	return pmuscope_model_v3p5(p) ? U64_MAX : U32_MAX;
+}
+
+/* Add @n to a counter; returns true when it overflowed. */
+static bool pmuscope_model_add(u64 *cnt, u64 n, u64 width_mask, bool long_ovf)
+{
+	u64 old = *cnt;
+	u64 new = (old + n) & width_mask;
+
+	*cnt = new;
+	if (long_ovf || width_mask == U32_MAX)
+		return new < old || n > width_mask;
+	/* 64-bit counter, overflow flagged on bits [31:0] (LC/LP = 0). */
+	return (u32)new < (u32)old || n > U32_MAX;
+}
+
+static void pmuscope_model_tick_counter(struct pmuscope_model_cpu *m,
+					unsigned int i, u64 n)
+{
+	const struct pmuscope_model_profile *p = m->prof;
+
+	if (pmuscope_model_add(&m->evcnt[i], n, pmuscope_model_evcnt_mask(p),
+			       m->pmcr & PMUSCOPE_PMCR_LP))
+		m->ovs |= BIT_ULL(i);
+}
+
+static bool pmuscope_model_counting(struct pmuscope_model_cpu *m, unsigned int i)
+{
+	return (m->pmcr & PMUSCOPE_PMCR_E) && (m->cnten & BIT_ULL(i));
+}
+
+static void pmuscope_model_log(struct pmuscope_model_cpu *m,
+			       enum pmuscope_reg reg, bool write, u64 val)
+{
+	if (m->nlog < PMUSCOPE_MODEL_LOG)
+		m->log[m->nlog] = (struct pmuscope_model_access){ reg, write, val };
+	m->nlog++;
+}
+
+static void pmuscope_model_violation(struct pmuscope_model_cpu *m,
+				     enum pmuscope_reg reg, bool write, u64 val)
+{
+	char name[32];
+
+	if (!m->violations++)
+		m->first_violation = (struct pmuscope_model_access){ reg, write, val };
+	pmuscope_model_reg_name(reg, name, sizeof(name));
+	pr_warn_ratelimited("pmuscope-model: %s %s on %s: not allowed by the profile\n",
+			    write ? "write of" : "read of", name,
+			    m->prof ? m->prof->name : "an unmodelled CPU");
+}
+
+/* ---------------------------------------------------------------- accessors */
+static u64 pmuscope_model_do_read(struct pmuscope_model_cpu *m,
+				  enum pmuscope_reg reg)
+{
+	const struct pmuscope_model_profile *p = m->prof;
+	unsigned int n;
+
+	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTR0_EL0, &n))
+		return m->evcnt[n];
+	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVTYPER0_EL0, &n))
+		return m->evtyper[n];
+	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTSVR0_EL1, &n))
+		return 0;
+
+	switch (reg) {
+	case PMUSCOPE_REG_MIDR_EL1:
+		return p->midr;
+	case PMUSCOPE_REG_ID_AA64PFR0_EL1:
+		return p->pfr0;
+	case PMUSCOPE_REG_ID_AA64DFR0_EL1:
+		return p->dfr0;
+	case PMUSCOPE_REG_ID_AA64DFR1_EL1:
+		return p->dfr1;
+	case PMUSCOPE_REG_PMCR_EL0:
+		return (p->pmcr & (PMUSCOPE_PMCR_N | PMUSCOPE_PMCR_IDCODE |
+				   PMUSCOPE_PMCR_IMP)) | m->pmcr;
+	case PMUSCOPE_REG_PMCNTENSET_EL0:
+	case PMUSCOPE_REG_PMCNTENCLR_EL0:
+		return m->cnten;
+	case PMUSCOPE_REG_PMOVSSET_EL0:
+	case PMUSCOPE_REG_PMOVSCLR_EL0:
+		return m->ovs;
+	case PMUSCOPE_REG_PMINTENSET_EL1:
+	case PMUSCOPE_REG_PMINTENCLR_EL1:
+		return m->inten;
+	case PMUSCOPE_REG_PMSELR_EL0:
+		return m->selr;
+	case PMUSCOPE_REG_PMCEID0_EL0:
+		return p->pmceid0;
+	case PMUSCOPE_REG_PMCEID1_EL0:
+		return p->pmceid1;
+	case PMUSCOPE_REG_PMCCNTR_EL0:
+		return m->ccnt;
+	case PMUSCOPE_REG_PMCCFILTR_EL0:
+		return m->ccfiltr;
+	case PMUSCOPE_REG_PMUSERENR_EL0:
+		return m->userenr;
+	case PMUSCOPE_REG_PMSSCR_EL1:
+		return m->pmsscr;
+	case PMUSCOPE_REG_PMSIDR_EL1:
+		return p->pmsidr;
+	case PMUSCOPE_REG_PMBIDR_EL1:
+		return p->pmbidr;
+	case PMUSCOPE_REG_AMCR_EL0:
+		return m->amcr;
+	case PMUSCOPE_REG_AMCFGR_EL0:
+		return p->amcfgr;
+	case PMUSCOPE_REG_AMCGCR_EL0:
+		return p->amcgcr;
+	default:
+		return 0;
+	}
+}
+
+static void pmuscope_model_do_write(struct pmuscope_model_cpu *m,
+				    enum pmuscope_reg reg, u64 val)
+{
+	const struct pmuscope_model_profile *p = m->prof;
+	u64 cmask = pmuscope_model_cnt_mask(p);
+	unsigned int n, i;
+
+	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTR0_EL0, &n)) {
+		m->evcnt[n] = val & pmuscope_model_evcnt_mask(p);
+		return;
+	}
+	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVTYPER0_EL0, &n)) {
+		m->evtyper[n] = val & pmuscope_model_evtyper_mask(p);
+		return;
+	}
+
+	switch (reg) {
+	case PMUSCOPE_REG_PMCR_EL0:
+		m->pmcr = val & pmuscope_model_pmcr_writable(p);
+		/* P resets the event counters only, C the cycle counter. */
+		if (val & PMUSCOPE_PMCR_P)
+			memset(m->evcnt, 0, sizeof(m->evcnt));
+		if (val & PMUSCOPE_PMCR_C)
+			m->ccnt = 0;
+		break;
+	case PMUSCOPE_REG_PMCNTENSET_EL0:
+		m->cnten |= val & cmask;
+		break;
+	case PMUSCOPE_REG_PMCNTENCLR_EL0:
+		m->cnten &= ~val;
+		break;
+	case PMUSCOPE_REG_PMOVSSET_EL0:
+		m->ovs |= val & cmask;
+		break;
+	case PMUSCOPE_REG_PMOVSCLR_EL0:
+		m->ovs &= ~val;
+		break;
+	case PMUSCOPE_REG_PMINTENSET_EL1:
+		m->inten |= val & cmask;
+		break;
+	case PMUSCOPE_REG_PMINTENCLR_EL1:
+		m->inten &= ~val;
+		break;
+	case PMUSCOPE_REG_PMSELR_EL0:
+		m->selr = val & GENMASK_ULL(4, 0);
+		break;
+	case PMUSCOPE_REG_PMCCNTR_EL0:
+		m->ccnt = val;
+		break;
+	case PMUSCOPE_REG_PMCCFILTR_EL0:
+		m->ccfiltr = val & GENMASK_ULL(31, 24);
+		break;
+	case PMUSCOPE_REG_PMUSERENR_EL0:
+		m->userenr = val & GENMASK_ULL(3, 0);
+		break;
+	case PMUSCOPE_REG_PMSWINC_EL0:
+		/* Counts only on enabled counters programmed with SW_INCR. */
+		for (i = 0; i < pmuscope_model_n(p); i++)
+			if ((val & BIT_ULL(i)) && pmuscope_model_counting(m, i) &&
+			    !FIELD_GET(PMUSCOPE_EVTYPER_EVTCOUNT, m->evtyper[i]))
+				pmuscope_model_tick_counter(m, i, 1);
+		break;
+	case PMUSCOPE_REG_PMSSCR_EL1:
+		m->pmsscr = val & PMUSCOPE_PMSSCR_SS;
+		break;
+	case PMUSCOPE_REG_AMCR_EL0:
+		m->amcr = val;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Accesses of the driver: the registers of the CPU it runs on. */
+u64 pmuscope_model_read(enum pmuscope_reg reg)
+{
+	return pmuscope_model_read_cpu(raw_smp_processor_id(), reg);
+}
+
+void pmuscope_model_write(enum pmuscope_reg reg, u64 val)
+{
+	pmuscope_model_write_cpu(raw_smp_processor_id(), reg, val);
+}
+
+void pmuscope_model_isb(void)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(raw_smp_processor_id());
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&m->lock, flags);
+	m->isbs++;
+	pmuscope_model_log(m, PMUSCOPE_MODEL_ISB, false, 0);
+	raw_spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/* Accesses on a named CPU's registers, for the model's own tests. */
+u64 pmuscope_model_read_cpu(unsigned int cpu, enum pmuscope_reg reg)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+	unsigned long flags;
+	u64 val = 0;
+
+	raw_spin_lock_irqsave(&m->lock, flags);
+	if (reg >= PMUSCOPE_REG_NR || !pmuscope_model_implements(m->prof, reg) ||
+	    reg == PMUSCOPE_REG_PMSWINC_EL0) {
+		pmuscope_model_violation(m, reg, false, 0);
+	} else {
+		m->reads[reg]++;
+		val = pmuscope_model_do_read(m, reg);
+		pmuscope_model_log(m, reg, false, val);
+	}
+	raw_spin_unlock_irqrestore(&m->lock, flags);
+	return val;
+}
+
+void pmuscope_model_write_cpu(unsigned int cpu, enum pmuscope_reg reg, u64 val)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&m->lock, flags);
+	if (reg >= PMUSCOPE_REG_NR || !pmuscope_model_implements(m->prof, reg) ||
+	    pmuscope_model_read_only(reg)) {
+		pmuscope_model_violation(m, reg, true, val);
+	} else {
+		m->writes[reg]++;
+		pmuscope_model_do_write(m, reg, val);
+		pmuscope_model_log(m, reg, true, val);
+	}
+	raw_spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/* ------------------------------------------------------------- test hooks */
+
+/* Let @n events of type @event happen on @cpu. */
+void pmuscope_model_count(unsigned int cpu, u16 event, u64 n)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+	const struct pmuscope_model_profile *p;
+	unsigned long flags;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&m->lock, flags);
+	p = m->prof;
+	if (p && pmuscope_model_has_pmu(p)) {
+		for (i = 0; i < pmuscope_model_n(p); i++)
+			if (pmuscope_model_counting(m, i) &&
+			    FIELD_GET(PMUSCOPE_EVTYPER_EVTCOUNT, m->evtyper[i]) == event)
+				pmuscope_model_tick_counter(m, i, n);
+		if (event == 0x11 && pmuscope_model_counting(m, PMUSCOPE_CYCLE_IDX) &&
+		    pmuscope_model_add(&m->ccnt, n, U64_MAX,
+				       m->pmcr & PMUSCOPE_PMCR_LC))
+			m->ovs |= PMUSCOPE_CNT_CYCLE;
+	}
+	raw_spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/* The overflow interrupt request: PMCR_EL0.E && (PMINTENSET & PMOVSSET). */
+bool pmuscope_model_irq_line(unsigned int cpu)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+	unsigned long flags;
+	bool line;
+
+	raw_spin_lock_irqsave(&m->lock, flags);
+	line = (m->pmcr & PMUSCOPE_PMCR_E) && (m->inten & m->ovs);
+	raw_spin_unlock_irqrestore(&m->lock, flags);
+	return line;
+}
+
+/* ------------------------------------------------------------ module init */
+static int __init pmuscope_model_init(void)
+{
+	unsigned int cpu;
+
+	pmuscope_model_cpus = kcalloc(nr_cpu_ids, sizeof(*pmuscope_model_cpus),
+				      GFP_KERNEL);
+	if (!pmuscope_model_cpus)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		raw_spin_lock_init(&pmuscope_model_cpus[cpu].lock);
+	return 0;
+}
+
+static void __exit pmuscope_model_exit(void)
+{
+	kfree(pmuscope_model_cpus);
+}
+
+module_init(pmuscope_model_init);
+module_exit(pmuscope_model_exit);
+
+MODULE_DESCRIPTION("pmuscope KUnit tests and register model");
+MODULE_LICENSE("GPL");

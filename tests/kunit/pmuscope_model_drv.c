@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The driver's logic, compiled against the register model: with
+ * PMUSCOPE_HW_MODEL defined, pmuscope_hw_read()/write() call into
+ * tests/kunit/pmuscope_model.c instead of issuing MRS/MSR.
+ */
+#define PMUSCOPE_HW_MODEL
+#include "../../drivers/pmuscope_discovery.c"
+#include "../../drivers/pmuscope_events.c"
