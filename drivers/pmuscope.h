@@ -6,9 +6,16 @@
 #define __PMUSCOPE_H
 
 #include <linux/bitmap.h>
+#include <linux/cpumask.h>
+#include <linux/hrtimer.h>
 #include <linux/kobject.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+
+#include <uapi/linux/pmuscope.h>
 
 #define PMUSCOPE_DRV_NAME		"pmuscope"
 #define PMUSCOPE_DRV_VERSION		"0.1.0"
@@ -93,6 +100,156 @@ const char *pmuscope_pmuver_name(u8 pmuver);
 const char *pmuscope_state_name(enum pmuscope_unit_state state);
 const char *pmuscope_cpu_name(u64 midr);
 
+/* ---------------------------------------------------------- counting engine */
+struct pmuscope_session;
+
+#define PMUSCOPE_NR_COUNTERS		32	/* 0..30 event counters, 31 cycle */
+
+/* How counter wraps are folded into the 64-bit software counts. */
+enum pmuscope_fold_mode {
+	PMUSCOPE_FOLD_IRQ,	/* the overflow PPI */
+	PMUSCOPE_FOLD_POLL,	/* a per-CPU hrtimer */
+};
+
+/*
+ * One hardware counter of one CPU.
+ *
+ * owner, slot, event and evtyper are assigned with pmuscope_driver.lock
+ * held and published under pmuscope_pmu.lock; everything else is running
+ * state under pmuscope_pmu.lock, changed on the counter's CPU only (or on
+ * any CPU while that CPU is offline).
+ */
+struct pmuscope_hwc {
+	struct pmuscope_session *owner;	/* NULL: free */
+	u16 slot;			/* index of the event in the owner's config */
+	u16 event;
+	u64 evtyper;			/* PMEVTYPER<n>_EL0 / PMCCFILTR_EL0 value */
+
+	bool enabled;			/* the owner wants it counting */
+	bool on_hw;			/* programmed and counting on the CPU */
+	u64 base;			/* while on_hw: count = base + counter */
+	u64 saved;			/* while not on_hw: the count */
+	u64 offset;			/* reported count = count - offset (reset) */
+	u64 last;			/* the highest count folded so far */
+	u64 last_hw;			/* the counter's value at the last fold */
+	u32 flags;			/* PMUSCOPE_VAL_* seen since the last reset */
+	bool irq_off;			/* overflow IRQ throttled for this counter */
+	bool clock_on;			/* enabled and its CPU online: time runs */
+	u64 t_enabled, t_running;	/* ns accumulated while clock_on */
+	u64 clock_at;			/* ktime_get_ns() when clock_on was set */
+	unsigned long storm_start;	/* jiffies: start of the storm window */
+	unsigned int storm_count;	/* overflows in the storm window */
+};
+
+/* The PMU of one CPU. */
+struct pmuscope_pmu {
+	/* Protects the running state of hwc[] and the CPU's PMU registers. */
+	raw_spinlock_t lock;
+	unsigned int cpu;
+	u8 nr_counters;			/* PMCR_EL0.N */
+	u8 evcnt_width;			/* 32, or 64 with PMUv3p5 (PMCR.LP = 1) */
+	bool usable;			/* PMU present on this CPU */
+	bool hw_ready;			/* registers initialised by pmuscope */
+	u32 allocated;			/* bit i: hwc[i] has an owner */
+	u32 on_hw_mask;			/* bit i: hwc[i] counting on the CPU */
+	u64 overflows;			/* 32-bit wraps folded */
+	u64 interrupts;			/* overflow interrupts taken */
+	u64 spurious;			/* ... with no overflow of ours */
+	u64 resyncs;			/* counters found clobbered or lost */
+	u64 folds;			/* counter reads that folded */
+	struct hrtimer poll_timer;
+	struct pmuscope_hwc hwc[PMUSCOPE_NR_COUNTERS];
+};
+
+/* Engine settings, fixed at load time. */
+struct pmuscope_engine {
+	enum pmuscope_fold_mode mode;
+	bool shared;			/* perf also drives the PMU: check and flag */
+	u64 poll_ns;			/* poll period */
+	unsigned int storm_limit;	/* overflows per second before throttling */
+	int irq;			/* PMU PPI, 0 if none */
+};
+
+extern struct pmuscope_engine pmuscope_engine;
+
+void pmuscope_pmu_setup(struct pmuscope_pmu *pmu, unsigned int cpu,
+			const struct pmuscope_cpu_caps *caps);
+u64 pmuscope_filter_bits(u32 ev_flags);
+u64 pmuscope_evtyper(u32 event, u32 ev_flags);
+unsigned int pmuscope_hwc_width(const struct pmuscope_pmu *pmu, unsigned int idx);
+
+/* On the PMU's CPU, IRQs off, pmu->lock held. */
+void pmuscope_pmu_hw_reset(struct pmuscope_pmu *pmu);
+void pmuscope_pmu_hw_start_all(struct pmuscope_pmu *pmu, u64 now);
+void pmuscope_pmu_hw_stop_all(struct pmuscope_pmu *pmu, u64 now);
+void pmuscope_hwc_start(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
+void pmuscope_hwc_stop(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
+u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx);
+bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu);
+void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now);
+void pmuscope_pmu_swinc(struct pmuscope_pmu *pmu, u32 mask, u32 count);
+
+/* Any CPU: pmu->lock held; on the PMU's CPU unless it is offline. */
+void pmuscope_hwc_read(struct pmuscope_pmu *pmu, unsigned int idx, u64 now,
+		       struct pmuscope_value *val);
+void pmuscope_hwc_reset(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
+void pmuscope_hwc_set_enabled(struct pmuscope_pmu *pmu, unsigned int idx,
+			      bool enable, u64 now);
+
+/* CPU state changes, on the CPU. */
+void pmuscope_pmu_poll_locked(struct pmuscope_pmu *pmu);
+bool pmuscope_pmu_needs_poll(const struct pmuscope_pmu *pmu);
+void pmuscope_pmu_cpu_up(struct pmuscope_pmu *pmu);
+void pmuscope_pmu_cpu_down(struct pmuscope_pmu *pmu);
+void pmuscope_pmu_pm_enter(struct pmuscope_pmu *pmu);
+void pmuscope_pmu_pm_exit(struct pmuscope_pmu *pmu);
+
+/* ---------------------------------------------------------------- sessions */
+
+/* One event of a session's configuration. */
+struct pmuscope_sess_event {
+	u32 event;
+	u32 flags;			/* PMUSCOPE_EV_* */
+	u64 evtyper;
+};
+
+/*
+ * One open file of /dev/pmuscope, or the sysfs session of one CPU.
+ * Everything is protected by pmuscope_driver.lock.
+ */
+struct pmuscope_session {
+	struct list_head node;		/* pmuscope_driver.sessions */
+	u32 id;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	int sysfs_cpu;			/* >= 0: the sysfs session of that CPU */
+	bool configured;
+	bool enabled;
+	u32 nr_events;
+	struct pmuscope_sess_event ev[PMUSCOPE_MAX_EVENTS];
+	cpumask_var_t cpus;
+	u8 *hw;				/* [cpu * PMUSCOPE_MAX_EVENTS + i]: counter */
+};
+
+struct pmuscope_session *pmuscope_session_create(int sysfs_cpu);
+void pmuscope_session_destroy(struct pmuscope_session *sess);
+int pmuscope_event_check(const struct pmuscope_cpu_caps *caps,
+			 const struct pmuscope_event *ev);
+u32 pmuscope_counters_of(const struct pmuscope_cpu_caps *caps);
+int pmuscope_place_events(const struct pmuscope_cpu_caps *caps, u32 free,
+			  const struct pmuscope_sess_event *evs, u32 nr, u8 *idx);
+int pmuscope_session_configure(struct pmuscope_session *sess,
+			       const struct pmuscope_event *evs, u32 nr,
+			       const struct cpumask *cpus);
+int pmuscope_session_enable(struct pmuscope_session *sess, bool enable);
+int pmuscope_session_reset(struct pmuscope_session *sess);
+int pmuscope_session_read(struct pmuscope_session *sess,
+			  struct pmuscope_value *vals, u32 room, u32 *nr);
+int pmuscope_session_swinc(struct pmuscope_session *sess, u64 event_mask,
+			   unsigned int cpu, u32 count);
+void pmuscope_session_describe(const struct pmuscope_session *sess,
+			       char *buf, size_t len);
+
 /* ------------------------------------------------------------ driver state */
 
 /* One per possible CPU; its kobject is /sys/kernel/pmuscope/cpuN. */
@@ -102,15 +259,25 @@ struct pmuscope_cpu {
 	/* Both protected by pmuscope_driver.lock; written on @cpu only. */
 	bool probed;
 	struct pmuscope_cpu_caps caps;
+	/* The sysfs session of this CPU, created on first use (driver lock). */
+	struct pmuscope_session *sysfs_sess;
+	struct pmuscope_pmu pmu;
 };
 
 struct pmuscope_driver {
-	/* Protects the probed/caps fields of every struct pmuscope_cpu. */
+	/*
+	 * Protects the probed/caps fields of every struct pmuscope_cpu, the
+	 * session list, every session and the assignment of counters.
+	 * Taken inside cpus_read_lock() and inside the CPU hotplug callbacks.
+	 */
 	struct mutex lock;
 	unsigned long allowed_units;	/* BIT(enum pmuscope_unit), fixed at load */
 	struct kobject *root;		/* /sys/kernel/pmuscope */
 	struct pmuscope_cpu **cpus;	/* [nr_cpu_ids], NULL if not possible */
 	int hp_state;			/* dynamic cpuhp state */
+	struct list_head sessions;
+	u32 next_session_id;
+	kgid_t perf_group;		/* may count system-wide, besides CAP_PERFMON */
 };
 
 extern struct pmuscope_driver pmuscope_drv;
@@ -118,5 +285,8 @@ extern struct pmuscope_driver pmuscope_drv;
 int pmuscope_sysfs_init(struct pmuscope_driver *drv);
 void pmuscope_sysfs_exit(struct pmuscope_driver *drv);
 void pmuscope_sysfs_cpu_changed(struct pmuscope_cpu *pcpu);
+
+int pmuscope_chardev_init(void);
+void pmuscope_chardev_exit(void);
 
 #endif /* __PMUSCOPE_H */

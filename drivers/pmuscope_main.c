@@ -10,12 +10,20 @@
 #define pr_fmt(fmt) "pmuscope: " fmt
 
 #include <linux/cpu.h>
+#include <linux/cpu_pm.h>
 #include <linux/cpuhotplug.h>
+#include <linux/interrupt.h>
+#include <linux/irq.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/of.h>
+#include <linux/of_irq.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
+#include <linux/uidgid.h>
 
 #include "pmuscope.h"
+#include "pmuscope_hw.h"
 
 /* -------------------------------------------------------- module parameters */
 static bool pmuscope_param_pmu = true;
@@ -36,8 +44,188 @@ module_param_named(amu, pmuscope_param_amu, bool, 0444);
 MODULE_PARM_DESC(amu,
 		 "Use the Activity Monitors; set 0 if firmware traps them (CPTR_EL3.TAM) (default: 1)");
 
+static char *pmuscope_param_mode = "auto";
+module_param_named(mode, pmuscope_param_mode, charp, 0444);
+MODULE_PARM_DESC(mode,
+		 "How 32-bit counter wraps are caught: auto (the overflow interrupt if there is one, else polling), irq, poll (default: auto)");
+
+static int pmuscope_param_irq;
+module_param_named(irq, pmuscope_param_irq, int, 0444);
+MODULE_PARM_DESC(irq,
+		 "Linux IRQ number of the PMU overflow PPI; 0 = from the device tree (default: 0)");
+
+static unsigned int pmuscope_param_poll_ms = 100;
+module_param_named(poll_ms, pmuscope_param_poll_ms, uint, 0444);
+MODULE_PARM_DESC(poll_ms,
+		 "Poll period in ms, 1..1000; must stay below the time 2^31 events take (default: 100)");
+
+static unsigned int pmuscope_param_storm_limit = 1000;
+module_param_named(storm_limit, pmuscope_param_storm_limit, uint, 0444);
+MODULE_PARM_DESC(storm_limit,
+		 "Overflow interrupts per second and counter before the counter's interrupt is throttled (default: 1000)");
+
+static bool pmuscope_param_shared;
+module_param_named(shared, pmuscope_param_shared, bool, 0444);
+MODULE_PARM_DESC(shared,
+		 "Share the PMU with perf's driver: poll, never reset the PMU, flag counts perf clobbers (default: 0)");
+
+static int pmuscope_param_group = -1;
+module_param_named(group, pmuscope_param_group, int, 0444);
+MODULE_PARM_DESC(group,
+		 "Group id whose members may count without CAP_PERFMON; -1 = none (default: -1)");
+
 struct pmuscope_driver pmuscope_drv = {
 	.lock = __MUTEX_INITIALIZER(pmuscope_drv.lock),
+	.sessions = LIST_HEAD_INIT(pmuscope_drv.sessions),
+};
+
+static struct pmuscope_pmu * __percpu *pmuscope_irq_pmu;
+
+/* ------------------------------------------------------------- interrupts */
+static irqreturn_t pmuscope_irq_handler(int irq, void *dev)
+{
+	struct pmuscope_pmu *pmu = *(struct pmuscope_pmu **)dev;
+	bool handled;
+
+	raw_spin_lock(&pmu->lock);
+	handled = pmuscope_pmu_overflow(pmu);
+	if (pmuscope_pmu_needs_poll(pmu) && !hrtimer_active(&pmu->poll_timer))
+		hrtimer_start(&pmu->poll_timer, ns_to_ktime(pmuscope_engine.poll_ns),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	raw_spin_unlock(&pmu->lock);
+	return handled ? IRQ_HANDLED : IRQ_NONE;
+}
+
+static enum hrtimer_restart pmuscope_poll_timer(struct hrtimer *timer)
+{
+	struct pmuscope_pmu *pmu = container_of(timer, struct pmuscope_pmu,
+						poll_timer);
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
+
+	raw_spin_lock(&pmu->lock);
+	if (pmu->hw_ready && pmuscope_pmu_needs_poll(pmu)) {
+		pmuscope_pmu_poll_locked(pmu);
+		hrtimer_forward_now(timer, ns_to_ktime(pmuscope_engine.poll_ns));
+		ret = HRTIMER_RESTART;
+	}
+	raw_spin_unlock(&pmu->lock);
+	return ret;
+}
+
+static const struct of_device_id pmuscope_pmu_of_match[] = {
+	{ .compatible = "arm,armv8-pmuv3" },
+	{ .compatible = "arm,cortex-a35-pmu" },
+	{ .compatible = "arm,cortex-a53-pmu" },
+	{ .compatible = "arm,cortex-a55-pmu" },
+	{ .compatible = "arm,cortex-a57-pmu" },
+	{ .compatible = "arm,cortex-a72-pmu" },
+	{ .compatible = "arm,cortex-a73-pmu" },
+	{ .compatible = "arm,cortex-a76-pmu" },
+	{ .compatible = "arm,cortex-a78-pmu" },
+	{ .compatible = "arm,neoverse-n1-pmu" },
+	{ .compatible = "arm,neoverse-v1-pmu" },
+	{ .compatible = "arm,neoverse-n2-pmu" },
+	{ },
+};
+
+/* The PMU's per-CPU interrupt: the module parameter, else the device tree. */
+static int pmuscope_find_irq(void)
+{
+	struct device_node *np;
+	int irq;
+
+	if (pmuscope_param_irq > 0)
+		return pmuscope_param_irq;
+	np = of_find_matching_node(NULL, pmuscope_pmu_of_match);
+	if (!np)
+		return 0;
+	irq = irq_of_parse_and_map(np, 0);
+	of_node_put(np);
+	return irq > 0 ? irq : 0;
+}
+
+/*
+ * Take the overflow interrupt. Fails with -EBUSY, and says why, when
+ * another driver (perf's) holds it, unless shared mode was asked for.
+ */
+static int pmuscope_irq_init(void)
+{
+	int irq = pmuscope_find_irq();
+	int ret;
+
+	if (!strcmp(pmuscope_param_mode, "poll"))
+		pmuscope_engine.mode = PMUSCOPE_FOLD_POLL;
+	else if (!strcmp(pmuscope_param_mode, "irq") ||
+		 !strcmp(pmuscope_param_mode, "auto"))
+		pmuscope_engine.mode = PMUSCOPE_FOLD_IRQ;
+	else
+		return -EINVAL;
+
+	if (!irq || !irq_is_percpu_devid(irq)) {
+		if (!strcmp(pmuscope_param_mode, "irq")) {
+			pr_err("mode=irq, but no per-CPU PMU interrupt was found (give irq=)\n");
+			return -ENODEV;
+		}
+		if (irq)
+			pr_info("PMU interrupt %d is not a per-CPU interrupt: polling\n",
+				irq);
+		pmuscope_engine.mode = PMUSCOPE_FOLD_POLL;
+		return 0;
+	}
+	if (pmuscope_param_shared) {
+		pmuscope_engine.mode = PMUSCOPE_FOLD_POLL;
+		return 0;
+	}
+
+	pmuscope_irq_pmu = alloc_percpu(struct pmuscope_pmu *);
+	if (!pmuscope_irq_pmu)
+		return -ENOMEM;
+	ret = request_percpu_irq(irq, pmuscope_irq_handler, PMUSCOPE_DRV_NAME,
+				 pmuscope_irq_pmu);
+	if (ret) {
+		free_percpu(pmuscope_irq_pmu);
+		pmuscope_irq_pmu = NULL;
+		if (ret == -EBUSY)
+			pr_err("the PMU interrupt (irq %d) belongs to another driver, most likely perf's PMUv3 driver (CONFIG_ARM_PMUV3). Boot with initcall_blacklist=armv8_pmu_driver_init to keep it off, or load pmuscope with shared=1 (polling; counts perf reprograms are flagged clobbered)\n",
+			       irq);
+		return ret;
+	}
+	pmuscope_engine.irq = irq;
+	return 0;
+}
+
+static void pmuscope_irq_exit(void)
+{
+	if (!pmuscope_engine.irq)
+		return;
+	free_percpu_irq(pmuscope_engine.irq, pmuscope_irq_pmu);
+	free_percpu(pmuscope_irq_pmu);
+	pmuscope_engine.irq = 0;
+}
+
+/* ---------------------------------------------------------------- cpu_pm */
+static int pmuscope_cpu_pm_notify(struct notifier_block *nb,
+				  unsigned long action, void *data)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[smp_processor_id()];
+	struct pmuscope_pmu *pmu = &pcpu->pmu;
+
+	raw_spin_lock(&pmu->lock);
+	switch (action) {
+	case CPU_PM_ENTER:
+		pmuscope_pmu_pm_enter(pmu);
+		break;
+	case CPU_PM_ENTER_FAILED:
+	case CPU_PM_EXIT:
+		pmuscope_pmu_pm_exit(pmu);
+		break;
+	}
+	raw_spin_unlock(&pmu->lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block pmuscope_cpu_pm_nb = {
+	.notifier_call = pmuscope_cpu_pm_notify,
 };
 
 /* ------------------------------------------------------------- CPU hotplug */
@@ -63,7 +251,43 @@ static int pmuscope_cpu_online(unsigned int cpu)
 	pr_debug("cpu%u: %s, %s, %u counters\n", cpu,
 		 pmuscope_cpu_name(caps->regs.midr),
 		 pmuscope_pmuver_name(caps->pmuver), caps->num_counters);
+
+	pmuscope_pmu_setup(&pcpu->pmu, cpu, caps);
 	kfree(caps);
+	if (!pcpu->pmu.usable)
+		return 0;
+
+	if (!pmuscope_engine.shared &&
+	    (pmuscope_hw_read(PMUSCOPE_REG_PMCR_EL0) & PMUSCOPE_PMCR_E))
+		pr_warn("cpu%u: PMCR_EL0.E was set: another agent is using the PMU\n",
+			cpu);
+	raw_spin_lock_irq(&pcpu->pmu.lock);
+	pmuscope_pmu_cpu_up(&pcpu->pmu);
+	if (pmuscope_pmu_needs_poll(&pcpu->pmu))
+		hrtimer_start(&pcpu->pmu.poll_timer,
+			      ns_to_ktime(pmuscope_engine.poll_ns),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	raw_spin_unlock_irq(&pcpu->pmu.lock);
+	if (pmuscope_engine.irq) {
+		*this_cpu_ptr(pmuscope_irq_pmu) = &pcpu->pmu;
+		enable_percpu_irq(pmuscope_engine.irq, IRQ_TYPE_NONE);
+	}
+	return 0;
+}
+
+/* cpuhp teardown: runs on @cpu before it goes offline; counts are kept. */
+static int pmuscope_cpu_offline(unsigned int cpu)
+{
+	struct pmuscope_pmu *pmu = &pmuscope_drv.cpus[cpu]->pmu;
+
+	if (!pmu->usable)
+		return 0;
+	if (pmuscope_engine.irq)
+		disable_percpu_irq(pmuscope_engine.irq);
+	raw_spin_lock_irq(&pmu->lock);
+	pmuscope_pmu_cpu_down(pmu);
+	raw_spin_unlock_irq(&pmu->lock);
+	hrtimer_cancel(&pmu->poll_timer);
 	return 0;
 }
 
@@ -83,11 +307,56 @@ static unsigned long pmuscope_allowed_units(void)
 	return allowed;
 }
 
+static int pmuscope_engine_init(void)
+{
+	if (pmuscope_param_poll_ms < 1 || pmuscope_param_poll_ms > 1000 ||
+	    !pmuscope_param_storm_limit) {
+		pr_err("poll_ms must be 1..1000 and storm_limit at least 1\n");
+		return -EINVAL;
+	}
+	pmuscope_engine.poll_ns = (u64)pmuscope_param_poll_ms * NSEC_PER_MSEC;
+	pmuscope_engine.storm_limit = pmuscope_param_storm_limit;
+	pmuscope_engine.shared = pmuscope_param_shared;
+	pmuscope_drv.perf_group = pmuscope_param_group >= 0 ?
+		make_kgid(current_user_ns(), pmuscope_param_group) : INVALID_GID;
+	return 0;
+}
+
+static void pmuscope_pmus_init(struct pmuscope_driver *drv)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pmuscope_pmu *pmu = &drv->cpus[cpu]->pmu;
+
+		raw_spin_lock_init(&pmu->lock);
+		pmu->cpu = cpu;
+		hrtimer_init(&pmu->poll_timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+		pmu->poll_timer.function = pmuscope_poll_timer;
+	}
+}
+
+/* Sessions left at unload: the sysfs ones (open files hold the module). */
+static void pmuscope_sessions_exit(struct pmuscope_driver *drv)
+{
+	struct pmuscope_session *sess, *tmp;
+
+	list_for_each_entry_safe(sess, tmp, &drv->sessions, node) {
+		if (sess->sysfs_cpu >= 0)
+			drv->cpus[sess->sysfs_cpu]->sysfs_sess = NULL;
+		pmuscope_session_destroy(sess);
+	}
+}
+
 static int __init pmuscope_init(void)
 {
 	struct pmuscope_driver *drv = &pmuscope_drv;
 	int ret;
 
+	ret = pmuscope_engine_init();
+	if (ret)
+		return ret;
 	drv->allowed_units = pmuscope_allowed_units();
 	drv->cpus = kcalloc(nr_cpu_ids, sizeof(*drv->cpus), GFP_KERNEL);
 	if (!drv->cpus)
@@ -96,17 +365,40 @@ static int __init pmuscope_init(void)
 	ret = pmuscope_sysfs_init(drv);
 	if (ret)
 		goto out_free_cpus;
+	pmuscope_pmus_init(drv);
+
+	if (drv->allowed_units & BIT(PMUSCOPE_UNIT_PMU)) {
+		ret = pmuscope_irq_init();
+		if (ret)
+			goto out_sysfs;
+	}
 
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/pmuscope:online",
-				pmuscope_cpu_online, NULL);
+				pmuscope_cpu_online, pmuscope_cpu_offline);
 	if (ret < 0)
-		goto out_sysfs;
+		goto out_irq;
 	drv->hp_state = ret;
 
-	pr_info("version %s loaded, %u CPUs probed\n", PMUSCOPE_DRV_VERSION,
-		num_online_cpus());
+	ret = cpu_pm_register_notifier(&pmuscope_cpu_pm_nb);
+	if (ret)
+		goto out_cpuhp;
+
+	ret = pmuscope_chardev_init();
+	if (ret)
+		goto out_cpu_pm;
+
+	pr_info("version %s loaded, %u CPUs probed, wraps caught by %s%s\n",
+		PMUSCOPE_DRV_VERSION, num_online_cpus(),
+		pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ ? "the overflow interrupt" :
+		"polling", pmuscope_engine.shared ? " (shared with perf)" : "");
 	return 0;
 
+out_cpu_pm:
+	cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
+out_cpuhp:
+	cpuhp_remove_state(drv->hp_state);
+out_irq:
+	pmuscope_irq_exit();
 out_sysfs:
 	pmuscope_sysfs_exit(drv);
 out_free_cpus:
@@ -118,7 +410,11 @@ static void __exit pmuscope_exit(void)
 {
 	struct pmuscope_driver *drv = &pmuscope_drv;
 
+	pmuscope_chardev_exit();
+	pmuscope_sessions_exit(drv);
+	cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
 	cpuhp_remove_state(drv->hp_state);
+	pmuscope_irq_exit();
 	pmuscope_sysfs_exit(drv);
 	kfree(drv->cpus);
 	pr_info("unloaded\n");

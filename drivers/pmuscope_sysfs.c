@@ -7,12 +7,16 @@
  */
 
 #include <linux/bitfield.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/kobject.h>
+#include <linux/ktime.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/sysfs.h>
 
 #include "pmuscope.h"
+#include "pmuscope_regs.h"
 
 /* ------------------------------------------------------------ root files */
 static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -107,6 +111,378 @@ PMUSCOPE_CAPS_ATTR(amu, "%s", pmuscope_state_name(c->state[PMUSCOPE_UNIT_AMU]));
 PMUSCOPE_CAPS_ATTR(amu_version, "%u", c->amuver);
 PMUSCOPE_CAPS_ATTR(amu_counters, "%u", c->amu_counters);
 
+/* --------------------------------------------------- counting from sysfs */
+
+/*
+ * Parse one "NAME[:MODS]" of a selection: NAME is an architectural event
+ * name (any case), a number (0x11) or a raw number (r0xc0); MODS any of
+ * u (EL0), k (EL1), h (EL2), default "uk".
+ */
+static int pmuscope_parse_event(char *tok, struct pmuscope_event *ev)
+{
+	const struct pmuscope_event_desc *desc;
+	char *mods = strchr(tok, ':');
+	unsigned int num;
+
+	memset(ev, 0, sizeof(*ev));
+	if (mods)
+		*mods++ = '\0';
+	desc = pmuscope_event_by_name(tok);
+	if (desc) {
+		ev->event = desc->number;
+	} else if ((tok[0] == 'r' || tok[0] == 'R') && !kstrtouint(tok + 1, 0, &num)) {
+		ev->event = num;
+		ev->flags |= PMUSCOPE_EV_RAW;
+	} else if (!kstrtouint(tok, 0, &num)) {
+		ev->event = num;
+	} else {
+		return -ENOENT;
+	}
+	if (!mods || !*mods) {
+		ev->flags |= PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1;
+		return 0;
+	}
+	for (; *mods; mods++) {
+		switch (*mods) {
+		case 'u':
+			ev->flags |= PMUSCOPE_EV_EL0;
+			break;
+		case 'k':
+			ev->flags |= PMUSCOPE_EV_EL1;
+			break;
+		case 'h':
+			ev->flags |= PMUSCOPE_EV_EL2;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void pmuscope_format_event(const struct pmuscope_sess_event *ev,
+				  char *buf, size_t len)
+{
+	const struct pmuscope_event_desc *desc = pmuscope_event_by_number(ev->event);
+	char name[16];
+
+	if (desc && !(ev->flags & PMUSCOPE_EV_RAW))
+		snprintf(name, sizeof(name), "%s", desc->name);
+	else
+		snprintf(name, sizeof(name), "%s0x%x",
+			 ev->flags & PMUSCOPE_EV_RAW ? "r" : "", ev->event);
+	snprintf(buf, len, "%s:%s%s%s", desc && !(ev->flags & PMUSCOPE_EV_RAW) ?
+		 desc->name : name,
+		 ev->flags & PMUSCOPE_EV_EL0 ? "u" : "",
+		 ev->flags & PMUSCOPE_EV_EL1 ? "k" : "",
+		 ev->flags & PMUSCOPE_EV_EL2 ? "h" : "");
+}
+
+static ssize_t select_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
+	struct pmuscope_session *sess;
+	char one[48];
+	ssize_t len = 0;
+	u32 i;
+
+	mutex_lock(&pmuscope_drv.lock);
+	sess = pcpu->sysfs_sess;
+	for (i = 0; sess && sess->configured && i < sess->nr_events; i++) {
+		pmuscope_format_event(&sess->ev[i], one, sizeof(one));
+		len += sysfs_emit_at(buf, len, "%s%s", i ? "," : "", one);
+	}
+	mutex_unlock(&pmuscope_drv.lock);
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+static struct pmuscope_session *pmuscope_sysfs_session(struct pmuscope_cpu *pcpu)
+{
+	struct pmuscope_session *sess;
+
+	mutex_lock(&pmuscope_drv.lock);
+	sess = pcpu->sysfs_sess;
+	mutex_unlock(&pmuscope_drv.lock);
+	if (sess)
+		return sess;
+	sess = pmuscope_session_create(pcpu->cpu);
+	if (!sess)
+		return NULL;
+	mutex_lock(&pmuscope_drv.lock);
+	if (!pcpu->sysfs_sess) {
+		pcpu->sysfs_sess = sess;
+		sess = NULL;
+	}
+	mutex_unlock(&pmuscope_drv.lock);
+	if (sess)	/* lost a race with another writer */
+		pmuscope_session_destroy(sess);
+	return pcpu->sysfs_sess;
+}
+
+static ssize_t select_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
+	struct pmuscope_event *evs;
+	struct pmuscope_session *sess;
+	char *str, *cur, *tok;
+	u32 nr = 0;
+	int ret;
+
+	str = kstrndup(buf, count, GFP_KERNEL);
+	evs = kcalloc(PMUSCOPE_MAX_EVENTS, sizeof(*evs), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!str || !evs)
+		goto out;
+	cur = strim(str);
+	ret = -EINVAL;
+	while ((tok = strsep(&cur, ", \t\n"))) {
+		if (!*tok)
+			continue;
+		if (nr == PMUSCOPE_MAX_EVENTS)
+			goto out;
+		ret = pmuscope_parse_event(tok, &evs[nr++]);
+		if (ret)
+			goto out;
+	}
+	sess = pmuscope_sysfs_session(pcpu);
+	ret = -ENOMEM;
+	if (!sess)
+		goto out;
+	if (!nr) {
+		/* An empty selection gives the counters back. */
+		mutex_lock(&pmuscope_drv.lock);
+		pcpu->sysfs_sess = NULL;
+		mutex_unlock(&pmuscope_drv.lock);
+		pmuscope_session_destroy(sess);
+		ret = 0;
+		goto out;
+	}
+	ret = pmuscope_session_configure(sess, evs, nr, cpumask_of(pcpu->cpu));
+out:
+	kfree(evs);
+	kfree(str);
+	return ret ? ret : count;
+}
+
+static struct kobj_attribute pmuscope_attr_select = __ATTR_RW(select);
+
+static ssize_t enable_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
+	bool on;
+
+	mutex_lock(&pmuscope_drv.lock);
+	on = pcpu->sysfs_sess && pcpu->sysfs_sess->enabled;
+	mutex_unlock(&pmuscope_drv.lock);
+	return sysfs_emit(buf, "%d\n", on);
+}
+
+static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
+	struct pmuscope_session *sess;
+	bool on;
+	int ret;
+
+	ret = kstrtobool(buf, &on);
+	if (ret)
+		return ret;
+	mutex_lock(&pmuscope_drv.lock);
+	sess = pcpu->sysfs_sess;
+	mutex_unlock(&pmuscope_drv.lock);
+	if (!sess)
+		return -EINVAL;	/* nothing selected */
+	ret = pmuscope_session_enable(sess, on);
+	return ret ? ret : count;
+}
+
+static struct kobj_attribute pmuscope_attr_enable = __ATTR_RW(enable);
+
+static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
+	struct pmuscope_session *sess;
+	bool yes;
+	int ret;
+
+	ret = kstrtobool(buf, &yes);
+	if (ret || !yes)
+		return ret ? ret : -EINVAL;
+	mutex_lock(&pmuscope_drv.lock);
+	sess = pcpu->sysfs_sess;
+	mutex_unlock(&pmuscope_drv.lock);
+	if (!sess)
+		return -EINVAL;
+	ret = pmuscope_session_reset(sess);
+	return ret ? ret : count;
+}
+
+static struct kobj_attribute pmuscope_attr_reset = __ATTR_WO(reset);
+
+/* counter_owner/<n>, counter_event/<n>, counter_value/<n>: one per counter. */
+enum pmuscope_counter_file {
+	PMUSCOPE_CF_OWNER,
+	PMUSCOPE_CF_EVENT,
+	PMUSCOPE_CF_VALUE,
+	PMUSCOPE_NR_CF
+};
+
+struct pmuscope_counter_attr {
+	struct kobj_attribute kattr;
+	unsigned int idx;
+	enum pmuscope_counter_file what;
+	char name[8];
+};
+
+static struct pmuscope_counter_attr pmuscope_counter_attrs[PMUSCOPE_NR_CF][PMUSCOPE_NR_COUNTERS];
+static struct attribute *pmuscope_counter_ptrs[PMUSCOPE_NR_CF][PMUSCOPE_NR_COUNTERS + 1];
+
+struct pmuscope_read_one {
+	struct pmuscope_pmu *pmu;
+	unsigned int idx;
+	struct pmuscope_value val;
+};
+
+static void pmuscope_read_one_fn(void *info)
+{
+	struct pmuscope_read_one *r = info;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&r->pmu->lock, flags);
+	pmuscope_hwc_read(r->pmu, r->idx, ktime_get_ns(), &r->val);
+	raw_spin_unlock_irqrestore(&r->pmu->lock, flags);
+}
+
+static ssize_t pmuscope_counter_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	struct pmuscope_counter_attr *ca =
+		container_of(attr, struct pmuscope_counter_attr, kattr);
+	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
+	struct pmuscope_hwc *hwc = &pcpu->pmu.hwc[ca->idx];
+	struct pmuscope_read_one r = { .pmu = &pcpu->pmu, .idx = ca->idx };
+	char text[64];
+	ssize_t ret;
+
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	if (!hwc->owner) {
+		ret = ca->what == PMUSCOPE_CF_VALUE ? -ENODATA :
+		      sysfs_emit(buf, "%s\n", ca->what == PMUSCOPE_CF_OWNER ?
+				 "free" : "none");
+		goto out;
+	}
+	switch (ca->what) {
+	case PMUSCOPE_CF_OWNER:
+		pmuscope_session_describe(hwc->owner, text, sizeof(text));
+		ret = sysfs_emit(buf, "%s\n", text);
+		break;
+	case PMUSCOPE_CF_EVENT:
+		pmuscope_format_event(&hwc->owner->ev[hwc->slot], text, sizeof(text));
+		ret = sysfs_emit(buf, "%s\n", text);
+		break;
+	default:
+		if (cpu_online(pcpu->cpu))
+			smp_call_function_single(pcpu->cpu, pmuscope_read_one_fn, &r, 1);
+		else
+			pmuscope_read_one_fn(&r);
+		ret = sysfs_emit(buf, "%llu\n", r.val.count);
+		break;
+	}
+out:
+	mutex_unlock(&pmuscope_drv.lock);
+	cpus_read_unlock();
+	return ret;
+}
+
+static umode_t pmuscope_counter_visible(struct kobject *kobj,
+					struct attribute *attr, int n)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
+	bool has;
+
+	mutex_lock(&pmuscope_drv.lock);
+	has = pcpu->probed &&
+	      (pmuscope_counters_of(&pcpu->caps) & BIT(n));
+	mutex_unlock(&pmuscope_drv.lock);
+	return has ? attr->mode : 0;
+}
+
+static struct attribute_group pmuscope_counter_groups[PMUSCOPE_NR_CF] = {
+	[PMUSCOPE_CF_OWNER] = { .name = "counter_owner" },
+	[PMUSCOPE_CF_EVENT] = { .name = "counter_event" },
+	[PMUSCOPE_CF_VALUE] = { .name = "counter_value" },
+};
+
+static void pmuscope_counter_attrs_init(void)
+{
+	unsigned int f, i;
+
+	for (f = 0; f < PMUSCOPE_NR_CF; f++) {
+		for (i = 0; i < PMUSCOPE_NR_COUNTERS; i++) {
+			struct pmuscope_counter_attr *ca = &pmuscope_counter_attrs[f][i];
+
+			if (i == PMUSCOPE_CYCLE_IDX)
+				snprintf(ca->name, sizeof(ca->name), "cycle");
+			else
+				snprintf(ca->name, sizeof(ca->name), "%u", i);
+			sysfs_attr_init(&ca->kattr.attr);
+			ca->kattr.attr.name = ca->name;
+			/* Counts of system-wide counting: root only. */
+			ca->kattr.attr.mode = f == PMUSCOPE_CF_VALUE ? 0400 : 0444;
+			ca->kattr.show = pmuscope_counter_show;
+			ca->idx = i;
+			ca->what = f;
+			pmuscope_counter_ptrs[f][i] = &ca->kattr.attr;
+		}
+		pmuscope_counter_groups[f].attrs = pmuscope_counter_ptrs[f];
+		pmuscope_counter_groups[f].is_visible = pmuscope_counter_visible;
+	}
+}
+
+/* Engine statistics of the CPU, since the module was loaded. */
+static ssize_t pmuscope_stat_emit(char *buf, const u64 *stat)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(*stat));
+}
+
+static ssize_t wraps_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return pmuscope_stat_emit(buf, &pmuscope_kobj_to_cpu(kobj)->pmu.overflows);
+}
+
+static ssize_t overflow_interrupts_show(struct kobject *kobj,
+					struct kobj_attribute *attr, char *buf)
+{
+	return pmuscope_stat_emit(buf, &pmuscope_kobj_to_cpu(kobj)->pmu.interrupts);
+}
+
+static ssize_t spurious_interrupts_show(struct kobject *kobj,
+					struct kobj_attribute *attr, char *buf)
+{
+	return pmuscope_stat_emit(buf, &pmuscope_kobj_to_cpu(kobj)->pmu.spurious);
+}
+
+static ssize_t resyncs_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return pmuscope_stat_emit(buf, &pmuscope_kobj_to_cpu(kobj)->pmu.resyncs);
+}
+
+static struct kobj_attribute pmuscope_attr_wraps = __ATTR_RO(wraps);
+static struct kobj_attribute pmuscope_attr_overflow_interrupts =
+	__ATTR_RO(overflow_interrupts);
+static struct kobj_attribute pmuscope_attr_spurious_interrupts =
+	__ATTR_RO(spurious_interrupts);
+static struct kobj_attribute pmuscope_attr_resyncs = __ATTR_RO(resyncs);
+
 static struct attribute *pmuscope_cpu_attrs[] = {
 	&pmuscope_attr_probed.attr,
 	&pmuscope_attr_midr.attr,
@@ -125,6 +501,13 @@ static struct attribute *pmuscope_cpu_attrs[] = {
 	&pmuscope_attr_amu.attr,
 	&pmuscope_attr_amu_version.attr,
 	&pmuscope_attr_amu_counters.attr,
+	&pmuscope_attr_select.attr,
+	&pmuscope_attr_enable.attr,
+	&pmuscope_attr_reset.attr,
+	&pmuscope_attr_wraps.attr,
+	&pmuscope_attr_overflow_interrupts.attr,
+	&pmuscope_attr_spurious_interrupts.attr,
+	&pmuscope_attr_resyncs.attr,
 	NULL
 };
 
@@ -173,6 +556,9 @@ static struct attribute_group pmuscope_events_group = {
 static const struct attribute_group *pmuscope_cpu_groups[] = {
 	&pmuscope_cpu_group,
 	&pmuscope_events_group,
+	&pmuscope_counter_groups[PMUSCOPE_CF_OWNER],
+	&pmuscope_counter_groups[PMUSCOPE_CF_EVENT],
+	&pmuscope_counter_groups[PMUSCOPE_CF_VALUE],
 	NULL
 };
 
@@ -226,8 +612,14 @@ static const struct kobj_type pmuscope_cpu_ktype = {
 /* Called after @pcpu was (re)probed: re-evaluate which events/ files exist. */
 void pmuscope_sysfs_cpu_changed(struct pmuscope_cpu *pcpu)
 {
+	unsigned int f;
+
 	if (sysfs_update_group(&pcpu->kobj, &pmuscope_events_group))
 		pr_warn("cpu%u: could not update events/ in sysfs\n", pcpu->cpu);
+	for (f = 0; f < PMUSCOPE_NR_CF; f++)
+		if (sysfs_update_group(&pcpu->kobj, &pmuscope_counter_groups[f]))
+			pr_warn("cpu%u: could not update %s/ in sysfs\n", pcpu->cpu,
+				pmuscope_counter_groups[f].name);
 }
 
 int pmuscope_sysfs_init(struct pmuscope_driver *drv)
@@ -238,6 +630,7 @@ int pmuscope_sysfs_init(struct pmuscope_driver *drv)
 	ret = pmuscope_event_attrs_init();
 	if (ret)
 		return ret;
+	pmuscope_counter_attrs_init();
 
 	drv->root = kobject_create_and_add(PMUSCOPE_DRV_NAME, kernel_kobj);
 	if (!drv->root) {

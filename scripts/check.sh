@@ -88,17 +88,31 @@ grep -qE '^OK' "$build/logs/host.log" || record FAIL "host tests (see build/logs
 step "initramfs" scripts/mkinitramfs.sh "$build/initramfs.cpio" pmuscope.ko pmuscope_kunit.ko ||
 	{ summary; exit 1; }
 
-guest() {	# guest NAME run-guest.sh-options...
-	local name=$1 log=$build/logs/guest-$1.log s=$(date +%s) rc=0
+guest() {	# guest NAME [--require-ktap] run-guest.sh-options...
+	local name=$1 log=$build/logs/guest-$1.log s=$(date +%s) rc=0 ktap=
 	shift
+	if [ "$1" = --require-ktap ]; then ktap=$1; shift; fi
 	scripts/run-guest.sh --log "$log" "$@" || rc=$?
 	echo "# guest $name: qemu exit $rc after $(( $(date +%s) - s )) s ($*)"
 	[ $rc = 124 ] && record FAIL "$name/boot timed out"
-	python3 scripts/pmuscope_console.py "$log" "$name" --require-ktap |
+	python3 scripts/pmuscope_console.py "$log" "$name" $ktap |
 		tee -a "$results" | grep -v '^PASS '
+	grep -h '^pmuscope-wrap:' "$log" >>"$build/wrap-totals.txt"
 }
 
-guest a53 --cpu cortex-a53 --smp 2 --plan discovery --timeout 300
-guest max --cpu max --smp 2 --plan discovery --timeout 300
+: >"$build/wrap-totals.txt"
+# AM62L-like (PMUv3, 32-bit event counters) and PMUv3p5, 2 CPUs each.
+guest a53 --require-ktap --cpu cortex-a53 --smp 2 --plan discovery --timeout 300
+guest max --require-ktap --cpu max --smp 2 --plan discovery --timeout 300
+# Exact instruction counts: one vCPU (QEMU's icount is shared by all).
+guest a53-exact --cpu cortex-a53 --smp 1 --icount 0 --plan exact --timeout 120
+guest max-exact --cpu max --smp 1 --icount 0 --plan exact --timeout 120
+# Cycles across many 2^32 wraps, with the interrupt and with polling.
+guest a53-wrap --cpu cortex-a53 --smp 2 --icount 0 --plan wrap --timeout 300
+guest max-wrap --cpu max --smp 2 --icount 0 --plan wrap --timeout 300
+# perf's own PMU driver active (no initcall_blacklist).
+guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 120
+echo "# CPU_CYCLES totals, event counter vs cycle counter:"
+sed 's/^/#   /' "$build/wrap-totals.txt"
 
 summary

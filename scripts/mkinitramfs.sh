@@ -28,7 +28,7 @@ for src in "$PMUSCOPE_TOP"/tests/guest/progs/*.c; do
 	bin=$build/progs/$name
 	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
 		"${PMUSCOPE_CROSS}gcc" -static -O2 -Wall -Wextra -Werror \
-			-I"$PMUSCOPE_TOP/include" -o "$bin" "$src"
+			-I"$PMUSCOPE_TOP/include/uapi" -I"$PMUSCOPE_TOP/include" -o "$bin" "$src"
 	fi
 	cp "$bin" "$root/bin/$name"
 done

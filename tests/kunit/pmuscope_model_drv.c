@@ -7,3 +7,5 @@
 #define PMUSCOPE_HW_MODEL
 #include "../../drivers/pmuscope_discovery.c"
 #include "../../drivers/pmuscope_events.c"
+#include "../../drivers/pmuscope_pmu.c"
+#include "../../drivers/pmuscope_alloc.c"

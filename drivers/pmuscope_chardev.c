@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope: /dev/pmuscope. One open file is one session; the ioctls are in
+ * include/uapi/linux/pmuscope.h and Documentation/ioctl.rst.
+ */
+
+#define pr_fmt(fmt) "pmuscope: " fmt
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "pmuscope.h"
+
+#define PMUSCOPE_CPUS_SIZE_MAX	4096
+
+/* Smallest size of each argument struct: version 1 of the API. */
+#define PMUSCOPE_HANDSHAKE_SIZE_VER0	sizeof(struct pmuscope_handshake)
+#define PMUSCOPE_CONFIG_SIZE_VER0	sizeof(struct pmuscope_config)
+#define PMUSCOPE_READ_SIZE_VER0		sizeof(struct pmuscope_read)
+#define PMUSCOPE_SWINC_SIZE_VER0	sizeof(struct pmuscope_swinc)
+
+/*
+ * Copy a size-first argument: -EINVAL if its size is below @min,
+ * -E2BIG if it is larger than the kernel's and the extra bytes are not 0.
+ */
+static int pmuscope_copy_arg(void *dst, size_t ksize, size_t min,
+			     const void __user *uarg)
+{
+	u32 usize;
+
+	if (get_user(usize, (const u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < min)
+		return -EINVAL;
+	return copy_struct_from_user(dst, ksize, uarg, usize);
+}
+
+static bool pmuscope_zero(const u64 *words, size_t n)
+{
+	while (n--)
+		if (*words++)
+			return false;
+	return true;
+}
+
+/* System-wide counting: CAP_PERFMON (or CAP_SYS_ADMIN), or the group. */
+static bool pmuscope_may_count(void)
+{
+	if (perfmon_capable())
+		return true;
+	return gid_valid(pmuscope_drv.perf_group) &&
+	       in_group_p(pmuscope_drv.perf_group);
+}
+
+static long pmuscope_ioc_handshake(void __user *uarg)
+{
+	struct pmuscope_handshake hs;
+	u32 usize;
+	int ret;
+
+	ret = pmuscope_copy_arg(&hs, sizeof(hs), PMUSCOPE_HANDSHAKE_SIZE_VER0, uarg);
+	if (ret)
+		return ret;
+	if (hs.api_version || hs.features || hs.nr_cpu_ids || hs.max_events ||
+	    !pmuscope_zero(hs.reserved, ARRAY_SIZE(hs.reserved)))
+		return -EINVAL;
+	usize = hs.size;
+	memset(&hs, 0, sizeof(hs));
+	hs.size = sizeof(hs);
+	hs.api_version = PMUSCOPE_API_VERSION;
+	hs.features = PMUSCOPE_FEAT_PMU | PMUSCOPE_FEAT_SWINC |
+		      (pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ ?
+		       PMUSCOPE_FEAT_OVERFLOW_IRQ : PMUSCOPE_FEAT_POLL) |
+		      (pmuscope_engine.shared ? PMUSCOPE_FEAT_SHARED : 0);
+	hs.nr_cpu_ids = nr_cpu_ids;
+	hs.max_events = PMUSCOPE_MAX_EVENTS;
+	if (copy_to_user(uarg, &hs, min_t(size_t, usize, sizeof(hs))))
+		return -EFAULT;
+	return 0;
+}
+
+static long pmuscope_ioc_config(struct pmuscope_session *sess, void __user *uarg)
+{
+	struct pmuscope_event evs[PMUSCOPE_MAX_EVENTS];
+	struct pmuscope_config cfg;
+	cpumask_var_t cpus;
+	unsigned long *bits;
+	unsigned int bit;
+	int ret;
+
+	ret = pmuscope_copy_arg(&cfg, sizeof(cfg), PMUSCOPE_CONFIG_SIZE_VER0, uarg);
+	if (ret)
+		return ret;
+	if (cfg.flags || !pmuscope_zero(cfg.reserved, ARRAY_SIZE(cfg.reserved)))
+		return -EINVAL;
+	if (!cfg.nr_events || cfg.nr_events > PMUSCOPE_MAX_EVENTS)
+		return -EINVAL;
+	if (!cfg.cpus_size || cfg.cpus_size % 8 ||
+	    cfg.cpus_size > PMUSCOPE_CPUS_SIZE_MAX)
+		return -EINVAL;
+	if (!pmuscope_may_count())
+		return -EPERM;
+	if (copy_from_user(evs, u64_to_user_ptr(cfg.events),
+			   cfg.nr_events * sizeof(evs[0])))
+		return -EFAULT;
+
+	bits = kzalloc(cfg.cpus_size, GFP_KERNEL);
+	if (!bits)
+		return -ENOMEM;
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL)) {
+		kfree(bits);
+		return -ENOMEM;
+	}
+	ret = -EFAULT;
+	if (copy_from_user(bits, u64_to_user_ptr(cfg.cpus), cfg.cpus_size))
+		goto out;
+	/* A CPU number the kernel cannot have: absent. */
+	ret = -ENODEV;
+	for_each_set_bit(bit, bits, cfg.cpus_size * BITS_PER_BYTE) {
+		if (bit >= nr_cpu_ids)
+			goto out;
+		cpumask_set_cpu(bit, cpus);
+	}
+	ret = -EINVAL;
+	if (cpumask_empty(cpus))
+		goto out;
+	ret = pmuscope_session_configure(sess, evs, cfg.nr_events, cpus);
+out:
+	free_cpumask_var(cpus);
+	kfree(bits);
+	return ret;
+}
+
+static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
+{
+	struct pmuscope_value *vals = NULL;
+	struct pmuscope_read rd;
+	u32 nr = 0, room;
+	int ret;
+
+	ret = pmuscope_copy_arg(&rd, sizeof(rd), PMUSCOPE_READ_SIZE_VER0, uarg);
+	if (ret)
+		return ret;
+	if (rd.flags || rd.reserved0 ||
+	    !pmuscope_zero(rd.reserved, ARRAY_SIZE(rd.reserved)))
+		return -EINVAL;
+	room = min_t(u32, rd.nr_values, PMUSCOPE_MAX_EVENTS * nr_cpu_ids);
+	if (room) {
+		vals = kvcalloc(room, sizeof(*vals), GFP_KERNEL);
+		if (!vals)
+			return -ENOMEM;
+	}
+	ret = pmuscope_session_read(sess, vals, room, &nr);
+	if (!ret && copy_to_user(u64_to_user_ptr(rd.values), vals,
+				 nr * sizeof(*vals)))
+		ret = -EFAULT;
+	if (!ret || ret == -ENOSPC) {
+		/* Tell the caller how many values there are (or would be). */
+		if (put_user(nr, (u32 __user *)(uarg +
+				 offsetof(struct pmuscope_read, nr_values))))
+			ret = -EFAULT;
+	}
+	kvfree(vals);
+	return ret;
+}
+
+static long pmuscope_ioc_swinc(struct pmuscope_session *sess, void __user *uarg)
+{
+	struct pmuscope_swinc sw;
+	int ret;
+
+	ret = pmuscope_copy_arg(&sw, sizeof(sw), PMUSCOPE_SWINC_SIZE_VER0, uarg);
+	if (ret)
+		return ret;
+	if (sw.flags || !pmuscope_zero(sw.reserved, ARRAY_SIZE(sw.reserved)))
+		return -EINVAL;
+	return pmuscope_session_swinc(sess, sw.event_mask, sw.cpu, sw.count);
+}
+
+static long pmuscope_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct pmuscope_session *sess = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case PMUSCOPE_IOC_HANDSHAKE:
+		return pmuscope_ioc_handshake(uarg);
+	case PMUSCOPE_IOC_CONFIG:
+		return pmuscope_ioc_config(sess, uarg);
+	case PMUSCOPE_IOC_ENABLE:
+		return pmuscope_session_enable(sess, true);
+	case PMUSCOPE_IOC_DISABLE:
+		return pmuscope_session_enable(sess, false);
+	case PMUSCOPE_IOC_RESET:
+		return pmuscope_session_reset(sess);
+	case PMUSCOPE_IOC_READ:
+		return pmuscope_ioc_read(sess, uarg);
+	case PMUSCOPE_IOC_SWINC:
+		return pmuscope_ioc_swinc(sess, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int pmuscope_open(struct inode *inode, struct file *file)
+{
+	struct pmuscope_session *sess = pmuscope_session_create(-1);
+
+	if (!sess)
+		return -ENOMEM;
+	file->private_data = sess;
+	return nonseekable_open(inode, file);
+}
+
+static int pmuscope_release(struct inode *inode, struct file *file)
+{
+	pmuscope_session_destroy(file->private_data);
+	return 0;
+}
+
+static const struct file_operations pmuscope_fops = {
+	.owner = THIS_MODULE,
+	.open = pmuscope_open,
+	.release = pmuscope_release,
+	.unlocked_ioctl = pmuscope_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice pmuscope_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = PMUSCOPE_DRV_NAME,
+	.fops = &pmuscope_fops,
+	.mode = 0666,	/* counting itself needs CAP_PERFMON or the group */
+};
+
+int pmuscope_chardev_init(void)
+{
+	return misc_register(&pmuscope_miscdev);
+}
+
+void pmuscope_chardev_exit(void)
+{
+	misc_deregister(&pmuscope_miscdev);
+}

@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope: the PMUv3 counting engine of one CPU.
+ *
+ * Counts are 64-bit in software. A 64-bit counter (the cycle counter with
+ * PMCR_EL0.LC = 1, event counters with PMUv3p5 and PMCR_EL0.LP = 1) never
+ * wraps in practice. A 32-bit event counter (Armv8.0, e.g. Cortex-A53)
+ * wraps every 2^32 events: each wrap sets its PMOVS bit, and a fold (the
+ * overflow interrupt, the poll timer, or any read) clears the bit and adds
+ * 2^32 to the counter's software base. A fold that finds the bit set tells
+ * from bit 31 of the value it read just before whether that value predates
+ * the wrap (bit 31 set: the counter was about to wrap) or follows it. This
+ * is exact as long as a wrap is folded within 2^31 events, which the
+ * interrupt (or a poll period far shorter than 2^31 events at any rate the
+ * hardware can reach) guarantees. Counters are never written while they
+ * count: starting one never disturbs the others.
+ *
+ * Everything here runs on the PMU's CPU with IRQs off and pmu->lock held,
+ * except reads of a CPU that is offline.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/bitops.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+
+#include "pmuscope.h"
+#include "pmuscope_hw.h"
+
+/* Defaults; pmuscope_main.c sets them from the module parameters at load. */
+struct pmuscope_engine pmuscope_engine = {
+	.mode = PMUSCOPE_FOLD_POLL,
+	.poll_ns = 100 * NSEC_PER_MSEC,
+	.storm_limit = 1000,
+};
+
+/* ------------------------------------------------------------ pure helpers */
+
+/* Privilege filter bits of PMEVTYPER<n>_EL0 / PMCCFILTR_EL0 for @ev_flags. */
+u64 pmuscope_filter_bits(u32 ev_flags)
+{
+	u64 v = 0;
+
+	if (!(ev_flags & PMUSCOPE_EV_EL0))
+		v |= PMUSCOPE_EVTYPER_U;	/* U = 1 excludes EL0 */
+	if (!(ev_flags & PMUSCOPE_EV_EL1))
+		v |= PMUSCOPE_EVTYPER_P;	/* P = 1 excludes EL1 */
+	if (ev_flags & PMUSCOPE_EV_EL2)
+		v |= PMUSCOPE_EVTYPER_NSH;	/* NSH = 1 includes EL2 */
+	return v;
+}
+
+u64 pmuscope_evtyper(u32 event, u32 ev_flags)
+{
+	return FIELD_PREP(PMUSCOPE_EVTYPER_EVTCOUNT, event) |
+	       pmuscope_filter_bits(ev_flags);
+}
+
+unsigned int pmuscope_hwc_width(const struct pmuscope_pmu *pmu, unsigned int idx)
+{
+	return idx == PMUSCOPE_CYCLE_IDX ? 64 : pmu->evcnt_width;
+}
+
+void pmuscope_pmu_setup(struct pmuscope_pmu *pmu, unsigned int cpu,
+			const struct pmuscope_cpu_caps *caps)
+{
+	pmu->cpu = cpu;
+	pmu->usable = caps->state[PMUSCOPE_UNIT_PMU] == PMUSCOPE_STATE_PRESENT;
+	pmu->nr_counters = caps->num_counters;
+	pmu->evcnt_width = caps->evcnt_width;
+}
+
+/* PMCR_EL0 as pmuscope runs it: LC = 1, LP = 1 from PMUv3p5. */
+static u64 pmuscope_pmcr_mode(const struct pmuscope_pmu *pmu)
+{
+	u64 pmcr = PMUSCOPE_PMCR_LC;
+
+	if (pmu->evcnt_width == 64)
+		pmcr |= PMUSCOPE_PMCR_LP;
+	return pmcr;
+}
+
+static bool pmuscope_hwc_wants_irq(const struct pmuscope_pmu *pmu,
+				   unsigned int idx)
+{
+	return pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ &&
+	       pmuscope_hwc_width(pmu, idx) == 32 && !pmu->hwc[idx].irq_off;
+}
+
+/* ---------------------------------------------------------- register access */
+static u64 pmuscope_cnt_read(unsigned int idx)
+{
+	if (idx == PMUSCOPE_CYCLE_IDX)
+		return pmuscope_hw_read(PMUSCOPE_REG_PMCCNTR_EL0);
+	return pmuscope_hw_read(PMUSCOPE_REG_PMEVCNTR(idx));
+}
+
+static void pmuscope_cnt_write(unsigned int idx, u64 val)
+{
+	if (idx == PMUSCOPE_CYCLE_IDX)
+		pmuscope_hw_write(PMUSCOPE_REG_PMCCNTR_EL0, val);
+	else
+		pmuscope_hw_write(PMUSCOPE_REG_PMEVCNTR(idx), val);
+}
+
+static void pmuscope_type_write(unsigned int idx, u64 evtyper)
+{
+	if (idx == PMUSCOPE_CYCLE_IDX)	/* PMCCFILTR_EL0 has the filters only */
+		pmuscope_hw_write(PMUSCOPE_REG_PMCCFILTR_EL0,
+				  evtyper & ~PMUSCOPE_EVTYPER_EVTCOUNT);
+	else
+		pmuscope_hw_write(PMUSCOPE_REG_PMEVTYPER(idx), evtyper);
+}
+
+static u64 pmuscope_type_read(unsigned int idx)
+{
+	if (idx == PMUSCOPE_CYCLE_IDX)
+		return pmuscope_hw_read(PMUSCOPE_REG_PMCCFILTR_EL0);
+	return pmuscope_hw_read(PMUSCOPE_REG_PMEVTYPER(idx));
+}
+
+/* ------------------------------------------------------------------ clocks */
+static void pmuscope_hwc_clock(struct pmuscope_hwc *hwc, bool on, u64 now)
+{
+	if (hwc->clock_on == on)
+		return;
+	if (on) {
+		hwc->clock_at = now;
+	} else {
+		hwc->t_enabled += now - hwc->clock_at;
+		hwc->t_running += now - hwc->clock_at;
+	}
+	hwc->clock_on = on;
+}
+
+/* ------------------------------------------------------------------- folds */
+
+/*
+ * The counter's 64-bit count now; folds a pending wrap. In shared mode perf
+ * may clear PMOVS behind our back (its interrupt handler clears every
+ * flag), so a 32-bit wrap is seen as the value going down between two
+ * reads instead, which the poll period keeps unambiguous. A 64-bit counter
+ * whose value goes down (or, in shared mode, leaps by more than 2^48) was
+ * rewritten by someone else: flagged, and the count carries on from the
+ * last value seen.
+ */
+u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+	u64 bit = BIT_ULL(idx);
+	u64 hw, val;
+
+	hw = pmuscope_cnt_read(idx);
+	pmu->folds++;
+	if (pmuscope_hwc_width(pmu, idx) == 64) {
+		/*
+		 * Backwards, or (shared mode) further forward than any counter
+		 * runs between two polls: someone wrote it.
+		 */
+		if (hw < hwc->last_hw ||
+		    (pmuscope_engine.shared && hw - hwc->last_hw > BIT_ULL(48))) {
+			hwc->flags |= pmuscope_engine.shared ?
+				      PMUSCOPE_VAL_CLOBBERED : PMUSCOPE_VAL_LOST;
+			hwc->base += hwc->last_hw - hw;
+			pmu->resyncs++;
+		}
+		val = hwc->base + hw;
+	} else if (pmuscope_engine.shared) {
+		hw &= U32_MAX;
+		if (hw < hwc->last_hw) {
+			hwc->base += BIT_ULL(32);
+			pmu->overflows++;
+		}
+		val = hwc->base + hw;
+	} else {
+		hw &= U32_MAX;
+		val = hwc->base + hw;
+		if (pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0) & bit) {
+			pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
+			pmu->overflows++;
+			hwc->base += BIT_ULL(32);
+			/* Bit 31 clear: @hw was read after the wrap. */
+			if (!(hw & BIT_ULL(31)))
+				val += BIT_ULL(32);
+		}
+	}
+	hwc->last_hw = hw;
+	if (val > hwc->last)
+		hwc->last = val;
+	return val;
+}
+
+/* ------------------------------------------------------- start and stop */
+
+/* Program and start one counter; the others keep counting undisturbed. */
+static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+	u64 bit = BIT_ULL(idx);
+	u64 pmcr;
+
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, bit);
+	pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, bit);
+	pmuscope_hw_isb();
+	pmuscope_type_write(idx, hwc->evtyper);
+	pmuscope_cnt_write(idx, 0);
+	pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
+	hwc->base = hwc->saved;
+	hwc->last_hw = 0;
+	if (pmuscope_hwc_wants_irq(pmu, idx))
+		pmuscope_hw_write(PMUSCOPE_REG_PMINTENSET_EL1, bit);
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, bit);
+	if (!pmu->on_hw_mask || pmuscope_engine.shared) {
+		pmcr = pmuscope_engine.shared ?
+		       pmuscope_hw_read(PMUSCOPE_REG_PMCR_EL0) &
+		       (PMUSCOPE_PMCR_D | PMUSCOPE_PMCR_X | PMUSCOPE_PMCR_DP) : 0;
+		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, pmcr |
+				  pmuscope_pmcr_mode(pmu) | PMUSCOPE_PMCR_E);
+	}
+	pmuscope_hw_isb();
+	pmu->on_hw_mask |= bit;
+	hwc->on_hw = true;
+}
+
+/* Stop one counter and keep its count in software. */
+static void pmuscope_hwc_hw_off(struct pmuscope_pmu *pmu, unsigned int idx)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+	u64 bit = BIT_ULL(idx);
+
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, bit);
+	pmuscope_hw_isb();
+	hwc->saved = pmuscope_hwc_fold(pmu, idx);
+	pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, bit);
+	pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
+	hwc->on_hw = false;
+	pmu->on_hw_mask &= ~bit;
+	if (!pmu->on_hw_mask && !pmuscope_engine.shared) {
+		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, pmuscope_pmcr_mode(pmu));
+		pmuscope_hw_isb();
+	}
+}
+
+void pmuscope_hwc_start(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
+{
+	pmuscope_hwc_hw_on(pmu, idx);
+	pmuscope_hwc_clock(&pmu->hwc[idx], true, now);
+}
+
+void pmuscope_hwc_stop(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
+{
+	pmuscope_hwc_hw_off(pmu, idx);
+	pmuscope_hwc_clock(&pmu->hwc[idx], false, now);
+}
+
+/*
+ * Bring the PMU to a known state in the order the architecture asks for:
+ * counting off, counters and stale overflow flags reset, LC (and LP) set.
+ * In shared mode perf owns the global state: nothing global is touched.
+ */
+void pmuscope_pmu_hw_reset(struct pmuscope_pmu *pmu)
+{
+	pmu->on_hw_mask = 0;
+	if (pmuscope_engine.shared)
+		return;
+	pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, 0);
+	pmuscope_hw_isb();
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, U32_MAX);
+	pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, U32_MAX);
+	pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, PMUSCOPE_PMCR_P | PMUSCOPE_PMCR_C);
+	pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, U32_MAX);
+	pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, pmuscope_pmcr_mode(pmu));
+	pmuscope_hw_write(PMUSCOPE_REG_PMUSERENR_EL0, 0);
+	pmuscope_hw_isb();
+}
+
+/*
+ * After pmuscope_pmu_hw_reset(): program every enabled counter, then
+ * PMINTENSET, PMCNTENSET and PMCR_EL0.E = 1, in that order.
+ */
+void pmuscope_pmu_hw_start_all(struct pmuscope_pmu *pmu, u64 now)
+{
+	u64 cnten = 0, inten = 0;
+	unsigned long idx;
+	unsigned long mask = pmu->allocated;
+
+	if (pmuscope_engine.shared) {
+		for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
+			if (pmu->hwc[idx].enabled)
+				pmuscope_hwc_start(pmu, idx, now);
+		return;
+	}
+	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
+		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+
+		if (!hwc->enabled)
+			continue;
+		pmuscope_type_write(idx, hwc->evtyper);
+		hwc->base = hwc->saved;		/* counters were reset to 0 */
+		hwc->last_hw = 0;
+		hwc->on_hw = true;
+		pmuscope_hwc_clock(hwc, true, now);
+		cnten |= BIT_ULL(idx);
+		if (pmuscope_hwc_wants_irq(pmu, idx))
+			inten |= BIT_ULL(idx);
+	}
+	if (!cnten)
+		return;
+	pmuscope_hw_write(PMUSCOPE_REG_PMINTENSET_EL1, inten);
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, cnten);
+	pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0,
+			  pmuscope_pmcr_mode(pmu) | PMUSCOPE_PMCR_E);
+	pmuscope_hw_isb();
+	pmu->on_hw_mask = cnten;
+}
+
+/* Stop every counter, keeping its count; the clocks stop too. */
+void pmuscope_pmu_hw_stop_all(struct pmuscope_pmu *pmu, u64 now)
+{
+	unsigned long mask = pmu->on_hw_mask;
+	unsigned long idx;
+
+	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
+		pmuscope_hwc_stop(pmu, idx, now);
+}
+
+/* ------------------------------------------------------- overflow and poll */
+
+/* Body of the overflow interrupt. Returns false if nothing was pending. */
+bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu)
+{
+	unsigned long pending, mine, idx;
+	u64 ovs;
+
+	pmu->interrupts++;
+	ovs = pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0) & U32_MAX;
+	if (!ovs) {
+		pmu->spurious++;
+		return false;
+	}
+	mine = ovs & pmu->on_hw_mask;
+	pending = ovs & ~mine;
+	if (pending && !pmuscope_engine.shared) {
+		/* Not a counter of ours: a stale flag, clear it. */
+		pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, pending);
+		pmu->spurious++;
+	}
+
+	for_each_set_bit(idx, &mine, PMUSCOPE_NR_COUNTERS) {
+		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+
+		if (pmuscope_hwc_width(pmu, idx) == 64) {
+			/* A 64-bit counter cannot wrap: it was written. */
+			pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, BIT_ULL(idx));
+			hwc->flags |= PMUSCOPE_VAL_CLOBBERED;
+			continue;
+		}
+		pmuscope_hwc_fold(pmu, idx);
+
+		if (time_after(jiffies, hwc->storm_start + HZ)) {
+			hwc->storm_start = jiffies;
+			hwc->storm_count = 0;
+		}
+		if (++hwc->storm_count > pmuscope_engine.storm_limit &&
+		    !hwc->irq_off) {
+			/* No real counter wraps that often: stop listening. */
+			pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, BIT_ULL(idx));
+			hwc->irq_off = true;
+			hwc->flags |= PMUSCOPE_VAL_THROTTLED;
+		}
+	}
+	return true;
+}
+
+/*
+ * Verify that the counters we run are still programmed as we left them
+ * (perf in shared mode, or a PMU reset nobody told us about) and put
+ * back any that are not, from the last count folded.
+ */
+void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
+{
+	unsigned long mask = pmu->on_hw_mask;
+	unsigned long idx;
+	u64 cnten, pmcr;
+
+	if (!mask)
+		return;
+	cnten = pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0);
+	pmcr = pmuscope_hw_read(PMUSCOPE_REG_PMCR_EL0);
+	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
+		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+		bool ok = (cnten & BIT_ULL(idx)) && (pmcr & PMUSCOPE_PMCR_E);
+
+		if (ok && pmuscope_engine.shared)
+			ok = pmuscope_type_read(idx) ==
+			     (idx == PMUSCOPE_CYCLE_IDX ?
+			      hwc->evtyper & ~PMUSCOPE_EVTYPER_EVTCOUNT : hwc->evtyper);
+		if (ok)
+			continue;
+		hwc->flags |= pmuscope_engine.shared ? PMUSCOPE_VAL_CLOBBERED :
+						       PMUSCOPE_VAL_LOST;
+		pmu->resyncs++;
+		/* The counter's value is someone else's now: resume from ours. */
+		hwc->saved = hwc->last;
+		pmuscope_hwc_hw_on(pmu, idx);
+	}
+}
+
+/* Check the programming, then fold every counter (poll timer). */
+static void pmuscope_pmu_poll(struct pmuscope_pmu *pmu, u64 now)
+{
+	unsigned long mask = pmu->on_hw_mask;
+	unsigned long idx;
+
+	pmuscope_pmu_check(pmu, now);
+	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
+		if (pmu->hwc[idx].on_hw)
+			pmuscope_hwc_fold(pmu, idx);
+}
+
+void pmuscope_pmu_swinc(struct pmuscope_pmu *pmu, u32 mask, u32 count)
+{
+	while (count--)
+		pmuscope_hw_write(PMUSCOPE_REG_PMSWINC_EL0, mask);
+	pmuscope_hw_isb();
+}
+
+/* ------------------------------------------------- reads, enable, reset */
+void pmuscope_hwc_read(struct pmuscope_pmu *pmu, unsigned int idx, u64 now,
+		       struct pmuscope_value *val)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+	u64 count, run = 0;
+
+	if (hwc->on_hw) {
+		pmuscope_pmu_check(pmu, now);
+		count = pmuscope_hwc_fold(pmu, idx);
+	} else {
+		count = hwc->saved;
+	}
+	if (hwc->clock_on)
+		run = now - hwc->clock_at;
+	val->count = count - hwc->offset;
+	val->time_enabled = hwc->t_enabled + run;
+	val->time_running = hwc->t_running + run;
+	val->flags = hwc->flags;
+	if (hwc->enabled && !pmu->hw_ready)
+		val->flags |= PMUSCOPE_VAL_OFFLINE;
+	if (val->time_running < val->time_enabled)
+		val->flags |= PMUSCOPE_VAL_MULTIPLEXED;
+	val->counter = idx;
+}
+
+void pmuscope_hwc_reset(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+
+	hwc->offset = hwc->on_hw ? pmuscope_hwc_fold(pmu, idx) : hwc->saved;
+	hwc->flags = hwc->irq_off ? PMUSCOPE_VAL_THROTTLED : 0;
+	hwc->t_enabled = 0;
+	hwc->t_running = 0;
+	hwc->clock_at = now;
+}
+
+void pmuscope_hwc_set_enabled(struct pmuscope_pmu *pmu, unsigned int idx,
+			      bool enable, u64 now)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+
+	if (hwc->enabled == enable)
+		return;
+	hwc->enabled = enable;
+	if (!pmu->hw_ready)
+		return;		/* offline: started when the CPU comes up */
+	if (enable)
+		pmuscope_hwc_start(pmu, idx, now);
+	else
+		pmuscope_hwc_stop(pmu, idx, now);
+}
+
+/* ------------------------------------------------------- CPU state changes */
+
+/* CPU coming online (or module load): reset the PMU, restart our counters. */
+void pmuscope_pmu_cpu_up(struct pmuscope_pmu *pmu)
+{
+	u64 now = ktime_get_ns();
+
+	pmuscope_pmu_hw_reset(pmu);
+	pmuscope_pmu_hw_start_all(pmu, now);
+	pmu->hw_ready = true;
+}
+
+/* CPU going offline (or module unload): keep the counts, PMU off. */
+void pmuscope_pmu_cpu_down(struct pmuscope_pmu *pmu)
+{
+	pmuscope_pmu_hw_stop_all(pmu, ktime_get_ns());
+	if (!pmuscope_engine.shared) {
+		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, 0);
+		pmuscope_hw_write(PMUSCOPE_REG_PMUSERENR_EL0, 0);
+		pmuscope_hw_isb();
+	}
+	pmu->hw_ready = false;
+}
+
+/*
+ * CPU idle may power the PMU down: save every count before, and restore
+ * the programming after. The clocks keep running: the counters were
+ * enabled all along, the CPU just had nothing to count.
+ */
+void pmuscope_pmu_pm_enter(struct pmuscope_pmu *pmu)
+{
+	unsigned long mask = pmu->on_hw_mask;
+	unsigned long idx;
+
+	if (!pmu->hw_ready)
+		return;
+	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
+		pmuscope_hwc_hw_off(pmu, idx);
+}
+
+void pmuscope_pmu_pm_exit(struct pmuscope_pmu *pmu)
+{
+	unsigned long mask = pmu->allocated;
+	unsigned long idx;
+	u64 cnten = 0, inten = 0;
+
+	if (!pmu->hw_ready)
+		return;
+	pmuscope_pmu_hw_reset(pmu);
+	if (pmuscope_engine.shared) {
+		for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
+			if (pmu->hwc[idx].enabled)
+				pmuscope_hwc_hw_on(pmu, idx);
+		return;
+	}
+	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
+		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+
+		if (!hwc->enabled)
+			continue;
+		pmuscope_type_write(idx, hwc->evtyper);
+		hwc->base = hwc->saved;
+		hwc->last_hw = 0;
+		hwc->on_hw = true;
+		cnten |= BIT_ULL(idx);
+		if (pmuscope_hwc_wants_irq(pmu, idx))
+			inten |= BIT_ULL(idx);
+	}
+	if (!cnten)
+		return;
+	pmuscope_hw_write(PMUSCOPE_REG_PMINTENSET_EL1, inten);
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, cnten);
+	pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0,
+			  pmuscope_pmcr_mode(pmu) | PMUSCOPE_PMCR_E);
+	pmuscope_hw_isb();
+	pmu->on_hw_mask = cnten;
+}
+
+/* The poll timer's work, exported to the timer callback in main. */
+void pmuscope_pmu_poll_locked(struct pmuscope_pmu *pmu)
+{
+	pmuscope_pmu_poll(pmu, ktime_get_ns());
+}
+
+/*
+ * Does this CPU need its poll timer? Always while a 32-bit counter runs:
+ * in poll mode it is the only way wraps are caught; in interrupt mode it
+ * is the backstop for late overflow interrupts (QEMU, for one, raises the
+ * flag only when it next samples the counter, which a tickless idle CPU
+ * may not do for seconds). Also in shared mode, to check the programming.
+ */
+bool pmuscope_pmu_needs_poll(const struct pmuscope_pmu *pmu)
+{
+	unsigned long mask = pmu->on_hw_mask;
+	unsigned long idx;
+
+	if (!mask)
+		return false;
+	if (pmuscope_engine.shared)
+		return true;
+	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
+		if (pmuscope_hwc_width(pmu, idx) == 32)
+			return true;
+	return false;
+}

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope: sessions. A session (an open /dev/pmuscope, or the sysfs
+ * session of one CPU) owns counters on a set of CPUs, one per configured
+ * event and CPU, and enables, disables, resets and reads them together.
+ *
+ * Locking: cpus_read_lock() (CPUs neither come nor go), then
+ * pmuscope_drv.lock (sessions and counter ownership), then on each CPU
+ * pmu->lock with IRQs off (counter state and registers).
+ */
+
+#define pr_fmt(fmt) "pmuscope: " fmt
+
+#include <linux/cpu.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+
+#include "pmuscope.h"
+#include "pmuscope_regs.h"
+
+#define PMUSCOPE_NO_COUNTER	0xff
+
+static u8 *pmuscope_sess_hw(struct pmuscope_session *sess, unsigned int cpu)
+{
+	return &sess->hw[cpu * PMUSCOPE_MAX_EVENTS];
+}
+
+static struct pmuscope_pmu *pmuscope_pmu_of(unsigned int cpu)
+{
+	return &pmuscope_drv.cpus[cpu]->pmu;
+}
+
+/*
+ * Run @fn(@arg) for @cpu: on it if online, else here (its PMU is off).
+ * The caller holds cpus_read_lock(), so the CPU stays as it is.
+ */
+static void pmuscope_on_cpu(unsigned int cpu, smp_call_func_t fn, void *arg)
+{
+	if (cpu_online(cpu))
+		WARN_ON(smp_call_function_single(cpu, fn, arg, 1));
+	else
+		fn(arg);
+}
+
+void pmuscope_session_describe(const struct pmuscope_session *sess,
+			       char *buf, size_t len)
+{
+	if (sess->sysfs_cpu >= 0)
+		snprintf(buf, len, "sysfs");
+	else
+		snprintf(buf, len, "session %u (pid %d, %s)", sess->id, sess->pid,
+			 sess->comm);
+}
+
+/* ------------------------------------------------------------ per-CPU ops */
+enum pmuscope_op {
+	PMUSCOPE_OP_ASSIGN,
+	PMUSCOPE_OP_RELEASE,
+	PMUSCOPE_OP_ENABLE,
+	PMUSCOPE_OP_DISABLE,
+	PMUSCOPE_OP_RESET,
+	PMUSCOPE_OP_READ,
+	PMUSCOPE_OP_SWINC,
+};
+
+struct pmuscope_op_args {
+	struct pmuscope_session *sess;
+	unsigned int cpu;
+	enum pmuscope_op op;
+	struct pmuscope_value *vals;	/* READ: nr_events values */
+	u32 swinc_mask, swinc_count;	/* SWINC */
+};
+
+static void pmuscope_hwc_assign(struct pmuscope_hwc *hwc,
+				struct pmuscope_session *sess, u32 slot)
+{
+	memset(hwc, 0, sizeof(*hwc));
+	hwc->owner = sess;
+	hwc->slot = slot;
+	hwc->event = sess->ev[slot].event;
+	hwc->evtyper = sess->ev[slot].evtyper;
+}
+
+/* Runs on args->cpu (or anywhere while it is offline). */
+static void pmuscope_op_on_cpu(void *info)
+{
+	struct pmuscope_op_args *a = info;
+	struct pmuscope_session *sess = a->sess;
+	struct pmuscope_pmu *pmu = pmuscope_pmu_of(a->cpu);
+	u8 *hw = pmuscope_sess_hw(sess, a->cpu);
+	u64 now = ktime_get_ns();
+	unsigned long flags;
+	u32 i;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	for (i = 0; i < sess->nr_events; i++) {
+		unsigned int idx = hw[i];
+
+		if (idx == PMUSCOPE_NO_COUNTER)
+			continue;
+		switch (a->op) {
+		case PMUSCOPE_OP_ASSIGN:
+			pmuscope_hwc_assign(&pmu->hwc[idx], sess, i);
+			pmu->allocated |= BIT(idx);
+			break;
+		case PMUSCOPE_OP_RELEASE:
+			pmuscope_hwc_set_enabled(pmu, idx, false, now);
+			pmu->hwc[idx].owner = NULL;
+			pmu->allocated &= ~BIT(idx);
+			break;
+		case PMUSCOPE_OP_ENABLE:
+			pmuscope_hwc_set_enabled(pmu, idx, true, now);
+			break;
+		case PMUSCOPE_OP_DISABLE:
+			pmuscope_hwc_set_enabled(pmu, idx, false, now);
+			break;
+		case PMUSCOPE_OP_RESET:
+			pmuscope_hwc_reset(pmu, idx, now);
+			break;
+		case PMUSCOPE_OP_READ:
+			pmuscope_hwc_read(pmu, idx, now, &a->vals[i]);
+			a->vals[i].cpu = a->cpu;
+			a->vals[i].index = i;
+			break;
+		case PMUSCOPE_OP_SWINC:
+			break;
+		}
+	}
+	if (a->op == PMUSCOPE_OP_SWINC && pmu->hw_ready)
+		pmuscope_pmu_swinc(pmu, a->swinc_mask, a->swinc_count);
+	if (a->op == PMUSCOPE_OP_ENABLE && pmu->hw_ready &&
+	    pmuscope_pmu_needs_poll(pmu) && !hrtimer_active(&pmu->poll_timer))
+		hrtimer_start(&pmu->poll_timer, ns_to_ktime(pmuscope_engine.poll_ns),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
+static void pmuscope_session_op(struct pmuscope_session *sess,
+				enum pmuscope_op op, struct pmuscope_value *vals)
+{
+	struct pmuscope_op_args a = { .sess = sess, .op = op };
+	unsigned int cpu;
+
+	for_each_cpu(cpu, sess->cpus) {
+		a.cpu = cpu;
+		a.vals = vals;
+		pmuscope_on_cpu(cpu, pmuscope_op_on_cpu, &a);
+		if (vals)
+			vals += sess->nr_events;
+	}
+}
+
+/* --------------------------------------------------------- create/destroy */
+struct pmuscope_session *pmuscope_session_create(int sysfs_cpu)
+{
+	struct pmuscope_session *sess;
+
+	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	if (!sess)
+		return NULL;
+	sess->hw = kmalloc_array(nr_cpu_ids, PMUSCOPE_MAX_EVENTS, GFP_KERNEL);
+	if (!sess->hw || !zalloc_cpumask_var(&sess->cpus, GFP_KERNEL)) {
+		kfree(sess->hw);
+		kfree(sess);
+		return NULL;
+	}
+	memset(sess->hw, PMUSCOPE_NO_COUNTER, nr_cpu_ids * PMUSCOPE_MAX_EVENTS);
+	sess->sysfs_cpu = sysfs_cpu;
+	sess->pid = sysfs_cpu >= 0 ? 0 : task_tgid_nr(current);
+	get_task_comm(sess->comm, current);
+
+	mutex_lock(&pmuscope_drv.lock);
+	sess->id = ++pmuscope_drv.next_session_id;
+	list_add_tail(&sess->node, &pmuscope_drv.sessions);
+	mutex_unlock(&pmuscope_drv.lock);
+	return sess;
+}
+
+/* Give back every counter of @sess. Caller holds cpus and the driver lock. */
+static void pmuscope_session_release(struct pmuscope_session *sess)
+{
+	unsigned int cpu;
+
+	if (!sess->configured)
+		return;
+	pmuscope_session_op(sess, PMUSCOPE_OP_RELEASE, NULL);
+	for_each_cpu(cpu, sess->cpus)
+		memset(pmuscope_sess_hw(sess, cpu), PMUSCOPE_NO_COUNTER,
+		       PMUSCOPE_MAX_EVENTS);
+	cpumask_clear(sess->cpus);
+	sess->configured = false;
+	sess->enabled = false;
+	sess->nr_events = 0;
+}
+
+void pmuscope_session_destroy(struct pmuscope_session *sess)
+{
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	pmuscope_session_release(sess);
+	list_del(&sess->node);
+	mutex_unlock(&pmuscope_drv.lock);
+	cpus_read_unlock();
+	free_cpumask_var(sess->cpus);
+	kfree(sess->hw);
+	kfree(sess);
+}
+
+/* ---------------------------------------------------------------- config */
+
+/* Log who holds the counters of @cpu that @sess could not get. */
+static void pmuscope_report_busy(struct pmuscope_session *sess, unsigned int cpu,
+				 u32 taken)
+{
+	struct pmuscope_pmu *pmu = pmuscope_pmu_of(cpu);
+	char who[64], holder[64];
+	unsigned long mask = taken;
+	unsigned long idx;
+
+	pmuscope_session_describe(sess, who, sizeof(who));
+	pr_info_ratelimited("cpu%u: not enough free counters for %s\n", cpu, who);
+	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
+		pmuscope_session_describe(pmu->hwc[idx].owner, holder, sizeof(holder));
+		pr_info_ratelimited("cpu%u: counter %lu%s held by %s\n", cpu, idx,
+				    idx == PMUSCOPE_CYCLE_IDX ? " (cycle counter)" : "",
+				    holder);
+	}
+}
+
+/* Check a CPU of a configuration: -ENODEV absent, -ENXIO offline. */
+static int pmuscope_cpu_check(unsigned int cpu)
+{
+	struct pmuscope_cpu *pcpu;
+
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return -ENODEV;
+	pcpu = pmuscope_drv.cpus[cpu];
+	if (!pcpu)
+		return -ENODEV;
+	if (!cpu_online(cpu) || !pcpu->probed)
+		return -ENXIO;
+	if (pcpu->caps.state[PMUSCOPE_UNIT_PMU] != PMUSCOPE_STATE_PRESENT)
+		return -ENODEV;
+	return 0;
+}
+
+int pmuscope_session_configure(struct pmuscope_session *sess,
+			       const struct pmuscope_event *evs, u32 nr,
+			       const struct cpumask *cpus)
+{
+	struct pmuscope_sess_event new_ev[PMUSCOPE_MAX_EVENTS];
+	u8 *plan;
+	unsigned int cpu;
+	u32 i;
+	int ret;
+
+	if (!nr || nr > PMUSCOPE_MAX_EVENTS || cpumask_empty(cpus))
+		return -EINVAL;
+	plan = kmalloc_array(nr_cpu_ids, PMUSCOPE_MAX_EVENTS, GFP_KERNEL);
+	if (!plan)
+		return -ENOMEM;
+	memset(plan, PMUSCOPE_NO_COUNTER, nr_cpu_ids * PMUSCOPE_MAX_EVENTS);
+	for (i = 0; i < nr; i++) {
+		new_ev[i].event = evs[i].event;
+		new_ev[i].flags = evs[i].flags;
+		new_ev[i].evtyper = pmuscope_evtyper(evs[i].event, evs[i].flags);
+	}
+
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	ret = -EBUSY;
+	if (sess->enabled)
+		goto out;
+
+	/* Validate everything, and plan every CPU, before touching anything. */
+	for_each_cpu(cpu, cpus) {
+		struct pmuscope_cpu *pcpu;
+		u32 mine = 0, free;
+
+		ret = pmuscope_cpu_check(cpu);
+		if (ret)
+			goto out;
+		pcpu = pmuscope_drv.cpus[cpu];
+		for (i = 0; i < nr; i++) {
+			ret = pmuscope_event_check(&pcpu->caps, &evs[i]);
+			if (ret)
+				goto out;
+		}
+		if (sess->configured && cpumask_test_cpu(cpu, sess->cpus))
+			for (i = 0; i < sess->nr_events; i++)
+				mine |= BIT(pmuscope_sess_hw(sess, cpu)[i]);
+		free = ~pcpu->pmu.allocated | mine;
+		ret = pmuscope_place_events(&pcpu->caps, free, new_ev, nr,
+					    &plan[cpu * PMUSCOPE_MAX_EVENTS]);
+		if (ret == -EBUSY)
+			pmuscope_report_busy(sess, cpu, pcpu->pmu.allocated & ~mine &
+					     pmuscope_counters_of(&pcpu->caps));
+		if (ret)
+			goto out;
+	}
+
+	pmuscope_session_release(sess);
+	memcpy(sess->ev, new_ev, sizeof(new_ev[0]) * nr);
+	sess->nr_events = nr;
+	cpumask_copy(sess->cpus, cpus);
+	for_each_cpu(cpu, cpus)
+		memcpy(pmuscope_sess_hw(sess, cpu), &plan[cpu * PMUSCOPE_MAX_EVENTS],
+		       PMUSCOPE_MAX_EVENTS);
+	pmuscope_session_op(sess, PMUSCOPE_OP_ASSIGN, NULL);
+	sess->configured = true;
+	ret = 0;
+out:
+	mutex_unlock(&pmuscope_drv.lock);
+	cpus_read_unlock();
+	kfree(plan);
+	return ret;
+}
+
+/* ------------------------------------------------------ enable/reset/read */
+int pmuscope_session_enable(struct pmuscope_session *sess, bool enable)
+{
+	int ret = 0;
+
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	if (!sess->configured) {
+		ret = -EINVAL;
+	} else if (sess->enabled != enable) {
+		pmuscope_session_op(sess, enable ? PMUSCOPE_OP_ENABLE :
+				    PMUSCOPE_OP_DISABLE, NULL);
+		sess->enabled = enable;
+	}
+	mutex_unlock(&pmuscope_drv.lock);
+	cpus_read_unlock();
+	return ret;
+}
+
+int pmuscope_session_reset(struct pmuscope_session *sess)
+{
+	int ret = 0;
+
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	if (sess->configured)
+		pmuscope_session_op(sess, PMUSCOPE_OP_RESET, NULL);
+	else
+		ret = -EINVAL;
+	mutex_unlock(&pmuscope_drv.lock);
+	cpus_read_unlock();
+	return ret;
+}
+
+/*
+ * Read every counter of @sess: nr_events values per CPU, CPUs in ascending
+ * order. -ENOSPC with *nr set to the number needed if @room is too small.
+ */
+int pmuscope_session_read(struct pmuscope_session *sess,
+			  struct pmuscope_value *vals, u32 room, u32 *nr)
+{
+	int ret = 0;
+	u32 need;
+
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	if (!sess->configured) {
+		ret = -EINVAL;
+		goto out;
+	}
+	need = sess->nr_events * cpumask_weight(sess->cpus);
+	*nr = need;
+	if (room < need) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	pmuscope_session_op(sess, PMUSCOPE_OP_READ, vals);
+out:
+	mutex_unlock(&pmuscope_drv.lock);
+	cpus_read_unlock();
+	return ret;
+}
+
+#define PMUSCOPE_SWINC_MAX	65536
+
+int pmuscope_session_swinc(struct pmuscope_session *sess, u64 event_mask,
+			   unsigned int cpu, u32 count)
+{
+	struct pmuscope_op_args a = {
+		.sess = sess, .cpu = cpu, .op = PMUSCOPE_OP_SWINC,
+		.swinc_count = count,
+	};
+	unsigned long mask = event_mask;
+	unsigned long i;
+	int ret = 0;
+
+	if (!count || count > PMUSCOPE_SWINC_MAX || !event_mask)
+		return -EINVAL;
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	ret = -EINVAL;
+	if (!sess->configured || (event_mask >> sess->nr_events) ||
+	    cpu >= nr_cpu_ids || !cpumask_test_cpu(cpu, sess->cpus))
+		goto out;
+	for_each_set_bit(i, &mask, PMUSCOPE_MAX_EVENTS) {
+		unsigned int idx = pmuscope_sess_hw(sess, cpu)[i];
+
+		/* SW_INCR, counting at EL1 where the driver writes PMSWINC. */
+		if (sess->ev[i].event != 0 ||
+		    !(sess->ev[i].flags & PMUSCOPE_EV_EL1) ||
+		    idx == PMUSCOPE_CYCLE_IDX)
+			goto out;
+		a.swinc_mask |= BIT(idx);
+	}
+	ret = -ENXIO;
+	if (!cpu_online(cpu))
+		goto out;
+	pmuscope_on_cpu(cpu, pmuscope_op_on_cpu, &a);
+	ret = 0;
+out:
+	mutex_unlock(&pmuscope_drv.lock);
+	cpus_read_unlock();
+	return ret;
+}

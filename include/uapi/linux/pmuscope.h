@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * pmuscope user-space API: ioctls on /dev/pmuscope.
+ *
+ * One open file is one session. Every argument struct starts with its
+ * size in bytes, is padded to a multiple of 8 and is read with
+ * copy_struct_from_user(): an older caller passes a smaller size, a newer
+ * one a larger size whose extra bytes must be zero. Reserved fields and
+ * unknown flag bits must be zero. User pointers are __u64.
+ *
+ * Errors of each ioctl: Documentation/ioctl.rst.
+ */
+#ifndef _UAPI_LINUX_PMUSCOPE_H
+#define _UAPI_LINUX_PMUSCOPE_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define PMUSCOPE_API_VERSION		1
+
+/* Most events one session may count on each CPU. */
+#define PMUSCOPE_MAX_EVENTS		32
+
+/* Features reported by the handshake. */
+#define PMUSCOPE_FEAT_PMU		(1ULL << 0)	/* PMUv3 counting */
+#define PMUSCOPE_FEAT_OVERFLOW_IRQ	(1ULL << 1)	/* wraps folded by the PPI */
+#define PMUSCOPE_FEAT_POLL		(1ULL << 2)	/* wraps folded by polling */
+#define PMUSCOPE_FEAT_SHARED		(1ULL << 3)	/* sharing the PMU with perf */
+#define PMUSCOPE_FEAT_SWINC		(1ULL << 4)	/* PMUSCOPE_IOC_SWINC */
+
+struct pmuscope_handshake {
+	__u32 size;		/* in: sizeof(struct pmuscope_handshake) */
+	__u32 api_version;	/* out: PMUSCOPE_API_VERSION */
+	__u64 features;		/* out: PMUSCOPE_FEAT_* */
+	__u32 nr_cpu_ids;	/* out: CPU numbers are below this */
+	__u32 max_events;	/* out: PMUSCOPE_MAX_EVENTS */
+	__u64 reserved[4];	/* in: zero; out: zero */
+};
+
+/* Event flags: where to count (at least one), and raw numbers. */
+#define PMUSCOPE_EV_EL0			(1U << 0)	/* count at EL0 (user) */
+#define PMUSCOPE_EV_EL1			(1U << 1)	/* count at EL1 (kernel) */
+#define PMUSCOPE_EV_EL2			(1U << 2)	/* count at EL2 (hypervisor) */
+#define PMUSCOPE_EV_RAW			(1U << 3)	/* IMPLEMENTATION DEFINED number */
+#define PMUSCOPE_EV_ALL_EL		(PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1 | \
+					 PMUSCOPE_EV_EL2)
+
+struct pmuscope_event {
+	__u32 event;		/* event number, e.g. 0x11 CPU_CYCLES */
+	__u32 flags;		/* PMUSCOPE_EV_* */
+	__u64 reserved;
+};
+
+struct pmuscope_config {
+	__u32 size;		/* sizeof(struct pmuscope_config) */
+	__u32 flags;		/* none defined: zero */
+	__u64 events;		/* pointer to struct pmuscope_event[nr_events] */
+	__u64 cpus;		/* pointer to a CPU bitmap of __u64 words */
+	__u32 nr_events;	/* 1 .. PMUSCOPE_MAX_EVENTS */
+	__u32 cpus_size;	/* bytes at @cpus: a multiple of 8, 8 .. 4096 */
+	__u64 reserved[2];
+};
+
+/* Flags of one value. */
+#define PMUSCOPE_VAL_LOST		(1U << 0)	/* counts may be missing */
+#define PMUSCOPE_VAL_THROTTLED		(1U << 1)	/* overflow IRQ storm: throttled */
+#define PMUSCOPE_VAL_CLOBBERED		(1U << 2)	/* another agent reprogrammed it */
+#define PMUSCOPE_VAL_MULTIPLEXED	(1U << 3)	/* time_running < time_enabled */
+#define PMUSCOPE_VAL_OFFLINE		(1U << 4)	/* CPU offline: value frozen */
+
+struct pmuscope_value {
+	__u64 count;		/* events counted, 64 bits */
+	__u64 time_enabled;	/* ns the session was enabled */
+	__u64 time_running;	/* ns the counter was counting on the CPU */
+	__u32 cpu;
+	__u32 index;		/* index of the event in the configuration */
+	__u32 flags;		/* PMUSCOPE_VAL_* */
+	__u32 counter;		/* hardware counter: 0..30, 31 = cycle counter */
+};
+
+struct pmuscope_read {
+	__u32 size;		/* sizeof(struct pmuscope_read) */
+	__u32 flags;		/* none defined: zero */
+	__u64 values;		/* pointer to struct pmuscope_value[nr_values] */
+	__u32 nr_values;	/* in: room at @values; out: values written */
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+struct pmuscope_swinc {
+	__u32 size;		/* sizeof(struct pmuscope_swinc) */
+	__u32 flags;		/* none defined: zero */
+	__u64 event_mask;	/* bit i: event i of the configuration (SW_INCR) */
+	__u32 cpu;		/* CPU on which to increment */
+	__u32 count;		/* increments, 1 .. 65536 */
+	__u64 reserved[2];
+};
+
+#define PMUSCOPE_IOC_MAGIC		0xB9
+
+#define PMUSCOPE_IOC_HANDSHAKE	_IOWR(PMUSCOPE_IOC_MAGIC, 0x00, struct pmuscope_handshake)
+#define PMUSCOPE_IOC_CONFIG	_IOW(PMUSCOPE_IOC_MAGIC, 0x01, struct pmuscope_config)
+#define PMUSCOPE_IOC_ENABLE	_IO(PMUSCOPE_IOC_MAGIC, 0x02)
+#define PMUSCOPE_IOC_DISABLE	_IO(PMUSCOPE_IOC_MAGIC, 0x03)
+#define PMUSCOPE_IOC_RESET	_IO(PMUSCOPE_IOC_MAGIC, 0x04)
+#define PMUSCOPE_IOC_READ	_IOWR(PMUSCOPE_IOC_MAGIC, 0x05, struct pmuscope_read)
+#define PMUSCOPE_IOC_SWINC	_IOW(PMUSCOPE_IOC_MAGIC, 0x06, struct pmuscope_swinc)
+
+#endif /* _UAPI_LINUX_PMUSCOPE_H */

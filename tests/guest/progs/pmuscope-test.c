@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope-test: in-guest tests of /dev/pmuscope through the real ioctls.
+ * Prints TAP lines "pmuscope-tap: ok - [pmuscope-test SUB] ...".
+ *
+ *   pmuscope-test errors       every validation rule of every ioctl
+ *   pmuscope-test swinc        SW_INCR counts exactly the increments made
+ *   pmuscope-test sessions     sessions do not disturb each other; close frees
+ *   pmuscope-test hotplug      counting across CPU 1 offline/online
+ *   pmuscope-test exact N1 N2  INST_RETIRED:u of a known loop (icount, -smp 1)
+ *   pmuscope-test wrap MS MIN  CPU_CYCLES on an event counter and on the cycle
+ *                              counter for MS ms, at least MIN 2^32 wraps
+ *   pmuscope-test clobber      shared mode: perf reprograms our counter, flagged
+ *   pmuscope-test el0          EL0 access to the PMU traps (PMUSERENR_EL0 = 0)
+ *   pmuscope-test hold SECS    hold 2 counters on every CPU for SECS seconds
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <linux/pmuscope.h>
+#include <sys/syscall.h>
+
+#define EV_SW_INCR	0x00
+#define EV_INST_RETIRED	0x08
+#define EV_CPU_CYCLES	0x11
+#define ALL_EL		(PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1)
+
+static const char *sub = "";
+static int failures;
+static const char *profile;
+
+static void tap(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("pmuscope-tap: %s - [pmuscope-test %s] ", ok ? "ok" : "not ok", sub);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("pmuscope-tap: # ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static int dev_open(void)
+{
+	int fd = open("/dev/pmuscope", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		perror("/dev/pmuscope");
+		exit(1);
+	}
+	return fd;
+}
+
+/* ioctl returning 0 or -errno. */
+static int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static unsigned long long cpus_all(void)
+{
+	return (1ULL << sysconf(_SC_NPROCESSORS_ONLN)) - 1;
+}
+
+static int configure(int fd, const struct pmuscope_event *evs, unsigned int nr,
+		     unsigned long long cpumask)
+{
+	struct pmuscope_config cfg = {
+		.size = sizeof(cfg), .nr_events = nr, .cpus_size = 8,
+		.events = (uintptr_t)evs, .cpus = (uintptr_t)&cpumask,
+	};
+
+	return xioctl(fd, PMUSCOPE_IOC_CONFIG, &cfg);
+}
+
+static int read_values(int fd, struct pmuscope_value *vals, unsigned int room,
+		       unsigned int *nr)
+{
+	struct pmuscope_read rd = {
+		.size = sizeof(rd), .values = (uintptr_t)vals, .nr_values = room,
+	};
+	int ret = xioctl(fd, PMUSCOPE_IOC_READ, &rd);
+
+	if (nr)
+		*nr = rd.nr_values;
+	return ret;
+}
+
+static int swinc(int fd, unsigned long long mask, unsigned int cpu, unsigned int count)
+{
+	struct pmuscope_swinc sw = {
+		.size = sizeof(sw), .event_mask = mask, .cpu = cpu, .count = count,
+	};
+
+	return xioctl(fd, PMUSCOPE_IOC_SWINC, &sw);
+}
+
+static int set_online(int cpu, int on)
+{
+	char path[64];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, on ? "1" : "0", 1) == 1;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* ------------------------------------------------------------- errors */
+
+/* One validation case: start from a valid argument, break one thing. */
+struct err_case {
+	const char *what;
+	int expect;		/* -errno, or 0 */
+};
+
+static void expect(const char *what, int got, int want)
+{
+	tap(got == want, "%s: %s (got %s)", what, want ? strerror(-want) : "success",
+	    got ? strerror(-got) : "success");
+}
+
+static void test_errors(void)
+{
+	struct pmuscope_event ev[PMUSCOPE_MAX_EVENTS + 1];
+	struct pmuscope_value vals[64];
+	struct pmuscope_handshake hs;
+	struct pmuscope_config cfg;
+	struct pmuscope_read rd;
+	struct pmuscope_swinc sw;
+	unsigned char big[256];
+	unsigned long long cpus = 1, far[2] = { 0, 1ULL << 40 };
+	int fd = dev_open(), witness = dev_open(), other;
+	unsigned int nr, i;
+	int ret, status;
+	pid_t pid;
+
+	/* A witness session that must come through all of this untouched. */
+	ev[0] = (struct pmuscope_event){ .event = EV_SW_INCR, .flags = ALL_EL };
+	expect("witness session configures SW_INCR on cpu0",
+	       configure(witness, ev, 1, 1), 0);
+	expect("witness enables", xioctl(witness, PMUSCOPE_IOC_ENABLE, NULL), 0);
+
+	/* HANDSHAKE */
+	memset(&hs, 0, sizeof(hs));
+	hs.size = sizeof(hs);
+	expect("HANDSHAKE valid", xioctl(fd, PMUSCOPE_IOC_HANDSHAKE, &hs), 0);
+	tap(hs.api_version == PMUSCOPE_API_VERSION && hs.size == sizeof(hs) &&
+	    hs.max_events == PMUSCOPE_MAX_EVENTS,
+	    "HANDSHAKE reports API version %u, size %u, max_events %u",
+	    hs.api_version, hs.size, hs.max_events);
+	memset(&hs, 0, sizeof(hs));
+	hs.size = 4;
+	expect("HANDSHAKE size below version 1", xioctl(fd, PMUSCOPE_IOC_HANDSHAKE, &hs), -EINVAL);
+	memset(big, 0, sizeof(big));
+	*(uint32_t *)big = sizeof(big);
+	expect("HANDSHAKE larger size, zero tail (newer caller)",
+	       xioctl(fd, PMUSCOPE_IOC_HANDSHAKE, big), 0);
+	memset(big, 0, sizeof(big));
+	*(uint32_t *)big = sizeof(big);
+	big[200] = 1;
+	expect("HANDSHAKE larger size, non-zero tail",
+	       xioctl(fd, PMUSCOPE_IOC_HANDSHAKE, big), -E2BIG);
+	memset(&hs, 0, sizeof(hs));
+	hs.size = sizeof(hs);
+	hs.reserved[3] = 1;
+	expect("HANDSHAKE reserved field set", xioctl(fd, PMUSCOPE_IOC_HANDSHAKE, &hs), -EINVAL);
+	memset(&hs, 0, sizeof(hs));
+	hs.size = sizeof(hs);
+	hs.features = 1;
+	expect("HANDSHAKE output field set on input", xioctl(fd, PMUSCOPE_IOC_HANDSHAKE, &hs), -EINVAL);
+	expect("HANDSHAKE bad pointer", xioctl(fd, PMUSCOPE_IOC_HANDSHAKE, (void *)8), -EFAULT);
+
+	/* ENABLE, DISABLE, RESET, READ before CONFIG */
+	expect("ENABLE before CONFIG", xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL), -EINVAL);
+	expect("DISABLE before CONFIG", xioctl(fd, PMUSCOPE_IOC_DISABLE, NULL), -EINVAL);
+	expect("RESET before CONFIG", xioctl(fd, PMUSCOPE_IOC_RESET, NULL), -EINVAL);
+	expect("READ before CONFIG", read_values(fd, vals, 64, NULL), -EINVAL);
+	expect("unknown ioctl", xioctl(fd, _IO(PMUSCOPE_IOC_MAGIC, 0x3f), NULL), -ENOTTY);
+
+	/* CONFIG */
+#define CFG_RESET() do {						\
+		memset(&cfg, 0, sizeof(cfg));				\
+		cfg.size = sizeof(cfg);					\
+		cfg.nr_events = 1;					\
+		cfg.cpus_size = 8;					\
+		cfg.events = (uintptr_t)ev;				\
+		cfg.cpus = (uintptr_t)&cpus;				\
+		ev[0] = (struct pmuscope_event){ .event = EV_CPU_CYCLES, .flags = ALL_EL }; \
+		cpus = 1;						\
+	} while (0)
+#define CFG_EXPECT(what, want) expect("CONFIG " what, xioctl(fd, PMUSCOPE_IOC_CONFIG, &cfg), want)
+
+	CFG_RESET(); cfg.size = 8;		CFG_EXPECT("size below version 1", -EINVAL);
+	CFG_RESET(); cfg.flags = 1;		CFG_EXPECT("unknown flag", -EINVAL);
+	CFG_RESET(); cfg.reserved[1] = 1;	CFG_EXPECT("reserved field set", -EINVAL);
+	CFG_RESET(); cfg.nr_events = 0;		CFG_EXPECT("no events", -EINVAL);
+	CFG_RESET(); cfg.nr_events = PMUSCOPE_MAX_EVENTS + 1; CFG_EXPECT("too many events (33)", -EINVAL);
+	CFG_RESET(); cfg.cpus_size = 0;		CFG_EXPECT("cpus_size 0", -EINVAL);
+	CFG_RESET(); cfg.cpus_size = 12;	CFG_EXPECT("cpus_size not a multiple of 8", -EINVAL);
+	CFG_RESET(); cfg.cpus_size = 8192;	CFG_EXPECT("cpus_size above 4096", -EINVAL);
+	CFG_RESET(); cfg.events = 8;		CFG_EXPECT("bad events pointer", -EFAULT);
+	CFG_RESET(); cfg.cpus = 8;		CFG_EXPECT("bad cpus pointer", -EFAULT);
+	CFG_RESET(); cpus = 0;			CFG_EXPECT("empty CPU set", -EINVAL);
+	CFG_RESET(); cfg.cpus = (uintptr_t)far; cfg.cpus_size = 16; CFG_EXPECT("absent CPU (104)", -ENODEV);
+	CFG_RESET(); cpus = 1ULL << 40;		CFG_EXPECT("absent CPU (40)", -ENODEV);
+	CFG_RESET(); ev[0].flags = 1U << 7;	CFG_EXPECT("unknown event flag", -EINVAL);
+	CFG_RESET(); ev[0].flags = 0;		CFG_EXPECT("event counting at no exception level", -EINVAL);
+	CFG_RESET(); ev[0].reserved = 1;	CFG_EXPECT("event reserved field set", -EINVAL);
+	CFG_RESET(); ev[0].event = 0x1e;	CFG_EXPECT("CHAIN is not a user event", -EINVAL);
+	CFG_RESET(); ev[0].event = 0x10000;	CFG_EXPECT("event number above 16 bits", -EINVAL);
+	CFG_RESET(); ev[0].event = 0x03;	CFG_EXPECT("event not implemented (L1D_CACHE_REFILL on QEMU)", -EOPNOTSUPP);
+	CFG_RESET(); ev[0].event = 0xc0;	CFG_EXPECT("IMPLEMENTATION DEFINED number without the raw flag", -EOPNOTSUPP);
+	CFG_RESET(); ev[0].event = 0x400; ev[0].flags |= PMUSCOPE_EV_RAW;
+	if (profile && !strcmp(profile, "cortex-a53"))
+		CFG_EXPECT("raw 0x400 beyond PMUv3's 10-bit evtCount", -EOPNOTSUPP);
+	else
+		CFG_EXPECT("raw 0x400 on PMUv3p1 and later", 0);
+	CFG_RESET(); ev[0].event = 0xc0; ev[0].flags |= PMUSCOPE_EV_RAW; CFG_EXPECT("raw 0xc0 with the raw flag", 0);
+	CFG_RESET();
+	for (i = 0; i < 8; i++)
+		ev[i] = (struct pmuscope_event){ .event = EV_SW_INCR, .flags = ALL_EL };
+	cfg.nr_events = 7;			CFG_EXPECT("7 events on 6 event counters", -ENOSPC);
+	/* 5 more fit beside the witness; a sixth is busy. */
+	cfg.nr_events = 5;			CFG_EXPECT("5 events beside the witness", 0);
+	cfg.nr_events = 6;			CFG_EXPECT("reconfigure to 6: one counter held by the witness", -EBUSY);
+	expect("failed CONFIG kept the previous configuration",
+	       read_values(fd, vals, 64, &nr) == 0 && nr == 5 ? 0 : -1, 0);
+	other = dev_open();
+	ev[0] = (struct pmuscope_event){ .event = EV_SW_INCR, .flags = ALL_EL };
+	expect("another session: all counters busy", configure(other, ev, 1, 1), -EBUSY);
+	close(other);
+
+	if (set_online(1, 0) == 0) {
+		CFG_RESET(); cpus = 2;		CFG_EXPECT("offline CPU", -ENXIO);
+		set_online(1, 1);
+	}
+
+	pid = fork();
+	if (pid == 0) {
+		int fd2 = dev_open();
+
+		if (setgid(65534) || setuid(65534))
+			_exit(99);
+		ev[0] = (struct pmuscope_event){ .event = EV_CPU_CYCLES, .flags = ALL_EL };
+		_exit(-configure(fd2, ev, 1, 1));
+	}
+	waitpid(pid, &status, 0);
+	expect("CONFIG without CAP_PERFMON (uid 65534)",
+	       WIFEXITED(status) ? -WEXITSTATUS(status) : -999, -EPERM);
+
+	ev[0] = (struct pmuscope_event){ .event = EV_SW_INCR, .flags = ALL_EL };
+	expect("CONFIG 1 SW_INCR", configure(fd, ev, 1, 1), 0);
+	expect("ENABLE", xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL), 0);
+	expect("CONFIG while enabled", configure(fd, ev, 1, 1), -EBUSY);
+
+	/* READ */
+	memset(&rd, 0, sizeof(rd));
+	rd.size = 8;
+	expect("READ size below version 1", xioctl(fd, PMUSCOPE_IOC_READ, &rd), -EINVAL);
+	memset(&rd, 0, sizeof(rd));
+	rd = (struct pmuscope_read){ .size = sizeof(rd), .flags = 2,
+				     .values = (uintptr_t)vals, .nr_values = 64 };
+	expect("READ unknown flag", xioctl(fd, PMUSCOPE_IOC_READ, &rd), -EINVAL);
+	rd.flags = 0;
+	rd.reserved0 = 1;
+	expect("READ reserved0 set", xioctl(fd, PMUSCOPE_IOC_READ, &rd), -EINVAL);
+	rd.reserved0 = 0;
+	rd.reserved[0] = 1;
+	expect("READ reserved set", xioctl(fd, PMUSCOPE_IOC_READ, &rd), -EINVAL);
+	rd.reserved[0] = 0;
+	rd.nr_values = 0;
+	ret = xioctl(fd, PMUSCOPE_IOC_READ, &rd);
+	expect("READ with no room", ret, -ENOSPC);
+	tap(rd.nr_values == 1, "READ with no room reports the values needed (%u)", rd.nr_values);
+	rd.nr_values = 64;
+	rd.values = 8;
+	expect("READ bad values pointer", xioctl(fd, PMUSCOPE_IOC_READ, &rd), -EFAULT);
+
+	/* SWINC */
+#define SW_RESET() (sw = (struct pmuscope_swinc){ .size = sizeof(sw), .event_mask = 1, .cpu = 0, .count = 1 })
+#define SW_EXPECT(what, want) expect("SWINC " what, xioctl(fd, PMUSCOPE_IOC_SWINC, &sw), want)
+	SW_RESET();				SW_EXPECT("valid", 0);
+	SW_RESET(); sw.size = 4;		SW_EXPECT("size below version 1", -EINVAL);
+	SW_RESET(); sw.flags = 1;		SW_EXPECT("unknown flag", -EINVAL);
+	SW_RESET(); sw.reserved[0] = 1;		SW_EXPECT("reserved set", -EINVAL);
+	SW_RESET(); sw.count = 0;		SW_EXPECT("count 0", -EINVAL);
+	SW_RESET(); sw.count = 65537;		SW_EXPECT("count above 65536", -EINVAL);
+	SW_RESET(); sw.event_mask = 0;		SW_EXPECT("empty event mask", -EINVAL);
+	SW_RESET(); sw.event_mask = 2;		SW_EXPECT("event index beyond the configuration", -EINVAL);
+	SW_RESET(); sw.cpu = 1;			SW_EXPECT("CPU outside the session", -EINVAL);
+	xioctl(fd, PMUSCOPE_IOC_DISABLE, NULL);
+	ev[0] = (struct pmuscope_event){ .event = EV_CPU_CYCLES, .flags = ALL_EL };
+	configure(fd, ev, 1, 1);
+	SW_RESET();				SW_EXPECT("event is not SW_INCR", -EINVAL);
+	ev[0] = (struct pmuscope_event){ .event = EV_SW_INCR, .flags = PMUSCOPE_EV_EL0 };
+	configure(fd, ev, 1, 1);
+	SW_RESET();				SW_EXPECT("SW_INCR not counting at EL1", -EINVAL);
+
+	/* The witness came through untouched. */
+	expect("witness still counts", swinc(witness, 1, 0, 10), 0);
+	ret = read_values(witness, vals, 64, &nr);
+	tap(!ret && nr == 1 && vals[0].count == 10 && vals[0].flags == 0,
+	    "witness: exactly its 10 increments (count %llu, flags %#x)",
+	    vals[0].count, vals[0].flags);
+	close(fd);
+	close(witness);
+}
+
+/* ------------------------------------------------------------- swinc */
+static void test_swinc(void)
+{
+	struct pmuscope_event ev[3] = {
+		{ .event = EV_SW_INCR, .flags = ALL_EL },
+		{ .event = EV_SW_INCR, .flags = ALL_EL },
+		{ .event = EV_CPU_CYCLES, .flags = ALL_EL },
+	};
+	struct pmuscope_value vals[64];
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int fd = dev_open(), cpu, ok = 1;
+	unsigned int nr, i;
+
+	expect("CONFIG 2x SW_INCR + CPU_CYCLES on all CPUs", configure(fd, ev, 3, cpus_all()), 0);
+	swinc(fd, 1, 0, 5);	/* not enabled yet: not counted */
+	expect("ENABLE", xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL), 0);
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		swinc(fd, 1, cpu, 1000 + cpu);
+		swinc(fd, 3, cpu, 65536);
+		swinc(fd, 2, cpu, 7);
+	}
+	expect("DISABLE", xioctl(fd, PMUSCOPE_IOC_DISABLE, NULL), 0);
+	swinc(fd, 3, 0, 100);	/* disabled: not counted */
+	expect("READ", read_values(fd, vals, 64, &nr), 0);
+	tap(nr == 3u * ncpu, "READ returns 3 values per CPU (%u)", nr);
+	for (i = 0; i < nr; i++) {
+		unsigned long long want = vals[i].index == 0 ? 1000 + vals[i].cpu + 65536 :
+				vals[i].index == 1 ? 65536 + 7 : vals[i].count;
+
+		if (vals[i].count != want || vals[i].flags ||
+		    vals[i].time_enabled != vals[i].time_running ||
+		    (vals[i].index == 2 && (vals[i].count == 0 || vals[i].counter != 31))) {
+			ok = 0;
+			diag("cpu%u index %u counter %u: count %llu want %llu"
+			     " flags %#x enabled %llu running %llu",
+			     vals[i].cpu, vals[i].index, vals[i].counter, vals[i].count,
+			     want, vals[i].flags, vals[i].time_enabled, vals[i].time_running);
+		}
+	}
+	tap(ok, "SW_INCR counts exactly the increments made while enabled, on every CPU; CPU_CYCLES on the cycle counter");
+	expect("RESET", xioctl(fd, PMUSCOPE_IOC_RESET, NULL), 0);
+	read_values(fd, vals, 64, &nr);
+	tap(vals[0].count == 0 && vals[1].count == 0 && vals[0].time_enabled == 0,
+	    "RESET zeroes counts and times");
+	close(fd);
+}
+
+/* ------------------------------------------------------------- sessions */
+static void test_sessions(void)
+{
+	struct pmuscope_event sw = { .event = EV_SW_INCR, .flags = ALL_EL };
+	struct pmuscope_event six[6];
+	struct pmuscope_value v[64];
+	int a = dev_open(), b, c, i;
+	unsigned int nr;
+
+	for (i = 0; i < 6; i++)
+		six[i] = sw;
+	expect("session A: SW_INCR on cpu0", configure(a, &sw, 1, 1), 0);
+	xioctl(a, PMUSCOPE_IOC_ENABLE, NULL);
+	swinc(a, 1, 0, 100);
+	b = dev_open();
+	expect("session B takes the 5 other event counters", configure(b, six, 5, 1), 0);
+	xioctl(b, PMUSCOPE_IOC_ENABLE, NULL);
+	swinc(b, 0x1f, 0, 50);
+	swinc(a, 1, 0, 11);
+	close(b);
+	c = dev_open();
+	expect("after B closed, C gets its counters", configure(c, six, 5, 1), 0);
+	close(c);
+	read_values(a, v, 64, &nr);
+	tap(v[0].count == 111 && !v[0].flags,
+	    "session A unaffected by B and C (count %llu)", v[0].count);
+	close(a);
+}
+
+/* ------------------------------------------------------------- hotplug */
+static void test_hotplug(void)
+{
+	struct pmuscope_event ev[2] = {
+		{ .event = EV_SW_INCR, .flags = ALL_EL },
+		{ .event = EV_CPU_CYCLES, .flags = ALL_EL },
+	};
+	struct pmuscope_value v[8], off[8];
+	int fd = dev_open();
+	unsigned int nr;
+
+	expect("CONFIG SW_INCR + CPU_CYCLES on cpu0 and cpu1", configure(fd, ev, 2, 3), 0);
+	xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL);
+	swinc(fd, 1, 1, 100);
+	tap(set_online(1, 0) == 0, "cpu1 offline");
+	read_values(fd, off, 8, &nr);
+	tap(off[2].count == 100 && (off[2].flags & PMUSCOPE_VAL_OFFLINE),
+	    "cpu1 offline: SW_INCR kept 100 (%llu), flagged offline (%#x)",
+	    off[2].count, off[2].flags);
+	expect("SWINC on the offline CPU", swinc(fd, 1, 1, 1), -ENXIO);
+	usleep(20000);
+	read_values(fd, v, 8, &nr);
+	tap(v[3].count == off[3].count && v[3].time_enabled == off[3].time_enabled,
+	    "cpu1 offline: cycles and times frozen");
+	tap(set_online(1, 1) == 0, "cpu1 online");
+	swinc(fd, 1, 1, 50);
+	pin(1);
+	for (volatile int i = 0; i < 1000000; i++)
+		;
+	read_values(fd, v, 8, &nr);
+	tap(v[2].count == 150 && !(v[2].flags & PMUSCOPE_VAL_OFFLINE),
+	    "cpu1 back online: SW_INCR continues 100 + 50 = %llu", v[2].count);
+	tap(v[3].count > off[3].count, "cpu1 back online: cycles count again (%llu > %llu)",
+	    v[3].count, off[3].count);
+	close(fd);
+}
+
+/* --------------------------------------------------------------- exact */
+static void __attribute__((noinline)) loop(unsigned long n)
+{
+	/* 2 instructions per iteration: subs, b.ne. */
+	asm volatile("1: subs %0, %0, #1\n"
+		     "   b.ne 1b\n" : "+r"(n) : : "cc");
+}
+
+static unsigned long long count_loop(int fd, unsigned long n)
+{
+	struct pmuscope_value v[4];
+	unsigned int nr;
+
+	xioctl(fd, PMUSCOPE_IOC_RESET, NULL);
+	xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL);
+	loop(n);
+	xioctl(fd, PMUSCOPE_IOC_DISABLE, NULL);
+	read_values(fd, v, 4, &nr);
+	return v[0].count;
+}
+
+static void test_exact(unsigned long n1, unsigned long n2)
+{
+	struct pmuscope_event ev = { .event = EV_INST_RETIRED, .flags = PMUSCOPE_EV_EL0 };
+	int fd = dev_open();
+	unsigned long long c1, c2, c1b;
+	long long o1, o2;
+
+	pin(0);
+	expect("CONFIG INST_RETIRED:u on cpu0", configure(fd, &ev, 1, 1), 0);
+	count_loop(fd, 10);	/* warm up: fault in the code and the stack */
+	c1 = count_loop(fd, n1);
+	c2 = count_loop(fd, n2);
+	c1b = count_loop(fd, n1);
+	o1 = (long long)(c1 - 2 * n1);
+	o2 = (long long)(c2 - 2 * n2);
+	diag("INST_RETIRED:u: loop(%lu) = %llu, loop(%lu) = %llu"
+	     ", again loop(%lu) = %llu", n1, c1, n2, c2, n1, c1b);
+	diag("overhead beyond 2 instructions per iteration: %lld and %lld",
+	     o1, o2);
+	tap(c2 - c1 == 2 * (n2 - n1),
+	    "INST_RETIRED:u difference of two loops = 2 x (%lu - %lu) exactly (%llu)",
+	    n2, n1, c2 - c1);
+	tap(o1 == o2 && c1 == c1b && o1 >= 0 && o1 < 64,
+	    "fixed EL0 entry/exit overhead: %lld instructions, the same every run", o1);
+	close(fd);
+}
+
+/* ---------------------------------------------------------------- wrap */
+static void test_wrap(unsigned int ms, unsigned int min_wraps)
+{
+	struct pmuscope_event ev[2] = {
+		{ .event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_ALL_EL },
+		{ .event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_ALL_EL },
+	};
+	struct pmuscope_value v[64];
+	int fd = dev_open(), ok = 1;
+	unsigned int nr, i;
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	expect("CONFIG CPU_CYCLES twice on all CPUs", configure(fd, ev, 2, cpus_all()), 0);
+	xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL);
+	nanosleep(&ts, NULL);
+	xioctl(fd, PMUSCOPE_IOC_DISABLE, NULL);
+	read_values(fd, v, 64, &nr);
+	for (i = 0; i + 1 < nr; i += 2) {
+		struct pmuscope_value *cc = v[i].counter == 31 ? &v[i] : &v[i + 1];
+		struct pmuscope_value *ec = v[i].counter == 31 ? &v[i + 1] : &v[i];
+		long long diff = (long long)(ec->count - cc->count);
+
+		printf("pmuscope-wrap: profile=%s cpu=%u event_counter=%llu"
+		       " cycle_counter=%llu difference=%lld"
+		       " wraps=%.2f flags=%#x/%#x\n", profile ? profile : "?", cc->cpu,
+		       ec->count, cc->count, diff, ec->count / 4294967296.0,
+		       ec->flags, cc->flags);
+		if (ec->count < (unsigned long long)min_wraps << 32 || diff > 1000000 ||
+		    diff < -1000000 || ec->flags || cc->flags || cc->counter != 31)
+			ok = 0;
+	}
+	tap(ok, "CPU_CYCLES on an event counter and on the cycle counter agree across >= %u wraps",
+	    min_wraps);
+	close(fd);
+}
+
+/*
+ * Shared mode: perf counts cycles on cpu0 while we do. perf reprograms the
+ * cycle counter we use; our value must say so (clobbered), never go back.
+ */
+static void test_clobber(void)
+{
+	struct pmuscope_event ev = { .event = EV_CPU_CYCLES, .flags = ALL_EL };
+	struct perf_event_attr pa = {
+		.type = PERF_TYPE_HARDWARE, .size = sizeof(pa),
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+	};
+	struct pmuscope_value a[4], b[4];
+	unsigned long long perf_count = 0;
+	int fd = dev_open(), pfd;
+	unsigned int nr;
+
+	pin(0);
+	expect("CONFIG CPU_CYCLES:uk on cpu0 (shared mode)", configure(fd, &ev, 1, 1), 0);
+	xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL);
+	for (volatile int i = 0; i < 2000000; i++)
+		;
+	read_values(fd, a, 4, &nr);
+	tap(a[0].flags == 0 && a[0].count > 0, "counting before perf starts: %llu, flags %#x",
+	    a[0].count, a[0].flags);
+	pfd = syscall(__NR_perf_event_open, &pa, -1, 0, -1, 0);
+	tap(pfd >= 0, "perf_event_open(cycles, cpu0) with perf's driver active");
+	for (volatile int i = 0; i < 2000000; i++)
+		;
+	usleep(300000);	/* at least one poll period */
+	if (pfd >= 0) {
+		if (read(pfd, &perf_count, sizeof(perf_count)) != sizeof(perf_count))
+			perf_count = 0;
+		close(pfd);
+	}
+	read_values(fd, b, 4, &nr);
+	diag("perf counted %llu cycles; pmuscope %llu -> %llu, flags %#x",
+	     perf_count, a[0].count, b[0].count, b[0].flags);
+	tap(b[0].flags & PMUSCOPE_VAL_CLOBBERED,
+	    "perf reprogrammed our counter: value flagged clobbered");
+	tap(b[0].count >= a[0].count, "the count never went back");
+	close(fd);
+}
+
+/* PMUSCOPE leaves PMUSERENR_EL0 at 0: EL0 access to the PMU traps. */
+static void test_el0(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		unsigned long v;
+
+		asm volatile("mrs %0, pmccntr_el0" : "=r"(v));
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	tap(WIFSIGNALED(status) && WTERMSIG(status) == SIGILL,
+	    "EL0 read of PMCCNTR_EL0 traps (PMUSERENR_EL0 = 0)");
+}
+
+static void test_hold(unsigned int secs)
+{
+	struct pmuscope_event ev[2] = {
+		{ .event = EV_SW_INCR, .flags = ALL_EL },
+		{ .event = EV_CPU_CYCLES, .flags = ALL_EL },
+	};
+	int fd = dev_open();
+
+	if (configure(fd, ev, 2, cpus_all()) || xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL))
+		exit(1);
+	printf("holding\n");
+	fflush(stdout);
+	sleep(secs);
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	sub = argv[1];
+	profile = getenv("pmuscope_profile");
+	if (!strcmp(sub, "errors"))
+		test_errors();
+	else if (!strcmp(sub, "swinc"))
+		test_swinc();
+	else if (!strcmp(sub, "sessions"))
+		test_sessions();
+	else if (!strcmp(sub, "hotplug"))
+		test_hotplug();
+	else if (!strcmp(sub, "exact") && argc == 4)
+		test_exact(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	else if (!strcmp(sub, "wrap") && argc == 4)
+		test_wrap(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	else if (!strcmp(sub, "clobber"))
+		test_clobber();
+	else if (!strcmp(sub, "el0"))
+		test_el0();
+	else if (!strcmp(sub, "hold") && argc == 3)
+		test_hold(strtoul(argv[2], NULL, 0));
+	else
+		return 2;
+	return failures ? 1 : 0;
+}

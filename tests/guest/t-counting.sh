@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+# The counting engine on QEMU's PMUv3 through /dev/pmuscope: every ioctl
+# validation rule, SW_INCR, sessions, CPU hotplug, unload rules.
+. /tests/lib.sh
+
+check "insmod pmuscope.ko" insmod "$PMUSCOPE_KO"
+check "/dev/pmuscope exists" test -c /dev/pmuscope
+check "mode: overflow interrupt (perf's driver kept off)" \
+	sh -c "dmesg | grep -q 'wraps caught by the overflow interrupt'"
+for sub in errors swinc sessions hotplug; do
+	/bin/pmuscope-test $sub
+done
+
+# rmmod is refused while a session is open.
+/bin/pmuscope-test hold 3 >/tmp/hold.out &
+holder=$!
+while ! grep -q holding /tmp/hold.out 2>/dev/null; do sleep 0.1; done
+check_fails "rmmod refused while a session is open" rmmod pmuscope
+owner=$(cat $PMUSCOPE_SYS/cpu0/counter_owner/0)
+case "$owner" in
+"session "*"(pid $holder, pmuscope-test)") tap_ok "sysfs names the session holding cpu0 counter 0: $owner" ;;
+*) tap_not_ok "sysfs counter_owner/0: got '$owner', want session (pid $holder, pmuscope-test)" ;;
+esac
+check_eq "sysfs shows the event on cpu0's cycle counter" \
+	"$(cat $PMUSCOPE_SYS/cpu0/counter_event/cycle)" CPU_CYCLES:uk
+check_fails "sysfs select while a session holds the counters: EBUSY" \
+	sh -c "echo SW_INCR,SW_INCR,SW_INCR,SW_INCR,SW_INCR,SW_INCR > $PMUSCOPE_SYS/cpu0/select"
+check "kernel log names the holder" \
+	sh -c "dmesg | grep -q 'counter 0 held by session .*(pid $holder, pmuscope-test)'"
+wait $holder
+check_eq "counter freed when the session closed" "$(cat $PMUSCOPE_SYS/cpu0/counter_owner/0)" free
+check "rmmod after close" rmmod pmuscope
+/bin/pmuscope-test el0
+dmesg -c >/dev/null
+check "insmod again" insmod "$PMUSCOPE_KO"
+check_fails "unload left the PMU disabled (PMCR_EL0.E = 0)" \
+	sh -c "dmesg | grep -q 'PMCR_EL0.E was set'"
+check "rmmod" rmmod pmuscope

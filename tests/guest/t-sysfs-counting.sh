@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-2.0
+# Counting from a busybox shell script, through sysfs only.
+. /tests/lib.sh
+
+check "insmod" insmod "$PMUSCOPE_KO"
+C=$PMUSCOPE_SYS/cpu0
+check "select CPU_CYCLES and SW_INCR on cpu0" sh -c "echo CPU_CYCLES,sw_incr:k > $C/select"
+check_eq "select reads back" "$(cat $C/select)" "CPU_CYCLES:uk,SW_INCR:k"
+check_eq "cycle counter owned by sysfs" "$(cat $C/counter_owner/cycle)" sysfs
+check_eq "counter 0 counts SW_INCR" "$(cat $C/counter_event/0)" SW_INCR:k
+check_eq "not enabled yet" "$(cat $C/enable)" 0
+check "enable" sh -c "echo 1 > $C/enable"
+a=$(cat $C/counter_value/cycle)
+sleep 0.2
+b=$(cat $C/counter_value/cycle)
+check "cycles advance while enabled ($a -> $b)" test "$b" -gt "$a"
+check "disable" sh -c "echo 0 > $C/enable"
+a=$(cat $C/counter_value/cycle)
+sleep 0.1
+check_eq "cycles frozen while disabled" "$(cat $C/counter_value/cycle)" "$a"
+check "reset" sh -c "echo 1 > $C/reset"
+check_eq "reset zeroes the count" "$(cat $C/counter_value/cycle)" 0
+check_fails "unknown event name rejected" sh -c "echo NO_SUCH_EVENT > $C/select"
+check_fails "unimplemented event rejected" sh -c "echo L1D_CACHE_REFILL > $C/select"
+check_fails "bad modifier rejected" sh -c "echo CPU_CYCLES:x > $C/select"
+check_eq "failed selects kept the selection" "$(cat $C/select)" "CPU_CYCLES:uk,SW_INCR:k"
+check_fails "counter_value of a free counter: ENODATA" cat $C/counter_value/3
+check "empty selection gives the counters back" sh -c "echo > $C/select"
+check_eq "cycle counter free again" "$(cat $C/counter_owner/cycle)" free
+check_fails "enable without a selection" sh -c "echo 1 > $C/enable"
+check_eq "counter_value files only for implemented counters" \
+	"$(ls $C/counter_value | wc -l)" 7
+check "rmmod" rmmod pmuscope
