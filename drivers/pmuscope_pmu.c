@@ -381,6 +381,7 @@ void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
 {
 	unsigned long mask = pmu->on_hw_mask;
 	unsigned long idx;
+	bool resynced = false;
 	u64 cnten, pmcr;
 
 	if (!mask)
@@ -389,20 +390,34 @@ void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
 	pmcr = pmuscope_hw_read(PMUSCOPE_REG_PMCR_EL0);
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
 		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
-		bool ok = (cnten & BIT_ULL(idx)) && (pmcr & PMUSCOPE_PMCR_E);
+		bool type_ok = true;
 
-		if (ok && pmuscope_engine.shared)
-			ok = pmuscope_type_read(idx) ==
-			     (idx == PMUSCOPE_CYCLE_IDX ?
-			      hwc->evtyper & ~PMUSCOPE_EVTYPER_EVTCOUNT : hwc->evtyper);
-		if (ok)
+		if (pmuscope_engine.shared)
+			type_ok = pmuscope_type_read(idx) ==
+				  (idx == PMUSCOPE_CYCLE_IDX ?
+				   hwc->evtyper & ~PMUSCOPE_EVTYPER_EVTCOUNT :
+				   hwc->evtyper);
+		if (type_ok && (cnten & BIT_ULL(idx)) && (pmcr & PMUSCOPE_PMCR_E))
 			continue;
 		hwc->flags |= pmuscope_engine.shared ? PMUSCOPE_VAL_CLOBBERED :
 						       PMUSCOPE_VAL_LOST;
 		pmu->resyncs++;
-		/* The counter's value is someone else's now: resume from ours. */
+		/*
+		 * Only stopped: the value is still ours. Reprogrammed: it is
+		 * someone else's; resume from the last count folded.
+		 */
+		if (type_ok)
+			pmuscope_hwc_fold(pmu, idx);
 		hwc->saved = hwc->last;
 		pmuscope_hwc_hw_on(pmu, idx);
+		resynced = true;
+	}
+	if (resynced && !(pmcr & PMUSCOPE_PMCR_E)) {
+		/* The whole PMU was reset (or stopped): switch it back on. */
+		pmcr = pmuscope_engine.shared ? pmcr : 0;
+		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, pmcr |
+				  pmuscope_pmcr_mode(pmu) | PMUSCOPE_PMCR_E);
+		pmuscope_hw_isb();
 	}
 }
 

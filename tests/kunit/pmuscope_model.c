@@ -337,6 +337,39 @@ static void pmuscope_model_violation(struct pmuscope_model_cpu *m,
 			    m->prof ? m->prof->name : "an unmodelled CPU");
 }
 
+/* Is an event at @el counted under the filter bits of @typer? */
+static bool pmuscope_model_el_counted(u64 typer, unsigned int el)
+{
+	switch (el) {
+	case 0:
+		return !(typer & PMUSCOPE_EVTYPER_U);
+	case 1:
+		return !(typer & PMUSCOPE_EVTYPER_P);
+	default:
+		return typer & PMUSCOPE_EVTYPER_NSH;
+	}
+}
+
+/* Let @n events of type @event happen on @cpu at exception level @el. */
+static void pmuscope_model_count_locked(struct pmuscope_model_cpu *m, u16 event,
+					unsigned int el, u64 n)
+{
+	const struct pmuscope_model_profile *p = m->prof;
+	unsigned int i;
+
+	if (!p || !pmuscope_model_has_pmu(p))
+		return;
+	for (i = 0; i < pmuscope_model_n(p); i++)
+		if (pmuscope_model_counting(m, i) &&
+		    FIELD_GET(PMUSCOPE_EVTYPER_EVTCOUNT, m->evtyper[i]) == event &&
+		    pmuscope_model_el_counted(m->evtyper[i], el))
+			pmuscope_model_tick_counter(m, i, n);
+	if (event == 0x11 && pmuscope_model_counting(m, PMUSCOPE_CYCLE_IDX) &&
+	    pmuscope_model_el_counted(m->ccfiltr, el) &&
+	    pmuscope_model_add(&m->ccnt, n, U64_MAX, m->pmcr & PMUSCOPE_PMCR_LC))
+		m->ovs |= PMUSCOPE_CNT_CYCLE;
+}
+
 /* ---------------------------------------------------------------- accessors */
 static u64 pmuscope_model_do_read(struct pmuscope_model_cpu *m,
 				  enum pmuscope_reg reg)
@@ -508,6 +541,10 @@ u64 pmuscope_model_read_cpu(unsigned int cpu, enum pmuscope_reg reg)
 	    reg == PMUSCOPE_REG_PMSWINC_EL0) {
 		pmuscope_model_violation(m, reg, false, 0);
 	} else {
+		if (m->inject.armed && m->inject.reg == reg) {
+			m->inject.armed = false;
+			pmuscope_model_count_locked(m, m->inject.event, 1, m->inject.n);
+		}
 		m->reads[reg]++;
 		val = pmuscope_model_do_read(m, reg);
 		pmuscope_model_log(m, reg, false, val);
@@ -535,26 +572,54 @@ void pmuscope_model_write_cpu(unsigned int cpu, enum pmuscope_reg reg, u64 val)
 
 /* ------------------------------------------------------------- test hooks */
 
-/* Let @n events of type @event happen on @cpu. */
-void pmuscope_model_count(unsigned int cpu, u16 event, u64 n)
+void pmuscope_model_count_el(unsigned int cpu, u16 event, unsigned int el, u64 n)
 {
 	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
-	const struct pmuscope_model_profile *p;
 	unsigned long flags;
-	unsigned int i;
 
 	raw_spin_lock_irqsave(&m->lock, flags);
-	p = m->prof;
-	if (p && pmuscope_model_has_pmu(p)) {
-		for (i = 0; i < pmuscope_model_n(p); i++)
-			if (pmuscope_model_counting(m, i) &&
-			    FIELD_GET(PMUSCOPE_EVTYPER_EVTCOUNT, m->evtyper[i]) == event)
-				pmuscope_model_tick_counter(m, i, n);
-		if (event == 0x11 && pmuscope_model_counting(m, PMUSCOPE_CYCLE_IDX) &&
-		    pmuscope_model_add(&m->ccnt, n, U64_MAX,
-				       m->pmcr & PMUSCOPE_PMCR_LC))
-			m->ovs |= PMUSCOPE_CNT_CYCLE;
-	}
+	pmuscope_model_count_locked(m, event, el, n);
+	raw_spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/* Let @n events of type @event happen on @cpu, at EL1. */
+void pmuscope_model_count(unsigned int cpu, u16 event, u64 n)
+{
+	pmuscope_model_count_el(cpu, event, 1, n);
+}
+
+/* Count @n @event on @cpu right before the driver next reads @reg. */
+void pmuscope_model_inject(unsigned int cpu, enum pmuscope_reg before_read,
+			   u16 event, u64 n)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&m->lock, flags);
+	m->inject.armed = true;
+	m->inject.reg = before_read;
+	m->inject.event = event;
+	m->inject.n = n;
+	raw_spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/* The CPU's PMU lost power: every register back to zero. */
+void pmuscope_model_power_loss(unsigned int cpu)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&m->lock, flags);
+	m->pmcr = 0;
+	m->cnten = 0;
+	m->inten = 0;
+	m->ovs = 0;
+	m->selr = 0;
+	m->ccnt = 0;
+	m->ccfiltr = 0;
+	m->userenr = 0;
+	memset(m->evcnt, 0, sizeof(m->evcnt));
+	memset(m->evtyper, 0, sizeof(m->evtyper));
 	raw_spin_unlock_irqrestore(&m->lock, flags);
 }
 

@@ -63,6 +63,14 @@ struct pmuscope_model_cpu {
 	u64 pmsscr;
 	u64 amcr;
 
+	/* One-shot injection: count @n @event just before @reg is read. */
+	struct {
+		bool armed;
+		enum pmuscope_reg reg;
+		u16 event;
+		u64 n;
+	} inject;
+
 	/* Instrumentation for the tests. */
 	unsigned int reads[PMUSCOPE_REG_NR];
 	unsigned int writes[PMUSCOPE_REG_NR];
@@ -84,6 +92,10 @@ void pmuscope_model_reg_name(enum pmuscope_reg reg, char *buf, size_t len);
 u64 pmuscope_model_read_cpu(unsigned int cpu, enum pmuscope_reg reg);
 void pmuscope_model_write_cpu(unsigned int cpu, enum pmuscope_reg reg, u64 val);
 void pmuscope_model_count(unsigned int cpu, u16 event, u64 n);
+void pmuscope_model_count_el(unsigned int cpu, u16 event, unsigned int el, u64 n);
+void pmuscope_model_inject(unsigned int cpu, enum pmuscope_reg before_read,
+			   u16 event, u64 n);
+void pmuscope_model_power_loss(unsigned int cpu);
 bool pmuscope_model_irq_line(unsigned int cpu);
 
 #endif /* __PMUSCOPE_MODEL_H */

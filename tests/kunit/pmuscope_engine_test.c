@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the PMUv3 counting engine against the register model: programming
+ * order, privilege filters, 32-bit wrap folding (including a wrap racing a
+ * read), polling, interrupt storms, hotplug and cpu_pm, shared mode, and
+ * the validation and placement of events.
+ */
+
+#include <kunit/test.h>
+#include <linux/ktime.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "pmuscope.h"
+#include "pmuscope_model.h"
+
+/* A dummy owner: the engine only checks that a counter has one. */
+static struct pmuscope_session pmuscope_test_owner;
+
+struct pmuscope_etest {
+	unsigned int cpu;
+	struct pmuscope_pmu *pmu;
+	struct pmuscope_model_cpu *m;
+};
+
+static int pmuscope_engine_test_init(struct kunit *test)
+{
+	struct pmuscope_etest *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return -ENOMEM;
+	/* The model's registers are per CPU: stay on one. */
+	t->cpu = raw_smp_processor_id();
+	set_cpus_allowed_ptr(current, cpumask_of(t->cpu));
+	t->pmu = kunit_kzalloc(test, sizeof(*t->pmu), GFP_KERNEL);
+	if (!t->pmu)
+		return -ENOMEM;
+	raw_spin_lock_init(&t->pmu->lock);
+	t->m = pmuscope_model_get(t->cpu);
+	pmuscope_engine = (struct pmuscope_engine){
+		.mode = PMUSCOPE_FOLD_IRQ, .poll_ns = 100 * NSEC_PER_MSEC,
+		.storm_limit = 1000,
+	};
+	test->priv = t;
+	return 0;
+}
+
+static void pmuscope_engine_test_exit(struct kunit *test)
+{
+	pmuscope_engine = (struct pmuscope_engine){
+		.mode = PMUSCOPE_FOLD_POLL, .poll_ns = 100 * NSEC_PER_MSEC,
+		.storm_limit = 1000,
+	};
+}
+
+/* Probe @prof through the model and set the engine's PMU up from it. */
+static struct pmuscope_pmu *etest_pmu(struct kunit *test,
+				      const struct pmuscope_model_profile *prof)
+{
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_cpu_caps *caps = kunit_kzalloc(test, sizeof(*caps), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, caps);
+	pmuscope_model_reset_all(prof);
+	pmuscope_probe_local(PMUSCOPE_ALL_UNITS, caps);
+	pmuscope_pmu_setup(t->pmu, t->cpu, caps);
+	t->m->nlog = 0;
+	return t->pmu;
+}
+
+static void etest_assign(struct pmuscope_pmu *pmu, unsigned int idx, u32 event,
+			 u32 flags)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+
+	memset(hwc, 0, sizeof(*hwc));
+	hwc->owner = &pmuscope_test_owner;
+	hwc->event = event;
+	hwc->evtyper = pmuscope_evtyper(event, flags);
+	hwc->enabled = true;
+	pmu->allocated |= BIT(idx);
+}
+
+/* Call an engine entry point as the driver does: pmu->lock, IRQs off. */
+static void etest_call(struct pmuscope_pmu *pmu,
+		       void (*fn)(struct pmuscope_pmu *pmu))
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	fn(pmu);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
+static bool etest_overflow(struct pmuscope_pmu *pmu)
+{
+	unsigned long flags;
+	bool handled;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	handled = pmuscope_pmu_overflow(pmu);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+	return handled;
+}
+
+static void etest_value(struct pmuscope_pmu *pmu, unsigned int idx,
+			struct pmuscope_value *v)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	pmuscope_hwc_read(pmu, idx, ktime_get_ns(), v);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
+static u64 etest_read(struct pmuscope_pmu *pmu, unsigned int idx, u32 *flags)
+{
+	struct pmuscope_value v = { };
+
+	etest_value(pmu, idx, &v);
+	if (flags)
+		*flags = v.flags;
+	return v.count;
+}
+
+#define ALL_EL		PMUSCOPE_EV_ALL_EL
+#define UK		(PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1)
+
+/* ------------------------------------------------------ programming order */
+struct pmuscope_order_case {
+	const char *name;
+	const struct pmuscope_model_profile *prof;
+	const char *expect[20];		/* writes and ISBs, in order */
+};
+
+static const struct pmuscope_order_case pmuscope_order_cases[] = {
+	{ "cortex-a53: 32-bit counter gets its interrupt", &pmuscope_model_cortex_a53,
+	  { "PMCR_EL0=0x0", "isb", "PMCNTENCLR_EL0=0xffffffff",
+	    "PMINTENCLR_EL1=0xffffffff", "PMCR_EL0=0x6", "PMOVSCLR_EL0=0xffffffff",
+	    "PMCR_EL0=0x40", "PMUSERENR_EL0=0x0", "isb", "PMEVTYPER0_EL0=0x8",
+	    "PMCCFILTR_EL0=0x0", "PMINTENSET_EL1=0x1", "PMCNTENSET_EL0=0x80000001",
+	    "PMCR_EL0=0x41", "isb" } },
+	{ "v9.4-like: LP=1, 64-bit counters need no interrupt", &pmuscope_model_v94,
+	  { "PMCR_EL0=0x0", "isb", "PMCNTENCLR_EL0=0xffffffff",
+	    "PMINTENCLR_EL1=0xffffffff", "PMCR_EL0=0x6", "PMOVSCLR_EL0=0xffffffff",
+	    "PMCR_EL0=0xc0", "PMUSERENR_EL0=0x0", "isb", "PMEVTYPER0_EL0=0x8",
+	    "PMCCFILTR_EL0=0x0", "PMINTENSET_EL1=0x0", "PMCNTENSET_EL0=0x80000001",
+	    "PMCR_EL0=0xc1", "isb" } },
+};
+
+static void pmuscope_order_desc(const struct pmuscope_order_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_order, pmuscope_order_cases, pmuscope_order_desc);
+
+/*
+ * Counting off, counters and overflow flags reset, LC (LP) set, event
+ * types, PMINTENSET, PMCNTENSET, PMCR_EL0.E = 1, with the ISBs.
+ */
+static void pmuscope_test_program_order(struct kunit *test)
+{
+	const struct pmuscope_order_case *c = test->param_value;
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = etest_pmu(test, c->prof);
+	unsigned int i, n = 0;
+	char got[40];
+
+	etest_assign(pmu, 0, 0x08, UK);
+	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, UK);
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+
+	KUNIT_ASSERT_LE(test, t->m->nlog, PMUSCOPE_MODEL_LOG);
+	for (i = 0; i < t->m->nlog; i++) {
+		struct pmuscope_model_access *a = &t->m->log[i];
+		char name[32];
+
+		if (a->reg == PMUSCOPE_MODEL_ISB) {
+			snprintf(got, sizeof(got), "isb");
+		} else if (a->write) {
+			pmuscope_model_reg_name(a->reg, name, sizeof(name));
+			snprintf(got, sizeof(got), "%s=0x%llx", name, a->val);
+		} else {
+			continue;	/* reads may come anywhere */
+		}
+		KUNIT_ASSERT_NOT_NULL_MSG(test, c->expect[n], "extra access %s", got);
+		KUNIT_EXPECT_STREQ_MSG(test, got, c->expect[n], "access %u", n);
+		n++;
+	}
+	KUNIT_EXPECT_NULL_MSG(test, c->expect[n], "missing access %s", c->expect[n]);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+	KUNIT_EXPECT_TRUE(test, pmu->hw_ready);
+}
+
+/* ------------------------------------------------------ privilege filters */
+struct pmuscope_filter_case {
+	u32 flags;
+	u64 bits;		/* P/U/NSH of PMEVTYPER */
+	u64 counted[3];		/* events counted at EL0, EL1, EL2 */
+};
+
+static const struct pmuscope_filter_case pmuscope_filter_cases[] = {
+	{ PMUSCOPE_EV_EL0, PMUSCOPE_EVTYPER_P, { 1, 0, 0 } },
+	{ PMUSCOPE_EV_EL1, PMUSCOPE_EVTYPER_U, { 0, 1, 0 } },
+	{ PMUSCOPE_EV_EL2, PMUSCOPE_EVTYPER_P | PMUSCOPE_EVTYPER_U | PMUSCOPE_EVTYPER_NSH,
+	  { 0, 0, 1 } },
+	{ UK, 0, { 1, 1, 0 } },
+	{ PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL2, PMUSCOPE_EVTYPER_P | PMUSCOPE_EVTYPER_NSH,
+	  { 1, 0, 1 } },
+	{ PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2, PMUSCOPE_EVTYPER_U | PMUSCOPE_EVTYPER_NSH,
+	  { 0, 1, 1 } },
+	{ ALL_EL, PMUSCOPE_EVTYPER_NSH, { 1, 1, 1 } },
+};
+
+static void pmuscope_filter_desc(const struct pmuscope_filter_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s%s%s",
+		 c->flags & PMUSCOPE_EV_EL0 ? "EL0 " : "",
+		 c->flags & PMUSCOPE_EV_EL1 ? "EL1 " : "",
+		 c->flags & PMUSCOPE_EV_EL2 ? "EL2" : "");
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_filter, pmuscope_filter_cases, pmuscope_filter_desc);
+
+static void pmuscope_test_filters(struct kunit *test)
+{
+	const struct pmuscope_filter_case *c = test->param_value;
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	unsigned int el;
+	u64 want = 0;
+
+	KUNIT_EXPECT_EQ(test, pmuscope_filter_bits(c->flags), c->bits);
+	KUNIT_EXPECT_EQ(test, pmuscope_evtyper(0x08, c->flags), 0x08 | c->bits);
+	etest_assign(pmu, 2, 0x08, c->flags);
+	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, c->flags);
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	for (el = 0; el < 3; el++) {
+		pmuscope_model_count_el(t->cpu, 0x08, el, 100 << el);
+		pmuscope_model_count_el(t->cpu, 0x11, el, 100 << el);
+		want += c->counted[el] * (100 << el);
+	}
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 2, NULL), want);
+	KUNIT_EXPECT_EQ_MSG(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL), want,
+			    "PMCCFILTR_EL0 filters like PMEVTYPER");
+}
+
+/* ------------------------------------------------------------ wrap folding */
+
+/* Many wraps of a 32-bit counter, each folded by the overflow interrupt. */
+static void pmuscope_test_irq_folds(struct kunit *test)
+{
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	u64 total = 0, chunk = (1ULL << 32) - 12345;
+	bool handled;
+	int i;
+
+	etest_assign(pmu, 0, 0x11, ALL_EL);
+	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, ALL_EL);
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	for (i = 0; i < 40; i++) {
+		pmuscope_model_count(t->cpu, 0x11, chunk);
+		total += chunk;
+		if (!pmuscope_model_irq_line(t->cpu))
+			continue;
+		handled = etest_overflow(pmu);
+		KUNIT_EXPECT_TRUE(test, handled);
+		KUNIT_EXPECT_FALSE_MSG(test, pmuscope_model_irq_line(t->cpu),
+				       "interrupt still pending after the handler");
+	}
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, NULL), total);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL), total);
+	KUNIT_EXPECT_GE(test, pmu->overflows, 39);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+}
+
+struct pmuscope_race_case {
+	const char *name;
+	u64 before;		/* events before the read */
+	u64 during;		/* events between the counter read and PMOVS read */
+	u64 first;		/* the first read returns */
+};
+
+static const struct pmuscope_race_case pmuscope_race_cases[] = {
+	{ "no wrap", 0x7fffffff, 0, 0x7fffffff },
+	{ "wrap before the read, flag pending", 0x100000010ULL, 0, 0x100000010ULL },
+	{ "wrap between counter read and PMOVS read", 0xfffffff0, 0x20, 0xfffffff0 },
+	{ "exactly at the wrap", 0xffffffff, 1, 0xffffffff },
+	{ "second wrap between the reads", 0x1fffffff0ULL, 0x20, 0x1fffffff0ULL },
+};
+
+static void pmuscope_race_desc(const struct pmuscope_race_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_race, pmuscope_race_cases, pmuscope_race_desc);
+
+/* A wrap racing a read is neither missed nor counted twice. */
+static void pmuscope_test_wrap_race(struct kunit *test)
+{
+	const struct pmuscope_race_case *c = test->param_value;
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	u64 before = c->before;
+
+	etest_assign(pmu, 0, 0x11, ALL_EL);
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	/* Whole wraps before: each folded, as the interrupt would. */
+	while (before > U32_MAX) {
+		pmuscope_model_count(t->cpu, 0x11, 1ULL << 32);
+		before -= 1ULL << 32;
+		etest_overflow(pmu);
+	}
+	pmuscope_model_count(t->cpu, 0x11, before);
+	if (c->during)
+		pmuscope_model_inject(t->cpu, PMUSCOPE_REG_PMOVSSET_EL0, 0x11, c->during);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, NULL), c->first);
+	KUNIT_EXPECT_EQ_MSG(test, etest_read(pmu, 0, NULL), c->before + c->during,
+			    "second read after %s", c->name);
+	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
+}
+
+/* Polling mode: no interrupt enabled, folds every poll, exact. */
+static void pmuscope_test_polling(struct kunit *test)
+{
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu;
+	u64 total = 0, chunk = (1ULL << 31) - 1;
+	int i;
+
+	pmuscope_engine.mode = PMUSCOPE_FOLD_POLL;
+	pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	etest_assign(pmu, 3, 0x11, ALL_EL);
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	KUNIT_EXPECT_TRUE(test, pmuscope_pmu_needs_poll(pmu));
+	KUNIT_EXPECT_EQ(test, t->m->inten, 0);
+	for (i = 0; i < 21; i++) {
+		pmuscope_model_count(t->cpu, 0x11, chunk);
+		total += chunk;
+		etest_call(pmu, pmuscope_pmu_poll_locked);
+	}
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, NULL), total);
+	KUNIT_EXPECT_EQ(test, pmu->overflows, total >> 32);
+}
+
+/* An absurd overflow rate: the counter's interrupt is throttled, flagged. */
+static void pmuscope_test_storm(struct kunit *test)
+{
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu;
+	u64 total = 0;
+	u32 flags;
+	int i;
+
+	pmuscope_engine.storm_limit = 5;
+	pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	etest_assign(pmu, 1, 0x11, ALL_EL);
+	etest_assign(pmu, 2, 0x08, ALL_EL);
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	for (i = 0; i < 10; i++) {
+		pmuscope_model_count(t->cpu, 0x11, 1ULL << 32);
+		total += 1ULL << 32;
+		etest_overflow(pmu);
+	}
+	KUNIT_EXPECT_TRUE(test, pmu->hwc[1].irq_off);
+	KUNIT_EXPECT_FALSE_MSG(test, t->m->inten & BIT(1),
+			       "PMINTENSET bit of the storming counter still set");
+	KUNIT_EXPECT_TRUE_MSG(test, t->m->inten & BIT(2),
+			      "the quiet counter lost its interrupt");
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 1, &flags), total);
+	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_THROTTLED);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 2, &flags), 0);
+	KUNIT_EXPECT_EQ(test, flags, 0);
+	KUNIT_EXPECT_TRUE(test, pmuscope_pmu_needs_poll(pmu));
+}
+
+/* ----------------------------------------------------- hotplug and cpu_pm */
+static void pmuscope_test_hotplug(struct kunit *test)
+{
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	struct pmuscope_value v = { };
+	u32 flags;
+
+	etest_assign(pmu, 0, 0x11, ALL_EL);
+	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, ALL_EL);
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_model_count(t->cpu, 0x11, (1ULL << 32) + 7);
+	etest_call(pmu, pmuscope_pmu_cpu_down);
+	KUNIT_EXPECT_FALSE(test, pmu->hw_ready);
+	KUNIT_EXPECT_FALSE(test, t->m->pmcr & PMUSCOPE_PMCR_E);
+	KUNIT_EXPECT_EQ(test, t->m->userenr, 0);
+
+	/* Offline: the CPU and its PMU are gone; values frozen, flagged. */
+	pmuscope_model_power_loss(t->cpu);
+	pmuscope_model_count(t->cpu, 0x11, 1000);
+	etest_value(pmu, 0, &v);
+	KUNIT_EXPECT_EQ(test, v.count, (1ULL << 32) + 7);
+	KUNIT_EXPECT_TRUE(test, v.flags & PMUSCOPE_VAL_OFFLINE);
+
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	KUNIT_EXPECT_TRUE(test, t->m->pmcr & PMUSCOPE_PMCR_E);
+	pmuscope_model_count(t->cpu, 0x11, 300);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, &flags), (1ULL << 32) + 307);
+	KUNIT_EXPECT_EQ(test, flags, 0);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL),
+			(1ULL << 32) + 307);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+}
+
+static void pmuscope_test_cpu_pm(struct kunit *test)
+{
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	struct pmuscope_value a = { }, b = { };
+	u32 flags;
+
+	etest_assign(pmu, 4, 0x08, ALL_EL);
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_model_count(t->cpu, 0x08, 0xfffffff0);
+	etest_value(pmu, 4, &a);
+	etest_call(pmu, pmuscope_pmu_pm_enter);
+	pmuscope_model_power_loss(t->cpu);	/* the PMU was powered down */
+	etest_call(pmu, pmuscope_pmu_pm_exit);
+	KUNIT_EXPECT_EQ(test, t->m->evtyper[4], pmuscope_evtyper(0x08, ALL_EL));
+	KUNIT_EXPECT_TRUE(test, t->m->cnten & BIT(4));
+	KUNIT_EXPECT_TRUE(test, t->m->inten & BIT(4));
+	pmuscope_model_count(t->cpu, 0x08, 0x20);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 4, &flags), 0x100000010ULL);
+	KUNIT_EXPECT_EQ(test, flags, 0);
+	etest_value(pmu, 4, &b);
+	KUNIT_EXPECT_GT_MSG(test, b.time_running, a.time_running,
+			    "time stopped across idle");
+	KUNIT_EXPECT_EQ(test, b.time_enabled, b.time_running);
+}
+
+/* A PMU reset nobody announced: counts kept from the last fold, flagged. */
+static void pmuscope_test_lost(struct kunit *test)
+{
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	u32 flags;
+
+	etest_assign(pmu, 0, 0x11, ALL_EL);
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_model_count(t->cpu, 0x11, 500);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, &flags), 500);
+	pmuscope_model_power_loss(t->cpu);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, &flags), 500);
+	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_LOST);
+	pmuscope_model_count(t->cpu, 0x11, 25);
+	KUNIT_EXPECT_EQ_MSG(test, etest_read(pmu, 0, NULL), 525,
+			    "counter not put back after the reset");
+}
+
+/* Shared mode: perf rewrites or disables our counter: flagged, monotonic. */
+static void pmuscope_test_shared(struct kunit *test)
+{
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu;
+	u32 flags;
+
+	pmuscope_engine.shared = true;
+	pmuscope_engine.mode = PMUSCOPE_FOLD_POLL;
+	pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	/* perf's own counter 5 runs: we must not reset the PMU under it. */
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMEVTYPER(5), 0x11);
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCNTENSET_EL0, BIT(5));
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCR_EL0, PMUSCOPE_PMCR_E);
+	pmuscope_model_count(t->cpu, 0x11, 77);
+
+	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, UK);
+	etest_assign(pmu, 0, 0x11, UK);
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	KUNIT_EXPECT_EQ_MSG(test, t->m->evcnt[5], 77, "perf's counter was reset");
+	pmuscope_model_count(t->cpu, 0x11, 1000);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags), 1000);
+	KUNIT_EXPECT_EQ(test, flags, 0);
+
+	/*
+	 * perf writes the cycle counter with a large start value: what was
+	 * counted since our last read is lost with it, and said to be.
+	 */
+	pmuscope_model_count(t->cpu, 0x11, 10);
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCCNTR_EL0, 0x8000000000000000ULL);
+	pmuscope_model_count(t->cpu, 0x11, 5);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags), 1000);
+	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
+	pmuscope_model_count(t->cpu, 0x11, 7);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags), 1007);
+
+	/* perf disables our event counter: put back, flagged. */
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCNTENCLR_EL0, BIT(0));
+	etest_call(pmu, pmuscope_pmu_poll_locked);
+	KUNIT_EXPECT_TRUE(test, t->m->cnten & BIT(0));
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, &flags), 1022);
+	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
+
+	/* 32-bit wraps seen without PMOVS (perf's handler clears it). */
+	pmuscope_model_count(t->cpu, 0x11, 0xfffff000);
+	etest_call(pmu, pmuscope_pmu_poll_locked);
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMOVSCLR_EL0, U32_MAX);
+	pmuscope_model_count(t->cpu, 0x11, 0x2000);
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMOVSCLR_EL0, U32_MAX);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, NULL), 1022 + 0xfffff000ULL + 0x2000);
+}
+
+/* ------------------------------------------------- validation, placement */
+struct pmuscope_check_case {
+	const char *name;
+	const struct pmuscope_model_profile *prof;
+	struct pmuscope_event ev;
+	int expect;
+};
+
+static const struct pmuscope_check_case pmuscope_check_cases[] = {
+	{ "CPU_CYCLES", &pmuscope_model_cortex_a53, { 0x11, UK }, 0 },
+	{ "unknown flag", &pmuscope_model_cortex_a53, { 0x11, UK | BIT(9) }, -EINVAL },
+	{ "no exception level", &pmuscope_model_cortex_a53, { 0x11, 0 }, -EINVAL },
+	{ "reserved set", &pmuscope_model_cortex_a53, { 0x11, UK, 1 }, -EINVAL },
+	{ "CHAIN", &pmuscope_model_cortex_a53, { 0x1e, UK }, -EINVAL },
+	{ "CHAIN raw", &pmuscope_model_cortex_a53, { 0x1e, UK | PMUSCOPE_EV_RAW }, -EINVAL },
+	{ "above 16 bits", &pmuscope_model_v94, { 0x10000, UK }, -EINVAL },
+	{ "BR_RETURN_RETIRED not on A53", &pmuscope_model_cortex_a53, { 0x0e, UK }, -EOPNOTSUPP },
+	{ "INST_SPEC not on A53", &pmuscope_model_cortex_a53, { 0x1b, UK }, -EOPNOTSUPP },
+	{ "IMPDEF 0xc0 without raw", &pmuscope_model_cortex_a53, { 0xc0, UK }, -EOPNOTSUPP },
+	{ "IMPDEF 0xc0 raw", &pmuscope_model_cortex_a53, { 0xc0, UK | PMUSCOPE_EV_RAW }, 0 },
+	{ "raw 0x400 on PMUv3 (10-bit)", &pmuscope_model_cortex_a53,
+	  { 0x400, UK | PMUSCOPE_EV_RAW }, -EOPNOTSUPP },
+	{ "raw 0x400 on PMUv3p1", &pmuscope_model_neoverse_n1, { 0x400, UK | PMUSCOPE_EV_RAW }, 0 },
+	{ "SAMPLE_POP on N1", &pmuscope_model_neoverse_n1, { 0x4000, UK }, 0 },
+	{ "0x4006 not on N1", &pmuscope_model_neoverse_n1, { 0x4006, UK }, -EOPNOTSUPP },
+	{ "EL2 only", &pmuscope_model_v94, { 0x11, PMUSCOPE_EV_EL2 }, 0 },
+	{ "no PMU", &pmuscope_model_no_pmu, { 0x11, UK }, -ENODEV },
+};
+
+static void pmuscope_check_desc(const struct pmuscope_check_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_check, pmuscope_check_cases, pmuscope_check_desc);
+
+static void pmuscope_test_event_check(struct kunit *test)
+{
+	const struct pmuscope_check_case *c = test->param_value;
+	struct pmuscope_cpu_caps *caps = kunit_kzalloc(test, sizeof(*caps), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, caps);
+	pmuscope_model_reset_all(c->prof);
+	pmuscope_probe_local(PMUSCOPE_ALL_UNITS, caps);
+	KUNIT_EXPECT_EQ_MSG(test, pmuscope_event_check(caps, &c->ev), c->expect,
+			    "%s: event 0x%x flags 0x%x", c->name, c->ev.event, c->ev.flags);
+}
+
+struct pmuscope_place_case {
+	const char *name;
+	u32 free;
+	u32 nr;
+	u16 events[8];
+	int expect;
+	u8 idx[8];
+};
+
+#define CC	PMUSCOPE_CYCLE_IDX
+#define FREE	(BIT(CC) | 0x3f)
+
+static const struct pmuscope_place_case pmuscope_place_cases[] = {
+	{ "cycles on the cycle counter", FREE, 2, { 0x11, 0x08 }, 0, { CC, 0 } },
+	{ "two CPU_CYCLES: one on an event counter", FREE, 2, { 0x11, 0x11 }, 0, { CC, 0 } },
+	{ "cycle counter taken", 0x3f, 2, { 0x11, 0x08 }, 0, { 0, 1 } },
+	{ "lowest free counters", BIT(CC) | 0x2a, 3, { 0x08, 0x00, 0x03 }, 0, { 1, 3, 5 } },
+	{ "all 7 counters", FREE, 7, { 0, 0, 0, 0, 0, 0x11, 0 }, 0, { 0, 1, 2, 3, 4, CC, 5 } },
+	{ "7 non-cycle events on 6 counters", FREE, 7, { 0 }, -ENOSPC },
+	{ "fits the CPU, not the free counters", BIT(CC) | 0x3, 3, { 0, 0, 0 }, -EBUSY },
+	{ "nothing free", 0, 1, { 0x11 }, -EBUSY },
+};
+
+static void pmuscope_place_desc(const struct pmuscope_place_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_place, pmuscope_place_cases, pmuscope_place_desc);
+
+static void pmuscope_test_place(struct kunit *test)
+{
+	const struct pmuscope_place_case *c = test->param_value;
+	struct pmuscope_cpu_caps *caps = kunit_kzalloc(test, sizeof(*caps), GFP_KERNEL);
+	struct pmuscope_sess_event evs[8] = { };
+	u8 idx[8];
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, caps);
+	pmuscope_model_reset_all(&pmuscope_model_cortex_a53);
+	pmuscope_probe_local(PMUSCOPE_ALL_UNITS, caps);
+	for (i = 0; i < c->nr; i++)
+		evs[i].event = c->events[i];
+	KUNIT_ASSERT_EQ(test, pmuscope_place_events(caps, c->free, evs, c->nr, idx),
+			c->expect);
+	for (i = 0; !c->expect && i < c->nr; i++)
+		KUNIT_EXPECT_EQ_MSG(test, idx[i], c->idx[i], "%s: event %u", c->name, i);
+}
+
+static struct kunit_case pmuscope_engine_cases[] = {
+	KUNIT_CASE_PARAM(pmuscope_test_program_order, pmuscope_order_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_filters, pmuscope_filter_gen_params),
+	KUNIT_CASE(pmuscope_test_irq_folds),
+	KUNIT_CASE_PARAM(pmuscope_test_wrap_race, pmuscope_race_gen_params),
+	KUNIT_CASE(pmuscope_test_polling),
+	KUNIT_CASE(pmuscope_test_storm),
+	KUNIT_CASE(pmuscope_test_hotplug),
+	KUNIT_CASE(pmuscope_test_cpu_pm),
+	KUNIT_CASE(pmuscope_test_lost),
+	KUNIT_CASE(pmuscope_test_shared),
+	KUNIT_CASE_PARAM(pmuscope_test_event_check, pmuscope_check_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_place, pmuscope_place_gen_params),
+	{}
+};
+
+static struct kunit_suite pmuscope_engine_suite = {
+	.name = "pmuscope_engine",
+	.init = pmuscope_engine_test_init,
+	.exit = pmuscope_engine_test_exit,
+	.test_cases = pmuscope_engine_cases,
+};
+
+kunit_test_suites(&pmuscope_engine_suite);
