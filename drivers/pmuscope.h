@@ -14,6 +14,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 
 #include <uapi/linux/pmuscope.h>
 
@@ -236,6 +237,18 @@ void pmuscope_session_destroy(struct pmuscope_session *sess);
 int pmuscope_event_check(const struct pmuscope_cpu_caps *caps,
 			 const struct pmuscope_event *ev);
 u32 pmuscope_counters_of(const struct pmuscope_cpu_caps *caps);
+
+#define PMUSCOPE_CPUS_SIZE_MAX		4096	/* bytes of a CPU bitmap */
+#define PMUSCOPE_SWINC_MAX		65536	/* increments per SWINC */
+
+int pmuscope_check_size(u32 usize, size_t min);
+int pmuscope_check_handshake(const struct pmuscope_handshake *hs);
+int pmuscope_check_config(const struct pmuscope_config *cfg);
+int pmuscope_check_read(const struct pmuscope_read *rd);
+int pmuscope_check_swinc(const struct pmuscope_swinc *sw);
+int pmuscope_check_cpu(bool possible, bool online,
+		       const struct pmuscope_cpu_caps *caps);
+bool pmuscope_may_count(kgid_t group);
 int pmuscope_place_events(const struct pmuscope_cpu_caps *caps, u32 free,
 			  const struct pmuscope_sess_event *evs, u32 nr, u8 *idx);
 int pmuscope_session_configure(struct pmuscope_session *sess,

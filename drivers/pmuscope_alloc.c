@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmuscope: validation of events and placement of events on counters.
- * Pure functions of a CPU's capabilities and its free counters.
+ * pmuscope: validation of ioctl arguments and events, and placement of
+ * events on counters. Pure functions of their arguments (and, for the
+ * permission check, of the caller's credentials), tested table by table.
  */
 
 #include <linux/bitfield.h>
 #include <linux/bitops.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/errno.h>
 
 #include "pmuscope.h"
@@ -83,4 +86,81 @@ int pmuscope_place_events(const struct pmuscope_cpu_caps *caps, u32 free,
 		ev_free &= ev_free - 1;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------- ioctl arguments */
+static bool pmuscope_zero(const u64 *words, size_t n)
+{
+	while (n--)
+		if (*words++)
+			return false;
+	return true;
+}
+
+/* Every argument: its size field may not be below version 1's size. */
+int pmuscope_check_size(u32 usize, size_t min)
+{
+	return usize < min ? -EINVAL : 0;
+}
+
+/* HANDSHAKE: every output field and reserved word must come in as zero. */
+int pmuscope_check_handshake(const struct pmuscope_handshake *hs)
+{
+	if (hs->api_version || hs->features || hs->nr_cpu_ids || hs->max_events ||
+	    !pmuscope_zero(hs->reserved, ARRAY_SIZE(hs->reserved)))
+		return -EINVAL;
+	return 0;
+}
+
+int pmuscope_check_config(const struct pmuscope_config *cfg)
+{
+	if (cfg->flags || !pmuscope_zero(cfg->reserved, ARRAY_SIZE(cfg->reserved)))
+		return -EINVAL;
+	if (!cfg->nr_events || cfg->nr_events > PMUSCOPE_MAX_EVENTS)
+		return -EINVAL;
+	if (!cfg->cpus_size || cfg->cpus_size % 8 ||
+	    cfg->cpus_size > PMUSCOPE_CPUS_SIZE_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+int pmuscope_check_read(const struct pmuscope_read *rd)
+{
+	if (rd->flags || rd->reserved0 ||
+	    !pmuscope_zero(rd->reserved, ARRAY_SIZE(rd->reserved)))
+		return -EINVAL;
+	return 0;
+}
+
+int pmuscope_check_swinc(const struct pmuscope_swinc *sw)
+{
+	if (sw->flags || !pmuscope_zero(sw->reserved, ARRAY_SIZE(sw->reserved)))
+		return -EINVAL;
+	if (!sw->count || sw->count > PMUSCOPE_SWINC_MAX || !sw->event_mask)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * A CPU named in a configuration: -ENODEV if the system cannot have it or
+ * it has no usable PMU, -ENXIO while it is offline (or not yet probed).
+ */
+int pmuscope_check_cpu(bool possible, bool online,
+		       const struct pmuscope_cpu_caps *caps)
+{
+	if (!possible)
+		return -ENODEV;
+	if (!online || !caps)
+		return -ENXIO;
+	if (caps->state[PMUSCOPE_UNIT_PMU] != PMUSCOPE_STATE_PRESENT)
+		return -ENODEV;
+	return 0;
+}
+
+/* System-wide counting: CAP_PERFMON (or CAP_SYS_ADMIN), or @group. */
+bool pmuscope_may_count(kgid_t group)
+{
+	if (perfmon_capable())
+		return true;
+	return gid_valid(group) && in_group_p(group);
 }

@@ -16,8 +16,6 @@
 
 #include "pmuscope.h"
 
-#define PMUSCOPE_CPUS_SIZE_MAX	4096
-
 /* Smallest size of each argument struct: version 1 of the API. */
 #define PMUSCOPE_HANDSHAKE_SIZE_VER0	sizeof(struct pmuscope_handshake)
 #define PMUSCOPE_CONFIG_SIZE_VER0	sizeof(struct pmuscope_config)
@@ -32,29 +30,14 @@ static int pmuscope_copy_arg(void *dst, size_t ksize, size_t min,
 			     const void __user *uarg)
 {
 	u32 usize;
+	int ret;
 
 	if (get_user(usize, (const u32 __user *)uarg))
 		return -EFAULT;
-	if (usize < min)
-		return -EINVAL;
+	ret = pmuscope_check_size(usize, min);
+	if (ret)
+		return ret;
 	return copy_struct_from_user(dst, ksize, uarg, usize);
-}
-
-static bool pmuscope_zero(const u64 *words, size_t n)
-{
-	while (n--)
-		if (*words++)
-			return false;
-	return true;
-}
-
-/* System-wide counting: CAP_PERFMON (or CAP_SYS_ADMIN), or the group. */
-static bool pmuscope_may_count(void)
-{
-	if (perfmon_capable())
-		return true;
-	return gid_valid(pmuscope_drv.perf_group) &&
-	       in_group_p(pmuscope_drv.perf_group);
 }
 
 static long pmuscope_ioc_handshake(void __user *uarg)
@@ -66,9 +49,9 @@ static long pmuscope_ioc_handshake(void __user *uarg)
 	ret = pmuscope_copy_arg(&hs, sizeof(hs), PMUSCOPE_HANDSHAKE_SIZE_VER0, uarg);
 	if (ret)
 		return ret;
-	if (hs.api_version || hs.features || hs.nr_cpu_ids || hs.max_events ||
-	    !pmuscope_zero(hs.reserved, ARRAY_SIZE(hs.reserved)))
-		return -EINVAL;
+	ret = pmuscope_check_handshake(&hs);
+	if (ret)
+		return ret;
 	usize = hs.size;
 	memset(&hs, 0, sizeof(hs));
 	hs.size = sizeof(hs);
@@ -96,14 +79,10 @@ static long pmuscope_ioc_config(struct pmuscope_session *sess, void __user *uarg
 	ret = pmuscope_copy_arg(&cfg, sizeof(cfg), PMUSCOPE_CONFIG_SIZE_VER0, uarg);
 	if (ret)
 		return ret;
-	if (cfg.flags || !pmuscope_zero(cfg.reserved, ARRAY_SIZE(cfg.reserved)))
-		return -EINVAL;
-	if (!cfg.nr_events || cfg.nr_events > PMUSCOPE_MAX_EVENTS)
-		return -EINVAL;
-	if (!cfg.cpus_size || cfg.cpus_size % 8 ||
-	    cfg.cpus_size > PMUSCOPE_CPUS_SIZE_MAX)
-		return -EINVAL;
-	if (!pmuscope_may_count())
+	ret = pmuscope_check_config(&cfg);
+	if (ret)
+		return ret;
+	if (!pmuscope_may_count(pmuscope_drv.perf_group))
 		return -EPERM;
 	if (copy_from_user(evs, u64_to_user_ptr(cfg.events),
 			   cfg.nr_events * sizeof(evs[0])))
@@ -146,9 +125,9 @@ static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 	ret = pmuscope_copy_arg(&rd, sizeof(rd), PMUSCOPE_READ_SIZE_VER0, uarg);
 	if (ret)
 		return ret;
-	if (rd.flags || rd.reserved0 ||
-	    !pmuscope_zero(rd.reserved, ARRAY_SIZE(rd.reserved)))
-		return -EINVAL;
+	ret = pmuscope_check_read(&rd);
+	if (ret)
+		return ret;
 	room = min_t(u32, rd.nr_values, PMUSCOPE_MAX_EVENTS * nr_cpu_ids);
 	if (room) {
 		vals = kvcalloc(room, sizeof(*vals), GFP_KERNEL);
@@ -177,8 +156,9 @@ static long pmuscope_ioc_swinc(struct pmuscope_session *sess, void __user *uarg)
 	ret = pmuscope_copy_arg(&sw, sizeof(sw), PMUSCOPE_SWINC_SIZE_VER0, uarg);
 	if (ret)
 		return ret;
-	if (sw.flags || !pmuscope_zero(sw.reserved, ARRAY_SIZE(sw.reserved)))
-		return -EINVAL;
+	ret = pmuscope_check_swinc(&sw);
+	if (ret)
+		return ret;
 	return pmuscope_session_swinc(sess, sw.event_mask, sw.cpu, sw.count);
 }
 

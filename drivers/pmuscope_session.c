@@ -232,18 +232,11 @@ static void pmuscope_report_busy(struct pmuscope_session *sess, unsigned int cpu
 /* Check a CPU of a configuration: -ENODEV absent, -ENXIO offline. */
 static int pmuscope_cpu_check(unsigned int cpu)
 {
-	struct pmuscope_cpu *pcpu;
+	struct pmuscope_cpu *pcpu = cpu < nr_cpu_ids ? pmuscope_drv.cpus[cpu] : NULL;
+	bool possible = pcpu && cpu_possible(cpu);
 
-	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
-		return -ENODEV;
-	pcpu = pmuscope_drv.cpus[cpu];
-	if (!pcpu)
-		return -ENODEV;
-	if (!cpu_online(cpu) || !pcpu->probed)
-		return -ENXIO;
-	if (pcpu->caps.state[PMUSCOPE_UNIT_PMU] != PMUSCOPE_STATE_PRESENT)
-		return -ENODEV;
-	return 0;
+	return pmuscope_check_cpu(possible, possible && cpu_online(cpu),
+				  possible && pcpu->probed ? &pcpu->caps : NULL);
 }
 
 int pmuscope_session_configure(struct pmuscope_session *sess,
@@ -381,8 +374,6 @@ out:
 	return ret;
 }
 
-#define PMUSCOPE_SWINC_MAX	65536
-
 int pmuscope_session_swinc(struct pmuscope_session *sess, u64 event_mask,
 			   unsigned int cpu, u32 count)
 {
@@ -394,8 +385,6 @@ int pmuscope_session_swinc(struct pmuscope_session *sess, u64 event_mask,
 	unsigned long i;
 	int ret = 0;
 
-	if (!count || count > PMUSCOPE_SWINC_MAX || !event_mask)
-		return -EINVAL;
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
 	ret = -EINVAL;

@@ -36,3 +36,6 @@ check "insmod again" insmod "$PMUSCOPE_KO"
 check_fails "unload left the PMU disabled (PMCR_EL0.E = 0)" \
 	sh -c "dmesg | grep -q 'PMCR_EL0.E was set'"
 check "rmmod" rmmod pmuscope
+check "insmod group=4242" insmod "$PMUSCOPE_KO" group=4242
+/bin/pmuscope-test group 4242
+check "rmmod" rmmod pmuscope

@@ -11,6 +11,7 @@
  *   pmuscope-test wrap MS MIN  CPU_CYCLES on an event counter and on the cycle
  *                              counter for MS ms, at least MIN 2^32 wraps
  *   pmuscope-test clobber      shared mode: perf reprograms our counter, flagged
+ *   pmuscope-test group GID    loaded with group=GID: its members may count
  *   pmuscope-test el0          EL0 access to the PMU traps (PMUSERENR_EL0 = 0)
  *   pmuscope-test hold SECS    hold 2 counters on every CPU for SECS seconds
  */
@@ -19,6 +20,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -587,6 +589,38 @@ static void test_clobber(void)
 	close(fd);
 }
 
+/* Loaded with group=GID: a member without CAP_PERFMON may count. */
+static void test_group(unsigned int gid)
+{
+	struct pmuscope_event ev = { .event = EV_CPU_CYCLES, .flags = ALL_EL };
+	gid_t groups[1] = { gid };
+	int status, ret;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		int fd = dev_open();
+
+		if (setgroups(1, groups) || setgid(65534) || setuid(65534))
+			_exit(99);
+		_exit(-configure(fd, &ev, 1, 1));
+	}
+	waitpid(pid, &status, 0);
+	ret = WIFEXITED(status) ? -WEXITSTATUS(status) : -999;
+	expect("CONFIG as uid 65534 in the group parameter's group", ret, 0);
+	pid = fork();
+	if (pid == 0) {
+		int fd = dev_open();
+
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(99);
+		_exit(-configure(fd, &ev, 1, 1));
+	}
+	waitpid(pid, &status, 0);
+	ret = WIFEXITED(status) ? -WEXITSTATUS(status) : -999;
+	expect("CONFIG as uid 65534 outside that group", ret, -EPERM);
+}
+
 /* PMUSCOPE leaves PMUSERENR_EL0 at 0: EL0 access to the PMU traps. */
 static void test_el0(void)
 {
@@ -640,6 +674,8 @@ int main(int argc, char **argv)
 		test_wrap(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
 	else if (!strcmp(sub, "clobber"))
 		test_clobber();
+	else if (!strcmp(sub, "group") && argc == 3)
+		test_group(strtoul(argv[2], NULL, 0));
 	else if (!strcmp(sub, "el0"))
 		test_el0();
 	else if (!strcmp(sub, "hold") && argc == 3)
