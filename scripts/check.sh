@@ -72,6 +72,8 @@ step "build pmuscope.ko and pmuscope_kunit.ko, W=1, no warnings" \
 # 3. Static checks.
 step "lint: sparse C=2 and checkpatch --strict" scripts/lint.sh
 
+step "docs: every reST file parses cleanly (docutils)" /usr/bin/python3 scripts/check-docs.py
+
 # 4. Host tests (python unittest, one result per test).
 python3 -m unittest discover -v -s tests/host -p 'test_*.py' >"$build/logs/host.log" 2>&1
 sed -nE 's/^(test_[A-Za-z0-9_]+) \(([^)]*)\)( \.\.\.|\n)? ?(.*)$/\1 \2 \4/p' "$build/logs/host.log" |

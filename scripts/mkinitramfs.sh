@@ -19,6 +19,7 @@ cp "$bb" "$root/bin/busybox"
 cp "$PMUSCOPE_TOP/tests/guest/init" "$root/init"
 chmod 755 "$root/init"
 cp -r "$PMUSCOPE_TOP/tests/guest/"*.sh "$PMUSCOPE_TOP/tests/guest/plans" "$root/tests/"
+cp "$PMUSCOPE_TOP/Documentation/ABI/testing/sysfs-kernel-pmuscope" "$root/tests/abi"
 
 # Static test programs: tests/guest/progs/*.c -> /bin/<name>.
 mkdir -p "$build/progs"
