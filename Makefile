@@ -23,7 +23,7 @@ export ARCH CROSS_COMPILE
 KDIR ?=
 KBUILD_ARGS = M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=1
 
-.PHONY: all module kunit-module setup kernel lint check demo clean host-test
+.PHONY: all module kunit-module tools setup kernel lint check demo clean host-test
 
 all: module
 
@@ -35,6 +35,10 @@ module:
 kunit-module:
 	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(scripts/build-kernel.sh) || exit 1; \
 	$(MAKE) -C "$$kdir" $(KBUILD_ARGS) PMUSCOPE_KUNIT=1 modules
+
+# libpmuscope and the pmuscope CLI, native and static arm64 (tools/build).
+tools:
+	@$(MAKE) --no-print-directory -C tools
 
 setup:
 	@scripts/setup.sh
@@ -57,6 +61,6 @@ demo:
 clean:
 	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(scripts/build-kernel.sh 2>/dev/null) && \
 	$(MAKE) -C "$$kdir" $(KBUILD_ARGS) PMUSCOPE_KUNIT=1 clean; \
-	rm -rf build
+	rm -rf build; $(MAKE) -C tools clean
 
 endif

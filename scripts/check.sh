@@ -69,6 +69,9 @@ step "test kernel (cached build of linux-source-$PMUSCOPE_KVER)" scripts/build-k
 step "build pmuscope.ko and pmuscope_kunit.ko, W=1, no warnings" \
 	no_warnings make --no-print-directory kunit-module || { summary; exit 1; }
 
+step "tools: libpmuscope and pmuscope, host and static arm64, -Werror" \
+	make --no-print-directory -C tools || { summary; exit 1; }
+
 # 3. Static checks.
 step "lint: sparse C=2 and checkpatch --strict" scripts/lint.sh
 
@@ -85,6 +88,10 @@ while read -r test where verdict; do
 	esac
 done
 grep -qE '^OK' "$build/logs/host.log" || record FAIL "host tests (see build/logs/host.log)"
+tools/build/host/test_tools >"$build/logs/host-tools.log" 2>&1
+sed -n 's/^\(PASS\|FAIL\) /\1 host\/tools\//p' "$build/logs/host-tools.log" >>"$results"
+grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-tools.log" ||
+	record FAIL "host/tools unit tests (see build/logs/host-tools.log)"
 
 # 5. QEMU: KUnit and the in-guest tests, once per CPU profile.
 step "initramfs" scripts/mkinitramfs.sh "$build/initramfs.cpio" pmuscope.ko pmuscope_kunit.ko ||

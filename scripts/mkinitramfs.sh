@@ -33,7 +33,9 @@ for src in "$PMUSCOPE_TOP"/tests/guest/progs/*.c; do
 	fi
 	cp "$bin" "$root/bin/$name"
 done
+# The CLI and the library's example, built by make -C tools arm64.
 for extra in "$PMUSCOPE_TOP"/tools/build/arm64/*; do
+	case "$extra" in *.so | *.a | *.o) continue ;; esac
 	[ -x "$extra" ] && cp "$extra" "$root/bin/"
 done
 

@@ -8,6 +8,7 @@ As a program: pmuscope_console.py LOG NAME [--require-ktap] prints one line
 per result, "PASS|FAIL|SKIP <NAME>/<test>", for scripts/check.sh to tally.
 """
 
+import json
 import re
 import sys
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\] ?")
 KTAP_RESULT = re.compile(r"^(\s*)(ok|not ok) (\d+)(?: - | |$)(.*)$")
 KTAP_SUBTEST = re.compile(r"^(\s*)# Subtest: (.*)$")
 TAP_PREFIX = "pmuscope-tap: "
+JSON_PREFIX = "pmuscope-json: "
 GUEST_DONE = "pmuscope-guest: done"
 
 # Anything that must never appear on a passing run's console.
@@ -75,6 +77,16 @@ def parse(text):
             elif body.startswith("#") and boot.results and \
                     boot.results[-1].status == "FAIL":
                 boot.results[-1].detail += body[1:].strip() + " "
+            continue
+        if line.startswith(JSON_PREFIX):
+            # Output of "pmuscope ... --json" in the guest: must parse.
+            text = line[len(JSON_PREFIX):]
+            try:
+                json.loads(text)
+                boot.results.append(Result(f"json/{len(boot.results)} parses", "PASS"))
+            except ValueError as err:
+                boot.results.append(Result(f"json/{len(boot.results)} parses", "FAIL",
+                                           f"{err}: {text[:80]}"))
             continue
         if line.strip() == GUEST_DONE:
             boot.finished = True

@@ -15,11 +15,11 @@ tap_diag() { echo "pmuscope-tap: # $*"; }
 check() {
 	desc=$1
 	shift
-	if out=$("$@" 2>&1); then
+	if _check_out=$("$@" 2>&1); then
 		tap_ok "$desc"
 	else
 		tap_not_ok "$desc"
-		[ -n "$out" ] && tap_diag "$out"
+		[ -n "$_check_out" ] && tap_diag "$_check_out"
 	fi
 }
 

@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Host tests of the pmuscope CLI: JSON checked by Python's json parser, CSV
+by its csv reader, list/read against a fake sysfs tree, and the messages
+and exit codes of bad input. Needs tools/build/host (make -C tools host)."""
+
+import csv
+import io
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+TOP = os.path.join(os.path.dirname(__file__), "..", "..")
+BIN = os.path.join(TOP, "tools", "build", "host")
+CLI = os.path.join(BIN, "pmuscope")
+
+
+def run(*args, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([CLI, *args], capture_output=True, text=True, env=e,
+                          timeout=30)
+
+
+def sample(fmt):
+    return subprocess.run([os.path.join(BIN, "test_tools"), "--sample", fmt],
+                          capture_output=True, text=True, check=True).stdout
+
+
+def fake_sysfs(root, owners=None):
+    """/sys/kernel/pmuscope of a 2-CPU Cortex-A53 (AM62L)."""
+    for cpu in (0, 1):
+        d = os.path.join(root, f"cpu{cpu}")
+        os.makedirs(os.path.join(d, "counter_owner"))
+        os.makedirs(os.path.join(d, "counter_event"))
+        os.makedirs(os.path.join(d, "counter_value"))
+        files = {"probed": "1", "cpu_name": "cortex-a53", "pmu": "present",
+                 "pmu_version_name": "PMUv3", "num_event_counters": "6",
+                 "event_counter_width": "32",
+                 "pmceid0": "0x0000000067ffbfff", "pmceid1": "0x0000000000000000"}
+        for name, value in files.items():
+            with open(os.path.join(d, name), "w") as f:
+                f.write(value + "\n")
+        for c in [str(i) for i in range(6)] + ["cycle"]:
+            owner, event, value = (owners or {}).get((cpu, c), ("free", "none", None))
+            with open(os.path.join(d, "counter_owner", c), "w") as f:
+                f.write(owner + "\n")
+            with open(os.path.join(d, "counter_event", c), "w") as f:
+                f.write(event + "\n")
+            if value is not None:
+                with open(os.path.join(d, "counter_value", c), "w") as f:
+                    f.write(f"{value}\n")
+
+
+class CliTest(unittest.TestCase):
+    def test_json_is_one_valid_object_per_line(self):
+        lines = sample("json").splitlines()
+        self.assertEqual(len(lines), 2)
+        objs = [json.loads(line) for line in lines]
+        self.assertEqual([o["type"] for o in objs], ["interval", "total"])
+        total = objs[1]
+        self.assertEqual(total["cpus"], "0-1")
+        self.assertEqual(total["command"], ["/bin/loop", "1000"])
+        self.assertEqual(total["exit_status"], 0)
+        self.assertAlmostEqual(total["elapsed_s"], 0.5)
+        self.assertIn("time_s", objs[0])
+        c = total["counters"][1]
+        self.assertEqual((c["event"], c["number"], c["label"], c["modifiers"], c["raw"]),
+                         ("INST_RETIRED", 8, "instructions", "u", False))
+        self.assertEqual(c["count"], 1000000)
+        self.assertEqual(sum(p["count"] for p in c["per_cpu"]), c["count"])
+        self.assertEqual(total["counters"][6]["flags"], ["throttled"])
+        self.assertEqual(set(total["metrics"]), {
+            "ipc", "l1d_miss_ratio", "l1d_mpki", "branch_miss_ratio",
+            "frontend_stall_ratio", "backend_stall_ratio"})
+        self.assertAlmostEqual(total["metrics"]["ipc"], 0.5)
+        self.assertIsNone(total["metrics"]["branch_miss_ratio"])
+
+    def test_csv_parses_with_a_header(self):
+        rows = list(csv.DictReader(io.StringIO(sample("csv"))))
+        self.assertEqual(len([r for r in rows if r["cpu"] == "all" and
+                              not r["event"].startswith("metric:")]), 14)
+        ipc = [r for r in rows if r["event"] == "metric:ipc"]
+        self.assertEqual(len(ipc), 2)
+        self.assertAlmostEqual(float(ipc[1]["count"]), 0.5)
+        per_cpu = [r for r in rows if r["cpu"] == "1" and r["type"] == "total"]
+        self.assertEqual(len(per_cpu), 7)
+        self.assertEqual(rows[-1]["type"], "total")
+
+    def test_list_against_fake_sysfs(self):
+        with tempfile.TemporaryDirectory() as root:
+            fake_sysfs(root)
+            r = run("list", "--json", env={"PMUSCOPE_SYSFS": root})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            types = json.loads(r.stdout)["cpu_types"]
+            self.assertEqual(len(types), 1)
+            self.assertEqual((types[0]["name"], types[0]["cpus"], types[0]["counters"]),
+                             ("cortex-a53", "0-1", 6))
+            names = {e["name"]: e for e in types[0]["events"]}
+            self.assertEqual(len(names), 27)       # 28 PMCEID bits, CHAIN not listed
+            self.assertEqual(names["CPU_CYCLES"]["alias"], "cycles")
+            self.assertNotIn("BR_RETURN_RETIRED", names)
+            r = run("list", env={"PMUSCOPE_SYSFS": root})
+            self.assertIn("cortex-a53 (CPUs 0-1): PMUv3, 6 event counters of 32 bits", r.stdout)
+            self.assertIn("Level 1 data cache refill", r.stdout)
+
+    def test_read_names_the_holders(self):
+        with tempfile.TemporaryDirectory() as root:
+            fake_sysfs(root, {(1, "cycle"): ("session 3 (pid 9, profd)", "CPU_CYCLES:uk", 12345)})
+            r = run("read", "--json", env={"PMUSCOPE_SYSFS": root})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(json.loads(r.stdout)["counters"], [{
+                "cpu": 1, "counter": "cycle", "owner": "session 3 (pid 9, profd)",
+                "event": "CPU_CYCLES:uk", "value": 12345}])
+            r = run("read", env={"PMUSCOPE_SYSFS": root})
+            self.assertIn("session 3 (pid 9, profd)", r.stdout)
+
+    def test_errors_and_exit_codes(self):
+        with tempfile.TemporaryDirectory() as root:
+            fake_sysfs(root)
+            env = {"PMUSCOPE_SYSFS": root}
+            cases = [
+                (("stat", "-e", "nosuch", "--", "true"), 2, "unknown event 'nosuch'"),
+                (("stat", "-e", "cycle"), 2, "did you mean cycles"),
+                (("stat", "-e", "cycles:q"), 2, "unknown modifier 'q'"),
+                (("stat", "-C", "3-1"), 2, "invalid CPU range"),
+                (("stat", "-I", "5"), 2, "at least 10 ms"),
+                (("stat", "--bogus"), 2, "usage: pmuscope stat"),
+                (("bogus",), 2, "unknown command 'bogus'"),
+                (("list", "--yaml"), 2, "usage: pmuscope list"),
+            ]
+            for args, code, msg in cases:
+                r = run(*args, env=env)
+                self.assertEqual(r.returncode, code, (args, r.stderr))
+                self.assertIn(msg, r.stderr, args)
+            # No /dev/pmuscope on the host: the driver is missing.
+            if not os.path.exists("/dev/pmuscope"):
+                r = run("stat", "-e", "cycles", "--", "true", env=env)
+                self.assertEqual(r.returncode, 6, r.stderr)
+                self.assertIn("is the pmuscope module loaded", r.stderr)
+        with tempfile.TemporaryDirectory() as empty:
+            r = run("list", env={"PMUSCOPE_SYSFS": os.path.join(empty, "none")})
+            self.assertEqual(r.returncode, 6)
+            self.assertIn("is the pmuscope module loaded", r.stderr)
+
+    def test_library_unit_tests(self):
+        r = subprocess.run([os.path.join(BIN, "test_tools")], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertRegex(r.stdout.splitlines()[-1], r"^\d+ passed, 0 failed$")
+
+
+if __name__ == "__main__":
+    unittest.main()

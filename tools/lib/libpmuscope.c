@@ -1,0 +1,749 @@
+// SPDX-License-Identifier: LGPL-2.1 OR GPL-2.0
+/*
+ * libpmuscope: events, CPU lists, the driver's sysfs description and
+ * sessions on /dev/pmuscope.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "pmuscope.h"
+
+/* ------------------------------------------------------------ the events */
+struct pmuscope_lib_event {
+	uint32_t number;
+	const char *name;
+	const char *desc;
+};
+
+static const struct pmuscope_lib_event pmuscope_lib_events[] = {
+#define PMUSCOPE_EVENT(_num, _name, _desc) { _num, #_name, _desc },
+#include "pmuscope_event_table.h"
+#undef PMUSCOPE_EVENT
+};
+
+#define NEVENTS (sizeof(pmuscope_lib_events) / sizeof(pmuscope_lib_events[0]))
+
+/* perf-style aliases; the first alias of an event is its short name. */
+static const struct {
+	const char *alias;
+	uint32_t number;
+} pmuscope_aliases[] = {
+	{ "cycles", 0x11 },
+	{ "cpu-cycles", 0x11 },
+	{ "instructions", 0x08 },
+	{ "branches", 0x21 },
+	{ "branch-instructions", 0x21 },
+	{ "branch-misses", 0x10 },
+	{ "branch-predicted", 0x12 },
+	{ "cache-references", 0x04 },
+	{ "L1-dcache-loads", 0x04 },
+	{ "cache-misses", 0x03 },
+	{ "L1-dcache-load-misses", 0x03 },
+	{ "L1-icache-load-misses", 0x01 },
+	{ "dTLB-load-misses", 0x05 },
+	{ "iTLB-load-misses", 0x02 },
+	{ "stalled-cycles-frontend", 0x23 },
+	{ "stalled-cycles-backend", 0x24 },
+	{ "bus-cycles", 0x1d },
+	{ "sw-incr", 0x00 },
+};
+
+#define NALIASES (sizeof(pmuscope_aliases) / sizeof(pmuscope_aliases[0]))
+
+size_t pmuscope_event_count(void)
+{
+	return NEVENTS;
+}
+
+int pmuscope_event_at(size_t i, uint32_t *number, const char **name,
+		      const char **desc)
+{
+	if (i >= NEVENTS)
+		return -ENOENT;
+	*number = pmuscope_lib_events[i].number;
+	*name = pmuscope_lib_events[i].name;
+	*desc = pmuscope_lib_events[i].desc;
+	return 0;
+}
+
+const char *pmuscope_event_name(uint32_t number)
+{
+	for (size_t i = 0; i < NEVENTS; i++)
+		if (pmuscope_lib_events[i].number == number)
+			return pmuscope_lib_events[i].name;
+	return NULL;
+}
+
+const char *pmuscope_event_desc(uint32_t number)
+{
+	for (size_t i = 0; i < NEVENTS; i++)
+		if (pmuscope_lib_events[i].number == number)
+			return pmuscope_lib_events[i].desc;
+	return NULL;
+}
+
+const char *pmuscope_alias_of(uint32_t number)
+{
+	for (size_t i = 0; i < NALIASES; i++)
+		if (pmuscope_aliases[i].number == number)
+			return pmuscope_aliases[i].alias;
+	return NULL;
+}
+
+static void pmuscope_fmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!buf || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* Case-insensitive edit distance, for "did you mean". */
+static unsigned int pmuscope_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned int row[64], prev, tmp;
+
+	if (lb >= 63)
+		lb = 63;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned int cost = tolower((unsigned char)a[i - 1]) !=
+					    tolower((unsigned char)b[j - 1]);
+			unsigned int best = prev + cost;
+
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			tmp = row[j];
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+/* "did you mean X, Y or Z?" from the three closest names and aliases. */
+static void pmuscope_suggest(const char *name, char *buf, size_t len)
+{
+	const char *best[3] = { NULL, NULL, NULL };
+	unsigned int dist[3] = { ~0U, ~0U, ~0U };
+	size_t total = NEVENTS + NALIASES;
+
+	for (size_t i = 0; i < total; i++) {
+		const char *cand = i < NEVENTS ? pmuscope_lib_events[i].name :
+				   pmuscope_aliases[i - NEVENTS].alias;
+		unsigned int d;
+
+		if (i < NEVENTS && pmuscope_lib_events[i].number == 0x1e)
+			continue;	/* CHAIN is not a user event */
+		d = pmuscope_distance(name, cand);
+
+		for (int k = 0; k < 3; k++) {
+			if (d < dist[k]) {
+				for (int m = 2; m > k; m--) {
+					dist[m] = dist[m - 1];
+					best[m] = best[m - 1];
+				}
+				dist[k] = d;
+				best[k] = cand;
+				break;
+			}
+		}
+	}
+	pmuscope_fmt(buf, len, "%s, %s or %s", best[0], best[1], best[2]);
+}
+
+static int pmuscope_lookup_name(const char *name, uint32_t *number,
+				const char **canon)
+{
+	for (size_t i = 0; i < NALIASES; i++) {
+		if (!strcasecmp(pmuscope_aliases[i].alias, name)) {
+			*number = pmuscope_aliases[i].number;
+			*canon = pmuscope_event_name(*number);
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < NEVENTS; i++) {
+		if (!strcasecmp(pmuscope_lib_events[i].name, name)) {
+			*number = pmuscope_lib_events[i].number;
+			*canon = pmuscope_lib_events[i].name;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int pmuscope_parse_number(const char *s, int hex_default, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, hex_default ? 16 : 0);
+	if (errno || *end || v > 0xffff)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
+			 char *err, size_t errlen)
+{
+	char name[64], suggestions[160];
+	const char *mods = strchr(text, ':');
+	size_t nlen = mods ? (size_t)(mods - text) : strlen(text);
+	const char *canon = NULL;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!nlen || nlen >= sizeof(name)) {
+		pmuscope_fmt(err, errlen, "invalid event '%s'", text);
+		return -EINVAL;
+	}
+	memcpy(name, text, nlen);
+	name[nlen] = '\0';
+
+	if (!pmuscope_lookup_name(name, &ev->number, &canon)) {
+		snprintf(ev->name, sizeof(ev->name), "%s", canon);
+	} else if ((name[0] == 'r' || name[0] == 'R') && isxdigit((unsigned char)name[1])) {
+		const char *hex = name + 1;
+
+		if (!strncasecmp(hex, "0x", 2))
+			hex += 2;
+		if (pmuscope_parse_number(hex, 1, &ev->number)) {
+			pmuscope_fmt(err, errlen,
+				     "invalid raw event '%s': want r<hex>, e.g. r0xc0, at most 0xffff",
+				     name);
+			return -EINVAL;
+		}
+		ev->flags |= PMUSCOPE_EV_RAW;
+		snprintf(ev->name, sizeof(ev->name), "r0x%x", ev->number);
+	} else if (isdigit((unsigned char)name[0])) {
+		if (pmuscope_parse_number(name, 0, &ev->number)) {
+			pmuscope_fmt(err, errlen, "invalid event number '%s'", name);
+			return -EINVAL;
+		}
+		canon = pmuscope_event_name(ev->number);
+		if (!canon) {
+			pmuscope_fmt(err, errlen,
+				     "event 0x%x is not an Arm common event: give it as raw, r0x%x",
+				     ev->number, ev->number);
+			return -ENOENT;
+		}
+		snprintf(ev->name, sizeof(ev->name), "%s", canon);
+	} else {
+		pmuscope_suggest(name, suggestions, sizeof(suggestions));
+		pmuscope_fmt(err, errlen, "unknown event '%s': did you mean %s?",
+			     name, suggestions);
+		return -ENOENT;
+	}
+	snprintf(ev->label, sizeof(ev->label), "%s", name);
+
+	if (!mods || !mods[1]) {
+		if (mods) {
+			pmuscope_fmt(err, errlen, "empty modifier in '%s'", text);
+			return -EINVAL;
+		}
+		ev->flags |= PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1;
+		return 0;
+	}
+	for (const char *m = mods + 1; *m; m++) {
+		switch (*m) {
+		case 'u':
+			ev->flags |= PMUSCOPE_EV_EL0;
+			break;
+		case 'k':
+			ev->flags |= PMUSCOPE_EV_EL1;
+			break;
+		case 'h':
+			ev->flags |= PMUSCOPE_EV_EL2;
+			break;
+		default:
+			pmuscope_fmt(err, errlen,
+				     "unknown modifier '%c' in '%s': use u (EL0), k (EL1), h (EL2)",
+				     *m, text);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- CPU lists */
+int pmuscope_cpulist_parse(const char *text, uint64_t *mask, size_t words,
+			   char *err, size_t errlen)
+{
+	const char *p = text;
+
+	memset(mask, 0, words * sizeof(*mask));
+	if (!*p) {
+		pmuscope_fmt(err, errlen, "empty CPU list");
+		return -EINVAL;
+	}
+	while (*p) {
+		char *end;
+		unsigned long a, b;
+
+		if (!isdigit((unsigned char)*p))
+			goto bad;
+		a = strtoul(p, &end, 10);
+		b = a;
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (!isdigit((unsigned char)*p))
+				goto bad;
+			b = strtoul(p, &end, 10);
+			p = end;
+		}
+		if (a > b || b >= words * 64) {
+			pmuscope_fmt(err, errlen, "invalid CPU range in '%s' (CPUs 0-%zu)",
+				     text, words * 64 - 1);
+			return -EINVAL;
+		}
+		for (unsigned long c = a; c <= b; c++)
+			mask[c / 64] |= 1ULL << (c % 64);
+		if (*p == ',')
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	return 0;
+bad:
+	pmuscope_fmt(err, errlen, "invalid CPU list '%s': want e.g. 0-3,6", text);
+	return -EINVAL;
+}
+
+void pmuscope_cpulist_format(const uint64_t *mask, size_t words, char *buf,
+			     size_t len)
+{
+	size_t n = words * 64, off = 0;
+
+	buf[0] = '\0';
+	for (size_t c = 0; c < n; c++) {
+		size_t e = c;
+
+		if (!(mask[c / 64] & (1ULL << (c % 64))))
+			continue;
+		while (e + 1 < n && (mask[(e + 1) / 64] & (1ULL << ((e + 1) % 64))))
+			e++;
+		if (e > c)
+			off += snprintf(buf + off, off < len ? len - off : 0, "%s%zu-%zu",
+					off ? "," : "", c, e);
+		else
+			off += snprintf(buf + off, off < len ? len - off : 0, "%s%zu",
+					off ? "," : "", c);
+		c = e;
+	}
+}
+
+/* ------------------------------------------------------------------ sysfs */
+const char *pmuscope_sysfs_root(void)
+{
+	const char *env = getenv("PMUSCOPE_SYSFS");
+
+	return env && *env ? env : "/sys/kernel/pmuscope";
+}
+
+static int pmuscope_read_str(int cpu, const char *file, char *buf, size_t len)
+{
+	char path[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cpu%d/%s", pmuscope_sysfs_root(), cpu, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static uint64_t pmuscope_read_u64(int cpu, const char *file)
+{
+	char buf[64];
+
+	if (pmuscope_read_str(cpu, file, buf, sizeof(buf)))
+		return 0;
+	return strtoull(buf, NULL, 0);
+}
+
+int pmuscope_cpu_info(int cpu, struct pmuscope_cpu_info *info)
+{
+	char buf[64], path[512];
+
+	memset(info, 0, sizeof(*info));
+	info->cpu = cpu;
+	snprintf(path, sizeof(path), "%s/cpu%d", pmuscope_sysfs_root(), cpu);
+	if (access(path, F_OK))
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	info->online = 1;
+	if (!getenv("PMUSCOPE_SYSFS") && !access(path, F_OK)) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			if (read(fd, buf, 1) == 1)
+				info->online = buf[0] == '1';
+			close(fd);
+		}
+	}
+	info->probed = pmuscope_read_u64(cpu, "probed") == 1;
+	if (!info->probed)
+		return 0;
+	pmuscope_read_str(cpu, "cpu_name", info->name, sizeof(info->name));
+	pmuscope_read_str(cpu, "pmu", info->pmu, sizeof(info->pmu));
+	pmuscope_read_str(cpu, "pmu_version_name", info->pmu_version_name,
+			  sizeof(info->pmu_version_name));
+	info->num_counters = pmuscope_read_u64(cpu, "num_event_counters");
+	info->event_width = pmuscope_read_u64(cpu, "event_counter_width");
+	info->pmceid0 = pmuscope_read_u64(cpu, "pmceid0");
+	info->pmceid1 = pmuscope_read_u64(cpu, "pmceid1");
+	return 0;
+}
+
+int pmuscope_online_cpus(uint64_t *mask, size_t words)
+{
+	struct pmuscope_cpu_info info;
+	int found = 0;
+
+	memset(mask, 0, words * sizeof(*mask));
+	for (size_t cpu = 0; cpu < words * 64; cpu++) {
+		if (pmuscope_cpu_info(cpu, &info)) {
+			if (cpu >= 64)
+				break;
+			continue;
+		}
+		if (info.online && info.probed) {
+			mask[cpu / 64] |= 1ULL << (cpu % 64);
+			found++;
+		}
+	}
+	return found ? 0 : -ENOENT;
+}
+
+int pmuscope_cpu_has_event(const struct pmuscope_cpu_info *info, uint32_t number)
+{
+	unsigned int i = number & 0x3f;
+	uint64_t reg = i < 32 ? info->pmceid0 : info->pmceid1;
+	unsigned int shift = (i & 31) + (number >= 0x4000 ? 32 : 0);
+
+	if (!(number < 0x40 || (number >= 0x4000 && number < 0x4040)))
+		return 0;
+	return (reg >> shift) & 1;
+}
+
+/* --------------------------------------------------------------- sessions */
+struct pmuscope {
+	int fd;
+	uint64_t features;
+	unsigned int nr_events;
+	struct pmuscope_event_spec evs[PMUSCOPE_MAX_EVENTS];
+	uint64_t cpus[PMUSCOPE_CPU_WORDS];
+	char msg[512];
+};
+
+int pmuscope_open(struct pmuscope **out, char *err, size_t errlen)
+{
+	struct pmuscope_handshake hs = { .size = sizeof(hs) };
+	struct pmuscope *h;
+	int ret;
+
+	*out = NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->fd = open("/dev/pmuscope", O_RDWR | O_CLOEXEC);
+	if (h->fd < 0) {
+		ret = -errno;
+		if (ret == -ENOENT)
+			pmuscope_fmt(err, errlen,
+				     "/dev/pmuscope not found: is the pmuscope module loaded? (insmod pmuscope.ko)");
+		else
+			pmuscope_fmt(err, errlen, "cannot open /dev/pmuscope: %s",
+				     strerror(-ret));
+		free(h);
+		return ret;
+	}
+	if (ioctl(h->fd, PMUSCOPE_IOC_HANDSHAKE, &hs)) {
+		ret = -errno;
+		pmuscope_fmt(err, errlen,
+			     "the pmuscope module does not answer the handshake (%s): it is older or newer than libpmuscope %s",
+			     strerror(-ret), PMUSCOPE_LIB_VERSION);
+		pmuscope_close(h);
+		return ret == -ENOTTY ? -EPROTO : ret;
+	}
+	if (hs.api_version != PMUSCOPE_API_VERSION) {
+		pmuscope_fmt(err, errlen,
+			     "the pmuscope module speaks API version %u, libpmuscope %s speaks %u: use matching versions",
+			     hs.api_version, PMUSCOPE_LIB_VERSION, PMUSCOPE_API_VERSION);
+		pmuscope_close(h);
+		return -EPROTO;
+	}
+	h->features = hs.features;
+	*out = h;
+	return 0;
+}
+
+void pmuscope_close(struct pmuscope *h)
+{
+	if (!h)
+		return;
+	if (h->fd >= 0)
+		close(h->fd);
+	free(h);
+}
+
+const char *pmuscope_errmsg(const struct pmuscope *h)
+{
+	return h->msg;
+}
+
+uint64_t pmuscope_features(const struct pmuscope *h)
+{
+	return h->features;
+}
+
+static int pmuscope_cpu_set(const uint64_t *cpus, size_t words, size_t cpu)
+{
+	return cpu < words * 64 && (cpus[cpu / 64] & (1ULL << (cpu % 64)));
+}
+
+/* Name who holds the counters of @cpu, from sysfs. */
+static void pmuscope_holders(int cpu, char *buf, size_t len)
+{
+	char owner[128], file[64];
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i <= 31; i++) {
+		if (i == 31)
+			snprintf(file, sizeof(file), "counter_owner/cycle");
+		else
+			snprintf(file, sizeof(file), "counter_owner/%d", i);
+		if (pmuscope_read_str(cpu, file, owner, sizeof(owner)) ||
+		    !strcmp(owner, "free"))
+			continue;
+		off += snprintf(buf + off, off < len ? len - off : 0, "%s%s %s",
+				off ? "; " : "", file + 14, owner);
+	}
+	if (!off)
+		snprintf(buf, len, "(no holder visible in sysfs)");
+}
+
+/* After a failed PMUSCOPE_IOC_CONFIG: find and name the cause. */
+static void pmuscope_explain(struct pmuscope *h, int ret,
+			     const struct pmuscope_event_spec *evs, unsigned int nr,
+			     const uint64_t *cpus, size_t words)
+{
+	struct pmuscope_cpu_info info;
+	char holders[400];
+
+	for (size_t cpu = 0; cpu < words * 64; cpu++) {
+		if (!pmuscope_cpu_set(cpus, words, cpu))
+			continue;
+		if (pmuscope_cpu_info(cpu, &info)) {
+			if (ret == -ENODEV) {
+				pmuscope_fmt(h->msg, sizeof(h->msg),
+					     "cpu%zu does not exist", cpu);
+				return;
+			}
+			continue;
+		}
+		if (ret == -ENXIO && !info.online) {
+			pmuscope_fmt(h->msg, sizeof(h->msg), "cpu%zu is offline", cpu);
+			return;
+		}
+		if (ret == -ENODEV && strcmp(info.pmu, "present")) {
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "cpu%zu has no usable PMU (%s)", cpu, info.pmu);
+			return;
+		}
+		for (unsigned int i = 0; ret == -EOPNOTSUPP && i < nr; i++) {
+			if (evs[i].flags & PMUSCOPE_EV_RAW) {
+				if (evs[i].number > 0x3ff && info.event_width == 32) {
+					pmuscope_fmt(h->msg, sizeof(h->msg),
+						     "raw event %s does not fit %s's 10-bit event numbers on cpu%zu",
+						     evs[i].name, info.pmu_version_name, cpu);
+					return;
+				}
+				continue;
+			}
+			if (!pmuscope_cpu_has_event(&info, evs[i].number)) {
+				pmuscope_fmt(h->msg, sizeof(h->msg),
+					     "event %s (0x%04x) is not implemented on cpu%zu (%s)",
+					     evs[i].name, evs[i].number, cpu, info.name);
+				return;
+			}
+		}
+		if (ret == -ENOSPC) {
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "%u events do not fit cpu%zu: it has %u event counters and one cycle counter (for CPU_CYCLES)",
+				     nr, cpu, info.num_counters);
+			return;
+		}
+		if (ret == -EBUSY) {
+			pmuscope_holders(cpu, holders, sizeof(holders));
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "counters busy on cpu%zu: %s", cpu, holders);
+			return;
+		}
+	}
+	switch (ret) {
+	case -EPERM:
+	case -EACCES:
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "permission denied: system-wide counting needs CAP_PERFMON or CAP_SYS_ADMIN, or membership of the group set by the pmuscope module parameter 'group'");
+		break;
+	case -EOPNOTSUPP:
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "an event is not implemented on the chosen CPUs");
+		break;
+	default:
+		pmuscope_fmt(h->msg, sizeof(h->msg), "configuration refused: %s",
+			     strerror(-ret));
+	}
+}
+
+int pmuscope_configure(struct pmuscope *h, const struct pmuscope_event_spec *evs,
+		       unsigned int nr, const uint64_t *cpus, size_t words)
+{
+	struct pmuscope_event kev[PMUSCOPE_MAX_EVENTS];
+	struct pmuscope_config cfg = { .size = sizeof(cfg) };
+	size_t used = words;
+
+	if (!nr || nr > PMUSCOPE_MAX_EVENTS) {
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "%u events: a session counts 1 to %u events", nr,
+			     PMUSCOPE_MAX_EVENTS);
+		return -EINVAL;
+	}
+	while (used > 1 && !cpus[used - 1])
+		used--;
+	for (unsigned int i = 0; i < nr; i++)
+		kev[i] = (struct pmuscope_event){ .event = evs[i].number,
+						  .flags = evs[i].flags };
+	cfg.nr_events = nr;
+	cfg.events = (uintptr_t)kev;
+	cfg.cpus = (uintptr_t)cpus;
+	cfg.cpus_size = used * sizeof(uint64_t);
+	if (ioctl(h->fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
+		int ret = -errno;
+
+		pmuscope_explain(h, ret, evs, nr, cpus, words);
+		return ret;
+	}
+	memcpy(h->evs, evs, nr * sizeof(*evs));
+	h->nr_events = nr;
+	memset(h->cpus, 0, sizeof(h->cpus));
+	memcpy(h->cpus, cpus, (words < PMUSCOPE_CPU_WORDS ? words : PMUSCOPE_CPU_WORDS) *
+	       sizeof(uint64_t));
+	return 0;
+}
+
+static int pmuscope_simple(struct pmuscope *h, unsigned long req, const char *what)
+{
+	if (ioctl(h->fd, req)) {
+		int ret = -errno;
+
+		pmuscope_fmt(h->msg, sizeof(h->msg), "%s failed: %s", what,
+			     ret == -EINVAL ? "no events configured" : strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+int pmuscope_enable(struct pmuscope *h)
+{
+	return pmuscope_simple(h, PMUSCOPE_IOC_ENABLE, "enable");
+}
+
+int pmuscope_disable(struct pmuscope *h)
+{
+	return pmuscope_simple(h, PMUSCOPE_IOC_DISABLE, "disable");
+}
+
+int pmuscope_reset(struct pmuscope *h)
+{
+	return pmuscope_simple(h, PMUSCOPE_IOC_RESET, "reset");
+}
+
+uint64_t pmuscope_scale(uint64_t count, uint64_t enabled, uint64_t running)
+{
+	if (!running || running >= enabled)
+		return count;
+	return (uint64_t)((unsigned __int128)count * enabled / running);
+}
+
+int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
+		  unsigned int room, unsigned int *nr)
+{
+	struct pmuscope_value vals[256], *v = vals;
+	struct pmuscope_read rd = { .size = sizeof(rd) };
+	int ret = 0;
+
+	if (room > 256) {
+		v = calloc(room, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+	}
+	rd.values = (uintptr_t)v;
+	rd.nr_values = room;
+	if (ioctl(h->fd, PMUSCOPE_IOC_READ, &rd)) {
+		ret = -errno;
+		pmuscope_fmt(h->msg, sizeof(h->msg), "read failed: %s%s",
+			     strerror(-ret), ret == -ENOSPC ? " (not enough room)" : "");
+	} else {
+		for (unsigned int i = 0; i < rd.nr_values; i++) {
+			out[i].cpu = v[i].cpu;
+			out[i].index = v[i].index;
+			out[i].flags = v[i].flags;
+			out[i].counter = v[i].counter;
+			out[i].count = v[i].count;
+			out[i].time_enabled = v[i].time_enabled;
+			out[i].time_running = v[i].time_running;
+			out[i].scaled = pmuscope_scale(v[i].count, v[i].time_enabled,
+						       v[i].time_running);
+		}
+	}
+	*nr = rd.nr_values;
+	if (v != vals)
+		free(v);
+	return ret;
+}
+
+void pmuscope_flags_str(uint32_t flags, char *buf, size_t len)
+{
+	static const char * const names[] = {
+		"lost", "throttled", "clobbered", "multiplexed", "offline",
+	};
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (flags & (1U << i))
+			off += snprintf(buf + off, off < len ? len - off : 0, "%s%s",
+					off ? "," : "", names[i]);
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR GPL-2.0 */
+/*
+ * libpmuscope: user-space access to the pmuscope driver (/dev/pmuscope).
+ *
+ * Functions return 0 or a negative errno. Those that take a session keep a
+ * message naming the cause of the last failure: pmuscope_errmsg(). The
+ * others fill a caller's buffer (err, errlen) when they fail.
+ */
+#ifndef PMUSCOPE_LIB_H
+#define PMUSCOPE_LIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/pmuscope.h>
+
+#define PMUSCOPE_LIB_VERSION	"0.2.0"
+#define PMUSCOPE_MAX_CPUS	1024
+#define PMUSCOPE_CPU_WORDS	(PMUSCOPE_MAX_CPUS / 64)
+
+/**
+ * struct pmuscope_event_spec - an event as the user named it
+ * @number: event number (PMEVTYPER evtCount)
+ * @flags: PMUSCOPE_EV_EL0/EL1/EL2, PMUSCOPE_EV_RAW
+ * @name: architectural name (CPU_CYCLES) or "r0x..." for a raw number
+ * @label: the name as the user wrote it, without modifiers (cycles)
+ */
+struct pmuscope_event_spec {
+	uint32_t number;
+	uint32_t flags;
+	char name[40];
+	char label[40];
+};
+
+/**
+ * pmuscope_event_parse() - parse one event specification
+ * @text: NAME[:MODS]. NAME: an architectural name in any case
+ *	(inst_retired), an alias (cycles, instructions, branch-misses, ...),
+ *	a number (0x11) or a raw number (r0xc0, r11: hexadecimal). MODS: any
+ *	of u (EL0), k (EL1), h (EL2); default uk.
+ * @ev: the result
+ * @err: message on failure, naming the closest known names
+ * @errlen: size of @err
+ *
+ * Return: 0, or -EINVAL (syntax) or -ENOENT (unknown name).
+ */
+int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
+			 char *err, size_t errlen);
+
+/** pmuscope_event_name() - architectural name of @number, or NULL. */
+const char *pmuscope_event_name(uint32_t number);
+/** pmuscope_event_desc() - one-line description of @number, or NULL. */
+const char *pmuscope_event_desc(uint32_t number);
+/** pmuscope_event_count() - number of entries of the event table. */
+size_t pmuscope_event_count(void);
+/** pmuscope_event_at() - the @i-th common event: number, name, description. */
+int pmuscope_event_at(size_t i, uint32_t *number, const char **name,
+		      const char **desc);
+/** pmuscope_alias_of() - the first alias of @number (e.g. "cycles"), or NULL. */
+const char *pmuscope_alias_of(uint32_t number);
+
+/**
+ * pmuscope_cpulist_parse() - parse "0-3,6" into a CPU bitmap
+ * Return: 0, or -EINVAL with @err set.
+ */
+int pmuscope_cpulist_parse(const char *text, uint64_t *mask, size_t words,
+			   char *err, size_t errlen);
+/** pmuscope_cpulist_format() - "0-3,6" from a CPU bitmap. */
+void pmuscope_cpulist_format(const uint64_t *mask, size_t words, char *buf,
+			     size_t len);
+
+/**
+ * struct pmuscope_cpu_info - what the driver found on one CPU (sysfs)
+ */
+struct pmuscope_cpu_info {
+	int cpu;
+	int online;
+	int probed;
+	char name[32];
+	char pmu[32];			/* "present", "absent", ... */
+	char pmu_version_name[32];
+	unsigned int num_counters;
+	unsigned int event_width;
+	uint64_t pmceid0, pmceid1;
+};
+
+/**
+ * pmuscope_sysfs_root() - the driver's sysfs directory; PMUSCOPE_SYSFS in
+ * the environment overrides /sys/kernel/pmuscope (for tests).
+ */
+const char *pmuscope_sysfs_root(void);
+/** pmuscope_cpu_info() - read @cpu's description. -ENOENT if none. */
+int pmuscope_cpu_info(int cpu, struct pmuscope_cpu_info *info);
+/** pmuscope_online_cpus() - bitmap of the CPUs the driver describes, online. */
+int pmuscope_online_cpus(uint64_t *mask, size_t words);
+/** pmuscope_cpu_has_event() - does @info's PMCEID report @number? */
+int pmuscope_cpu_has_event(const struct pmuscope_cpu_info *info, uint32_t number);
+
+/* A session: one open /dev/pmuscope. */
+struct pmuscope;
+
+/**
+ * pmuscope_open() - open the device and check the API version
+ * Return: 0, -ENOENT (module not loaded), -EPROTO (API version differs),
+ * or another -errno; @err names the cause.
+ */
+int pmuscope_open(struct pmuscope **out, char *err, size_t errlen);
+void pmuscope_close(struct pmuscope *h);
+/** pmuscope_errmsg() - the cause of the session's last failure. */
+const char *pmuscope_errmsg(const struct pmuscope *h);
+/** pmuscope_features() - PMUSCOPE_FEAT_* of the loaded driver. */
+uint64_t pmuscope_features(const struct pmuscope *h);
+
+/**
+ * pmuscope_configure() - count @evs on the CPUs of @cpus
+ * Return: 0 or -errno of PMUSCOPE_IOC_CONFIG; pmuscope_errmsg() says which
+ * event, CPU or counter holder is the cause.
+ */
+int pmuscope_configure(struct pmuscope *h, const struct pmuscope_event_spec *evs,
+		       unsigned int nr, const uint64_t *cpus, size_t words);
+int pmuscope_enable(struct pmuscope *h);
+int pmuscope_disable(struct pmuscope *h);
+int pmuscope_reset(struct pmuscope *h);
+
+/**
+ * struct pmuscope_count - one counter of one CPU
+ * @count: raw count
+ * @scaled: @count * @time_enabled / @time_running where they differ
+ */
+struct pmuscope_count {
+	uint32_t cpu;
+	uint32_t index;
+	uint32_t flags;			/* PMUSCOPE_VAL_* */
+	uint32_t counter;
+	uint64_t count;
+	uint64_t scaled;
+	uint64_t time_enabled;
+	uint64_t time_running;
+};
+
+/**
+ * pmuscope_read() - all counters of all CPUs in one call
+ * @out: room for nr_events x CPUs values, CPU by CPU
+ * Return: 0 with *@nr set, or -errno (-ENOSPC: *@nr is what is needed).
+ */
+int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
+		  unsigned int room, unsigned int *nr);
+
+/** pmuscope_scale() - @count scaled by @enabled / @running. */
+uint64_t pmuscope_scale(uint64_t count, uint64_t enabled, uint64_t running);
+
+/** pmuscope_flags_str() - "lost,throttled,..." for PMUSCOPE_VAL_* flags. */
+void pmuscope_flags_str(uint32_t flags, char *buf, size_t len);
+
+#endif /* PMUSCOPE_LIB_H */

@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope: the command-line tool of the pmuscope driver.
+ *
+ *   pmuscope list [--json]
+ *   pmuscope stat [-e EVENTS] [-C CPUS | -a] [-I MS] [--per-cpu]
+ *                 [--json | --csv] [-- CMD ...]
+ *   pmuscope read [--json]
+ *
+ * Exit status: 0; the command's status with "stat -- CMD"; 2 usage or
+ * unknown event; 3 event not implemented; 4 counters busy; 5 permission;
+ * 6 driver missing or of another API version; 1 anything else.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmuscope.h"
+#include "report.h"
+
+#define EXIT_USAGE		2
+#define EXIT_UNSUPPORTED	3
+#define EXIT_BUSY		4
+#define EXIT_PERM		5
+#define EXIT_DRIVER		6
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static int exit_code_of(int err)
+{
+	switch (err) {
+	case -EINVAL:
+	case -ENOENT:
+		return EXIT_USAGE;
+	case -EOPNOTSUPP:
+		return EXIT_UNSUPPORTED;
+	case -EBUSY:
+	case -ENOSPC:
+		return EXIT_BUSY;
+	case -EPERM:
+	case -EACCES:
+		return EXIT_PERM;
+	default:
+		return 1;
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ------------------------------------------------------------------ list */
+struct cpu_type {
+	struct pmuscope_cpu_info info;
+	uint64_t cpus[PMUSCOPE_CPU_WORDS];
+};
+
+static int collect_types(struct cpu_type *types, int max)
+{
+	struct pmuscope_cpu_info info;
+	int n = 0;
+
+	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
+		int t;
+
+		if (pmuscope_cpu_info(cpu, &info)) {
+			if (cpu >= 64)
+				break;
+			continue;
+		}
+		if (!info.probed)
+			continue;
+		for (t = 0; t < n; t++)
+			if (!strcmp(types[t].info.name, info.name) &&
+			    types[t].info.pmceid0 == info.pmceid0 &&
+			    types[t].info.pmceid1 == info.pmceid1 &&
+			    types[t].info.num_counters == info.num_counters)
+				break;
+		if (t == n) {
+			if (n == max)
+				continue;
+			memset(&types[n], 0, sizeof(types[n]));
+			types[n].info = info;
+			n++;
+		}
+		types[t].cpus[cpu / 64] |= 1ULL << (cpu % 64);
+	}
+	return n;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	struct cpu_type types[16];
+	int json = argc > 1 && !strcmp(argv[1], "--json");
+	char cpus[128];
+	int n = collect_types(types, 16);
+
+	if (argc > 1 && !json) {
+		fprintf(stderr, "usage: pmuscope list [--json]\n");
+		return EXIT_USAGE;
+	}
+	if (!n) {
+		fprintf(stderr, "pmuscope: %s not found: is the pmuscope module loaded?\n",
+			pmuscope_sysfs_root());
+		return EXIT_DRIVER;
+	}
+	if (json)
+		printf("{\"cpu_types\":[");
+	for (int t = 0; t < n; t++) {
+		const struct pmuscope_cpu_info *info = &types[t].info;
+		int first = 1;
+
+		pmuscope_cpulist_format(types[t].cpus, PMUSCOPE_CPU_WORDS, cpus, sizeof(cpus));
+		if (json)
+			printf("%s{\"name\":\"%s\",\"cpus\":\"%s\",\"pmu\":\"%s\",\"counters\":%u,\"counter_width\":%u,\"events\":[",
+			       t ? "," : "", info->name, cpus, info->pmu_version_name,
+			       info->num_counters, info->event_width);
+		else
+			printf("%s (CPU%s %s): %s, %u event counters of %u bits and a 64-bit cycle counter\n",
+			       info->name, strpbrk(cpus, ",-") ? "s" : "", cpus,
+			       info->pmu_version_name, info->num_counters, info->event_width);
+		for (size_t i = 0; i < pmuscope_event_count(); i++) {
+			const char *name, *desc, *alias;
+			uint32_t num;
+
+			pmuscope_event_at(i, &num, &name, &desc);
+			if (!pmuscope_cpu_has_event(info, num) || num == 0x1e)
+				continue;
+			alias = pmuscope_alias_of(num);
+			if (json) {
+				printf("%s{\"name\":\"%s\",\"number\":%u,\"alias\":%s%s%s,\"description\":\"%s\"}",
+				       first ? "" : ",", name, num, alias ? "\"" : "",
+				       alias ? alias : "null", alias ? "\"" : "", desc);
+			} else {
+				printf("  %-24s 0x%04x  %-24s %s\n", name, num,
+				       alias ? alias : "", desc);
+			}
+			first = 0;
+		}
+		if (json)
+			printf("]}");
+		else
+			printf("  (IMPLEMENTATION DEFINED events: rNNNN, e.g. r0xc0)\n\n");
+	}
+	if (json)
+		printf("]}\n");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ read */
+static int cmd_read(int argc, char **argv)
+{
+	int json = argc > 1 && !strcmp(argv[1], "--json");
+	char path[512], owner[128], event[64], value[32];
+	struct pmuscope_cpu_info info;
+	int first = 1, found = 0;
+
+	if (argc > 1 && !json) {
+		fprintf(stderr, "usage: pmuscope read [--json]\n");
+		return EXIT_USAGE;
+	}
+	if (json)
+		printf("{\"counters\":[");
+	else
+		printf("%-4s %-8s %-44s %-26s %s\n", "CPU", "COUNTER", "OWNER", "EVENT", "VALUE");
+	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
+		if (pmuscope_cpu_info(cpu, &info)) {
+			if (cpu >= 64)
+				break;
+			continue;
+		}
+		found = 1;
+		for (int i = 0; i < 32; i++) {
+			char name[8];
+			FILE *f;
+
+			if (i == 31)
+				snprintf(name, sizeof(name), "cycle");
+			else
+				snprintf(name, sizeof(name), "%d", i);
+			snprintf(path, sizeof(path), "%s/cpu%d/counter_owner/%s",
+				 pmuscope_sysfs_root(), cpu, name);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			if (!fgets(owner, sizeof(owner), f))
+				owner[0] = '\0';
+			fclose(f);
+			owner[strcspn(owner, "\n")] = '\0';
+			if (!strcmp(owner, "free"))
+				continue;
+			snprintf(path, sizeof(path), "%s/cpu%d/counter_event/%s",
+				 pmuscope_sysfs_root(), cpu, name);
+			f = fopen(path, "r");
+			event[0] = '\0';
+			if (f) {
+				if (!fgets(event, sizeof(event), f))
+					event[0] = '\0';
+				fclose(f);
+			}
+			event[strcspn(event, "\n")] = '\0';
+			snprintf(path, sizeof(path), "%s/cpu%d/counter_value/%s",
+				 pmuscope_sysfs_root(), cpu, name);
+			f = fopen(path, "r");
+			snprintf(value, sizeof(value), "-");
+			if (f) {
+				if (!fgets(value, sizeof(value), f))
+					snprintf(value, sizeof(value), "-");
+				fclose(f);
+			}
+			value[strcspn(value, "\n")] = '\0';
+			if (json)
+				printf("%s{\"cpu\":%d,\"counter\":\"%s\",\"owner\":\"%s\",\"event\":\"%s\",\"value\":%s}",
+				       first ? "" : ",", cpu, name, owner, event,
+				       strcmp(value, "-") ? value : "null");
+			else
+				printf("%-4d %-8s %-44s %-26s %s\n", cpu, name, owner, event, value);
+			first = 0;
+		}
+	}
+	if (json)
+		printf("]}\n");
+	if (!found) {
+		fprintf(stderr, "pmuscope: %s not found: is the pmuscope module loaded?\n",
+			pmuscope_sysfs_root());
+		return EXIT_DRIVER;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ stat */
+static const char * const default_events[] = {
+	"cycles", "instructions", "L1D_CACHE_REFILL", "L1D_CACHE",
+	"BR_MIS_PRED", "STALL_FRONTEND", "STALL_BACKEND",
+};
+
+struct stat_opts {
+	struct pmuscope_event_spec evs[PMUSCOPE_MAX_EVENTS];
+	unsigned int nr;
+	uint64_t cpus[PMUSCOPE_CPU_WORDS];
+	int cpus_given;
+	unsigned int interval_ms;
+	int per_cpu;
+	enum report_format fmt;
+	char **cmd;
+};
+
+static void stat_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pmuscope stat [-e EVENT[,EVENT...]] [-C CPUS | -a] [-I MS]\n"
+		"                     [--per-cpu] [--json | --csv] [-- CMD [ARG...]]\n"
+		"  EVENT: NAME[:u|k|h...]  (pmuscope list), rHEX for raw numbers\n");
+}
+
+static int add_events(struct stat_opts *o, char *list)
+{
+	char err[256], *save = NULL;
+
+	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int ret;
+
+		if (o->nr == PMUSCOPE_MAX_EVENTS) {
+			fprintf(stderr, "pmuscope: at most %d events\n", PMUSCOPE_MAX_EVENTS);
+			return -EINVAL;
+		}
+		ret = pmuscope_event_parse(tok, &o->evs[o->nr], err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "pmuscope: %s\n", err);
+			return ret;
+		}
+		o->nr++;
+	}
+	return 0;
+}
+
+/* The default set: those events every chosen CPU implements, that fit. */
+static void default_set(struct stat_opts *o)
+{
+	unsigned int room = 32;
+	char err[128];
+
+	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
+		struct pmuscope_cpu_info info;
+
+		if (!(o->cpus[cpu / 64] & (1ULL << (cpu % 64))) ||
+		    pmuscope_cpu_info(cpu, &info))
+			continue;
+		if (info.num_counters + 1 < room)
+			room = info.num_counters + 1;
+	}
+	for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++) {
+		struct pmuscope_event_spec ev;
+		int ok = 1;
+
+		if (o->nr == room || pmuscope_event_parse(default_events[i], &ev, err, sizeof(err)))
+			continue;
+		for (int cpu = 0; ok && cpu < PMUSCOPE_MAX_CPUS; cpu++) {
+			struct pmuscope_cpu_info info;
+
+			if (!(o->cpus[cpu / 64] & (1ULL << (cpu % 64))))
+				continue;
+			ok = !pmuscope_cpu_info(cpu, &info) && pmuscope_cpu_has_event(&info, ev.number);
+		}
+		if (ok)
+			o->evs[o->nr++] = ev;
+	}
+}
+
+/* Sum @vals (CPU by CPU) into @r; subtract @prev (previous totals) if given. */
+static void stat_fill(struct report *r, const struct stat_opts *o,
+		      const struct pmuscope_count *vals, unsigned int nv,
+		      const struct report *prev)
+{
+	for (unsigned int i = 0; i < o->nr; i++) {
+		struct report_counter *c = &r->c[i];
+
+		memset(c, 0, sizeof(*c));
+		c->number = o->evs[i].number;
+		c->flags = o->evs[i].flags;
+		c->name = o->evs[i].name;
+		c->label = o->evs[i].label;
+	}
+	r->ncounters = o->nr;
+	r->ncpus = 0;
+	for (unsigned int v = 0; v < nv; v++) {
+		const struct pmuscope_count *x = &vals[v];
+		struct report_counter *c = &r->c[x->index];
+		unsigned int k;
+
+		for (k = 0; k < r->ncpus; k++)
+			if (r->cpu_ids[k] == (int)x->cpu)
+				break;
+		if (k == r->ncpus && r->ncpus < REPORT_MAX_CPUS)
+			r->cpu_ids[r->ncpus++] = x->cpu;
+		if (k >= REPORT_MAX_CPUS)
+			continue;
+		c->count += x->scaled;
+		c->time_enabled += x->time_enabled;
+		c->time_running += x->time_running;
+		c->vflags |= x->flags;
+		c->cpu_count[k] = x->scaled;
+		c->cpu_vflags[k] = x->flags;
+	}
+	if (!prev)
+		return;
+	for (unsigned int i = 0; i < r->ncounters; i++) {
+		struct report_counter *c = &r->c[i];
+		const struct report_counter *p = &prev->c[i];
+
+		c->count -= p->count;
+		c->time_enabled -= p->time_enabled;
+		c->time_running -= p->time_running;
+		for (unsigned int k = 0; k < r->ncpus; k++)
+			c->cpu_count[k] -= p->cpu_count[k];
+	}
+}
+
+static int cmd_stat(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "csv", no_argument, NULL, 'V' },
+		{ "per-cpu", no_argument, NULL, 'P' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct stat_opts o = { .fmt = REPORT_TABLE };
+	struct pmuscope_count *vals = NULL;
+	struct report *cur = NULL, *prev = NULL, *total = NULL;
+	struct pmuscope *h = NULL;
+	char err[512];
+	int opt, ret, status = 0, go[2] = { -1, -1 }, first = 1;
+	unsigned int nv, room, ncpus = 0;
+	double t0, next;
+	pid_t child = -1;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+e:C:aI:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			if (add_events(&o, optarg))
+				return EXIT_USAGE;
+			break;
+		case 'C':
+			if (pmuscope_cpulist_parse(optarg, o.cpus, PMUSCOPE_CPU_WORDS, err,
+						   sizeof(err))) {
+				fprintf(stderr, "pmuscope: %s\n", err);
+				return EXIT_USAGE;
+			}
+			o.cpus_given = 1;
+			break;
+		case 'a':
+			break;
+		case 'I':
+			o.interval_ms = strtoul(optarg, NULL, 10);
+			if (o.interval_ms < 10) {
+				fprintf(stderr, "pmuscope: -I needs at least 10 ms\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'P':
+			o.per_cpu = 1;
+			break;
+		case 'J':
+			o.fmt = REPORT_JSON;
+			break;
+		case 'V':
+			o.fmt = REPORT_CSV;
+			break;
+		case 'h':
+			stat_usage(stdout);
+			return 0;
+		default:
+			stat_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		o.cmd = &argv[optind];
+
+	if (!o.cpus_given && pmuscope_online_cpus(o.cpus, PMUSCOPE_CPU_WORDS)) {
+		fprintf(stderr, "pmuscope: %s not found: is the pmuscope module loaded? (insmod pmuscope.ko)\n",
+			pmuscope_sysfs_root());
+		return EXIT_DRIVER;
+	}
+	if (!o.nr)
+		default_set(&o);
+	if (!o.nr) {
+		fprintf(stderr, "pmuscope: none of the default events is implemented on these CPUs (pmuscope list)\n");
+		return EXIT_UNSUPPORTED;
+	}
+	for (int w = 0; w < PMUSCOPE_CPU_WORDS; w++)
+		ncpus += __builtin_popcountll(o.cpus[w]);
+
+	ret = pmuscope_open(&h, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "pmuscope: %s\n", err);
+		return ret == -EPERM || ret == -EACCES ? EXIT_PERM : EXIT_DRIVER;
+	}
+	ret = pmuscope_configure(h, o.evs, o.nr, o.cpus, PMUSCOPE_CPU_WORDS);
+	if (ret) {
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
+		pmuscope_close(h);
+		return exit_code_of(ret);
+	}
+	room = o.nr * ncpus;
+	vals = calloc(room, sizeof(*vals));
+	cur = calloc(1, sizeof(*cur));
+	prev = calloc(1, sizeof(*prev));
+	total = calloc(1, sizeof(*total));
+	if (!vals || !cur || !prev || !total) {
+		ret = 1;
+		goto out;
+	}
+	pmuscope_cpulist_format(o.cpus, PMUSCOPE_CPU_WORDS, total->cpus, sizeof(total->cpus));
+	total->per_cpu = o.per_cpu;
+	total->command = o.cmd;
+	total->exit_status = -1;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (o.cmd) {
+		if (pipe(go)) {
+			perror("pmuscope: pipe");
+			ret = 1;
+			goto out;
+		}
+		child = fork();
+		if (child == 0) {
+			cpu_set_t set;
+			char c;
+
+			close(go[1]);
+			if (o.cpus_given) {
+				CPU_ZERO(&set);
+				for (int cpu = 0; cpu < CPU_SETSIZE && cpu < PMUSCOPE_MAX_CPUS; cpu++)
+					if (o.cpus[cpu / 64] & (1ULL << (cpu % 64)))
+						CPU_SET(cpu, &set);
+				sched_setaffinity(0, sizeof(set), &set);
+			}
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			if (read(go[0], &c, 1) != 1)
+				_exit(127);
+			execvp(o.cmd[0], o.cmd);
+			fprintf(stderr, "pmuscope: cannot run '%s': %s\n", o.cmd[0], strerror(errno));
+			_exit(127);
+		}
+		close(go[0]);
+		if (child < 0) {
+			perror("pmuscope: fork");
+			ret = 1;
+			goto out;
+		}
+	}
+
+	/* Counting starts here: keep the path to waitpid() short and fixed. */
+	pmuscope_reset(h);
+	t0 = now_s();
+	pmuscope_enable(h);
+	if (child > 0 && write(go[1], "g", 1) != 1)
+		kill(child, SIGKILL);
+	if (!o.interval_ms) {
+		if (child > 0) {
+			while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+				;
+		} else {
+			while (!stop_requested)
+				pause();
+		}
+	} else {
+		next = t0;
+		for (;;) {
+			struct timespec ts;
+			double wait;
+			int done = 0;
+
+			next += o.interval_ms / 1000.0;
+			wait = next - now_s();
+			if (wait > 0) {
+				ts.tv_sec = (time_t)wait;
+				ts.tv_nsec = (long)((wait - ts.tv_sec) * 1e9);
+				nanosleep(&ts, NULL);
+			}
+			if (child > 0 && waitpid(child, &status, WNOHANG) == child)
+				done = 1;
+			if (stop_requested && child <= 0)
+				done = 1;
+			if (done)
+				break;
+			if (pmuscope_read(h, vals, room, &nv)) {
+				fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
+				continue;
+			}
+			stat_fill(cur, &o, vals, nv, prev);
+			cur->kind = REPORT_INTERVAL;
+			cur->time_s = now_s() - t0;
+			memcpy(cur->cpus, total->cpus, sizeof(cur->cpus));
+			cur->per_cpu = o.per_cpu;
+			report_print(stdout, cur, o.fmt, first);
+			first = 0;
+			stat_fill(prev, &o, vals, nv, NULL);
+		}
+	}
+	pmuscope_disable(h);
+	total->elapsed_s = now_s() - t0;
+	if (child > 0) {
+		close(go[1]);
+		total->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) :
+				     128 + WTERMSIG(status);
+	}
+	ret = pmuscope_read(h, vals, room, &nv);
+	if (ret) {
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
+		ret = 1;
+		goto out;
+	}
+	if (o.interval_ms) {
+		/* The last partial interval, then the total. */
+		stat_fill(cur, &o, vals, nv, prev);
+		cur->kind = REPORT_INTERVAL;
+		cur->time_s = total->elapsed_s;
+		memcpy(cur->cpus, total->cpus, sizeof(cur->cpus));
+		cur->per_cpu = o.per_cpu;
+		report_print(stdout, cur, o.fmt, first);
+		first = 0;
+	}
+	stat_fill(total, &o, vals, nv, NULL);
+	total->kind = REPORT_TOTAL;
+	report_print(stdout, total, o.fmt, first);
+	ret = child > 0 ? total->exit_status : 0;
+out:
+	free(vals);
+	free(cur);
+	free(prev);
+	free(total);
+	pmuscope_close(h);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ main */
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pmuscope COMMAND [ARGS]\n"
+		"  list [--json]             events implemented on each CPU type\n"
+		"  stat [OPTIONS] [-- CMD]   count events (pmuscope stat --help)\n"
+		"  read [--json]             what every session is counting now\n"
+		"  version                   versions of the tool and the driver\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "list"))
+		return cmd_list(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "stat"))
+		return cmd_stat(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "read"))
+		return cmd_read(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
+		printf("pmuscope %s (API version %d)\n", PMUSCOPE_LIB_VERSION,
+		       PMUSCOPE_API_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "pmuscope: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope CLI: derived metrics and the table, JSON and CSV formats.
+ * JSON: one object per line (per interval, and one for the total); CSV:
+ * one header, then one row per counter (and per CPU) and per metric. The
+ * field names are documented in Documentation/cli.rst.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+#define EV_SW_INCR		0x00
+#define EV_L1D_CACHE_REFILL	0x03
+#define EV_L1D_CACHE		0x04
+#define EV_INST_RETIRED		0x08
+#define EV_BR_MIS_PRED		0x10
+#define EV_CPU_CYCLES		0x11
+#define EV_BR_PRED		0x12
+#define EV_BR_RETIRED		0x21
+#define EV_BR_MIS_PRED_RETIRED	0x22
+#define EV_STALL_FRONTEND	0x23
+#define EV_STALL_BACKEND	0x24
+
+static const struct report_counter *report_find(const struct report *r,
+						uint32_t number)
+{
+	for (unsigned int i = 0; i < r->ncounters; i++)
+		if (r->c[i].number == number && !(r->c[i].flags & PMUSCOPE_EV_RAW))
+			return &r->c[i];
+	return NULL;
+}
+
+static double report_ratio(const struct report *r, uint32_t num, uint32_t den,
+			   double scale)
+{
+	const struct report_counter *a = report_find(r, num), *b = report_find(r, den);
+
+	if (!a || !b || !b->count)
+		return NAN;
+	return (double)a->count * scale / (double)b->count;
+}
+
+void report_metrics(const struct report *r, struct report_metrics *m)
+{
+	m->ipc = report_ratio(r, EV_INST_RETIRED, EV_CPU_CYCLES, 1);
+	m->l1d_miss_ratio = report_ratio(r, EV_L1D_CACHE_REFILL, EV_L1D_CACHE, 1);
+	m->l1d_mpki = report_ratio(r, EV_L1D_CACHE_REFILL, EV_INST_RETIRED, 1000);
+	m->branch_miss_ratio = report_ratio(r, EV_BR_MIS_PRED, EV_BR_PRED, 1);
+	if (isnan(m->branch_miss_ratio))
+		m->branch_miss_ratio = report_ratio(r, EV_BR_MIS_PRED_RETIRED,
+						    EV_BR_RETIRED, 1);
+	m->frontend_stall_ratio = report_ratio(r, EV_STALL_FRONTEND, EV_CPU_CYCLES, 1);
+	m->backend_stall_ratio = report_ratio(r, EV_STALL_BACKEND, EV_CPU_CYCLES, 1);
+}
+
+void report_thousands(uint64_t v, char *buf, size_t len)
+{
+	char digits[32];
+	size_t n, out = 0;
+
+	n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+	for (size_t i = 0; i < n && out + 1 < len; i++) {
+		buf[out++] = digits[i];
+		if ((n - i - 1) % 3 == 0 && i + 1 < n && out + 1 < len)
+			buf[out++] = ',';
+	}
+	buf[out] = '\0';
+}
+
+static void report_mods(uint32_t flags, char *buf)
+{
+	int n = 0;
+
+	if (flags & PMUSCOPE_EV_EL0)
+		buf[n++] = 'u';
+	if (flags & PMUSCOPE_EV_EL1)
+		buf[n++] = 'k';
+	if (flags & PMUSCOPE_EV_EL2)
+		buf[n++] = 'h';
+	buf[n] = '\0';
+}
+
+/* The metric perf would print beside counter @c, as "#  text". */
+static void report_beside(const struct report_counter *c,
+			  const struct report_metrics *m, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (c->flags & PMUSCOPE_EV_RAW)
+		return;
+	switch (c->number) {
+	case EV_INST_RETIRED:
+		if (!isnan(m->ipc))
+			snprintf(buf, len, "#  %6.2f  insn per cycle", m->ipc);
+		break;
+	case EV_L1D_CACHE_REFILL:
+		if (!isnan(m->l1d_miss_ratio) && !isnan(m->l1d_mpki))
+			snprintf(buf, len, "#  %6.2f%% of L1D accesses, %.2f MPKI",
+				 100 * m->l1d_miss_ratio, m->l1d_mpki);
+		else if (!isnan(m->l1d_miss_ratio))
+			snprintf(buf, len, "#  %6.2f%% of L1D accesses",
+				 100 * m->l1d_miss_ratio);
+		else if (!isnan(m->l1d_mpki))
+			snprintf(buf, len, "#  %6.2f  MPKI", m->l1d_mpki);
+		break;
+	case EV_BR_MIS_PRED:
+	case EV_BR_MIS_PRED_RETIRED:
+		if (!isnan(m->branch_miss_ratio))
+			snprintf(buf, len, "#  %6.2f%% of branches",
+				 100 * m->branch_miss_ratio);
+		break;
+	case EV_STALL_FRONTEND:
+		if (!isnan(m->frontend_stall_ratio))
+			snprintf(buf, len, "#  %6.2f%% frontend cycles idle",
+				 100 * m->frontend_stall_ratio);
+		break;
+	case EV_STALL_BACKEND:
+		if (!isnan(m->backend_stall_ratio))
+			snprintf(buf, len, "#  %6.2f%% backend cycles idle",
+				 100 * m->backend_stall_ratio);
+		break;
+	}
+}
+
+static void report_label(const struct report_counter *c, char *buf, size_t len)
+{
+	char mods[4];
+
+	report_mods(c->flags, mods);
+	if (!strcmp(mods, "uk"))
+		snprintf(buf, len, "%s", c->label);
+	else
+		snprintf(buf, len, "%s:%s", c->label, mods);
+}
+
+static void report_table(FILE *f, const struct report *r)
+{
+	struct report_metrics m;
+	char num[32], label[64], beside[96], flags[64], stamp[32] = "";
+
+	report_metrics(r, &m);
+	if (r->kind == REPORT_INTERVAL) {
+		snprintf(stamp, sizeof(stamp), "%12.6f ", r->time_s);
+	} else {
+		fprintf(f, "\n Performance counter stats for CPU%s %s",
+			strchr(r->cpus, ',') || strchr(r->cpus, '-') ? "s" : "", r->cpus);
+		if (r->command) {
+			fprintf(f, " ('");
+			for (int i = 0; r->command[i]; i++)
+				fprintf(f, "%s%s", i ? " " : "", r->command[i]);
+			fprintf(f, "')");
+		}
+		fprintf(f, ":\n\n");
+	}
+	for (unsigned int i = 0; i < r->ncounters; i++) {
+		const struct report_counter *c = &r->c[i];
+
+		report_thousands(c->count, num, sizeof(num));
+		report_label(c, label, sizeof(label));
+		report_beside(c, &m, beside, sizeof(beside));
+		pmuscope_flags_str(c->vflags, flags, sizeof(flags));
+		if (*beside)
+			fprintf(f, "%s%20s      %-26s %s", stamp, num, label, beside);
+		else
+			fprintf(f, "%s%20s      %s", stamp, num, label);
+		if (c->time_running < c->time_enabled && c->time_enabled)
+			fprintf(f, "  (%.2f%%)", 100.0 * c->time_running / c->time_enabled);
+		if (*flags)
+			fprintf(f, "  [%s]", flags);
+		fprintf(f, "\n");
+		for (unsigned int k = 0; r->per_cpu && k < r->ncpus; k++) {
+			report_thousands(c->cpu_count[k], num, sizeof(num));
+			pmuscope_flags_str(c->cpu_vflags[k], flags, sizeof(flags));
+			fprintf(f, "%s%20s        cpu%-3d %s%s%s\n", stamp, num, r->cpu_ids[k],
+				label, *flags ? "  " : "", flags);
+		}
+	}
+	if (r->kind == REPORT_TOTAL)
+		fprintf(f, "\n%20.9f seconds time elapsed\n\n", r->elapsed_s);
+}
+
+static void report_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void report_json_flags(FILE *f, uint32_t vflags)
+{
+	char flags[64], *tok, *save = NULL;
+	int first = 1;
+
+	pmuscope_flags_str(vflags, flags, sizeof(flags));
+	fputc('[', f);
+	for (tok = strtok_r(flags, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		fprintf(f, "%s", first ? "" : ",");
+		report_json_str(f, tok);
+		first = 0;
+	}
+	fputc(']', f);
+}
+
+static void report_json_num(FILE *f, double v)
+{
+	if (isnan(v))
+		fprintf(f, "null");
+	else
+		fprintf(f, "%.6g", v);
+}
+
+static void report_json(FILE *f, const struct report *r)
+{
+	struct report_metrics m;
+	char mods[4];
+
+	report_metrics(r, &m);
+	fprintf(f, "{\"type\":\"%s\",", r->kind == REPORT_TOTAL ? "total" : "interval");
+	if (r->kind == REPORT_INTERVAL)
+		fprintf(f, "\"time_s\":%.6f,", r->time_s);
+	else
+		fprintf(f, "\"elapsed_s\":%.9f,", r->elapsed_s);
+	fprintf(f, "\"cpus\":");
+	report_json_str(f, r->cpus);
+	fprintf(f, ",\"command\":");
+	if (r->command) {
+		fputc('[', f);
+		for (int i = 0; r->command[i]; i++) {
+			fprintf(f, "%s", i ? "," : "");
+			report_json_str(f, r->command[i]);
+		}
+		fputc(']', f);
+	} else {
+		fprintf(f, "null");
+	}
+	if (r->kind == REPORT_TOTAL) {
+		fprintf(f, ",\"exit_status\":");
+		if (r->exit_status >= 0)
+			fprintf(f, "%d", r->exit_status);
+		else
+			fprintf(f, "null");
+	}
+	fprintf(f, ",\"counters\":[");
+	for (unsigned int i = 0; i < r->ncounters; i++) {
+		const struct report_counter *c = &r->c[i];
+
+		report_mods(c->flags, mods);
+		fprintf(f, "%s{\"event\":", i ? "," : "");
+		report_json_str(f, c->name);
+		fprintf(f, ",\"number\":%u,\"label\":", c->number);
+		report_json_str(f, c->label);
+		fprintf(f, ",\"modifiers\":\"%s\",\"raw\":%s,\"count\":%llu,"
+			"\"time_enabled_ns\":%llu,\"time_running_ns\":%llu,\"flags\":",
+			mods, c->flags & PMUSCOPE_EV_RAW ? "true" : "false",
+			(unsigned long long)c->count,
+			(unsigned long long)c->time_enabled,
+			(unsigned long long)c->time_running);
+		report_json_flags(f, c->vflags);
+		fprintf(f, ",\"per_cpu\":[");
+		for (unsigned int k = 0; k < r->ncpus; k++) {
+			fprintf(f, "%s{\"cpu\":%d,\"count\":%llu,\"flags\":", k ? "," : "",
+				r->cpu_ids[k], (unsigned long long)c->cpu_count[k]);
+			report_json_flags(f, c->cpu_vflags[k]);
+			fputc('}', f);
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "],\"metrics\":{\"ipc\":");
+	report_json_num(f, m.ipc);
+	fprintf(f, ",\"l1d_miss_ratio\":");
+	report_json_num(f, m.l1d_miss_ratio);
+	fprintf(f, ",\"l1d_mpki\":");
+	report_json_num(f, m.l1d_mpki);
+	fprintf(f, ",\"branch_miss_ratio\":");
+	report_json_num(f, m.branch_miss_ratio);
+	fprintf(f, ",\"frontend_stall_ratio\":");
+	report_json_num(f, m.frontend_stall_ratio);
+	fprintf(f, ",\"backend_stall_ratio\":");
+	report_json_num(f, m.backend_stall_ratio);
+	fprintf(f, "}}\n");
+}
+
+static void report_csv(FILE *f, const struct report *r, int first)
+{
+	static const char * const names[] = {
+		"ipc", "l1d_miss_ratio", "l1d_mpki", "branch_miss_ratio",
+		"frontend_stall_ratio", "backend_stall_ratio",
+	};
+	struct report_metrics m;
+	double values[6];
+	char mods[4], flags[64], t[32];
+
+	report_metrics(r, &m);
+	values[0] = m.ipc;
+	values[1] = m.l1d_miss_ratio;
+	values[2] = m.l1d_mpki;
+	values[3] = m.branch_miss_ratio;
+	values[4] = m.frontend_stall_ratio;
+	values[5] = m.backend_stall_ratio;
+	if (first)
+		fprintf(f, "type,time_s,cpu,event,modifiers,count,time_enabled_ns,time_running_ns,flags\n");
+	snprintf(t, sizeof(t), "%.6f", r->kind == REPORT_TOTAL ? r->elapsed_s : r->time_s);
+	for (unsigned int i = 0; i < r->ncounters; i++) {
+		const struct report_counter *c = &r->c[i];
+
+		report_mods(c->flags, mods);
+		pmuscope_flags_str(c->vflags, flags, sizeof(flags));
+		fprintf(f, "%s,%s,all,%s,%s,%llu,%llu,%llu,\"%s\"\n",
+			r->kind == REPORT_TOTAL ? "total" : "interval", t, c->name, mods,
+			(unsigned long long)c->count, (unsigned long long)c->time_enabled,
+			(unsigned long long)c->time_running, flags);
+		for (unsigned int k = 0; r->per_cpu && k < r->ncpus; k++) {
+			pmuscope_flags_str(c->cpu_vflags[k], flags, sizeof(flags));
+			fprintf(f, "%s,%s,%d,%s,%s,%llu,,,\"%s\"\n",
+				r->kind == REPORT_TOTAL ? "total" : "interval", t,
+				r->cpu_ids[k], c->name, mods,
+				(unsigned long long)c->cpu_count[k], flags);
+		}
+	}
+	for (unsigned int i = 0; i < 6; i++)
+		if (!isnan(values[i]))
+			fprintf(f, "%s,%s,all,metric:%s,,%.6g,,,\"\"\n",
+				r->kind == REPORT_TOTAL ? "total" : "interval", t, names[i],
+				values[i]);
+}
+
+void report_print(FILE *f, const struct report *r, enum report_format fmt,
+		  int first)
+{
+	switch (fmt) {
+	case REPORT_JSON:
+		report_json(f, r);
+		break;
+	case REPORT_CSV:
+		report_csv(f, r, first);
+		break;
+	default:
+		report_table(f, r);
+		break;
+	}
+	fflush(f);
+}

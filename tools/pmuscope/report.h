@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pmuscope CLI: what a stat run or interval reports, and its formats. */
+#ifndef PMUSCOPE_REPORT_H
+#define PMUSCOPE_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pmuscope.h"
+
+#define REPORT_MAX_CPUS		64
+
+struct report_counter {
+	uint32_t number;
+	uint32_t flags;			/* PMUSCOPE_EV_* of the event */
+	const char *name;		/* CPU_CYCLES */
+	const char *label;		/* cycles, as given */
+	uint64_t count;			/* sum over CPUs (scaled where needed) */
+	uint64_t time_enabled;		/* sum over CPUs, ns */
+	uint64_t time_running;
+	uint32_t vflags;		/* PMUSCOPE_VAL_* of any CPU */
+	uint64_t cpu_count[REPORT_MAX_CPUS];
+	uint32_t cpu_vflags[REPORT_MAX_CPUS];
+};
+
+enum report_kind {
+	REPORT_TOTAL,
+	REPORT_INTERVAL,
+};
+
+struct report {
+	enum report_kind kind;
+	double time_s;			/* interval: end, seconds since start */
+	double elapsed_s;		/* total: seconds counted */
+	char cpus[128];			/* "0-1" */
+	unsigned int ncpus;
+	int cpu_ids[REPORT_MAX_CPUS];
+	unsigned int ncounters;
+	struct report_counter c[PMUSCOPE_MAX_EVENTS];
+	char *const *command;		/* NULL: none */
+	int exit_status;		/* total with a command, else -1 */
+	int per_cpu;			/* print per-CPU values */
+};
+
+enum report_format {
+	REPORT_TABLE,
+	REPORT_JSON,
+	REPORT_CSV,
+};
+
+/* Derived metrics; NAN where the inputs are missing or zero. */
+struct report_metrics {
+	double ipc;
+	double l1d_miss_ratio;
+	double l1d_mpki;
+	double branch_miss_ratio;
+	double frontend_stall_ratio;
+	double backend_stall_ratio;
+};
+
+void report_metrics(const struct report *r, struct report_metrics *m);
+void report_print(FILE *f, const struct report *r, enum report_format fmt,
+		  int first);
+void report_thousands(uint64_t v, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of libpmuscope and the CLI's report code: event and CPU list
+ * parsing, scaling, derived metrics, the table format. Prints one line per
+ * case, "PASS name" or "FAIL name: why", then "N passed, N failed".
+ *
+ *   test_tools               run the tests
+ *   test_tools --sample json|csv|table   print a sample report (for the
+ *                            Python tests, which parse it with real parsers)
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmuscope.h"
+#include "report.h"
+
+static int passed, failed;
+
+static void result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s ", ok ? "PASS" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (ok)
+		passed++;
+	else
+		failed++;
+}
+
+/* -------------------------------------------------------------- events */
+static const struct {
+	const char *text;
+	int ret;
+	uint32_t number;
+	uint32_t flags;
+	const char *name;
+} event_cases[] = {
+	{ "cycles", 0, 0x11, PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1, "CPU_CYCLES" },
+	{ "instructions:u", 0, 0x08, PMUSCOPE_EV_EL0, "INST_RETIRED" },
+	{ "INST_RETIRED:k", 0, 0x08, PMUSCOPE_EV_EL1, "INST_RETIRED" },
+	{ "inst_retired:uk", 0, 0x08, PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1, "INST_RETIRED" },
+	{ "Cpu_Cycles:h", 0, 0x11, PMUSCOPE_EV_EL2, "CPU_CYCLES" },
+	{ "cycles:ukh", 0, 0x11, PMUSCOPE_EV_ALL_EL, "CPU_CYCLES" },
+	{ "branch-misses", 0, 0x10, PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1, "BR_MIS_PRED" },
+	{ "branches", 0, 0x21, PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1, "BR_RETIRED" },
+	{ "cache-misses:u", 0, 0x03, PMUSCOPE_EV_EL0, "L1D_CACHE_REFILL" },
+	{ "stalled-cycles-backend", 0, 0x24, PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1, "STALL_BACKEND" },
+	{ "0x11", 0, 0x11, PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1, "CPU_CYCLES" },
+	{ "17:k", 0, 0x11, PMUSCOPE_EV_EL1, "CPU_CYCLES" },
+	{ "0x4004", 0, 0x4004, PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1, "CNT_CYCLES" },
+	{ "r0xc0", 0, 0xc0, PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1 | PMUSCOPE_EV_RAW, "r0xc0" },
+	{ "rC0:u", 0, 0xc0, PMUSCOPE_EV_EL0 | PMUSCOPE_EV_RAW, "r0xc0" },
+	{ "r11", 0, 0x11, PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1 | PMUSCOPE_EV_RAW, "r0x11" },
+	{ "r0x10000", -EINVAL },
+	{ "r0xzz", -EINVAL },
+	{ "rzz", -ENOENT },
+	{ "0x99", -ENOENT },
+	{ "70000", -EINVAL },
+	{ "cycles:x", -EINVAL },
+	{ "cycles:", -EINVAL },
+	{ "", -EINVAL },
+	{ ":u", -EINVAL },
+	{ "no_such_event", -ENOENT },
+	{ "cycle", -ENOENT },
+};
+
+static void test_events(void)
+{
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(event_cases) / sizeof(event_cases[0]); i++) {
+		struct pmuscope_event_spec ev;
+		int ret = pmuscope_event_parse(event_cases[i].text, &ev, err, sizeof(err));
+		int ok = ret == event_cases[i].ret;
+
+		if (ok && !ret)
+			ok = ev.number == event_cases[i].number &&
+			     ev.flags == event_cases[i].flags &&
+			     !strcmp(ev.name, event_cases[i].name);
+		result(ok, "event parse '%s' -> %d (got %d, 0x%x, 0x%x, %s)%s%s",
+		       event_cases[i].text, event_cases[i].ret, ret, ev.number, ev.flags,
+		       ret ? "-" : ev.name, ret ? ": " : "", ret ? err : "");
+	}
+	pmuscope_event_parse("cycle", &(struct pmuscope_event_spec){ 0 }, err, sizeof(err));
+	result(strstr(err, "did you mean cycles") != NULL,
+	       "unknown 'cycle' suggests cycles first: %s", err);
+	pmuscope_event_parse("INST_RETIRD", &(struct pmuscope_event_spec){ 0 }, err,
+			     sizeof(err));
+	result(strstr(err, "INST_RETIRED") != NULL, "unknown 'INST_RETIRD' suggests INST_RETIRED: %s",
+	       err);
+	pmuscope_event_parse("CHAIM", &(struct pmuscope_event_spec){ 0 }, err, sizeof(err));
+	result(!strstr(err, "CHAIN"), "CHAIN is never suggested: %s", err);
+	result(!strcmp(pmuscope_alias_of(0x11), "cycles") && !pmuscope_alias_of(0x4022),
+	       "short aliases");
+	result(pmuscope_event_count() == 87 && !strcmp(pmuscope_event_name(0x08), "INST_RETIRED"),
+	       "event table shared with the driver (%zu events)", pmuscope_event_count());
+}
+
+/* ------------------------------------------------------------ CPU lists */
+static const struct {
+	const char *text;
+	int ret;
+	uint64_t mask;
+	const char *canon;
+} cpu_cases[] = {
+	{ "0", 0, 0x1, "0" },
+	{ "0-3", 0, 0xf, "0-3" },
+	{ "0,2-3", 0, 0xd, "0,2-3" },
+	{ "3,1", 0, 0xa, "1,3" },
+	{ "1-1", 0, 0x2, "1" },
+	{ "0-1,1-2", 0, 0x7, "0-2" },
+	{ "63", 0, 1ULL << 63, "63" },
+	{ "3-1", -EINVAL },
+	{ "", -EINVAL },
+	{ "a", -EINVAL },
+	{ "0-", -EINVAL },
+	{ "1;2", -EINVAL },
+	{ "-1", -EINVAL },
+	{ "1024", -EINVAL },
+};
+
+static void test_cpulists(void)
+{
+	uint64_t mask[PMUSCOPE_CPU_WORDS];
+	char err[128], out[64];
+
+	for (size_t i = 0; i < sizeof(cpu_cases) / sizeof(cpu_cases[0]); i++) {
+		int ret = pmuscope_cpulist_parse(cpu_cases[i].text, mask, PMUSCOPE_CPU_WORDS,
+						 err, sizeof(err));
+		int ok = ret == cpu_cases[i].ret;
+
+		out[0] = '\0';
+		if (ok && !ret) {
+			pmuscope_cpulist_format(mask, PMUSCOPE_CPU_WORDS, out, sizeof(out));
+			ok = mask[0] == cpu_cases[i].mask && !strcmp(out, cpu_cases[i].canon);
+		}
+		result(ok, "cpu list '%s' -> %d %s", cpu_cases[i].text, ret, ret ? err : out);
+	}
+	pmuscope_cpulist_parse("1000-1001", mask, PMUSCOPE_CPU_WORDS, err, sizeof(err));
+	pmuscope_cpulist_format(mask, PMUSCOPE_CPU_WORDS, out, sizeof(out));
+	result(!strcmp(out, "1000-1001"), "cpu list beyond the first word: %s", out);
+}
+
+/* -------------------------------------------------------------- scaling */
+static void test_scale(void)
+{
+	result(pmuscope_scale(100, 200, 100) == 200, "scale x2");
+	result(pmuscope_scale(100, 100, 100) == 100, "no scaling when running == enabled");
+	result(pmuscope_scale(100, 100, 0) == 100, "no scaling when never running");
+	result(pmuscope_scale(1ULL << 62, 3, 2) == (1ULL << 62) / 2 * 3,
+	       "scaling without 64-bit overflow");
+}
+
+/* ------------------------------------------------------ metrics, report */
+static void sample(struct report *r)
+{
+	static const struct {
+		uint32_t number;
+		const char *name, *label;
+		uint64_t count;
+	} c[] = {
+		{ 0x11, "CPU_CYCLES", "cycles", 2000000 },
+		{ 0x08, "INST_RETIRED", "instructions", 1000000 },
+		{ 0x03, "L1D_CACHE_REFILL", "L1D_CACHE_REFILL", 5000 },
+		{ 0x04, "L1D_CACHE", "L1D_CACHE", 250000 },
+		{ 0x10, "BR_MIS_PRED", "BR_MIS_PRED", 1000 },
+		{ 0x23, "STALL_FRONTEND", "STALL_FRONTEND", 300000 },
+		{ 0x24, "STALL_BACKEND", "STALL_BACKEND", 500000 },
+	};
+	static char *const cmd[] = { "/bin/loop", "1000", NULL };
+
+	memset(r, 0, sizeof(*r));
+	r->kind = REPORT_TOTAL;
+	r->elapsed_s = 0.5;
+	snprintf(r->cpus, sizeof(r->cpus), "0-1");
+	r->ncpus = 2;
+	r->cpu_ids[0] = 0;
+	r->cpu_ids[1] = 1;
+	r->command = cmd;
+	r->exit_status = 0;
+	r->ncounters = 7;
+	for (int i = 0; i < 7; i++) {
+		r->c[i].number = c[i].number;
+		r->c[i].flags = PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1;
+		r->c[i].name = c[i].name;
+		r->c[i].label = c[i].label;
+		r->c[i].count = c[i].count;
+		r->c[i].cpu_count[0] = c[i].count / 4;
+		r->c[i].cpu_count[1] = c[i].count - c[i].count / 4;
+		r->c[i].time_enabled = r->c[i].time_running = 1000000000;
+	}
+	r->c[1].flags = PMUSCOPE_EV_EL0;
+	r->c[6].vflags = PMUSCOPE_VAL_THROTTLED;
+	r->c[6].cpu_vflags[1] = PMUSCOPE_VAL_THROTTLED;
+}
+
+static int near(double a, double b)
+{
+	return fabs(a - b) < 1e-9;
+}
+
+static void test_metrics(void)
+{
+	struct report r;
+	struct report_metrics m;
+
+	sample(&r);
+	report_metrics(&r, &m);
+	result(near(m.ipc, 0.5), "metric IPC = instructions / cycles (%g)", m.ipc);
+	result(near(m.l1d_miss_ratio, 0.02), "metric L1D miss ratio = refills / accesses (%g)",
+	       m.l1d_miss_ratio);
+	result(near(m.l1d_mpki, 5), "metric L1D MPKI = refills per 1000 instructions (%g)",
+	       m.l1d_mpki);
+	result(isnan(m.branch_miss_ratio), "branch miss ratio needs BR_PRED or BR_RETIRED");
+	result(near(m.frontend_stall_ratio, 0.15) && near(m.backend_stall_ratio, 0.25),
+	       "stall ratios = stalls / cycles (%g, %g)", m.frontend_stall_ratio,
+	       m.backend_stall_ratio);
+	r.c[3].number = 0x12;	/* L1D_CACHE -> BR_PRED */
+	r.c[3].count = 20000;
+	report_metrics(&r, &m);
+	result(near(m.branch_miss_ratio, 0.05) && isnan(m.l1d_miss_ratio),
+	       "branch miss ratio = BR_MIS_PRED / BR_PRED (%g)", m.branch_miss_ratio);
+	r.c[3].number = 0x21;	/* BR_RETIRED, no BR_MIS_PRED_RETIRED */
+	report_metrics(&r, &m);
+	result(isnan(m.branch_miss_ratio), "no mixing BR_MIS_PRED with BR_RETIRED");
+	r.c[0].count = 0;
+	report_metrics(&r, &m);
+	result(isnan(m.ipc), "no IPC from zero cycles");
+	r.c[1].flags |= PMUSCOPE_EV_RAW;
+	r.c[0].count = 10;
+	report_metrics(&r, &m);
+	result(isnan(m.ipc), "a raw event is not taken for an architectural one");
+}
+
+static void test_table(void)
+{
+	struct report r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	char num[32];
+
+	report_thousands(1234567, num, sizeof(num));
+	result(!strcmp(num, "1,234,567"), "thousands separators: %s", num);
+	report_thousands(999, num, sizeof(num));
+	result(!strcmp(num, "999"), "no separator below 1000: %s", num);
+	sample(&r);
+	report_print(f, &r, REPORT_TABLE, 1);
+	fclose(f);
+	result(strstr(buf, "Performance counter stats for CPUs 0-1 ('/bin/loop 1000')") != NULL,
+	       "table header names CPUs and command");
+	result(strstr(buf, "2,000,000      cycles") != NULL, "table counts with separators");
+	result(strstr(buf, "instructions:u") && strstr(buf, "0.50  insn per cycle"),
+	       "table: IPC beside instructions, modifiers shown");
+	result(strstr(buf, "2.00% of L1D accesses, 5.00 MPKI") != NULL,
+	       "table: L1D miss ratio and MPKI beside refills");
+	result(strstr(buf, "25.00% backend cycles idle") && strstr(buf, "[throttled]"),
+	       "table: stall ratio and flags");
+	result(strstr(buf, "0.500000000 seconds time elapsed") != NULL, "table: elapsed time");
+	free(buf);
+}
+
+int main(int argc, char **argv)
+{
+	struct report r;
+
+	if (argc == 3 && !strcmp(argv[1], "--sample")) {
+		sample(&r);
+		r.per_cpu = 1;
+		if (!strcmp(argv[2], "json")) {
+			r.kind = REPORT_INTERVAL;
+			r.time_s = 0.1;
+			report_print(stdout, &r, REPORT_JSON, 1);
+			r.kind = REPORT_TOTAL;
+			report_print(stdout, &r, REPORT_JSON, 0);
+		} else if (!strcmp(argv[2], "csv")) {
+			r.kind = REPORT_INTERVAL;
+			r.time_s = 0.1;
+			report_print(stdout, &r, REPORT_CSV, 1);
+			r.kind = REPORT_TOTAL;
+			report_print(stdout, &r, REPORT_CSV, 0);
+		} else {
+			report_print(stdout, &r, REPORT_TABLE, 1);
+		}
+		return 0;
+	}
+	test_events();
+	test_cpulists();
+	test_scale();
+	test_metrics();
+	test_table();
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
