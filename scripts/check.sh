@@ -94,7 +94,8 @@ grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-tools.log" ||
 	record FAIL "host/tools unit tests (see build/logs/host-tools.log)"
 
 # 5. QEMU: KUnit and the in-guest tests, once per CPU profile.
-step "initramfs" scripts/mkinitramfs.sh "$build/initramfs.cpio" pmuscope.ko pmuscope_kunit.ko ||
+step "initramfs" scripts/mkinitramfs.sh "$build/initramfs.cpio" pmuscope.ko pmuscope_kunit.ko \
+	pmuscope_cpupm.ko ||
 	{ summary; exit 1; }
 
 guest() {	# guest NAME [--require-ktap] run-guest.sh-options...
@@ -119,6 +120,8 @@ guest max-exact --cpu max --smp 1 --icount 0 --plan exact --timeout 120
 # Cycles across many 2^32 wraps, with the interrupt and with polling.
 guest a53-wrap --cpu cortex-a53 --smp 2 --icount 0 --plan wrap --timeout 300
 guest max-wrap --cpu max --smp 2 --icount 0 --plan wrap --timeout 300
+# cpu_pm save/restore around a (simulated) power-down idle state.
+guest a53-cpupm --cpu cortex-a53 --smp 2 --plan cpupm --timeout 120
 # perf's own PMU driver active (no initcall_blacklist).
 guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 120
 echo "# CPU_CYCLES totals, event counter vs cycle counter:"

@@ -20,7 +20,8 @@ else
 fi
 
 cd "$PMUSCOPE_TOP" || exit 1
-files=$(ls drivers/*.[ch] include/uapi/linux/*.h tests/kunit/*.[ch] 2>/dev/null)
+files=$(ls drivers/*.[ch] include/*.h include/uapi/linux/*.h tests/kunit/*.[ch] \
+	tests/guest/kmod/*.c 2>/dev/null)
 # shellcheck disable=SC2086
 out=$("$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
 	-f $files 2>&1)

@@ -12,6 +12,7 @@
  *                              counter for MS ms, at least MIN 2^32 wraps
  *   pmuscope-test clobber      shared mode: perf reprograms our counter, flagged
  *   pmuscope-test group GID    loaded with group=GID: its members may count
+ *   pmuscope-test cpupm        counts survive cpu_pm enter/exit (idle)
  *   pmuscope-test el0          EL0 access to the PMU traps (PMUSERENR_EL0 = 0)
  *   pmuscope-test hold SECS    hold 2 counters on every CPU for SECS seconds
  */
@@ -589,6 +590,45 @@ static void test_clobber(void)
 	close(fd);
 }
 
+/*
+ * Counts survive a real cpu_pm save/restore: pmuscope_cpupm.ko runs
+ * cpu_pm_enter()/cpu_pm_exit() on every CPU while we count.
+ */
+static void test_cpupm(void)
+{
+	struct pmuscope_event ev[2] = {
+		{ .event = EV_SW_INCR, .flags = ALL_EL },
+		{ .event = EV_CPU_CYCLES, .flags = ALL_EL },
+	};
+	struct pmuscope_value a[16], b[16];
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), fd = dev_open(), ok = 1;
+	unsigned int nr, i;
+
+	expect("CONFIG SW_INCR + CPU_CYCLES on all CPUs", configure(fd, ev, 2, cpus_all()), 0);
+	xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL);
+	for (int cpu = 0; cpu < ncpu; cpu++)
+		swinc(fd, 1, cpu, 100);
+	read_values(fd, a, 16, &nr);
+	tap(system("insmod /lib/modules/pmuscope_cpupm.ko") == 0,
+	    "cpu_pm_enter/cpu_pm_exit on every CPU (pmuscope_cpupm.ko)");
+	for (int cpu = 0; cpu < ncpu; cpu++)
+		swinc(fd, 1, cpu, 50);
+	read_values(fd, b, 16, &nr);
+	for (i = 0; i < nr; i++) {
+		int good = b[i].index == 0 ? b[i].count == 150 :
+			   b[i].count > a[i].count;
+
+		if (!good || b[i].flags) {
+			ok = 0;
+			diag("cpu%u index %u: %llu -> %llu, flags %#x", b[i].cpu, b[i].index,
+			     a[i].count, b[i].count, b[i].flags);
+		}
+	}
+	tap(ok, "counts carried across the PMU save/restore: SW_INCR 100 + 50, cycles go on, no flags");
+	system("rmmod pmuscope_cpupm");
+	close(fd);
+}
+
 /* Loaded with group=GID: a member without CAP_PERFMON may count. */
 static void test_group(unsigned int gid)
 {
@@ -676,6 +716,8 @@ int main(int argc, char **argv)
 		test_clobber();
 	else if (!strcmp(sub, "group") && argc == 3)
 		test_group(strtoul(argv[2], NULL, 0));
+	else if (!strcmp(sub, "cpupm"))
+		test_cpupm();
 	else if (!strcmp(sub, "el0"))
 		test_el0();
 	else if (!strcmp(sub, "hold") && argc == 3)
