@@ -23,7 +23,7 @@ export ARCH CROSS_COMPILE
 KDIR ?=
 KBUILD_ARGS = M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=1
 
-.PHONY: all module kunit-module tools setup kernel lint check demo clean host-test
+.PHONY: all module kunit-module compat-6.1 tools setup kernel lint check demo clean host-test
 
 all: module
 
@@ -35,6 +35,15 @@ module:
 kunit-module:
 	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(scripts/build-kernel.sh) || exit 1; \
 	$(MAKE) -C "$$kdir" $(KBUILD_ARGS) PMUSCOPE_KUNIT=1 modules
+
+# The same module against Debian's linux-source-6.1 (cached like 6.12).
+# Built in build/compat-6.1 (a copy of the sources), with the test modules.
+compat-6.1:
+	@kdir=$$(PMUSCOPE_KVER=6.1 scripts/build-kernel.sh) || exit 1; \
+	rm -rf build/compat-6.1 && mkdir -p build/compat-6.1 && \
+	cp -r Kbuild drivers include tests build/compat-6.1/ && \
+	$(MAKE) -C "$$kdir" M=$(CURDIR)/build/compat-6.1 ARCH=$(ARCH) \
+		CROSS_COMPILE=$(CROSS_COMPILE) W=1 PMUSCOPE_KUNIT=1 modules
 
 # libpmuscope and the pmuscope CLI, native and static arm64 (tools/build).
 tools:

@@ -72,6 +72,10 @@ step "build pmuscope.ko and pmuscope_kunit.ko, W=1, no warnings" \
 step "tools: libpmuscope and pmuscope, host and static arm64, -Werror" \
 	make --no-print-directory -C tools || { summary; exit 1; }
 
+# The module also builds, and is tested below, against Debian's 6.1.
+step "linux-source-6.1: test kernel (cached) and modules, W=1, no warnings" \
+	no_warnings make --no-print-directory compat-6.1
+
 # 3. Static checks.
 step "lint: sparse C=2 and checkpatch --strict" scripts/lint.sh
 
@@ -122,6 +126,16 @@ guest a53-wrap --cpu cortex-a53 --smp 2 --icount 0 --plan wrap --timeout 300
 guest max-wrap --cpu max --smp 2 --icount 0 --plan wrap --timeout 300
 # cpu_pm save/restore around a (simulated) power-down idle state.
 guest a53-cpupm --cpu cortex-a53 --smp 2 --plan cpupm --timeout 120
+# The same plan on Linux 6.1 (the modules built against linux-source-6.1).
+if [ -f build/compat-6.1/pmuscope.ko ] &&
+   scripts/mkinitramfs.sh "$build/initramfs-6.1.cpio" build/compat-6.1/pmuscope.ko \
+	build/compat-6.1/pmuscope_kunit.ko build/compat-6.1/pmuscope_cpupm.ko \
+	>"$build/logs/initramfs-6.1.log" 2>&1; then
+	guest a53-6.1 --require-ktap --kver 6.1 --cpu cortex-a53 --smp 2 \
+		--plan discovery --initrd "$build/initramfs-6.1.cpio" --timeout 300
+else
+	record FAIL "a53-6.1: no modules or initramfs for 6.1"
+fi
 # perf's own PMU driver active (no initcall_blacklist).
 guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 120
 echo "# CPU_CYCLES totals, event counter vs cycle counter:"

@@ -4,7 +4,7 @@
 # console. Returns QEMU's status (124 on timeout).
 # Usage: run-guest.sh --cpu cortex-a53|max --plan PLAN --log FILE
 #                     [--smp N] [--icount SHIFT] [--timeout S] [--no-blacklist]
-#                     [--initrd FILE] [--append "..."]
+#                     [--initrd FILE] [--append "..."] [--kver 6.1]
 #        run-guest.sh --interactive [--cpu ...]   (busybox shell on the console)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +23,7 @@ while [ $# -gt 0 ]; do
 	--initrd) initrd=$2; shift ;;
 	--append) append=$2; shift ;;
 	--no-blacklist) blacklist= ;;
+	--kver) export PMUSCOPE_KVER=$2; shift ;;
 	--interactive) interactive=1; plan=shell ;;
 	*) pmuscope_die "run-guest.sh: unknown option $1" ;;
 	esac

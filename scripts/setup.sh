@@ -9,7 +9,7 @@ packages=(
 	make gcc libc6-dev bc bison flex libssl-dev libelf-dev cpio kmod
 	xz-utils rsync python3 python3-docutils perl sparse
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-	qemu-system-arm "linux-source-$PMUSCOPE_KVER"
+	qemu-system-arm linux-source-6.12 linux-source-6.1
 )
 
 missing=()

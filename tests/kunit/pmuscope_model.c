@@ -14,6 +14,7 @@
 #include <linux/bitfield.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 
@@ -82,18 +83,45 @@ const struct pmuscope_model_profile pmuscope_model_impdef_pmu = {
 };
 
 /* ------------------------------------------------------------ per-CPU state */
-static struct pmuscope_model_cpu *pmuscope_model_cpus;
+
+/*
+ * Static, and set up on the first reset rather than at module init: before
+ * 6.3, KUnit runs a module's suites before the module's init function.
+ */
+#define PMUSCOPE_MODEL_CPUS	(NR_CPUS < 64 ? NR_CPUS : 64)
+
+static struct pmuscope_model_cpu pmuscope_model_cpus[PMUSCOPE_MODEL_CPUS];
+static DEFINE_MUTEX(pmuscope_model_setup_lock);
+static bool pmuscope_model_ready;
 
 struct pmuscope_model_cpu *pmuscope_model_get(unsigned int cpu)
 {
-	return &pmuscope_model_cpus[cpu];
+	/* CPUs beyond the model's share the last entry (and its checks). */
+	return &pmuscope_model_cpus[min_t(unsigned int, cpu, PMUSCOPE_MODEL_CPUS - 1)];
 }
 
+static void pmuscope_model_setup(void)
+{
+	unsigned int i;
+
+	mutex_lock(&pmuscope_model_setup_lock);
+	if (!pmuscope_model_ready) {
+		for (i = 0; i < PMUSCOPE_MODEL_CPUS; i++)
+			raw_spin_lock_init(&pmuscope_model_cpus[i].lock);
+		pmuscope_model_ready = true;
+	}
+	mutex_unlock(&pmuscope_model_setup_lock);
+}
+
+/* Process context only: every test resets the model before using it. */
 void pmuscope_model_reset(unsigned int cpu,
 			  const struct pmuscope_model_profile *prof)
 {
-	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+	struct pmuscope_model_cpu *m;
 	unsigned long flags;
+
+	pmuscope_model_setup();
+	m = pmuscope_model_get(cpu);
 
 	raw_spin_lock_irqsave(&m->lock, flags);
 	memset((char *)m + offsetofend(struct pmuscope_model_cpu, lock), 0,
@@ -635,28 +663,6 @@ bool pmuscope_model_irq_line(unsigned int cpu)
 	raw_spin_unlock_irqrestore(&m->lock, flags);
 	return line;
 }
-
-/* ------------------------------------------------------------ module init */
-static int __init pmuscope_model_init(void)
-{
-	unsigned int cpu;
-
-	pmuscope_model_cpus = kcalloc(nr_cpu_ids, sizeof(*pmuscope_model_cpus),
-				      GFP_KERNEL);
-	if (!pmuscope_model_cpus)
-		return -ENOMEM;
-	for_each_possible_cpu(cpu)
-		raw_spin_lock_init(&pmuscope_model_cpus[cpu].lock);
-	return 0;
-}
-
-static void __exit pmuscope_model_exit(void)
-{
-	kfree(pmuscope_model_cpus);
-}
-
-module_init(pmuscope_model_init);
-module_exit(pmuscope_model_exit);
 
 MODULE_DESCRIPTION("pmuscope KUnit tests and register model");
 MODULE_LICENSE("GPL");
