@@ -125,6 +125,7 @@ struct pmuscope_hwc {
 	u16 slot;			/* index of the event in the owner's config */
 	u16 event;
 	u64 evtyper;			/* PMEVTYPER<n>_EL0 / PMCCFILTR_EL0 value */
+	u64 evtyper_hw;			/* shared mode: that register as read back */
 
 	bool enabled;			/* the owner wants it counting */
 	bool on_hw;			/* programmed and counting on the CPU */
@@ -232,14 +233,24 @@ struct pmuscope_session {
 	u8 *hw;				/* [cpu * PMUSCOPE_MAX_EVENTS + i]: counter */
 };
 
+struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu);
+void pmuscope_session_free(struct pmuscope_session *sess);
+void pmuscope_session_link_locked(struct pmuscope_session *sess);
+void pmuscope_session_unlink_locked(struct pmuscope_session *sess);
 struct pmuscope_session *pmuscope_session_create(int sysfs_cpu);
 void pmuscope_session_destroy(struct pmuscope_session *sess);
+int pmuscope_session_configure_locked(struct pmuscope_session *sess,
+				      const struct pmuscope_event *evs, u32 nr,
+				      const struct cpumask *cpus);
+int pmuscope_session_enable_locked(struct pmuscope_session *sess, bool enable);
+int pmuscope_session_reset_locked(struct pmuscope_session *sess);
+int pmuscope_session_nr_values(struct pmuscope_session *sess);
 int pmuscope_event_check(const struct pmuscope_cpu_caps *caps,
 			 const struct pmuscope_event *ev);
 u32 pmuscope_counters_of(const struct pmuscope_cpu_caps *caps);
 
 #define PMUSCOPE_CPUS_SIZE_MAX		4096	/* bytes of a CPU bitmap */
-#define PMUSCOPE_SWINC_MAX		65536	/* increments per SWINC */
+#define PMUSCOPE_SWINC_MAX		4096	/* increments per SWINC (IRQs off) */
 
 int pmuscope_check_size(u32 usize, size_t min);
 int pmuscope_check_handshake(const struct pmuscope_handshake *hs);
@@ -296,7 +307,8 @@ struct pmuscope_driver {
 extern struct pmuscope_driver pmuscope_drv;
 
 int pmuscope_sysfs_init(struct pmuscope_driver *drv);
-void pmuscope_sysfs_exit(struct pmuscope_driver *drv);
+void pmuscope_sysfs_unpublish(struct pmuscope_driver *drv);
+void pmuscope_sysfs_free(struct pmuscope_driver *drv);
 void pmuscope_sysfs_cpu_changed(struct pmuscope_cpu *pcpu);
 
 int pmuscope_chardev_init(void);

@@ -40,6 +40,24 @@ static int pmuscope_copy_arg(void *dst, size_t ksize, size_t min,
 	return copy_struct_from_user(dst, ksize, uarg, usize);
 }
 
+/* Does any CPU have a PMU pmuscope counts with? */
+static bool pmuscope_any_pmu(void)
+{
+	unsigned int cpu;
+	bool any = false;
+
+	mutex_lock(&pmuscope_drv.lock);
+	for_each_possible_cpu(cpu) {
+		struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[cpu];
+
+		if (pcpu && pcpu->probed &&
+		    pcpu->caps.state[PMUSCOPE_UNIT_PMU] == PMUSCOPE_STATE_PRESENT)
+			any = true;
+	}
+	mutex_unlock(&pmuscope_drv.lock);
+	return any;
+}
+
 static long pmuscope_ioc_handshake(void __user *uarg)
 {
 	struct pmuscope_handshake hs;
@@ -56,7 +74,8 @@ static long pmuscope_ioc_handshake(void __user *uarg)
 	memset(&hs, 0, sizeof(hs));
 	hs.size = sizeof(hs);
 	hs.api_version = PMUSCOPE_API_VERSION;
-	hs.features = PMUSCOPE_FEAT_PMU | PMUSCOPE_FEAT_SWINC |
+	hs.features = (pmuscope_any_pmu() ? PMUSCOPE_FEAT_PMU : 0) |
+		      PMUSCOPE_FEAT_SWINC |
 		      (pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ ?
 		       PMUSCOPE_FEAT_OVERFLOW_IRQ : PMUSCOPE_FEAT_POLL) |
 		      (pmuscope_engine.shared ? PMUSCOPE_FEAT_SHARED : 0);
@@ -128,7 +147,11 @@ static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 	ret = pmuscope_check_read(&rd);
 	if (ret)
 		return ret;
-	room = min_t(u32, rd.nr_values, PMUSCOPE_MAX_EVENTS * nr_cpu_ids);
+	/* Room for what the session returns, no more (before any allocation). */
+	ret = pmuscope_session_nr_values(sess);
+	if (ret < 0)
+		return ret;
+	room = min_t(u32, rd.nr_values, ret);
 	if (room) {
 		vals = kvcalloc(room, sizeof(*vals), GFP_KERNEL);
 		if (!vals)

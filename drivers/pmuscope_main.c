@@ -337,16 +337,57 @@ static void pmuscope_pmus_init(struct pmuscope_driver *drv)
 	}
 }
 
-/* Sessions left at unload: the sysfs ones (open files hold the module). */
+/*
+ * Sessions left at unload or after a failed load: the sysfs ones (an open
+ * file holds the module). Their files are gone already: nothing can add one.
+ */
 static void pmuscope_sessions_exit(struct pmuscope_driver *drv)
 {
-	struct pmuscope_session *sess, *tmp;
+	struct pmuscope_session *sess;
 
-	list_for_each_entry_safe(sess, tmp, &drv->sessions, node) {
-		if (sess->sysfs_cpu >= 0)
-			drv->cpus[sess->sysfs_cpu]->sysfs_sess = NULL;
-		pmuscope_session_destroy(sess);
-	}
+	do {
+		cpus_read_lock();
+		mutex_lock(&drv->lock);
+		sess = list_first_entry_or_null(&drv->sessions,
+						struct pmuscope_session, node);
+		if (sess) {
+			if (sess->sysfs_cpu >= 0)
+				drv->cpus[sess->sysfs_cpu]->sysfs_sess = NULL;
+			pmuscope_session_unlink_locked(sess);
+		}
+		mutex_unlock(&drv->lock);
+		cpus_read_unlock();
+		pmuscope_session_free(sess);
+	} while (sess);
+}
+
+/*
+ * Undo pmuscope_init() from @stage down: the PMUs are stopped first (no
+ * CPU callback runs after cpuhp_remove_state()), then the sysfs files are
+ * removed (no store runs after that), then the sessions and memory go.
+ */
+enum pmuscope_stage {
+	PMUSCOPE_STAGE_SYSFS,
+	PMUSCOPE_STAGE_IRQ,
+	PMUSCOPE_STAGE_CPUHP,
+	PMUSCOPE_STAGE_CPU_PM,
+	PMUSCOPE_STAGE_ALL,
+};
+
+static void pmuscope_teardown(struct pmuscope_driver *drv, enum pmuscope_stage stage)
+{
+	if (stage >= PMUSCOPE_STAGE_ALL)
+		pmuscope_chardev_exit();
+	if (stage >= PMUSCOPE_STAGE_CPU_PM)
+		cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
+	if (stage >= PMUSCOPE_STAGE_CPUHP)
+		cpuhp_remove_state(drv->hp_state);
+	if (stage >= PMUSCOPE_STAGE_IRQ)
+		pmuscope_irq_exit();
+	pmuscope_sysfs_unpublish(drv);
+	pmuscope_sessions_exit(drv);
+	pmuscope_sysfs_free(drv);
+	kfree(drv->cpus);
 }
 
 static int __init pmuscope_init(void)
@@ -363,60 +404,50 @@ static int __init pmuscope_init(void)
 		return -ENOMEM;
 
 	ret = pmuscope_sysfs_init(drv);
-	if (ret)
-		goto out_free_cpus;
+	if (ret) {
+		kfree(drv->cpus);
+		return ret;
+	}
 	pmuscope_pmus_init(drv);
 
 	if (drv->allowed_units & BIT(PMUSCOPE_UNIT_PMU)) {
 		ret = pmuscope_irq_init();
-		if (ret)
-			goto out_sysfs;
+		if (ret) {
+			pmuscope_teardown(drv, PMUSCOPE_STAGE_SYSFS);
+			return ret;
+		}
 	}
 
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/pmuscope:online",
 				pmuscope_cpu_online, pmuscope_cpu_offline);
-	if (ret < 0)
-		goto out_irq;
+	if (ret < 0) {
+		pmuscope_teardown(drv, PMUSCOPE_STAGE_IRQ);
+		return ret;
+	}
 	drv->hp_state = ret;
 
 	ret = cpu_pm_register_notifier(&pmuscope_cpu_pm_nb);
-	if (ret)
-		goto out_cpuhp;
+	if (ret) {
+		pmuscope_teardown(drv, PMUSCOPE_STAGE_CPUHP);
+		return ret;
+	}
 
 	ret = pmuscope_chardev_init();
-	if (ret)
-		goto out_cpu_pm;
+	if (ret) {
+		pmuscope_teardown(drv, PMUSCOPE_STAGE_CPU_PM);
+		return ret;
+	}
 
 	pr_info("version %s loaded, %u CPUs probed, wraps caught by %s%s\n",
 		PMUSCOPE_DRV_VERSION, num_online_cpus(),
 		pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ ? "the overflow interrupt" :
 		"polling", pmuscope_engine.shared ? " (shared with perf)" : "");
 	return 0;
-
-out_cpu_pm:
-	cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
-out_cpuhp:
-	cpuhp_remove_state(drv->hp_state);
-out_irq:
-	pmuscope_irq_exit();
-out_sysfs:
-	pmuscope_sysfs_exit(drv);
-out_free_cpus:
-	kfree(drv->cpus);
-	return ret;
 }
 
 static void __exit pmuscope_exit(void)
 {
-	struct pmuscope_driver *drv = &pmuscope_drv;
-
-	pmuscope_chardev_exit();
-	pmuscope_sessions_exit(drv);
-	cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
-	cpuhp_remove_state(drv->hp_state);
-	pmuscope_irq_exit();
-	pmuscope_sysfs_exit(drv);
-	kfree(drv->cpus);
+	pmuscope_teardown(&pmuscope_drv, PMUSCOPE_STAGE_ALL);
 	pr_info("unloaded\n");
 }
 

@@ -205,6 +205,14 @@ static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx)
 	pmuscope_type_write(idx, hwc->evtyper);
 	pmuscope_cnt_write(idx, 0);
 	pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
+	if (pmuscope_engine.shared) {
+		/*
+		 * What the register kept of our value (NSH reads as 0 without
+		 * EL2, for one) is what later checks compare with.
+		 */
+		pmuscope_hw_isb();
+		hwc->evtyper_hw = pmuscope_type_read(idx);
+	}
 	hwc->base = hwc->saved;
 	hwc->last_hw = 0;
 	if (pmuscope_hwc_wants_irq(pmu, idx))
@@ -393,10 +401,7 @@ void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
 		bool type_ok = true;
 
 		if (pmuscope_engine.shared)
-			type_ok = pmuscope_type_read(idx) ==
-				  (idx == PMUSCOPE_CYCLE_IDX ?
-				   hwc->evtyper & ~PMUSCOPE_EVTYPER_EVTCOUNT :
-				   hwc->evtyper);
+			type_ok = pmuscope_type_read(idx) == hwc->evtyper_hw;
 		if (type_ok && (cnten & BIT_ULL(idx)) && (pmcr & PMUSCOPE_PMCR_E))
 			continue;
 		hwc->flags |= pmuscope_engine.shared ? PMUSCOPE_VAL_CLOBBERED :

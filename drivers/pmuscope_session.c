@@ -153,7 +153,9 @@ static void pmuscope_session_op(struct pmuscope_session *sess,
 }
 
 /* --------------------------------------------------------- create/destroy */
-struct pmuscope_session *pmuscope_session_create(int sysfs_cpu)
+
+/* A session not yet on the driver's list; GFP_KERNEL, no lock needed. */
+struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu)
 {
 	struct pmuscope_session *sess;
 
@@ -170,10 +172,36 @@ struct pmuscope_session *pmuscope_session_create(int sysfs_cpu)
 	sess->sysfs_cpu = sysfs_cpu;
 	sess->pid = sysfs_cpu >= 0 ? 0 : task_tgid_nr(current);
 	get_task_comm(sess->comm, current);
+	INIT_LIST_HEAD(&sess->node);
+	return sess;
+}
 
-	mutex_lock(&pmuscope_drv.lock);
+/* Free a session that holds no counter and is on no list. */
+void pmuscope_session_free(struct pmuscope_session *sess)
+{
+	if (!sess)
+		return;
+	free_cpumask_var(sess->cpus);
+	kfree(sess->hw);
+	kfree(sess);
+}
+
+/* Put @sess on the driver's list. Caller holds pmuscope_drv.lock. */
+void pmuscope_session_link_locked(struct pmuscope_session *sess)
+{
+	lockdep_assert_held(&pmuscope_drv.lock);
 	sess->id = ++pmuscope_drv.next_session_id;
 	list_add_tail(&sess->node, &pmuscope_drv.sessions);
+}
+
+struct pmuscope_session *pmuscope_session_create(int sysfs_cpu)
+{
+	struct pmuscope_session *sess = pmuscope_session_alloc(sysfs_cpu);
+
+	if (!sess)
+		return NULL;
+	mutex_lock(&pmuscope_drv.lock);
+	pmuscope_session_link_locked(sess);
 	mutex_unlock(&pmuscope_drv.lock);
 	return sess;
 }
@@ -195,17 +223,25 @@ static void pmuscope_session_release(struct pmuscope_session *sess)
 	sess->nr_events = 0;
 }
 
+/*
+ * Stop and release everything of @sess and take it off the list; the
+ * caller frees it after dropping the locks (cpus and the driver lock).
+ */
+void pmuscope_session_unlink_locked(struct pmuscope_session *sess)
+{
+	lockdep_assert_held(&pmuscope_drv.lock);
+	pmuscope_session_release(sess);
+	list_del_init(&sess->node);
+}
+
 void pmuscope_session_destroy(struct pmuscope_session *sess)
 {
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
-	pmuscope_session_release(sess);
-	list_del(&sess->node);
+	pmuscope_session_unlink_locked(sess);
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
-	free_cpumask_var(sess->cpus);
-	kfree(sess->hw);
-	kfree(sess);
+	pmuscope_session_free(sess);
 }
 
 /* ---------------------------------------------------------------- config */
@@ -239,9 +275,13 @@ static int pmuscope_cpu_check(unsigned int cpu)
 				  possible && pcpu->probed ? &pcpu->caps : NULL);
 }
 
-int pmuscope_session_configure(struct pmuscope_session *sess,
-			       const struct pmuscope_event *evs, u32 nr,
-			       const struct cpumask *cpus)
+/*
+ * Configure @sess. Caller holds cpus_read_lock() and pmuscope_drv.lock.
+ * Everything is checked, and placed on every CPU, before anything changes.
+ */
+int pmuscope_session_configure_locked(struct pmuscope_session *sess,
+				      const struct pmuscope_event *evs, u32 nr,
+				      const struct cpumask *cpus)
 {
 	struct pmuscope_sess_event new_ev[PMUSCOPE_MAX_EVENTS];
 	u8 *plan;
@@ -249,8 +289,11 @@ int pmuscope_session_configure(struct pmuscope_session *sess,
 	u32 i;
 	int ret;
 
+	lockdep_assert_held(&pmuscope_drv.lock);
 	if (!nr || nr > PMUSCOPE_MAX_EVENTS || cpumask_empty(cpus))
 		return -EINVAL;
+	if (sess->enabled)
+		return -EBUSY;
 	plan = kmalloc_array(nr_cpu_ids, PMUSCOPE_MAX_EVENTS, GFP_KERNEL);
 	if (!plan)
 		return -ENOMEM;
@@ -260,12 +303,6 @@ int pmuscope_session_configure(struct pmuscope_session *sess,
 		new_ev[i].flags = evs[i].flags;
 		new_ev[i].evtyper = pmuscope_evtyper(evs[i].event, evs[i].flags);
 	}
-
-	cpus_read_lock();
-	mutex_lock(&pmuscope_drv.lock);
-	ret = -EBUSY;
-	if (sess->enabled)
-		goto out;
 
 	/* Validate everything, and plan every CPU, before touching anything. */
 	for_each_cpu(cpu, cpus) {
@@ -305,43 +342,82 @@ int pmuscope_session_configure(struct pmuscope_session *sess,
 	sess->configured = true;
 	ret = 0;
 out:
-	mutex_unlock(&pmuscope_drv.lock);
-	cpus_read_unlock();
 	kfree(plan);
 	return ret;
 }
 
-/* ------------------------------------------------------ enable/reset/read */
-int pmuscope_session_enable(struct pmuscope_session *sess, bool enable)
+int pmuscope_session_configure(struct pmuscope_session *sess,
+			       const struct pmuscope_event *evs, u32 nr,
+			       const struct cpumask *cpus)
 {
-	int ret = 0;
+	int ret;
 
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
-	if (!sess->configured) {
-		ret = -EINVAL;
-	} else if (sess->enabled != enable) {
-		pmuscope_session_op(sess, enable ? PMUSCOPE_OP_ENABLE :
-				    PMUSCOPE_OP_DISABLE, NULL);
-		sess->enabled = enable;
-	}
+	ret = pmuscope_session_configure_locked(sess, evs, nr, cpus);
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
 	return ret;
 }
 
-int pmuscope_session_reset(struct pmuscope_session *sess)
+/* ------------------------------------------------------ enable/reset/read */
+/* Caller holds cpus_read_lock() and pmuscope_drv.lock. */
+int pmuscope_session_enable_locked(struct pmuscope_session *sess, bool enable)
 {
-	int ret = 0;
+	lockdep_assert_held(&pmuscope_drv.lock);
+	if (!sess->configured)
+		return -EINVAL;
+	if (sess->enabled != enable) {
+		pmuscope_session_op(sess, enable ? PMUSCOPE_OP_ENABLE :
+				    PMUSCOPE_OP_DISABLE, NULL);
+		sess->enabled = enable;
+	}
+	return 0;
+}
+
+int pmuscope_session_enable(struct pmuscope_session *sess, bool enable)
+{
+	int ret;
 
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
-	if (sess->configured)
-		pmuscope_session_op(sess, PMUSCOPE_OP_RESET, NULL);
-	else
-		ret = -EINVAL;
+	ret = pmuscope_session_enable_locked(sess, enable);
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
+	return ret;
+}
+
+/* Caller holds cpus_read_lock() and pmuscope_drv.lock. */
+int pmuscope_session_reset_locked(struct pmuscope_session *sess)
+{
+	lockdep_assert_held(&pmuscope_drv.lock);
+	if (!sess->configured)
+		return -EINVAL;
+	pmuscope_session_op(sess, PMUSCOPE_OP_RESET, NULL);
+	return 0;
+}
+
+int pmuscope_session_reset(struct pmuscope_session *sess)
+{
+	int ret;
+
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	ret = pmuscope_session_reset_locked(sess);
+	mutex_unlock(&pmuscope_drv.lock);
+	cpus_read_unlock();
+	return ret;
+}
+
+/* Values a read of @sess returns, or -EINVAL without a configuration. */
+int pmuscope_session_nr_values(struct pmuscope_session *sess)
+{
+	int ret;
+
+	mutex_lock(&pmuscope_drv.lock);
+	ret = sess->configured ?
+	      sess->nr_events * cpumask_weight(sess->cpus) : -EINVAL;
+	mutex_unlock(&pmuscope_drv.lock);
 	return ret;
 }
 

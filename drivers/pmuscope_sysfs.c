@@ -198,35 +198,18 @@ static ssize_t select_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return len;
 }
 
-static struct pmuscope_session *pmuscope_sysfs_session(struct pmuscope_cpu *pcpu)
-{
-	struct pmuscope_session *sess;
-
-	mutex_lock(&pmuscope_drv.lock);
-	sess = pcpu->sysfs_sess;
-	mutex_unlock(&pmuscope_drv.lock);
-	if (sess)
-		return sess;
-	sess = pmuscope_session_create(pcpu->cpu);
-	if (!sess)
-		return NULL;
-	mutex_lock(&pmuscope_drv.lock);
-	if (!pcpu->sysfs_sess) {
-		pcpu->sysfs_sess = sess;
-		sess = NULL;
-	}
-	mutex_unlock(&pmuscope_drv.lock);
-	if (sess)	/* lost a race with another writer */
-		pmuscope_session_destroy(sess);
-	return pcpu->sysfs_sess;
-}
-
+/*
+ * The sysfs session of a CPU lives in pcpu->sysfs_sess. Every store looks it
+ * up, uses it and (for select) replaces or drops it with cpus_read_lock()
+ * and pmuscope_drv.lock held throughout; sessions are allocated before and
+ * freed after the locks.
+ */
 static ssize_t select_store(struct kobject *kobj, struct kobj_attribute *attr,
 			    const char *buf, size_t count)
 {
 	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
+	struct pmuscope_session *fresh = NULL, *old = NULL, *sess;
 	struct pmuscope_event *evs;
-	struct pmuscope_session *sess;
 	char *str, *cur, *tok;
 	u32 nr = 0;
 	int ret;
@@ -247,21 +230,44 @@ static ssize_t select_store(struct kobject *kobj, struct kobj_attribute *attr,
 		if (ret)
 			goto out;
 	}
-	sess = pmuscope_sysfs_session(pcpu);
-	ret = -ENOMEM;
-	if (!sess)
-		goto out;
+	if (nr) {
+		fresh = pmuscope_session_alloc(pcpu->cpu);
+		ret = -ENOMEM;
+		if (!fresh)
+			goto out;
+	}
+
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	sess = pcpu->sysfs_sess;
 	if (!nr) {
 		/* An empty selection gives the counters back. */
-		mutex_lock(&pmuscope_drv.lock);
-		pcpu->sysfs_sess = NULL;
-		mutex_unlock(&pmuscope_drv.lock);
-		pmuscope_session_destroy(sess);
+		if (sess) {
+			pmuscope_session_unlink_locked(sess);
+			pcpu->sysfs_sess = NULL;
+			old = sess;
+		}
 		ret = 0;
-		goto out;
+	} else {
+		if (!sess) {
+			sess = fresh;
+			fresh = NULL;
+			pmuscope_session_link_locked(sess);
+			pcpu->sysfs_sess = sess;
+		}
+		ret = pmuscope_session_configure_locked(sess, evs, nr,
+							cpumask_of(pcpu->cpu));
+		if (ret && !sess->configured) {
+			pmuscope_session_unlink_locked(sess);
+			pcpu->sysfs_sess = NULL;
+			old = sess;
+		}
 	}
-	ret = pmuscope_session_configure(sess, evs, nr, cpumask_of(pcpu->cpu));
+	mutex_unlock(&pmuscope_drv.lock);
+	cpus_read_unlock();
 out:
+	pmuscope_session_free(fresh);
+	pmuscope_session_free(old);
 	kfree(evs);
 	kfree(str);
 	return ret ? ret : count;
@@ -292,12 +298,12 @@ static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
 	ret = kstrtobool(buf, &on);
 	if (ret)
 		return ret;
+	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
 	sess = pcpu->sysfs_sess;
+	ret = sess ? pmuscope_session_enable_locked(sess, on) : -EINVAL;
 	mutex_unlock(&pmuscope_drv.lock);
-	if (!sess)
-		return -EINVAL;	/* nothing selected */
-	ret = pmuscope_session_enable(sess, on);
+	cpus_read_unlock();
 	return ret ? ret : count;
 }
 
@@ -314,12 +320,12 @@ static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 	ret = kstrtobool(buf, &yes);
 	if (ret || !yes)
 		return ret ? ret : -EINVAL;
+	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
 	sess = pcpu->sysfs_sess;
+	ret = sess ? pmuscope_session_reset_locked(sess) : -EINVAL;
 	mutex_unlock(&pmuscope_drv.lock);
-	if (!sess)
-		return -EINVAL;
-	ret = pmuscope_session_reset(sess);
+	cpus_read_unlock();
 	return ret ? ret : count;
 }
 
@@ -370,7 +376,10 @@ static ssize_t pmuscope_counter_show(struct kobject *kobj,
 	char text[64];
 	ssize_t ret;
 
-	cpus_read_lock();
+	/*
+	 * No cpus_read_lock() here: the CPU hotplug callback updates these
+	 * groups (draining their readers) with the hotplug lock held.
+	 */
 	mutex_lock(&pmuscope_drv.lock);
 	if (!hwc->owner) {
 		ret = ca->what == PMUSCOPE_CF_VALUE ? -ENODATA :
@@ -388,16 +397,14 @@ static ssize_t pmuscope_counter_show(struct kobject *kobj,
 		ret = sysfs_emit(buf, "%s\n", text);
 		break;
 	default:
-		if (cpu_online(pcpu->cpu))
-			smp_call_function_single(pcpu->cpu, pmuscope_read_one_fn, &r, 1);
-		else
+		/* Offline (the IPI fails): its counts were saved, read here. */
+		if (smp_call_function_single(pcpu->cpu, pmuscope_read_one_fn, &r, 1))
 			pmuscope_read_one_fn(&r);
 		ret = sysfs_emit(buf, "%llu\n", r.val.count);
 		break;
 	}
 out:
 	mutex_unlock(&pmuscope_drv.lock);
-	cpus_read_unlock();
 	return ret;
 }
 
@@ -673,7 +680,23 @@ out_free_attrs:
 	return ret;
 }
 
-void pmuscope_sysfs_exit(struct pmuscope_driver *drv)
+/*
+ * Remove every file (waiting for readers and writers in them to finish), so
+ * that no sysfs store can start after this; the structures stay allocated.
+ */
+void pmuscope_sysfs_unpublish(struct pmuscope_driver *drv)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (drv->cpus[cpu])
+			kobject_del(&drv->cpus[cpu]->kobj);
+	sysfs_remove_group(drv->root, &pmuscope_root_group);
+	kobject_del(drv->root);
+}
+
+/* Drop the structures (struct pmuscope_cpu is freed by its kobject). */
+void pmuscope_sysfs_free(struct pmuscope_driver *drv)
 {
 	unsigned int cpu;
 
@@ -682,7 +705,6 @@ void pmuscope_sysfs_exit(struct pmuscope_driver *drv)
 			kobject_put(&drv->cpus[cpu]->kobj);
 		drv->cpus[cpu] = NULL;
 	}
-	sysfs_remove_group(drv->root, &pmuscope_root_group);
 	kobject_put(drv->root);
 	pmuscope_event_attrs_exit();
 }

@@ -35,7 +35,7 @@ kdir=$("$PMUSCOPE_TOP/scripts/build-kernel.sh")
 args=(-M virt -cpu "$cpu" -smp "$smp" -m 512M -nographic -no-reboot
       -monitor none -serial stdio -nic none
       -kernel "$kdir/arch/arm64/boot/Image" -initrd "$initrd"
-      -append "console=ttyAMA0 panic=-1 loglevel=7 $blacklist pmuscope_plan=$plan pmuscope_profile=$cpu $append")
+      -append "console=ttyAMA0 panic=-1 loglevel=7 slub_debug=FZP $blacklist pmuscope_plan=$plan pmuscope_profile=$cpu $append")
 [ -z "$icount" ] || args+=(-icount "shift=$icount,sleep=off")
 
 if [ -n "$interactive" ]; then

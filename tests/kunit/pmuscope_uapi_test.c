@@ -151,12 +151,12 @@ static void set_config_cpus_size_4096(void *p)
 	((struct pmuscope_config *)p)->cpus_size = PMUSCOPE_CPUS_SIZE_MAX;
 }
 
-static void break_swinc_count_65537(void *p)
+static void break_swinc_count_above(void *p)
 {
 	((struct pmuscope_swinc *)p)->count = PMUSCOPE_SWINC_MAX + 1;
 }
 
-static void set_swinc_count_65536(void *p)
+static void set_swinc_count_max(void *p)
 {
 	((struct pmuscope_swinc *)p)->count = PMUSCOPE_SWINC_MAX;
 }
@@ -193,8 +193,8 @@ static const struct pmuscope_uapi_case pmuscope_uapi_cases[] = {
 	{ "SWINC unknown flag", ARG_SWINC, break_swinc_flags, -EINVAL },
 	{ "SWINC reserved[1] set", ARG_SWINC, break_swinc_reserved_1_, -EINVAL },
 	{ "SWINC no increments", ARG_SWINC, break_swinc_count, -EINVAL },
-	{ "SWINC too many increments", ARG_SWINC, break_swinc_count_65537, -EINVAL },
-	{ "SWINC most increments", ARG_SWINC, set_swinc_count_65536, 0 },
+	{ "SWINC too many increments", ARG_SWINC, break_swinc_count_above, -EINVAL },
+	{ "SWINC most increments", ARG_SWINC, set_swinc_count_max, 0 },
 	{ "SWINC no event", ARG_SWINC, break_swinc_event_mask, -EINVAL },
 };
 

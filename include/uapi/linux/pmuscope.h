@@ -92,7 +92,7 @@ struct pmuscope_swinc {
 	__u32 flags;		/* none defined: zero */
 	__u64 event_mask;	/* bit i: event i of the configuration (SW_INCR) */
 	__u32 cpu;		/* CPU on which to increment */
-	__u32 count;		/* increments, 1 .. 65536 */
+	__u32 count;		/* increments, 1 .. 4096 */
 	__u64 reserved[2];
 };
 

@@ -328,7 +328,7 @@ static void test_errors(void)
 	SW_RESET(); sw.flags = 1;		SW_EXPECT("unknown flag", -EINVAL);
 	SW_RESET(); sw.reserved[0] = 1;		SW_EXPECT("reserved set", -EINVAL);
 	SW_RESET(); sw.count = 0;		SW_EXPECT("count 0", -EINVAL);
-	SW_RESET(); sw.count = 65537;		SW_EXPECT("count above 65536", -EINVAL);
+	SW_RESET(); sw.count = 4097;		SW_EXPECT("count above 4096", -EINVAL);
 	SW_RESET(); sw.event_mask = 0;		SW_EXPECT("empty event mask", -EINVAL);
 	SW_RESET(); sw.event_mask = 2;		SW_EXPECT("event index beyond the configuration", -EINVAL);
 	SW_RESET(); sw.cpu = 1;			SW_EXPECT("CPU outside the session", -EINVAL);
@@ -368,7 +368,7 @@ static void test_swinc(void)
 	expect("ENABLE", xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL), 0);
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		swinc(fd, 1, cpu, 1000 + cpu);
-		swinc(fd, 3, cpu, 65536);
+		swinc(fd, 3, cpu, 4096);
 		swinc(fd, 2, cpu, 7);
 	}
 	expect("DISABLE", xioctl(fd, PMUSCOPE_IOC_DISABLE, NULL), 0);
@@ -376,8 +376,8 @@ static void test_swinc(void)
 	expect("READ", read_values(fd, vals, 64, &nr), 0);
 	tap(nr == 3u * ncpu, "READ returns 3 values per CPU (%u)", nr);
 	for (i = 0; i < nr; i++) {
-		unsigned long long want = vals[i].index == 0 ? 1000 + vals[i].cpu + 65536 :
-				vals[i].index == 1 ? 65536 + 7 : vals[i].count;
+		unsigned long long want = vals[i].index == 0 ? 1000 + vals[i].cpu + 4096 :
+				vals[i].index == 1 ? 4096 + 7 : vals[i].count;
 
 		if (vals[i].count != want || vals[i].flags ||
 		    vals[i].time_enabled != vals[i].time_running ||
