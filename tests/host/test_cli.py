@@ -116,6 +116,17 @@ class CliTest(unittest.TestCase):
             r = run("read", env={"PMUSCOPE_SYSFS": root})
             self.assertIn("session 3 (pid 9, profd)", r.stdout)
 
+    def test_json_escapes_what_sysfs_says(self):
+        owner = 'session 3 (pid 9, a"b\\c\u00e9)'
+        with tempfile.TemporaryDirectory() as root:
+            fake_sysfs(root, {(0, "2"): (owner, "CPU_CYCLES:uk", 7),
+                              (1, "3"): ("sysfs", "SW_INCR:k", None)})
+            r = run("read", "--json", env={"PMUSCOPE_SYSFS": root})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            rows = json.loads(r.stdout)["counters"]
+            self.assertEqual(rows[0]["owner"], 'session 3 (pid 9, a"b\\c??)')
+            self.assertIsNone(rows[1]["value"])    # no value file: null
+
     def test_errors_and_exit_codes(self):
         with tempfile.TemporaryDirectory() as root:
             fake_sysfs(root)
@@ -126,6 +137,13 @@ class CliTest(unittest.TestCase):
                 (("stat", "-e", "cycles:q"), 2, "unknown modifier 'q'"),
                 (("stat", "-C", "3-1"), 2, "invalid CPU range"),
                 (("stat", "-I", "5"), 2, "at least 10 ms"),
+                (("stat", "-I", "-1"), 2, "at least 10 ms"),
+                (("stat", "-I", "10abc"), 2, "at least 10 ms"),
+                (("stat", "-I", "4294967306"), 2, "at least 10 ms"),
+                (("stat", "-e", ""), 2, "-e needs at least one event"),
+                (("stat", "-e", ","), 2, "-e needs at least one event"),
+                (("stat", "-e", "r0x 5"), 2, "invalid raw event"),
+                (("stat", "-C", "5", "--", "true"), 1, "cpu5 does not exist"),
                 (("stat", "--bogus"), 2, "usage: pmuscope stat"),
                 (("bogus",), 2, "unknown command 'bogus'"),
                 (("list", "--yaml"), 2, "usage: pmuscope list"),

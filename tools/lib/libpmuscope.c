@@ -195,7 +195,8 @@ static int pmuscope_parse_number(const char *s, int hex_default, uint32_t *out)
 	char *end;
 	unsigned long v;
 
-	if (!*s)
+	/* Digits only: strtoul() would take spaces and signs. */
+	if (!*s || !isxdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoul(s, &end, hex_default ? 16 : 0);
@@ -715,6 +716,11 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 		ret = -errno;
 		pmuscope_fmt(h->msg, sizeof(h->msg), "read failed: %s%s",
 			     strerror(-ret), ret == -ENOSPC ? " (not enough room)" : "");
+	} else if (rd.nr_values > room) {
+		ret = -EPROTO;
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "read: the driver returned %u values for %u places",
+			     rd.nr_values, room);
 	} else {
 		for (unsigned int i = 0; i < rd.nr_values; i++) {
 			out[i].cpu = v[i].cpu;

@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <sched.h>
 #include <signal.h>
@@ -32,12 +33,44 @@
 #define EXIT_PERM		5
 #define EXIT_DRIVER		6
 
-static volatile sig_atomic_t stop_requested;
+/* The last SIGINT/SIGTERM received (forwarded to the command), SIGCHLD. */
+static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t got_child;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	if (sig == SIGCHLD)
+		got_child = 1;
+	else
+		got_signal = sig;
+}
+
+/* Handlers without SA_RESTART: waits return EINTR when a signal comes. */
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
+/* Exit status for a failure of pmuscope_open(). */
+static int open_exit_code(int err)
+{
+	switch (err) {
+	case -ENOENT:
+	case -EPROTO:
+		return EXIT_DRIVER;
+	case -EPERM:
+	case -EACCES:
+		return EXIT_PERM;
+	default:
+		return 1;
+	}
 }
 
 static int exit_code_of(int err)
@@ -129,14 +162,18 @@ static int cmd_list(int argc, char **argv)
 		int first = 1;
 
 		pmuscope_cpulist_format(types[t].cpus, PMUSCOPE_CPU_WORDS, cpus, sizeof(cpus));
-		if (json)
-			printf("%s{\"name\":\"%s\",\"cpus\":\"%s\",\"pmu\":\"%s\",\"counters\":%u,\"counter_width\":%u,\"events\":[",
-			       t ? "," : "", info->name, cpus, info->pmu_version_name,
+		if (json) {
+			printf("%s{\"name\":", t ? "," : "");
+			report_json_str(stdout, info->name);
+			printf(",\"cpus\":\"%s\",\"pmu\":", cpus);
+			report_json_str(stdout, info->pmu_version_name);
+			printf(",\"counters\":%u,\"counter_width\":%u,\"events\":[",
 			       info->num_counters, info->event_width);
-		else
+		} else {
 			printf("%s (CPU%s %s): %s, %u event counters of %u bits and a 64-bit cycle counter\n",
 			       info->name, strpbrk(cpus, ",-") ? "s" : "", cpus,
 			       info->pmu_version_name, info->num_counters, info->event_width);
+		}
 		for (size_t i = 0; i < pmuscope_event_count(); i++) {
 			const char *name, *desc, *alias;
 			uint32_t num;
@@ -227,11 +264,18 @@ static int cmd_read(int argc, char **argv)
 				fclose(f);
 			}
 			value[strcspn(value, "\n")] = '\0';
-			if (json)
-				printf("%s{\"cpu\":%d,\"counter\":\"%s\",\"owner\":\"%s\",\"event\":\"%s\",\"value\":%s}",
-				       first ? "" : ",", cpu, name, owner, event,
-				       strcmp(value, "-") ? value : "null");
-			else
+			if (json) {
+				int digits = value[0] != '\0';
+
+				for (const char *v = value; *v; v++)
+					digits &= *v >= '0' && *v <= '9';
+				printf("%s{\"cpu\":%d,\"counter\":\"%s\",\"owner\":",
+				       first ? "" : ",", cpu, name);
+				report_json_str(stdout, owner);
+				printf(",\"event\":");
+				report_json_str(stdout, event);
+				printf(",\"value\":%s}", digits ? value : "null");
+			} else
 				printf("%-4d %-8s %-44s %-26s %s\n", cpu, name, owner, event, value);
 			first = 0;
 		}
@@ -274,6 +318,7 @@ static void stat_usage(FILE *f)
 static int add_events(struct stat_opts *o, char *list)
 {
 	char err[256], *save = NULL;
+	int added = 0;
 
 	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int ret;
@@ -288,6 +333,36 @@ static int add_events(struct stat_opts *o, char *list)
 			return ret;
 		}
 		o->nr++;
+		added++;
+	}
+	if (!added) {
+		fprintf(stderr, "pmuscope: -e needs at least one event\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cpu_chosen(const struct stat_opts *o, int cpu)
+{
+	return o->cpus[cpu / 64] & (1ULL << (cpu % 64));
+}
+
+/* Every CPU given with -C must exist and be online. */
+static int check_cpus(const struct stat_opts *o)
+{
+	struct pmuscope_cpu_info info;
+
+	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
+		if (!cpu_chosen(o, cpu))
+			continue;
+		if (pmuscope_cpu_info(cpu, &info)) {
+			fprintf(stderr, "pmuscope: cpu%d does not exist\n", cpu);
+			return 1;
+		}
+		if (!info.online || !info.probed) {
+			fprintf(stderr, "pmuscope: cpu%d is offline\n", cpu);
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -301,8 +376,7 @@ static void default_set(struct stat_opts *o)
 	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
 		struct pmuscope_cpu_info info;
 
-		if (!(o->cpus[cpu / 64] & (1ULL << (cpu % 64))) ||
-		    pmuscope_cpu_info(cpu, &info))
+		if (!cpu_chosen(o, cpu) || pmuscope_cpu_info(cpu, &info))
 			continue;
 		if (info.num_counters + 1 < room)
 			room = info.num_counters + 1;
@@ -316,7 +390,7 @@ static void default_set(struct stat_opts *o)
 		for (int cpu = 0; ok && cpu < PMUSCOPE_MAX_CPUS; cpu++) {
 			struct pmuscope_cpu_info info;
 
-			if (!(o->cpus[cpu / 64] & (1ULL << (cpu % 64))))
+			if (!cpu_chosen(o, cpu))
 				continue;
 			ok = !pmuscope_cpu_info(cpu, &info) && pmuscope_cpu_has_event(&info, ev.number);
 		}
@@ -325,10 +399,14 @@ static void default_set(struct stat_opts *o)
 	}
 }
 
-/* Sum @vals (CPU by CPU) into @r; subtract @prev (previous totals) if given. */
+/*
+ * Fill @r from one read (@vals, CPU by CPU). With @prev (the previous read,
+ * same layout), the counts are those of the interval: the raw difference,
+ * scaled by the interval's own enabled/running times.
+ */
 static void stat_fill(struct report *r, const struct stat_opts *o,
 		      const struct pmuscope_count *vals, unsigned int nv,
-		      const struct report *prev)
+		      const struct pmuscope_count *prev)
 {
 	for (unsigned int i = 0; i < o->nr; i++) {
 		struct report_counter *c = &r->c[i];
@@ -343,34 +421,62 @@ static void stat_fill(struct report *r, const struct stat_opts *o,
 	r->ncpus = 0;
 	for (unsigned int v = 0; v < nv; v++) {
 		const struct pmuscope_count *x = &vals[v];
-		struct report_counter *c = &r->c[x->index];
+		uint64_t count = x->scaled, enabled = x->time_enabled;
+		uint64_t running = x->time_running;
+		struct report_counter *c;
 		unsigned int k;
+
+		if (x->index >= o->nr)
+			continue;	/* not ours: never from a sane driver */
+		c = &r->c[x->index];
+		if (prev) {
+			const struct pmuscope_count *p = &prev[v];
+
+			count = x->count >= p->count ? x->count - p->count : 0;
+			enabled = x->time_enabled >= p->time_enabled ?
+				  x->time_enabled - p->time_enabled : 0;
+			running = x->time_running >= p->time_running ?
+				  x->time_running - p->time_running : 0;
+			count = pmuscope_scale(count, enabled, running);
+		}
+		c->count += count;
+		c->time_enabled += enabled;
+		c->time_running += running;
+		c->vflags |= x->flags;
 
 		for (k = 0; k < r->ncpus; k++)
 			if (r->cpu_ids[k] == (int)x->cpu)
 				break;
-		if (k == r->ncpus && r->ncpus < REPORT_MAX_CPUS)
+		if (k == r->ncpus) {
+			if (r->ncpus == REPORT_MAX_CPUS)
+				continue;	/* in the totals, not listed */
 			r->cpu_ids[r->ncpus++] = x->cpu;
-		if (k >= REPORT_MAX_CPUS)
-			continue;
-		c->count += x->scaled;
-		c->time_enabled += x->time_enabled;
-		c->time_running += x->time_running;
-		c->vflags |= x->flags;
-		c->cpu_count[k] = x->scaled;
+		}
+		c->cpu_count[k] = count;
 		c->cpu_vflags[k] = x->flags;
 	}
-	if (!prev)
-		return;
-	for (unsigned int i = 0; i < r->ncounters; i++) {
-		struct report_counter *c = &r->c[i];
-		const struct report_counter *p = &prev->c[i];
+}
 
-		c->count -= p->count;
-		c->time_enabled -= p->time_enabled;
-		c->time_running -= p->time_running;
-		for (unsigned int k = 0; k < r->ncpus; k++)
-			c->cpu_count[k] -= p->cpu_count[k];
+/* Sleep until @deadline (CLOCK_MONOTONIC) unless a signal or the command's end
+ * comes first. Returns 1 when counting should stop. */
+static int stat_wait(const struct timespec *deadline, pid_t child, int *status,
+		     int *reaped)
+{
+	for (;;) {
+		int ret = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, deadline, NULL);
+
+		if (got_signal) {
+			if (child <= 0)
+				return 1;
+			kill(child, got_signal);
+			got_signal = 0;
+		}
+		if (child > 0 && waitpid(child, status, WNOHANG) == child) {
+			*reaped = 1;
+			return 1;
+		}
+		if (ret != EINTR)
+			return 0;
 	}
 }
 
@@ -385,13 +491,14 @@ static int cmd_stat(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct stat_opts o = { .fmt = REPORT_TABLE };
-	struct pmuscope_count *vals = NULL;
-	struct report *cur = NULL, *prev = NULL, *total = NULL;
+	struct pmuscope_count *vals = NULL, *prev_vals = NULL;
+	struct report *cur = NULL, *total = NULL;
 	struct pmuscope *h = NULL;
-	char err[512];
-	int opt, ret, status = 0, go[2] = { -1, -1 }, first = 1;
-	unsigned int nv, room, ncpus = 0;
-	double t0, next;
+	char err[512], *end;
+	int opt, ret, status = 0, go[2] = { -1, -1 }, first = 1, reaped = 0;
+	unsigned int nv = 0, room, ncpus = 0;
+	unsigned long long ms;
+	struct timespec t0, next;
 	pid_t child = -1;
 
 	optind = 1;
@@ -412,11 +519,15 @@ static int cmd_stat(int argc, char **argv)
 		case 'a':
 			break;
 		case 'I':
-			o.interval_ms = strtoul(optarg, NULL, 10);
-			if (o.interval_ms < 10) {
-				fprintf(stderr, "pmuscope: -I needs at least 10 ms\n");
+			errno = 0;
+			ms = strtoull(optarg, &end, 10);
+			if (errno || *end || optarg[0] < '0' || optarg[0] > '9' ||
+			    ms < 10 || ms > 86400000) {
+				fprintf(stderr, "pmuscope: -I needs at least 10 ms (and at most a day): '%s'\n",
+					optarg);
 				return EXIT_USAGE;
 			}
+			o.interval_ms = ms;
 			break;
 		case 'P':
 			o.per_cpu = 1;
@@ -443,6 +554,8 @@ static int cmd_stat(int argc, char **argv)
 			pmuscope_sysfs_root());
 		return EXIT_DRIVER;
 	}
+	if (o.cpus_given && check_cpus(&o))
+		return 1;
 	if (!o.nr)
 		default_set(&o);
 	if (!o.nr) {
@@ -455,7 +568,7 @@ static int cmd_stat(int argc, char **argv)
 	ret = pmuscope_open(&h, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "pmuscope: %s\n", err);
-		return ret == -EPERM || ret == -EACCES ? EXIT_PERM : EXIT_DRIVER;
+		return open_exit_code(ret);
 	}
 	ret = pmuscope_configure(h, o.evs, o.nr, o.cpus, PMUSCOPE_CPU_WORDS);
 	if (ret) {
@@ -465,41 +578,49 @@ static int cmd_stat(int argc, char **argv)
 	}
 	room = o.nr * ncpus;
 	vals = calloc(room, sizeof(*vals));
+	prev_vals = calloc(room, sizeof(*prev_vals));
 	cur = calloc(1, sizeof(*cur));
-	prev = calloc(1, sizeof(*prev));
 	total = calloc(1, sizeof(*total));
-	if (!vals || !cur || !prev || !total) {
-		ret = 1;
+	ret = 1;
+	if (!vals || !prev_vals || !cur || !total)
 		goto out;
-	}
 	pmuscope_cpulist_format(o.cpus, PMUSCOPE_CPU_WORDS, total->cpus, sizeof(total->cpus));
 	total->per_cpu = o.per_cpu;
 	total->command = o.cmd;
 	total->exit_status = -1;
+	memcpy(cur->cpus, total->cpus, sizeof(cur->cpus));
+	cur->per_cpu = o.per_cpu;
+	cur->command = o.cmd;
+	cur->exit_status = -1;
+	cur->kind = REPORT_INTERVAL;
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	install_signals();
 	if (o.cmd) {
-		if (pipe(go)) {
+		if (pipe2(go, O_CLOEXEC)) {
 			perror("pmuscope: pipe");
-			ret = 1;
 			goto out;
 		}
 		child = fork();
 		if (child == 0) {
+			struct sigaction dfl = { .sa_handler = SIG_DFL };
 			cpu_set_t set;
 			char c;
 
 			close(go[1]);
+			sigaction(SIGINT, &dfl, NULL);
+			sigaction(SIGTERM, &dfl, NULL);
+			sigaction(SIGCHLD, &dfl, NULL);
 			if (o.cpus_given) {
 				CPU_ZERO(&set);
 				for (int cpu = 0; cpu < CPU_SETSIZE && cpu < PMUSCOPE_MAX_CPUS; cpu++)
-					if (o.cpus[cpu / 64] & (1ULL << (cpu % 64)))
+					if (cpu_chosen(&o, cpu))
 						CPU_SET(cpu, &set);
-				sched_setaffinity(0, sizeof(set), &set);
+				if (sched_setaffinity(0, sizeof(set), &set)) {
+					fprintf(stderr, "pmuscope: cannot pin '%s' to CPUs %s: %s\n",
+						o.cmd[0], total->cpus, strerror(errno));
+					_exit(126);
+				}
 			}
-			signal(SIGINT, SIG_DFL);
-			signal(SIGTERM, SIG_DFL);
 			if (read(go[0], &c, 1) != 1)
 				_exit(127);
 			execvp(o.cmd[0], o.cmd);
@@ -509,79 +630,83 @@ static int cmd_stat(int argc, char **argv)
 		close(go[0]);
 		if (child < 0) {
 			perror("pmuscope: fork");
-			ret = 1;
 			goto out;
 		}
 	}
 
-	/* Counting starts here: keep the path to waitpid() short and fixed. */
-	pmuscope_reset(h);
-	t0 = now_s();
-	pmuscope_enable(h);
+	/* Counting starts here: keep the path to the wait short and fixed. */
+	if (pmuscope_reset(h) || pmuscope_enable(h)) {
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
+		if (child > 0) {
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+		}
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (child > 0 && write(go[1], "g", 1) != 1)
 		kill(child, SIGKILL);
 	if (!o.interval_ms) {
 		if (child > 0) {
-			while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-				;
+			while (waitpid(child, &status, 0) < 0) {
+				if (errno != EINTR)
+					break;
+				if (got_signal) {
+					kill(child, got_signal);
+					got_signal = 0;
+				}
+			}
 		} else {
-			while (!stop_requested)
-				pause();
+			sigset_t block, old;
+
+			sigemptyset(&block);
+			sigaddset(&block, SIGINT);
+			sigaddset(&block, SIGTERM);
+			sigprocmask(SIG_BLOCK, &block, &old);
+			while (!got_signal)
+				sigsuspend(&old);
+			sigprocmask(SIG_SETMASK, &old, NULL);
 		}
 	} else {
 		next = t0;
 		for (;;) {
-			struct timespec ts;
-			double wait;
-			int done = 0;
-
-			next += o.interval_ms / 1000.0;
-			wait = next - now_s();
-			if (wait > 0) {
-				ts.tv_sec = (time_t)wait;
-				ts.tv_nsec = (long)((wait - ts.tv_sec) * 1e9);
-				nanosleep(&ts, NULL);
+			next.tv_sec += o.interval_ms / 1000;
+			next.tv_nsec += (o.interval_ms % 1000) * 1000000L;
+			if (next.tv_nsec >= 1000000000L) {
+				next.tv_sec++;
+				next.tv_nsec -= 1000000000L;
 			}
-			if (child > 0 && waitpid(child, &status, WNOHANG) == child)
-				done = 1;
-			if (stop_requested && child <= 0)
-				done = 1;
-			if (done)
+			if (stat_wait(&next, child, &status, &reaped))
 				break;
 			if (pmuscope_read(h, vals, room, &nv)) {
 				fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
 				continue;
 			}
-			stat_fill(cur, &o, vals, nv, prev);
-			cur->kind = REPORT_INTERVAL;
-			cur->time_s = now_s() - t0;
-			memcpy(cur->cpus, total->cpus, sizeof(cur->cpus));
-			cur->per_cpu = o.per_cpu;
+			stat_fill(cur, &o, vals, nv, first ? NULL : prev_vals);
+			cur->time_s = now_s() - (t0.tv_sec + t0.tv_nsec / 1e9);
 			report_print(stdout, cur, o.fmt, first);
 			first = 0;
-			stat_fill(prev, &o, vals, nv, NULL);
+			memcpy(prev_vals, vals, nv * sizeof(*vals));
 		}
+		if (child > 0 && !reaped)
+			while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+				;
 	}
 	pmuscope_disable(h);
-	total->elapsed_s = now_s() - t0;
+	total->elapsed_s = now_s() - (t0.tv_sec + t0.tv_nsec / 1e9);
 	if (child > 0) {
 		close(go[1]);
 		total->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) :
 				     128 + WTERMSIG(status);
 	}
-	ret = pmuscope_read(h, vals, room, &nv);
-	if (ret) {
+	if (pmuscope_read(h, vals, room, &nv)) {
 		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
-		ret = 1;
 		goto out;
 	}
 	if (o.interval_ms) {
-		/* The last partial interval, then the total. */
-		stat_fill(cur, &o, vals, nv, prev);
-		cur->kind = REPORT_INTERVAL;
+		/* The last, partial interval, then the total. */
+		stat_fill(cur, &o, vals, nv, first ? NULL : prev_vals);
 		cur->time_s = total->elapsed_s;
-		memcpy(cur->cpus, total->cpus, sizeof(cur->cpus));
-		cur->per_cpu = o.per_cpu;
 		report_print(stdout, cur, o.fmt, first);
 		first = 0;
 	}
@@ -591,8 +716,8 @@ static int cmd_stat(int argc, char **argv)
 	ret = child > 0 ? total->exit_status : 0;
 out:
 	free(vals);
+	free(prev_vals);
 	free(cur);
-	free(prev);
 	free(total);
 	pmuscope_close(h);
 	return ret;

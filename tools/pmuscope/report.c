@@ -180,16 +180,22 @@ static void report_table(FILE *f, const struct report *r)
 		fprintf(f, "\n%20.9f seconds time elapsed\n\n", r->elapsed_s);
 }
 
-static void report_json_str(FILE *f, const char *s)
+/* A JSON string: quotes, backslashes and control characters escaped, and
+ * bytes that are not ASCII replaced by '?' so the output is valid UTF-8. */
+void report_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else if (ch >= 0x80)
+			fputc('?', f);
 		else
-			fputc(*s, f);
+			fputc(ch, f);
 	}
 	fputc('"', f);
 }

@@ -8,7 +8,8 @@
 
 #include "pmuscope.h"
 
-#define REPORT_MAX_CPUS		64
+/* CPUs reported one by one; totals include every CPU regardless. */
+#define REPORT_MAX_CPUS		256
 
 struct report_counter {
 	uint32_t number;
@@ -32,7 +33,7 @@ struct report {
 	enum report_kind kind;
 	double time_s;			/* interval: end, seconds since start */
 	double elapsed_s;		/* total: seconds counted */
-	char cpus[128];			/* "0-1" */
+	char cpus[4096];		/* "0-1" */
 	unsigned int ncpus;
 	int cpu_ids[REPORT_MAX_CPUS];
 	unsigned int ncounters;
@@ -62,5 +63,6 @@ void report_metrics(const struct report *r, struct report_metrics *m);
 void report_print(FILE *f, const struct report *r, enum report_format fmt,
 		  int first);
 void report_thousands(uint64_t v, char *buf, size_t len);
+void report_json_str(FILE *f, const char *s);
 
 #endif
