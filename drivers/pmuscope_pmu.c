@@ -284,18 +284,23 @@ void pmuscope_pmu_hw_reset(struct pmuscope_pmu *pmu)
 
 /*
  * After pmuscope_pmu_hw_reset(): program every enabled counter, then
- * PMINTENSET, PMCNTENSET and PMCR_EL0.E = 1, in that order.
+ * PMINTENSET, PMCNTENSET and PMCR_EL0.E = 1, in that order. @clocks: start
+ * their clocks too (not when coming back from idle: they kept running).
  */
-void pmuscope_pmu_hw_start_all(struct pmuscope_pmu *pmu, u64 now)
+static void pmuscope_pmu_program(struct pmuscope_pmu *pmu, u64 now, bool clocks)
 {
+	unsigned long mask = pmu->allocated;
 	u64 cnten = 0, inten = 0;
 	unsigned long idx;
-	unsigned long mask = pmu->allocated;
 
 	if (pmuscope_engine.shared) {
-		for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
-			if (pmu->hwc[idx].enabled)
-				pmuscope_hwc_start(pmu, idx, now);
+		for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
+			if (!pmu->hwc[idx].enabled)
+				continue;
+			pmuscope_hwc_hw_on(pmu, idx);
+			if (clocks)
+				pmuscope_hwc_clock(&pmu->hwc[idx], true, now);
+		}
 		return;
 	}
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
@@ -307,7 +312,8 @@ void pmuscope_pmu_hw_start_all(struct pmuscope_pmu *pmu, u64 now)
 		hwc->base = hwc->saved;		/* counters were reset to 0 */
 		hwc->last_hw = 0;
 		hwc->on_hw = true;
-		pmuscope_hwc_clock(hwc, true, now);
+		if (clocks)
+			pmuscope_hwc_clock(hwc, true, now);
 		cnten |= BIT_ULL(idx);
 		if (pmuscope_hwc_wants_irq(pmu, idx))
 			inten |= BIT_ULL(idx);
@@ -320,6 +326,11 @@ void pmuscope_pmu_hw_start_all(struct pmuscope_pmu *pmu, u64 now)
 			  pmuscope_pmcr_mode(pmu) | PMUSCOPE_PMCR_E);
 	pmuscope_hw_isb();
 	pmu->on_hw_mask = cnten;
+}
+
+void pmuscope_pmu_hw_start_all(struct pmuscope_pmu *pmu, u64 now)
+{
+	pmuscope_pmu_program(pmu, now, true);
 }
 
 /* Stop every counter, keeping its count; the clocks stop too. */
@@ -540,40 +551,10 @@ void pmuscope_pmu_pm_enter(struct pmuscope_pmu *pmu)
 
 void pmuscope_pmu_pm_exit(struct pmuscope_pmu *pmu)
 {
-	unsigned long mask = pmu->allocated;
-	unsigned long idx;
-	u64 cnten = 0, inten = 0;
-
 	if (!pmu->hw_ready)
 		return;
 	pmuscope_pmu_hw_reset(pmu);
-	if (pmuscope_engine.shared) {
-		for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
-			if (pmu->hwc[idx].enabled)
-				pmuscope_hwc_hw_on(pmu, idx);
-		return;
-	}
-	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
-		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
-
-		if (!hwc->enabled)
-			continue;
-		pmuscope_type_write(idx, hwc->evtyper);
-		hwc->base = hwc->saved;
-		hwc->last_hw = 0;
-		hwc->on_hw = true;
-		cnten |= BIT_ULL(idx);
-		if (pmuscope_hwc_wants_irq(pmu, idx))
-			inten |= BIT_ULL(idx);
-	}
-	if (!cnten)
-		return;
-	pmuscope_hw_write(PMUSCOPE_REG_PMINTENSET_EL1, inten);
-	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, cnten);
-	pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0,
-			  pmuscope_pmcr_mode(pmu) | PMUSCOPE_PMCR_E);
-	pmuscope_hw_isb();
-	pmu->on_hw_mask = cnten;
+	pmuscope_pmu_program(pmu, 0, false);
 }
 
 /* The poll timer's work, exported to the timer callback in main. */
