@@ -23,7 +23,7 @@ export ARCH CROSS_COMPILE
 KDIR ?=
 KBUILD_ARGS = M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=1
 
-.PHONY: all module kunit-module compat-6.1 tools setup kernel lint check demo clean host-test
+.PHONY: all module kunit-module compat-6.1 tools setup kernel lint check demo bench clean host-test
 
 all: module
 
@@ -66,6 +66,10 @@ check:
 
 demo:
 	@scripts/demo.sh
+
+# Cost of the interfaces in guest instructions (QEMU -icount shift=0).
+bench:
+	@scripts/bench.sh
 
 clean:
 	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(scripts/build-kernel.sh 2>/dev/null) && \

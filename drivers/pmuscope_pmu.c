@@ -457,18 +457,22 @@ void pmuscope_pmu_swinc(struct pmuscope_pmu *pmu, u32 mask, u32 count)
 }
 
 /* ------------------------------------------------- reads, enable, reset */
+
+/*
+ * One counter's value. Callers run pmuscope_pmu_check() once before reading
+ * a CPU's counters, so that a counter someone else stopped or reset is put
+ * back (and flagged) before it is read.
+ */
 void pmuscope_hwc_read(struct pmuscope_pmu *pmu, unsigned int idx, u64 now,
 		       struct pmuscope_value *val)
 {
 	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 	u64 count, run = 0;
 
-	if (hwc->on_hw) {
-		pmuscope_pmu_check(pmu, now);
+	if (hwc->on_hw)
 		count = pmuscope_hwc_fold(pmu, idx);
-	} else {
+	else
 		count = hwc->saved;
-	}
 	if (hwc->clock_on)
 		run = now - hwc->clock_at;
 	val->count = count - hwc->offset;

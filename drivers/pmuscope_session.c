@@ -95,6 +95,8 @@ static void pmuscope_op_on_cpu(void *info)
 	u32 i;
 
 	raw_spin_lock_irqsave(&pmu->lock, flags);
+	if (a->op == PMUSCOPE_OP_READ && pmu->hw_ready)
+		pmuscope_pmu_check(pmu, now);	/* once for all the reads */
 	for (i = 0; i < sess->nr_events; i++) {
 		unsigned int idx = hw[i];
 

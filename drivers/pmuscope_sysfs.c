@@ -361,6 +361,8 @@ static void pmuscope_read_one_fn(void *info)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&r->pmu->lock, flags);
+	if (r->pmu->hw_ready)
+		pmuscope_pmu_check(r->pmu, ktime_get_ns());
 	pmuscope_hwc_read(r->pmu, r->idx, ktime_get_ns(), &r->val);
 	raw_spin_unlock_irqrestore(&r->pmu->lock, flags);
 }

@@ -5,7 +5,7 @@ PMUSCOPE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PMUSCOPE_CACHE=${PMUSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmuscope}
 PMUSCOPE_CROSS=${CROSS_COMPILE:-aarch64-linux-gnu-}
 PMUSCOPE_KVER=${PMUSCOPE_KVER:-6.12}
-PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-test.config
+PMUSCOPE_KFRAG=${PMUSCOPE_KFRAG:-$PMUSCOPE_TOP/scripts/kernel/pmuscope-test.config}
 
 pmuscope_log() { printf '[pmuscope] %s\n' "$*" >&2; }
 pmuscope_die() { printf '[pmuscope] error: %s\n' "$*" >&2; exit 1; }

@@ -109,6 +109,8 @@ static void etest_value(struct pmuscope_pmu *pmu, unsigned int idx,
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&pmu->lock, flags);
+	if (pmu->hw_ready)	/* as the driver's read paths do */
+		pmuscope_pmu_check(pmu, ktime_get_ns());
 	pmuscope_hwc_read(pmu, idx, ktime_get_ns(), v);
 	raw_spin_unlock_irqrestore(&pmu->lock, flags);
 }

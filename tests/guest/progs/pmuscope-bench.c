@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope-bench: what the interfaces cost, measured in the guest. Run
+ * under qemu -icount shift=0 (make bench), where a guest nanosecond is one
+ * instruction: the figures are instruction counts, kernel and user, of
+ * every CPU involved, and repeat exactly from run to run.
+ *
+ * Prints "pmuscope-bench: NAME NS_PER_OP".
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/pmuscope.h>
+
+#define ITER	2000
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int session(unsigned int nev, unsigned long long cpus)
+{
+	struct pmuscope_event ev[8];
+	struct pmuscope_config cfg = {
+		.size = sizeof(cfg), .nr_events = nev, .cpus_size = 8,
+		.events = (unsigned long)ev, .cpus = (unsigned long)&cpus,
+	};
+	int fd = open("/dev/pmuscope", O_RDWR);
+
+	for (unsigned int i = 0; i < nev; i++)
+		ev[i] = (struct pmuscope_event){
+			.event = i ? 0x00 : 0x11,
+			.flags = PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1,
+		};
+	if (fd < 0 || ioctl(fd, PMUSCOPE_IOC_CONFIG, &cfg) ||
+	    ioctl(fd, PMUSCOPE_IOC_ENABLE)) {
+		perror("pmuscope-bench: session");
+		exit(1);
+	}
+	return fd;
+}
+
+static void bench_read(const char *name, unsigned int nev, unsigned long long cpus)
+{
+	struct pmuscope_value v[64];
+	struct pmuscope_read rd = {
+		.size = sizeof(rd), .values = (unsigned long)v, .nr_values = 64,
+	};
+	int fd = session(nev, cpus);
+	double t;
+
+	ioctl(fd, PMUSCOPE_IOC_READ, &rd);	/* warm up */
+	t = now();
+	for (int i = 0; i < ITER; i++)
+		ioctl(fd, PMUSCOPE_IOC_READ, &rd);
+	t = now() - t;
+	printf("pmuscope-bench: %s %.0f\n", name, t / ITER);
+	close(fd);
+}
+
+static void bench_handshake(void)
+{
+	struct pmuscope_handshake hs = { .size = sizeof(hs) };
+	int fd = open("/dev/pmuscope", O_RDWR);
+	double t = now();
+
+	for (int i = 0; i < ITER; i++) {
+		hs = (struct pmuscope_handshake){ .size = sizeof(hs) };
+		ioctl(fd, PMUSCOPE_IOC_HANDSHAKE, &hs);
+	}
+	t = now() - t;
+	printf("pmuscope-bench: handshake_ioctl %.0f\n", t / ITER);
+	close(fd);
+}
+
+static void bench_sysfs(void)
+{
+	char buf[64];
+	double t;
+
+	if (system("echo CPU_CYCLES > /sys/kernel/pmuscope/cpu0/select") ||
+	    system("echo 1 > /sys/kernel/pmuscope/cpu0/enable"))
+		return;
+	t = now();
+	for (int i = 0; i < ITER; i++) {
+		int fd = open("/sys/kernel/pmuscope/cpu0/counter_value/cycle", O_RDONLY);
+
+		if (fd < 0 || read(fd, buf, sizeof(buf)) <= 0)
+			return;
+		close(fd);
+	}
+	t = now() - t;
+	printf("pmuscope-bench: sysfs_counter_value_read %.0f\n", t / ITER);
+	if (system("echo > /sys/kernel/pmuscope/cpu0/select"))
+		return;
+}
+
+int main(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);	/* the reader runs on cpu0 */
+	bench_handshake();
+	bench_read("read_1_event_local_cpu", 1, 0x1);
+	bench_read("read_7_events_local_cpu", 7, 0x1);
+	bench_read("read_7_events_remote_cpu", 7, 0x2);
+	bench_read("read_7_events_2_cpus", 7, 0x3);
+	bench_sysfs();
+	return 0;
+}
