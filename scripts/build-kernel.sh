@@ -42,10 +42,12 @@ mkdir -p "$out"
 kmake() {
 	make -s -C "$src" O="$out" ARCH=arm64 CROSS_COMPILE="$PMUSCOPE_CROSS" "$@"
 }
-kmake allnoconfig >/dev/null
+# Kconfig's notes (e.g. "override: PREEMPT changes choice state") go to
+# config.log: they are expected, and the check below is what matters.
+kmake allnoconfig >"$out/config.log" 2>&1
 (cd "$out" && "$src/scripts/kconfig/merge_config.sh" -m -O "$out" \
-	"$out/.config" "$PMUSCOPE_KFRAG" >/dev/null)
-kmake olddefconfig >/dev/null
+	"$out/.config" "$PMUSCOPE_KFRAG" >>"$out/config.log" 2>&1)
+kmake olddefconfig >>"$out/config.log" 2>&1
 
 # Every line of the fragment must have survived Kconfig's dependencies.
 missing=0
