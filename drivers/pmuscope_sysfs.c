@@ -16,6 +16,7 @@
 #include <linux/sysfs.h>
 
 #include "pmuscope.h"
+#include "pmuscope_modifiers.h"
 #include "pmuscope_regs.h"
 
 /* ------------------------------------------------------------ root files */
@@ -138,24 +139,18 @@ static int pmuscope_parse_event(char *tok, struct pmuscope_event *ev)
 	} else {
 		return -ENOENT;
 	}
-	if (!mods || !*mods) {
-		ev->flags |= PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1;
+	if (!mods) {
+		ev->flags |= PMUSCOPE_MODIFIERS_DEFAULT;
 		return 0;
 	}
+	if (!*mods)
+		return -EINVAL;		/* "NAME:" */
 	for (; *mods; mods++) {
-		switch (*mods) {
-		case 'u':
-			ev->flags |= PMUSCOPE_EV_EL0;
-			break;
-		case 'k':
-			ev->flags |= PMUSCOPE_EV_EL1;
-			break;
-		case 'h':
-			ev->flags |= PMUSCOPE_EV_EL2;
-			break;
-		default:
+		unsigned int flag = pmuscope_modifier_flag(*mods);
+
+		if (!flag)
 			return -EINVAL;
-		}
+		ev->flags |= flag;
 	}
 	return 0;
 }

@@ -23,6 +23,7 @@ check_eq "reset zeroes the count" "$(cat $C/counter_value/cycle)" 0
 check_fails "unknown event name rejected" sh -c "echo NO_SUCH_EVENT > $C/select"
 check_fails "unimplemented event rejected" sh -c "echo L1D_CACHE_REFILL > $C/select"
 check_fails "bad modifier rejected" sh -c "echo CPU_CYCLES:x > $C/select"
+check_fails "empty modifier rejected" sh -c "echo CPU_CYCLES: > $C/select"
 check_eq "failed selects kept the selection" "$(cat $C/select)" "CPU_CYCLES:uk,SW_INCR:k"
 check_fails "counter_value of a free counter: ENODATA" cat $C/counter_value/3
 check "empty selection gives the counters back" sh -c "echo > $C/select"

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "pmuscope.h"
+#include "pmuscope_modifiers.h"
 
 /* ------------------------------------------------------------ the events */
 struct pmuscope_lib_event {
@@ -258,31 +259,24 @@ int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
 	}
 	snprintf(ev->label, sizeof(ev->label), "%s", name);
 
-	if (!mods || !mods[1]) {
-		if (mods) {
-			pmuscope_fmt(err, errlen, "empty modifier in '%s'", text);
-			return -EINVAL;
-		}
-		ev->flags |= PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1;
+	if (!mods) {
+		ev->flags |= PMUSCOPE_MODIFIERS_DEFAULT;
 		return 0;
 	}
+	if (!mods[1]) {
+		pmuscope_fmt(err, errlen, "empty modifier in '%s'", text);
+		return -EINVAL;
+	}
 	for (const char *m = mods + 1; *m; m++) {
-		switch (*m) {
-		case 'u':
-			ev->flags |= PMUSCOPE_EV_EL0;
-			break;
-		case 'k':
-			ev->flags |= PMUSCOPE_EV_EL1;
-			break;
-		case 'h':
-			ev->flags |= PMUSCOPE_EV_EL2;
-			break;
-		default:
+		unsigned int flag = pmuscope_modifier_flag(*m);
+
+		if (!flag) {
 			pmuscope_fmt(err, errlen,
 				     "unknown modifier '%c' in '%s': use u (EL0), k (EL1), h (EL2)",
 				     *m, text);
 			return -EINVAL;
 		}
+		ev->flags |= flag;
 	}
 	return 0;
 }
