@@ -2,7 +2,7 @@
 # Shared settings of pmuscope's scripts; sourced, never run.
 
 PMUSCOPE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PMUSCOPE_CACHE=${PMUSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmuscope}
+PMUSCOPE_CACHE=${PMUSCOPE_CACHE:-${XDG_CACHE_HOME:-${HOME:-/var/cache}/.cache}/pmuscope}
 PMUSCOPE_CROSS=${CROSS_COMPILE:-aarch64-linux-gnu-}
 PMUSCOPE_KVER=${PMUSCOPE_KVER:-6.12}
 PMUSCOPE_KFRAG=${PMUSCOPE_KFRAG:-$PMUSCOPE_TOP/scripts/kernel/pmuscope-test.config}
