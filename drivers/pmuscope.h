@@ -244,7 +244,6 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 				      const struct cpumask *cpus);
 int pmuscope_session_enable_locked(struct pmuscope_session *sess, bool enable);
 int pmuscope_session_reset_locked(struct pmuscope_session *sess);
-int pmuscope_session_nr_values(struct pmuscope_session *sess);
 int pmuscope_event_check(const struct pmuscope_cpu_caps *caps,
 			 const struct pmuscope_event *ev);
 u32 pmuscope_counters_of(const struct pmuscope_cpu_caps *caps);
@@ -267,8 +266,8 @@ int pmuscope_session_configure(struct pmuscope_session *sess,
 			       const struct cpumask *cpus);
 int pmuscope_session_enable(struct pmuscope_session *sess, bool enable);
 int pmuscope_session_reset(struct pmuscope_session *sess);
-int pmuscope_session_read(struct pmuscope_session *sess,
-			  struct pmuscope_value *vals, u32 room, u32 *nr);
+int pmuscope_session_read(struct pmuscope_session *sess, u32 room,
+			  struct pmuscope_value **vals, u32 *nr);
 int pmuscope_session_swinc(struct pmuscope_session *sess, u64 event_mask,
 			   unsigned int cpu, u32 count);
 void pmuscope_session_describe(const struct pmuscope_session *sess,

@@ -138,7 +138,7 @@ static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 {
 	struct pmuscope_value *vals = NULL;
 	struct pmuscope_read rd;
-	u32 nr = 0, room;
+	u32 nr = 0;
 	int ret;
 
 	ret = pmuscope_copy_arg(&rd, sizeof(rd), PMUSCOPE_READ_SIZE_VER0, uarg);
@@ -147,17 +147,7 @@ static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 	ret = pmuscope_check_read(&rd);
 	if (ret)
 		return ret;
-	/* Room for what the session returns, no more (before any allocation). */
-	ret = pmuscope_session_nr_values(sess);
-	if (ret < 0)
-		return ret;
-	room = min_t(u32, rd.nr_values, ret);
-	if (room) {
-		vals = kvcalloc(room, sizeof(*vals), GFP_KERNEL);
-		if (!vals)
-			return -ENOMEM;
-	}
-	ret = pmuscope_session_read(sess, vals, room, &nr);
+	ret = pmuscope_session_read(sess, rd.nr_values, &vals, &nr);
 	if (!ret && copy_to_user(u64_to_user_ptr(rd.values), vals,
 				 nr * sizeof(*vals)))
 		ret = -EFAULT;

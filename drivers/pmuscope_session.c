@@ -411,41 +411,35 @@ int pmuscope_session_reset(struct pmuscope_session *sess)
 	return ret;
 }
 
-/* Values a read of @sess returns, or -EINVAL without a configuration. */
-int pmuscope_session_nr_values(struct pmuscope_session *sess)
-{
-	int ret;
-
-	mutex_lock(&pmuscope_drv.lock);
-	ret = sess->configured ?
-	      sess->nr_events * cpumask_weight(sess->cpus) : -EINVAL;
-	mutex_unlock(&pmuscope_drv.lock);
-	return ret;
-}
-
 /*
- * Read every counter of @sess: nr_events values per CPU, CPUs in ascending
- * order. -ENOSPC with *nr set to the number needed if @room is too small.
+ * Read every counter of @sess into a buffer it allocates (*@vals, for
+ * kvfree()): nr_events values per CPU, CPUs in ascending order. -ENOSPC,
+ * allocating nothing, when @room is below the number of values; *@nr is
+ * that number either way. One hold of the locks, sized before allocating.
  */
-int pmuscope_session_read(struct pmuscope_session *sess,
-			  struct pmuscope_value *vals, u32 room, u32 *nr)
+int pmuscope_session_read(struct pmuscope_session *sess, u32 room,
+			  struct pmuscope_value **vals, u32 *nr)
 {
 	int ret = 0;
-	u32 need;
 
+	*vals = NULL;
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
 	if (!sess->configured) {
 		ret = -EINVAL;
 		goto out;
 	}
-	need = sess->nr_events * cpumask_weight(sess->cpus);
-	*nr = need;
-	if (room < need) {
+	*nr = sess->nr_events * cpumask_weight(sess->cpus);
+	if (room < *nr) {
 		ret = -ENOSPC;
 		goto out;
 	}
-	pmuscope_session_op(sess, PMUSCOPE_OP_READ, vals);
+	*vals = kvcalloc(*nr, sizeof(**vals), GFP_KERNEL);
+	if (!*vals) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	pmuscope_session_op(sess, PMUSCOPE_OP_READ, *vals);
 out:
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();

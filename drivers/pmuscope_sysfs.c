@@ -282,23 +282,41 @@ static ssize_t enable_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%d\n", on);
 }
 
-static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
-			    const char *buf, size_t count)
+enum pmuscope_sysfs_op {
+	PMUSCOPE_SYSFS_DISABLE,
+	PMUSCOPE_SYSFS_ENABLE,
+	PMUSCOPE_SYSFS_RESET,
+};
+
+/* enable/reset on the CPU's sysfs session, found and used in one hold. */
+static int pmuscope_sysfs_act(struct kobject *kobj, enum pmuscope_sysfs_op op)
 {
 	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
 	struct pmuscope_session *sess;
+	int ret = -EINVAL;	/* nothing selected */
+
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	sess = pcpu->sysfs_sess;
+	if (sess && op == PMUSCOPE_SYSFS_RESET)
+		ret = pmuscope_session_reset_locked(sess);
+	else if (sess)
+		ret = pmuscope_session_enable_locked(sess, op == PMUSCOPE_SYSFS_ENABLE);
+	mutex_unlock(&pmuscope_drv.lock);
+	cpus_read_unlock();
+	return ret;
+}
+
+static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
 	bool on;
 	int ret;
 
 	ret = kstrtobool(buf, &on);
-	if (ret)
-		return ret;
-	cpus_read_lock();
-	mutex_lock(&pmuscope_drv.lock);
-	sess = pcpu->sysfs_sess;
-	ret = sess ? pmuscope_session_enable_locked(sess, on) : -EINVAL;
-	mutex_unlock(&pmuscope_drv.lock);
-	cpus_read_unlock();
+	if (!ret)
+		ret = pmuscope_sysfs_act(kobj, on ? PMUSCOPE_SYSFS_ENABLE :
+					 PMUSCOPE_SYSFS_DISABLE);
 	return ret ? ret : count;
 }
 
@@ -307,20 +325,12 @@ static struct kobj_attribute pmuscope_attr_enable = __ATTR_RW(enable);
 static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 			   const char *buf, size_t count)
 {
-	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
-	struct pmuscope_session *sess;
 	bool yes;
 	int ret;
 
 	ret = kstrtobool(buf, &yes);
-	if (ret || !yes)
-		return ret ? ret : -EINVAL;
-	cpus_read_lock();
-	mutex_lock(&pmuscope_drv.lock);
-	sess = pcpu->sysfs_sess;
-	ret = sess ? pmuscope_session_reset_locked(sess) : -EINVAL;
-	mutex_unlock(&pmuscope_drv.lock);
-	cpus_read_unlock();
+	if (!ret)
+		ret = yes ? pmuscope_sysfs_act(kobj, PMUSCOPE_SYSFS_RESET) : -EINVAL;
 	return ret ? ret : count;
 }
 
