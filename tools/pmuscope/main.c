@@ -45,8 +45,13 @@ static void on_signal(int sig)
 		got_signal = sig;
 }
 
-/* Handlers without SA_RESTART: waits return EINTR when a signal comes. */
-static void install_signals(void)
+/*
+ * Handlers without SA_RESTART: waits return EINTR when a signal comes.
+ * SIGCHLD only for interval mode, whose sleep must end when the command
+ * does: a plain waitpid() needs no handler, and one that ran or not
+ * depending on who the scheduler ran first would vary what is counted.
+ */
+static void install_signals(int chld)
 {
 	struct sigaction sa;
 
@@ -55,7 +60,8 @@ static void install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGCHLD, &sa, NULL);
+	if (chld)
+		sigaction(SIGCHLD, &sa, NULL);
 }
 
 /* Exit status for a failure of pmuscope_open(). */
@@ -494,8 +500,8 @@ static int cmd_stat(int argc, char **argv)
 	struct pmuscope_count *vals = NULL, *prev_vals = NULL;
 	struct report *cur = NULL, *total = NULL;
 	struct pmuscope *h = NULL;
-	char err[512], *end;
-	int opt, ret, status = 0, go[2] = { -1, -1 }, first = 1, reaped = 0;
+	char err[512], *end, ready_byte;
+	int opt, ret, status = 0, go[2] = { -1, -1 }, ready[2] = { -1, -1 }, first = 1, reaped = 0;
 	unsigned int nv = 0, room, ncpus = 0;
 	unsigned long long ms;
 	struct timespec t0, next;
@@ -594,9 +600,16 @@ static int cmd_stat(int argc, char **argv)
 	cur->exit_status = -1;
 	cur->kind = REPORT_INTERVAL;
 
-	install_signals();
+	install_signals(o.interval_ms != 0);
 	if (o.cmd) {
-		if (pipe2(go, O_CLOEXEC)) {
+		/*
+		 * As perf does: the child gets ready (signals, CPU affinity)
+		 * and says so on ready[], then waits on go[] for counting to
+		 * start. Counting then covers exec and the command, not the
+		 * child's side of fork(), whose share would otherwise depend
+		 * on which of the two the scheduler ran first.
+		 */
+		if (pipe2(go, O_CLOEXEC) || pipe2(ready, O_CLOEXEC)) {
 			perror("pmuscope: pipe");
 			goto out;
 		}
@@ -607,6 +620,7 @@ static int cmd_stat(int argc, char **argv)
 			char c;
 
 			close(go[1]);
+			close(ready[0]);
 			sigaction(SIGINT, &dfl, NULL);
 			sigaction(SIGTERM, &dfl, NULL);
 			sigaction(SIGCHLD, &dfl, NULL);
@@ -621,20 +635,35 @@ static int cmd_stat(int argc, char **argv)
 					_exit(126);
 				}
 			}
-			if (read(go[0], &c, 1) != 1)
+			if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
 				_exit(127);
 			execvp(o.cmd[0], o.cmd);
 			fprintf(stderr, "pmuscope: cannot run '%s': %s\n", o.cmd[0], strerror(errno));
 			_exit(127);
 		}
 		close(go[0]);
+		close(ready[1]);
 		if (child < 0) {
 			perror("pmuscope: fork");
 			goto out;
 		}
+		/* EOF: the child failed to get ready and is exiting. */
+		if (read(ready[0], &ready_byte, 1) != 1) {
+			while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+				;
+			ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			goto out;
+		}
+		close(ready[0]);
+		ready[0] = -1;
 	}
 
-	/* Counting starts here: keep the path to the wait short and fixed. */
+	/*
+	 * Counting starts here: keep the path to the wait short and fixed.
+	 * Not even the vDSO's clock_gettime(), whose retry loop runs again
+	 * when a tick updates the clock under it.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (pmuscope_reset(h) || pmuscope_enable(h)) {
 		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
 		if (child > 0) {
@@ -643,7 +672,6 @@ static int cmd_stat(int argc, char **argv)
 		}
 		goto out;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (child > 0 && write(go[1], "g", 1) != 1)
 		kill(child, SIGKILL);
 	if (!o.interval_ms) {
@@ -715,6 +743,8 @@ static int cmd_stat(int argc, char **argv)
 	report_print(stdout, total, o.fmt, first);
 	ret = child > 0 ? total->exit_status : 0;
 out:
+	if (ready[0] >= 0)
+		close(ready[0]);
 	free(vals);
 	free(prev_vals);
 	free(cur);
