@@ -126,8 +126,6 @@ guest max-exact --cpu max --smp 1 --icount 0 --plan exact --timeout 120
 # Cycles across many 2^32 wraps, with the interrupt and with polling.
 guest a53-wrap --cpu cortex-a53 --smp 2 --icount 0 --plan wrap --timeout 300
 guest max-wrap --cpu max --smp 2 --icount 0 --plan wrap --timeout 300
-# cpu_pm save/restore around a (simulated) power-down idle state.
-guest a53-cpupm --cpu cortex-a53 --smp 2 --plan cpupm --timeout 120
 # The same plan on Linux 6.1 (the modules built against linux-source-6.1).
 if [ -f build/compat-6.1/pmuscope.ko ] &&
    scripts/mkinitramfs.sh "$build/initramfs-6.1.cpio" build/compat-6.1/pmuscope.ko \
