@@ -19,6 +19,10 @@ KTAP_SUBTEST = re.compile(r"^(\s*)# Subtest: (.*)$")
 TAP_PREFIX = "pmuscope-tap: "
 JSON_PREFIX = "pmuscope-json: "
 GUEST_DONE = "pmuscope-guest: done"
+# init's lines around each test script; the exit status is the number of
+# the script's failed checks (tests/guest/lib.sh).
+GUEST_RUNNING = re.compile(r"^pmuscope-guest: running (\S+)$")
+GUEST_EXIT = re.compile(r"^pmuscope-guest: (\S+) exit (\d+)$")
 
 # Anything that must never appear on a passing run's console.
 PROBLEMS = [
@@ -49,6 +53,7 @@ class Boot:
     problems: list = field(default_factory=list)
     finished: bool = False
     ktap_cases: int = 0
+    scripts: list = field(default_factory=list)  # [script, exit status or None]
 
 
 def _directive(text):
@@ -90,6 +95,17 @@ def parse(text):
             continue
         if line.strip() == GUEST_DONE:
             boot.finished = True
+            continue
+        m = GUEST_RUNNING.match(line.strip())
+        if m:
+            boot.scripts.append([m.group(1), None])
+            continue
+        m = GUEST_EXIT.match(line.strip())
+        if m:
+            for s in reversed(boot.scripts):
+                if s[0] == m.group(1) and s[1] is None:
+                    s[1] = int(m.group(2))
+                    break
             continue
         for pat in PROBLEMS:
             if pat.search(line):
@@ -134,6 +150,14 @@ def report(boot, name, require_ktap=False):
     for r in boot.results:
         detail = f"  ({r.detail.strip()})" if r.detail.strip() else ""
         lines.append(f"{r.status} {name}/{r.name}{detail}")
+    for script, status in boot.scripts:
+        if status is None:
+            lines.append(f"FAIL {name}/guest/{script} exit status (none on the console)")
+        elif status:
+            lines.append(f"FAIL {name}/guest/{script} exit status: {status} failed "
+                         "check(s) or test program(s)")
+        else:
+            lines.append(f"PASS {name}/guest/{script} exit status: no failed check")
     if require_ktap and boot.ktap_cases == 0:
         lines.append(f"FAIL {name}/kunit ran (no KTAP result on the console)")
     lines.append(("PASS" if boot.finished else "FAIL") +

@@ -7,9 +7,26 @@ PMUSCOPE_TEST=${PMUSCOPE_TEST:-$(basename "$0" .sh)}
 PMUSCOPE_KO=/lib/modules/pmuscope.ko
 PMUSCOPE_SYS=/sys/kernel/pmuscope
 
+# A second channel for failures: the script's exit status is the number of
+# its failed checks and test programs (init reports it, and the host fails
+# a script whose status is not 0), so that a result line a kernel message
+# garbled on the shared console cannot hide a failure. Checks made in a
+# subshell or pipeline do not count here; none are.
+_pmuscope_fails=0
+trap 'exit $_pmuscope_fails' EXIT
+
 tap_ok() { echo "pmuscope-tap: ok - [$PMUSCOPE_TEST] $*"; }
-tap_not_ok() { echo "pmuscope-tap: not ok - [$PMUSCOPE_TEST] $*"; }
+tap_not_ok() {
+	_pmuscope_fails=$((_pmuscope_fails + 1))
+	echo "pmuscope-tap: not ok - [$PMUSCOPE_TEST] $*"
+}
 tap_diag() { echo "pmuscope-tap: # $*"; }
+
+# run_test PROGRAM ARGS...: a test program that prints its own TAP lines
+# and exits non-zero when one of them failed.
+run_test() {
+	"$@" || _pmuscope_fails=$((_pmuscope_fails + 1))
+}
 
 # check DESCRIPTION COMMAND...: ok when COMMAND succeeds.
 check() {

@@ -8,7 +8,7 @@ check "/dev/pmuscope exists" test -c /dev/pmuscope
 check "mode: overflow interrupt (perf's driver kept off)" \
 	sh -c "dmesg | grep -q 'wraps caught by the overflow interrupt'"
 for sub in errors swinc sessions hotplug; do
-	/bin/pmuscope-test $sub
+	run_test /bin/pmuscope-test $sub
 done
 
 # rmmod is refused while a session is open.
@@ -30,12 +30,12 @@ check "kernel log names the holder" \
 wait $holder
 check_eq "counter freed when the session closed" "$(cat $PMUSCOPE_SYS/cpu0/counter_owner/0)" free
 check "rmmod after close" rmmod pmuscope
-/bin/pmuscope-test el0
+run_test /bin/pmuscope-test el0
 dmesg -c >/dev/null
 check "insmod again" insmod "$PMUSCOPE_KO"
 check_fails "unload left the PMU disabled (PMCR_EL0.E = 0)" \
 	sh -c "dmesg | grep -q 'PMCR_EL0.E was set'"
 check "rmmod" rmmod pmuscope
 check "insmod group=4242" insmod "$PMUSCOPE_KO" group=4242
-/bin/pmuscope-test group 4242
+run_test /bin/pmuscope-test group 4242
 check "rmmod" rmmod pmuscope

@@ -3,5 +3,5 @@
 . /tests/lib.sh
 
 check "insmod" insmod "$PMUSCOPE_KO"
-/bin/pmuscope-test cpupm
+run_test /bin/pmuscope-test cpupm
 check "rmmod" rmmod pmuscope

@@ -9,6 +9,6 @@ check "the kernel log names the cause" sh -c "dmesg | grep -q 'belongs to anothe
 check "the kernel log names the fix" sh -c "dmesg | grep -q 'initcall_blacklist=armv8_pmu_driver_init'"
 check "insmod shared=1" insmod "$PMUSCOPE_KO" shared=1
 check "shared mode announced" sh -c "dmesg | grep -q 'polling (shared with perf)'"
-/bin/pmuscope-test swinc
-/bin/pmuscope-test clobber
+run_test /bin/pmuscope-test swinc
+run_test /bin/pmuscope-test clobber
 check "rmmod" rmmod pmuscope

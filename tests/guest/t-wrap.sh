@@ -6,7 +6,7 @@
 . /tests/lib.sh
 
 check "insmod (overflow interrupt)" insmod "$PMUSCOPE_KO"
-/bin/pmuscope-test wrap 60000 10
+run_test /bin/pmuscope-test wrap 60000 10
 if [ "$pmuscope_profile" = cortex-a53 ]; then
 	w=$(cat $PMUSCOPE_SYS/cpu0/wraps)
 	check "cpu0 folded at least 10 wraps ($w)" test "$w" -ge 10
@@ -16,5 +16,5 @@ fi
 check "rmmod" rmmod pmuscope
 check "insmod mode=poll" insmod "$PMUSCOPE_KO" mode=poll
 check "polling mode announced" sh -c "dmesg | grep -q 'wraps caught by polling'"
-/bin/pmuscope-test wrap 60000 10
+run_test /bin/pmuscope-test wrap 60000 10
 check "rmmod" rmmod pmuscope

@@ -68,6 +68,28 @@ class ConsoleTest(unittest.TestCase):
         self.assertEqual(len(bad), 1)
         self.assertIn("got 'absent'", bad[0].detail)
 
+    def test_script_exit_status_backs_up_garbled_lines(self):
+        ok = KUNIT_OK.replace(
+            "pmuscope-tap: ok - [t-discovery] insmod",
+            "pmuscope-guest: running t-discovery.sh\npmuscope-tap: ok - [t-discovery] insmod")
+        ok = ok.replace("pmuscope-guest: done",
+                        "pmuscope-guest: t-discovery.sh exit 0\npmuscope-guest: done")
+        lines = pc.report(pc.parse(ok), "a53")
+        self.assertIn("PASS a53/guest/t-discovery.sh exit status: no failed check", lines)
+        self.assertFalse([x for x in lines if x.startswith("FAIL")])
+        # A kernel message landed inside the "not ok" line: the line is
+        # lost as a result, the script's exit status still fails the run.
+        bad = ok.replace("pmuscope-tap: ok - [t-discovery] cpu0",
+                         "pmuscope-tap: no[    3.1] hrtimer: interrupt took 2060 ns\nt ok - [t-discovery] cpu0")
+        bad = bad.replace("exit 0", "exit 1")
+        lines = pc.report(pc.parse(bad), "a53")
+        self.assertEqual([x for x in lines if x.startswith("FAIL")],
+                         ["FAIL a53/guest/t-discovery.sh exit status: 1 failed "
+                          "check(s) or test program(s)"])
+        # A script that never reported its exit status fails too.
+        lines = pc.report(pc.parse(ok.replace("pmuscope-guest: t-discovery.sh exit 0\n", "")), "a53")
+        self.assertIn("FAIL a53/guest/t-discovery.sh exit status (none on the console)", lines)
+
     def test_failed_kunit_case(self):
         log = KUNIT_OK.replace("        ok 2 neoverse-n1", "        not ok 2 neoverse-n1")
         log = log.replace("    ok 1 pmuscope_test_decode", "    not ok 1 pmuscope_test_decode")
