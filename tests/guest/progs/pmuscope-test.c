@@ -275,10 +275,10 @@ static void test_errors(void)
 	expect("another session: all counters busy", configure(other, ev, 1, 1), -EBUSY);
 	close(other);
 
-	if (set_online(1, 0) == 0) {
-		CFG_RESET(); cpus = 2;		CFG_EXPECT("offline CPU", -ENXIO);
-		set_online(1, 1);
-	}
+	tap(set_online(1, 0) == 0, "cpu1 offline");
+	CFG_RESET(); cpus = 2;			CFG_EXPECT("offline CPU", -ENXIO);
+	/* The tests after this one expect both CPUs. */
+	tap(set_online(1, 1) == 0, "cpu1 online again");
 
 	pid = fork();
 	if (pid == 0) {
