@@ -15,6 +15,19 @@ check "stat table shows cycles" sh -c "echo '$out' | grep -q ' cycles'"
 echo "$out" | sed 's/^/pmuscope-tap: # /'
 pmuscope stat -C 0 -e cycles -- sh -c 'exit 7' >/dev/null 2>&1
 check_eq "stat returns the command's exit status" "$?" 7
+# A SIGTERM sent to pmuscope is passed on to the command, whose exit
+# status (here from its trap) comes back.
+pmuscope stat -C 0 -e cycles -- sh -c 'trap "exit 42" TERM; while :; do sleep 0.05; done' \
+	>/dev/null 2>&1 &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+wait $pid
+check_eq "SIGTERM to stat reaches the command; its exit status returns" "$?" 42
+# Interval mode ends when the command does, not at the next tick.
+out=$(pmuscope stat --json -I 5000 -e cycles -- sleep 0.1)
+el=$(echo "$out" | sed -n 's/.*"type":"total".*"elapsed_s":\([0-9]*\)\..*/\1/p')
+check_eq "stat -I 5000 -- sleep 0.1: ends with the command (whole seconds elapsed)" "$el" 0
 json pmuscope stat --json -C 0-1 -e cycles,sw_incr:k --per-cpu -- /bin/loop 1000
 json pmuscope stat --json -I 50 -e cycles -- sleep 0.2
 out=$(pmuscope stat --csv -e cycles -- true)

@@ -80,12 +80,12 @@ class CliTest(unittest.TestCase):
     def test_csv_parses_with_a_header(self):
         rows = list(csv.DictReader(io.StringIO(sample("csv"))))
         self.assertEqual(len([r for r in rows if r["cpu"] == "all" and
-                              not r["event"].startswith("metric:")]), 14)
+                              not r["event"].startswith("metric:")]), 18)
         ipc = [r for r in rows if r["event"] == "metric:ipc"]
         self.assertEqual(len(ipc), 2)
         self.assertAlmostEqual(float(ipc[1]["count"]), 0.5)
         per_cpu = [r for r in rows if r["cpu"] == "1" and r["type"] == "total"]
-        self.assertEqual(len(per_cpu), 7)
+        self.assertEqual(len(per_cpu), 9)
         self.assertEqual(rows[-1]["type"], "total")
 
     def test_list_against_fake_sysfs(self):
@@ -147,6 +147,8 @@ class CliTest(unittest.TestCase):
                 (("stat", "--bogus"), 2, "usage: pmuscope stat"),
                 (("bogus",), 2, "unknown command 'bogus'"),
                 (("list", "--yaml"), 2, "usage: pmuscope list"),
+                (("stat", "-e", "CHAIN"), 2, "CHAIN (0x1e) is not a user event"),
+                (("stat", "-C", "0,"), 2, "invalid CPU list"),
             ]
             for args, code, msg in cases:
                 r = run(*args, env=env)
@@ -161,6 +163,16 @@ class CliTest(unittest.TestCase):
             r = run("list", env={"PMUSCOPE_SYSFS": os.path.join(empty, "none")})
             self.assertEqual(r.returncode, 6)
             self.assertIn("is the pmuscope module loaded", r.stderr)
+
+    def test_output_that_cannot_be_written_fails(self):
+        with tempfile.TemporaryDirectory() as root:
+            fake_sysfs(root)
+            with open("/dev/full", "w") as full:
+                r = subprocess.run([CLI, "list", "--json"], stdout=full, stderr=subprocess.PIPE,
+                                   text=True, env=dict(os.environ, PMUSCOPE_SYSFS=root),
+                                   timeout=30)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("cannot write the output", r.stderr)
 
     def test_library_unit_tests(self):
         r = subprocess.run([os.path.join(BIN, "test_tools")], capture_output=True, text=True)

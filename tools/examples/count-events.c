@@ -43,8 +43,11 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc || (argc == 1 && i <= 2); i++) {
 		const char *spec = argc > 1 ? argv[i] : defaults[i - 1];
 
-		if (nr == PMUSCOPE_MAX_EVENTS ||
-		    pmuscope_event_parse(spec, &evs[nr++], err, sizeof(err))) {
+		if (nr == PMUSCOPE_MAX_EVENTS) {
+			fprintf(stderr, "count-events: at most %d events\n", PMUSCOPE_MAX_EVENTS);
+			return 2;
+		}
+		if (pmuscope_event_parse(spec, &evs[nr++], err, sizeof(err))) {
 			fprintf(stderr, "count-events: %s\n", err);
 			return 2;
 		}

@@ -196,11 +196,15 @@ static int pmuscope_parse_number(const char *s, int hex_default, uint32_t *out)
 	char *end;
 	unsigned long v;
 
-	/* Digits only: strtoul() would take spaces and signs. */
+	/*
+	 * Digits only: strtoul() would take spaces and signs. Decimal, or
+	 * hexadecimal with 0x (raw events: always): never octal, where 010
+	 * would be 8.
+	 */
 	if (!*s || !isxdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
-	v = strtoul(s, &end, hex_default ? 16 : 0);
+	v = strtoul(s, &end, hex_default || !strncasecmp(s, "0x", 2) ? 16 : 10);
 	if (errno || *end || v > 0xffff)
 		return -EINVAL;
 	*out = v;
@@ -256,6 +260,11 @@ int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
 		pmuscope_fmt(err, errlen, "unknown event '%s': did you mean %s?",
 			     name, suggestions);
 		return -ENOENT;
+	}
+	if (ev->number == 0x1e) {
+		pmuscope_fmt(err, errlen,
+			     "CHAIN (0x1e) is not a user event: the driver chains counters itself");
+		return -EINVAL;
 	}
 	snprintf(ev->label, sizeof(ev->label), "%s", name);
 
@@ -315,10 +324,12 @@ int pmuscope_cpulist_parse(const char *text, uint64_t *mask, size_t words,
 		}
 		for (unsigned long c = a; c <= b; c++)
 			mask[c / 64] |= 1ULL << (c % 64);
-		if (*p == ',')
-			p++;
-		else if (*p)
+		if (*p == ',') {
+			if (!*++p)
+				goto bad;	/* a trailing comma */
+		} else if (*p) {
 			goto bad;
+		}
 	}
 	return 0;
 bad:
@@ -339,11 +350,13 @@ void pmuscope_cpulist_format(const uint64_t *mask, size_t words, char *buf,
 			continue;
 		while (e + 1 < n && (mask[(e + 1) / 64] & (1ULL << ((e + 1) % 64))))
 			e++;
+		if (off >= len)
+			break;		/* truncated: snprintf() ended it */
 		if (e > c)
-			off += snprintf(buf + off, off < len ? len - off : 0, "%s%zu-%zu",
+			off += snprintf(buf + off, len - off, "%s%zu-%zu",
 					off ? "," : "", c, e);
 		else
-			off += snprintf(buf + off, off < len ? len - off : 0, "%s%zu",
+			off += snprintf(buf + off, len - off, "%s%zu",
 					off ? "," : "", c);
 		c = e;
 	}
@@ -476,6 +489,11 @@ int pmuscope_open(struct pmuscope **out, char *err, size_t errlen)
 		if (ret == -ENOENT)
 			pmuscope_fmt(err, errlen,
 				     "/dev/pmuscope not found: is the pmuscope module loaded? (insmod pmuscope.ko)");
+		else if (ret == -ENXIO || ret == -ENODEV)
+			/* A device node left behind by a driver now unloaded. */
+			pmuscope_fmt(err, errlen,
+				     "/dev/pmuscope has no driver behind it (%s): is the pmuscope module loaded? (insmod pmuscope.ko)",
+				     strerror(-ret));
 		else
 			pmuscope_fmt(err, errlen, "cannot open /dev/pmuscope: %s",
 				     strerror(-ret));
@@ -513,12 +531,12 @@ void pmuscope_close(struct pmuscope *h)
 
 const char *pmuscope_errmsg(const struct pmuscope *h)
 {
-	return h->msg;
+	return h ? h->msg : "no pmuscope session (pmuscope_open() failed or was not called)";
 }
 
 uint64_t pmuscope_features(const struct pmuscope *h)
 {
-	return h->features;
+	return h ? h->features : 0;
 }
 
 static int pmuscope_cpu_set(const uint64_t *cpus, size_t words, size_t cpu)
@@ -526,11 +544,12 @@ static int pmuscope_cpu_set(const uint64_t *cpus, size_t words, size_t cpu)
 	return cpu < words * 64 && (cpus[cpu / 64] & (1ULL << (cpu % 64)));
 }
 
-/* Name who holds the counters of @cpu, from sysfs. */
-static void pmuscope_holders(int cpu, char *buf, size_t len)
+/* Name who holds the counters of @cpu, from sysfs; 0 if nobody visible. */
+static int pmuscope_holders(int cpu, char *buf, size_t len)
 {
 	char owner[128], file[64];
 	size_t off = 0;
+	int n = 0;
 
 	buf[0] = '\0';
 	for (int i = 0; i <= 31; i++) {
@@ -541,11 +560,14 @@ static void pmuscope_holders(int cpu, char *buf, size_t len)
 		if (pmuscope_read_str(cpu, file, owner, sizeof(owner)) ||
 		    !strcmp(owner, "free"))
 			continue;
-		off += snprintf(buf + off, off < len ? len - off : 0, "%s%s %s",
-				off ? "; " : "", file + 14, owner);
+		n++;
+		if (off < len)
+			off += snprintf(buf + off, len - off, "%s%s %s",
+					off ? "; " : "", file + 14, owner);
 	}
-	if (!off)
+	if (!n)
 		snprintf(buf, len, "(no holder visible in sysfs)");
+	return n;
 }
 
 /* After a failed PMUSCOPE_IOC_CONFIG: find and name the cause. */
@@ -554,11 +576,18 @@ static void pmuscope_explain(struct pmuscope *h, int ret,
 			     const uint64_t *cpus, size_t words)
 {
 	struct pmuscope_cpu_info info;
+	unsigned int has_cycles = 0;
 	char holders[400];
+	long first = -1;
 
+	for (unsigned int i = 0; i < nr; i++)
+		if (evs[i].number == 0x11 && !(evs[i].flags & PMUSCOPE_EV_RAW))
+			has_cycles = 1;
 	for (size_t cpu = 0; cpu < words * 64; cpu++) {
 		if (!pmuscope_cpu_set(cpus, words, cpu))
 			continue;
+		if (first < 0)
+			first = cpu;
 		if (pmuscope_cpu_info(cpu, &info)) {
 			if (ret == -ENODEV) {
 				pmuscope_fmt(h->msg, sizeof(h->msg),
@@ -593,20 +622,31 @@ static void pmuscope_explain(struct pmuscope *h, int ret,
 				return;
 			}
 		}
-		if (ret == -ENOSPC) {
+		/* The CPU at fault, not the first chosen one. */
+		if (ret == -ENOSPC && nr > info.num_counters + has_cycles) {
 			pmuscope_fmt(h->msg, sizeof(h->msg),
 				     "%u events do not fit cpu%zu: it has %u event counters and one cycle counter (for CPU_CYCLES)",
 				     nr, cpu, info.num_counters);
 			return;
 		}
-		if (ret == -EBUSY) {
-			pmuscope_holders(cpu, holders, sizeof(holders));
+		if (ret == -EBUSY && pmuscope_holders(cpu, holders, sizeof(holders))) {
 			pmuscope_fmt(h->msg, sizeof(h->msg),
 				     "counters busy on cpu%zu: %s", cpu, holders);
 			return;
 		}
 	}
+	if (ret == -EBUSY && first >= 0) {
+		/* Released meanwhile, or sysfs not readable. */
+		pmuscope_holders(first, holders, sizeof(holders));
+		pmuscope_fmt(h->msg, sizeof(h->msg), "counters busy on cpu%ld: %s",
+			     first, holders);
+		return;
+	}
 	switch (ret) {
+	case -ENOSPC:
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "%u events do not fit the chosen CPUs' counters", nr);
+		break;
 	case -EPERM:
 	case -EACCES:
 		pmuscope_fmt(h->msg, sizeof(h->msg),
@@ -629,6 +669,8 @@ int pmuscope_configure(struct pmuscope *h, const struct pmuscope_event_spec *evs
 	struct pmuscope_config cfg = { .size = sizeof(cfg) };
 	size_t used = words;
 
+	if (!h)
+		return -EINVAL;
 	if (!nr || nr > PMUSCOPE_MAX_EVENTS) {
 		pmuscope_fmt(h->msg, sizeof(h->msg),
 			     "%u events: a session counts 1 to %u events", nr,
@@ -660,6 +702,8 @@ int pmuscope_configure(struct pmuscope *h, const struct pmuscope_event_spec *evs
 
 static int pmuscope_simple(struct pmuscope *h, unsigned long req, const char *what)
 {
+	if (!h)
+		return -EINVAL;
 	if (ioctl(h->fd, req)) {
 		int ret = -errno;
 
@@ -685,6 +729,36 @@ int pmuscope_reset(struct pmuscope *h)
 	return pmuscope_simple(h, PMUSCOPE_IOC_RESET, "reset");
 }
 
+int pmuscope_swinc(struct pmuscope *h, uint64_t event_mask, unsigned int cpu,
+		   unsigned int count)
+{
+	struct pmuscope_swinc sw = {
+		.size = sizeof(sw), .event_mask = event_mask, .cpu = cpu, .count = count,
+	};
+
+	if (!h)
+		return -EINVAL;
+	if (ioctl(h->fd, PMUSCOPE_IOC_SWINC, &sw)) {
+		int ret = -errno;
+
+		switch (ret) {
+		case -EINVAL:
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "software increment refused: the mask must name configured SW_INCR events counting at EL1, on a CPU of the session, 1 to 4096 times");
+			break;
+		case -ENXIO:
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "software increment refused: cpu%u is offline", cpu);
+			break;
+		default:
+			pmuscope_fmt(h->msg, sizeof(h->msg), "software increment failed: %s",
+				     strerror(-ret));
+		}
+		return ret;
+	}
+	return 0;
+}
+
 uint64_t pmuscope_scale(uint64_t count, uint64_t enabled, uint64_t running)
 {
 	if (!running || running >= enabled)
@@ -699,6 +773,8 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 	struct pmuscope_read rd = { .size = sizeof(rd) };
 	int ret = 0;
 
+	if (!h || !nr || (room && !out))
+		return -EINVAL;
 	if (room > 256) {
 		v = calloc(room, sizeof(*v));
 		if (!v)

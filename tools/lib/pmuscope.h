@@ -4,7 +4,8 @@
  *
  * Functions return 0 or a negative errno. Those that take a session keep a
  * message naming the cause of the last failure: pmuscope_errmsg(). The
- * others fill a caller's buffer (err, errlen) when they fail.
+ * others fill a caller's buffer (err, errlen) when they fail. A NULL
+ * session gives -EINVAL (pmuscope_errmsg(NULL) says so).
  */
 #ifndef PMUSCOPE_LIB_H
 #define PMUSCOPE_LIB_H
@@ -145,6 +146,16 @@ struct pmuscope_count {
  */
 int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 		  unsigned int room, unsigned int *nr);
+
+/**
+ * pmuscope_swinc() - software increments (PMSWINC_EL0) on one CPU
+ * @event_mask: bit i: event i of the configuration, which must be SW_INCR
+ * @cpu: a CPU of the session, online
+ * @count: 1 to 4096 increments of each counter in @event_mask
+ * Return: 0 or -errno of PMUSCOPE_IOC_SWINC (Documentation/ioctl.rst).
+ */
+int pmuscope_swinc(struct pmuscope *h, uint64_t event_mask, unsigned int cpu,
+		   unsigned int count);
 
 /** pmuscope_scale() - @count scaled by @enabled / @running. */
 uint64_t pmuscope_scale(uint64_t count, uint64_t enabled, uint64_t running);

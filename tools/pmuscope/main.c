@@ -33,35 +33,18 @@
 #define EXIT_PERM		5
 #define EXIT_DRIVER		6
 
-/* The last SIGINT/SIGTERM received (forwarded to the command), SIGCHLD. */
-static volatile sig_atomic_t got_signal;
-static volatile sig_atomic_t got_child;
-
-static void on_signal(int sig)
-{
-	if (sig == SIGCHLD)
-		got_child = 1;
-	else
-		got_signal = sig;
-}
-
 /*
- * Handlers without SA_RESTART: waits return EINTR when a signal comes.
- * SIGCHLD only for interval mode, whose sleep must end when the command
- * does: a plain waitpid() needs no handler, and one that ran or not
- * depending on who the scheduler ran first would vary what is counted.
+ * stat keeps SIGINT, SIGTERM and SIGCHLD blocked and takes them with
+ * sigtimedwait(): no handler, no window between checking for a signal and
+ * going to sleep in which one could be missed. The command gets the mask
+ * it was started with back before exec.
  */
-static void install_signals(int chld)
+static void stat_signals(sigset_t *set)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (chld)
-		sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGCHLD);
 }
 
 /* Exit status for a failure of pmuscope_open(). */
@@ -69,6 +52,8 @@ static int open_exit_code(int err)
 {
 	switch (err) {
 	case -ENOENT:
+	case -ENXIO:
+	case -ENODEV:
 	case -EPROTO:
 		return EXIT_DRIVER;
 	case -EPERM:
@@ -149,7 +134,7 @@ static int cmd_list(int argc, char **argv)
 {
 	struct cpu_type types[16];
 	int json = argc > 1 && !strcmp(argv[1], "--json");
-	char cpus[128];
+	char cpus[4096];
 	int n = collect_types(types, 16);
 
 	if (argc > 1 && !json) {
@@ -350,7 +335,7 @@ static int add_events(struct stat_opts *o, char *list)
 
 static int cpu_chosen(const struct stat_opts *o, int cpu)
 {
-	return o->cpus[cpu / 64] & (1ULL << (cpu % 64));
+	return !!(o->cpus[cpu / 64] & (1ULL << (cpu % 64)));
 }
 
 /* Every CPU given with -C must exist and be online. */
@@ -463,26 +448,54 @@ static void stat_fill(struct report *r, const struct stat_opts *o,
 	}
 }
 
-/* Sleep until @deadline (CLOCK_MONOTONIC) unless a signal or the command's end
- * comes first. Returns 1 when counting should stop. */
+/*
+ * Wait until @deadline (CLOCK_MONOTONIC; NULL: none) or the end of the run:
+ * the command's exit (reaped into *status) or, without a command, SIGINT or
+ * SIGTERM. A SIGINT or SIGTERM sent to pmuscope itself (kill) is passed on
+ * to the command; one from the terminal (si_code SI_KERNEL) reached the
+ * command's process group already and is not sent twice. Returns 1 when
+ * counting should stop, 0 at the deadline. The command's end is taken
+ * from its SIGCHLD (pending already if it ended first): the same path
+ * either way, so what pmuscope itself adds to the counts stays fixed.
+ */
 static int stat_wait(const struct timespec *deadline, pid_t child, int *status,
 		     int *reaped)
 {
-	for (;;) {
-		int ret = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, deadline, NULL);
+	struct timespec now, rel;
+	siginfo_t si;
+	sigset_t set;
+	int sig;
 
-		if (got_signal) {
-			if (child <= 0)
+	stat_signals(&set);
+	for (;;) {
+		if (deadline) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			rel.tv_sec = deadline->tv_sec - now.tv_sec;
+			rel.tv_nsec = deadline->tv_nsec - now.tv_nsec;
+			if (rel.tv_nsec < 0) {
+				rel.tv_sec--;
+				rel.tv_nsec += 1000000000L;
+			}
+			if (rel.tv_sec < 0)
+				return 0;
+		}
+		sig = sigtimedwait(&set, &si, deadline ? &rel : NULL);
+		if (sig < 0) {
+			if (errno == EAGAIN)
+				return 0;
+			continue;	/* EINTR: SIGSTOP/SIGCONT */
+		}
+		if (sig == SIGCHLD) {
+			if (child > 0 && waitpid(child, status, WNOHANG) == child) {
+				*reaped = 1;
 				return 1;
-			kill(child, got_signal);
-			got_signal = 0;
+			}
+			continue;	/* the command stopped or went on */
 		}
-		if (child > 0 && waitpid(child, status, WNOHANG) == child) {
-			*reaped = 1;
+		if (child <= 0)
 			return 1;
-		}
-		if (ret != EINTR)
-			return 0;
+		if (si.si_code != SI_KERNEL)
+			kill(child, sig);
 	}
 }
 
@@ -501,6 +514,8 @@ static int cmd_stat(int argc, char **argv)
 	struct report *cur = NULL, *total = NULL;
 	struct pmuscope *h = NULL;
 	char err[512], *end, ready_byte;
+	sigset_t sigs, oldmask;
+	int masked = 0;
 	int opt, ret, status = 0, go[2] = { -1, -1 }, ready[2] = { -1, -1 }, first = 1, reaped = 0;
 	unsigned int nv = 0, room, ncpus = 0;
 	unsigned long long ms;
@@ -600,14 +615,16 @@ static int cmd_stat(int argc, char **argv)
 	cur->exit_status = -1;
 	cur->kind = REPORT_INTERVAL;
 
-	install_signals(o.interval_ms != 0);
+	stat_signals(&sigs);
+	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
+	masked = 1;
 	if (o.cmd) {
 		/*
-		 * As perf does: the child gets ready (signals, CPU affinity)
-		 * and says so on ready[], then waits on go[] for counting to
-		 * start. Counting then covers exec and the command, not the
-		 * child's side of fork(), whose share would otherwise depend
-		 * on which of the two the scheduler ran first.
+		 * As perf does: the child gets ready (signal mask, CPU
+		 * affinity) and says so on ready[], then waits on go[] for
+		 * counting to start. Counting then covers exec and the
+		 * command, not the child's side of fork(), whose share would
+		 * otherwise depend on which of the two the scheduler ran first.
 		 */
 		if (pipe2(go, O_CLOEXEC) || pipe2(ready, O_CLOEXEC)) {
 			perror("pmuscope: pipe");
@@ -615,15 +632,12 @@ static int cmd_stat(int argc, char **argv)
 		}
 		child = fork();
 		if (child == 0) {
-			struct sigaction dfl = { .sa_handler = SIG_DFL };
 			cpu_set_t set;
 			char c;
 
 			close(go[1]);
 			close(ready[0]);
-			sigaction(SIGINT, &dfl, NULL);
-			sigaction(SIGTERM, &dfl, NULL);
-			sigaction(SIGCHLD, &dfl, NULL);
+			sigprocmask(SIG_SETMASK, &oldmask, NULL);
 			if (o.cpus_given) {
 				CPU_ZERO(&set);
 				for (int cpu = 0; cpu < CPU_SETSIZE && cpu < PMUSCOPE_MAX_CPUS; cpu++)
@@ -647,8 +661,13 @@ static int cmd_stat(int argc, char **argv)
 			perror("pmuscope: fork");
 			goto out;
 		}
-		/* EOF: the child failed to get ready and is exiting. */
+		/*
+		 * EOF: the child failed to get ready and is exiting (the
+		 * signals are blocked: the read is not interrupted).
+		 */
 		if (read(ready[0], &ready_byte, 1) != 1) {
+			close(go[1]);
+			go[1] = -1;
 			while (waitpid(child, &status, 0) < 0 && errno == EINTR)
 				;
 			ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -672,29 +691,21 @@ static int cmd_stat(int argc, char **argv)
 		}
 		goto out;
 	}
-	if (child > 0 && write(go[1], "g", 1) != 1)
-		kill(child, SIGKILL);
-	if (!o.interval_ms) {
-		if (child > 0) {
-			while (waitpid(child, &status, 0) < 0) {
-				if (errno != EINTR)
-					break;
-				if (got_signal) {
-					kill(child, got_signal);
-					got_signal = 0;
-				}
-			}
-		} else {
-			sigset_t block, old;
+	/*
+	 * The go: a child killed meanwhile (a Ctrl-C reaches its process
+	 * group too) makes this EPIPE, not SIGPIPE (ignored for the write);
+	 * its SIGCHLD then ends the wait below.
+	 */
+	if (child > 0) {
+		struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
 
-			sigemptyset(&block);
-			sigaddset(&block, SIGINT);
-			sigaddset(&block, SIGTERM);
-			sigprocmask(SIG_BLOCK, &block, &old);
-			while (!got_signal)
-				sigsuspend(&old);
-			sigprocmask(SIG_SETMASK, &old, NULL);
-		}
+		sigaction(SIGPIPE, &ign, &old_pipe);
+		if (write(go[1], "g", 1) != 1)
+			kill(child, SIGKILL);
+		sigaction(SIGPIPE, &old_pipe, NULL);
+	}
+	if (!o.interval_ms) {
+		stat_wait(NULL, child, &status, &reaped);
 	} else {
 		next = t0;
 		for (;;) {
@@ -716,14 +727,15 @@ static int cmd_stat(int argc, char **argv)
 			first = 0;
 			memcpy(prev_vals, vals, nv * sizeof(*vals));
 		}
-		if (child > 0 && !reaped)
-			while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-				;
 	}
+	if (child > 0 && !reaped)
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
 	pmuscope_disable(h);
 	total->elapsed_s = now_s() - (t0.tv_sec + t0.tv_nsec / 1e9);
 	if (child > 0) {
 		close(go[1]);
+		go[1] = -1;
 		total->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) :
 				     128 + WTERMSIG(status);
 	}
@@ -743,8 +755,12 @@ static int cmd_stat(int argc, char **argv)
 	report_print(stdout, total, o.fmt, first);
 	ret = child > 0 ? total->exit_status : 0;
 out:
+	if (masked)
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (ready[0] >= 0)
 		close(ready[0]);
+	if (go[1] >= 0)
+		close(go[1]);
 	free(vals);
 	free(prev_vals);
 	free(cur);
@@ -764,7 +780,7 @@ static void usage(FILE *f)
 		"  version                   versions of the tool and the driver\n");
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -788,4 +804,17 @@ int main(int argc, char **argv)
 	fprintf(stderr, "pmuscope: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	int ret = run(argc, argv);
+
+	/* Output that did not reach its file is a failure, not a success. */
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "pmuscope: cannot write the output: %s\n", strerror(errno));
+		if (!ret)
+			ret = 1;
+	}
+	return ret;
 }

@@ -23,36 +23,51 @@
 #define EV_STALL_FRONTEND	0x23
 #define EV_STALL_BACKEND	0x24
 
-static const struct report_counter *report_find(const struct report *r,
-						uint32_t number)
+/*
+ * A derived metric divides two counters of the same run: of the same
+ * exception levels (instructions:k per cycles:u means nothing), neither
+ * raw. @only: the numerator must be that counter (the metric printed
+ * beside it); NULL: the first numerator that has a denominator.
+ */
+static double report_ratio(const struct report *r, const struct report_counter *only,
+			   uint32_t num, uint32_t den, double scale)
 {
-	for (unsigned int i = 0; i < r->ncounters; i++)
-		if (r->c[i].number == number && !(r->c[i].flags & PMUSCOPE_EV_RAW))
-			return &r->c[i];
-	return NULL;
+	for (unsigned int i = 0; i < r->ncounters; i++) {
+		const struct report_counter *a = &r->c[i];
+
+		if (a->number != num || (a->flags & PMUSCOPE_EV_RAW) || (only && a != only))
+			continue;
+		for (unsigned int j = 0; j < r->ncounters; j++) {
+			const struct report_counter *b = &r->c[j];
+
+			if (b->number != den || (b->flags & PMUSCOPE_EV_RAW) ||
+			    (b->flags & PMUSCOPE_EV_ALL_EL) != (a->flags & PMUSCOPE_EV_ALL_EL))
+				continue;
+			if (!b->count)
+				return NAN;
+			return (double)a->count * scale / (double)b->count;
+		}
+	}
+	return NAN;
 }
 
-static double report_ratio(const struct report *r, uint32_t num, uint32_t den,
-			   double scale)
+static void report_metrics_of(const struct report *r, const struct report_counter *only,
+			      struct report_metrics *m)
 {
-	const struct report_counter *a = report_find(r, num), *b = report_find(r, den);
-
-	if (!a || !b || !b->count)
-		return NAN;
-	return (double)a->count * scale / (double)b->count;
+	m->ipc = report_ratio(r, only, EV_INST_RETIRED, EV_CPU_CYCLES, 1);
+	m->l1d_miss_ratio = report_ratio(r, only, EV_L1D_CACHE_REFILL, EV_L1D_CACHE, 1);
+	m->l1d_mpki = report_ratio(r, only, EV_L1D_CACHE_REFILL, EV_INST_RETIRED, 1000);
+	m->branch_miss_ratio = report_ratio(r, only, EV_BR_MIS_PRED, EV_BR_PRED, 1);
+	if (isnan(m->branch_miss_ratio))
+		m->branch_miss_ratio = report_ratio(r, only, EV_BR_MIS_PRED_RETIRED,
+						    EV_BR_RETIRED, 1);
+	m->frontend_stall_ratio = report_ratio(r, only, EV_STALL_FRONTEND, EV_CPU_CYCLES, 1);
+	m->backend_stall_ratio = report_ratio(r, only, EV_STALL_BACKEND, EV_CPU_CYCLES, 1);
 }
 
 void report_metrics(const struct report *r, struct report_metrics *m)
 {
-	m->ipc = report_ratio(r, EV_INST_RETIRED, EV_CPU_CYCLES, 1);
-	m->l1d_miss_ratio = report_ratio(r, EV_L1D_CACHE_REFILL, EV_L1D_CACHE, 1);
-	m->l1d_mpki = report_ratio(r, EV_L1D_CACHE_REFILL, EV_INST_RETIRED, 1000);
-	m->branch_miss_ratio = report_ratio(r, EV_BR_MIS_PRED, EV_BR_PRED, 1);
-	if (isnan(m->branch_miss_ratio))
-		m->branch_miss_ratio = report_ratio(r, EV_BR_MIS_PRED_RETIRED,
-						    EV_BR_RETIRED, 1);
-	m->frontend_stall_ratio = report_ratio(r, EV_STALL_FRONTEND, EV_CPU_CYCLES, 1);
-	m->backend_stall_ratio = report_ratio(r, EV_STALL_BACKEND, EV_CPU_CYCLES, 1);
+	report_metrics_of(r, NULL, m);
 }
 
 void report_thousands(uint64_t v, char *buf, size_t len)
@@ -83,12 +98,15 @@ static void report_mods(uint32_t flags, char *buf)
 }
 
 /* The metric perf would print beside counter @c, as "#  text". */
-static void report_beside(const struct report_counter *c,
-			  const struct report_metrics *m, char *buf, size_t len)
+static void report_beside(const struct report *r, const struct report_counter *c,
+			  char *buf, size_t len)
 {
+	struct report_metrics mm, *m = &mm;
+
 	buf[0] = '\0';
 	if (c->flags & PMUSCOPE_EV_RAW)
 		return;
+	report_metrics_of(r, c, m);
 	switch (c->number) {
 	case EV_INST_RETIRED:
 		if (!isnan(m->ipc))
@@ -136,10 +154,8 @@ static void report_label(const struct report_counter *c, char *buf, size_t len)
 
 static void report_table(FILE *f, const struct report *r)
 {
-	struct report_metrics m;
 	char num[32], label[64], beside[96], flags[64], stamp[32] = "";
 
-	report_metrics(r, &m);
 	if (r->kind == REPORT_INTERVAL) {
 		snprintf(stamp, sizeof(stamp), "%12.6f ", r->time_s);
 	} else {
@@ -158,7 +174,7 @@ static void report_table(FILE *f, const struct report *r)
 
 		report_thousands(c->count, num, sizeof(num));
 		report_label(c, label, sizeof(label));
-		report_beside(c, &m, beside, sizeof(beside));
+		report_beside(r, c, beside, sizeof(beside));
 		pmuscope_flags_str(c->vflags, flags, sizeof(flags));
 		if (*beside)
 			fprintf(f, "%s%20s      %-26s %s", stamp, num, label, beside);

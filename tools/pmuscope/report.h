@@ -8,8 +8,8 @@
 
 #include "pmuscope.h"
 
-/* CPUs reported one by one; totals include every CPU regardless. */
-#define REPORT_MAX_CPUS		256
+/* CPUs reported one by one: as many as the library handles. */
+#define REPORT_MAX_CPUS		PMUSCOPE_MAX_CPUS
 
 struct report_counter {
 	uint32_t number;

@@ -73,6 +73,12 @@ static const struct {
 	{ ":u", -EINVAL },
 	{ "no_such_event", -ENOENT },
 	{ "cycle", -ENOENT },
+	{ "010", 0, 10, PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1, "EXC_RETURN" },	/* not octal */
+	{ "08", 0, 8, PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1, "INST_RETIRED" },
+	{ "CHAIN", -EINVAL },
+	{ "chain:u", -EINVAL },
+	{ "0x1e", -EINVAL },
+	{ "r1e", -EINVAL },
 };
 
 static void test_events(void)
@@ -128,6 +134,9 @@ static const struct {
 	{ "1;2", -EINVAL },
 	{ "-1", -EINVAL },
 	{ "1024", -EINVAL },
+	{ "0,", -EINVAL },
+	{ "0,,1", -EINVAL },
+	{ ",0", -EINVAL },
 };
 
 static void test_cpulists(void)
@@ -147,6 +156,13 @@ static void test_cpulists(void)
 		}
 		result(ok, "cpu list '%s' -> %d %s", cpu_cases[i].text, ret, ret ? err : out);
 	}
+	/* Every other CPU of 1024: the list is cut short, never overrun. */
+	for (int w = 0; w < PMUSCOPE_CPU_WORDS; w++)
+		mask[w] = 0x5555555555555555ULL;
+	memset(out, 'x', sizeof(out));
+	pmuscope_cpulist_format(mask, PMUSCOPE_CPU_WORDS, out, 16);
+	result(strlen(out) == 15 && !strncmp(out, "0,2,4,6,8,10,12", 15) && out[16] == 'x',
+	       "cpu list formatting stops at the buffer's end: '%s'", out);
 	pmuscope_cpulist_parse("1000-1001", mask, PMUSCOPE_CPU_WORDS, err, sizeof(err));
 	pmuscope_cpulist_format(mask, PMUSCOPE_CPU_WORDS, out, sizeof(out));
 	result(!strcmp(out, "1000-1001"), "cpu list beyond the first word: %s", out);
@@ -177,6 +193,8 @@ static void sample(struct report *r)
 		{ 0x10, "BR_MIS_PRED", "BR_MIS_PRED", 1000 },
 		{ 0x23, "STALL_FRONTEND", "STALL_FRONTEND", 300000 },
 		{ 0x24, "STALL_BACKEND", "STALL_BACKEND", 500000 },
+		{ 0x11, "CPU_CYCLES", "cycles", 2000000 },		/* :u */
+		{ 0x08, "INST_RETIRED", "instructions", 1000000 },
 	};
 	static char *const cmd[] = { "/bin/loop", "1000", NULL };
 
@@ -189,8 +207,8 @@ static void sample(struct report *r)
 	r->cpu_ids[1] = 1;
 	r->command = cmd;
 	r->exit_status = 0;
-	r->ncounters = 7;
-	for (int i = 0; i < 7; i++) {
+	r->ncounters = 9;
+	for (int i = 0; i < 9; i++) {
 		r->c[i].number = c[i].number;
 		r->c[i].flags = PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1;
 		r->c[i].name = c[i].name;
@@ -201,6 +219,7 @@ static void sample(struct report *r)
 		r->c[i].time_enabled = r->c[i].time_running = 1000000000;
 	}
 	r->c[1].flags = PMUSCOPE_EV_EL0;
+	r->c[7].flags = PMUSCOPE_EV_EL0;
 	r->c[6].vflags = PMUSCOPE_VAL_THROTTLED;
 	r->c[6].cpu_vflags[1] = PMUSCOPE_VAL_THROTTLED;
 }
@@ -212,7 +231,7 @@ static int near(double a, double b)
 
 static void test_metrics(void)
 {
-	struct report r;
+	static struct report r;
 	struct report_metrics m;
 
 	sample(&r);
@@ -235,17 +254,35 @@ static void test_metrics(void)
 	report_metrics(&r, &m);
 	result(isnan(m.branch_miss_ratio), "no mixing BR_MIS_PRED with BR_RETIRED");
 	r.c[0].count = 0;
+	r.c[7].count = 0;
 	report_metrics(&r, &m);
 	result(isnan(m.ipc), "no IPC from zero cycles");
 	r.c[1].flags |= PMUSCOPE_EV_RAW;
+	r.c[8].flags |= PMUSCOPE_EV_RAW;
 	r.c[0].count = 10;
+	r.c[7].count = 10;
 	report_metrics(&r, &m);
 	result(isnan(m.ipc), "a raw event is not taken for an architectural one");
+
+	sample(&r);
+	r.c[7].count = 4000000;		/* cycles:u */
+	report_metrics(&r, &m);
+	result(near(m.ipc, 0.25), "IPC of instructions:u is per cycles:u, not per cycles (%g)",
+	       m.ipc);
+	r.c[7].flags = PMUSCOPE_EV_EL1;	/* cycles:k */
+	report_metrics(&r, &m);
+	result(near(m.ipc, 0.5),
+	       "instructions:u without cycles:u: IPC of the next instructions that has its cycles (%g)",
+	       m.ipc);
+	r.c[8].flags = PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2;
+	report_metrics(&r, &m);
+	result(isnan(m.ipc) && isnan(m.l1d_mpki),
+	       "no metric from counters of different exception levels");
 }
 
 static void test_table(void)
 {
-	struct report r;
+	static struct report r;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -263,6 +300,14 @@ static void test_table(void)
 	result(strstr(buf, "2,000,000      cycles") != NULL, "table counts with separators");
 	result(strstr(buf, "instructions:u") && strstr(buf, "0.50  insn per cycle"),
 	       "table: IPC beside instructions, modifiers shown");
+	free(buf);
+	f = open_memstream(&buf, &len);
+	r.c[7].count = 4000000;		/* cycles:u */
+	report_print(f, &r, REPORT_TABLE, 1);
+	fclose(f);
+	result(strstr(buf, "instructions:u             #    0.25  insn per cycle") &&
+	       strstr(buf, "instructions               #    0.50  insn per cycle"),
+	       "table: each instructions row beside the IPC of its own exception levels");
 	result(strstr(buf, "2.00% of L1D accesses, 5.00 MPKI") != NULL,
 	       "table: L1D miss ratio and MPKI beside refills");
 	result(strstr(buf, "25.00% backend cycles idle") && strstr(buf, "[throttled]"),
@@ -273,7 +318,7 @@ static void test_table(void)
 
 int main(int argc, char **argv)
 {
-	struct report r;
+	static struct report r;
 
 	if (argc == 3 && !strcmp(argv[1], "--sample")) {
 		sample(&r);
@@ -295,6 +340,10 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	result(pmuscope_enable(NULL) == -EINVAL && pmuscope_read(NULL, NULL, 0, NULL) == -EINVAL &&
+	       pmuscope_swinc(NULL, 1, 0, 1) == -EINVAL && pmuscope_features(NULL) == 0 &&
+	       strstr(pmuscope_errmsg(NULL), "no pmuscope session"),
+	       "a NULL session: -EINVAL and a message, no crash");
 	test_events();
 	test_cpulists();
 	test_scale();
