@@ -136,6 +136,7 @@ struct pmuscope_hwc {
 	u64 last_hw;			/* the counter's value at the last fold */
 	u32 flags;			/* PMUSCOPE_VAL_* seen since the last reset */
 	bool irq_off;			/* overflow IRQ throttled for this counter */
+	bool yielded;			/* shared mode: taken by another agent */
 	bool clock_on;			/* enabled and its CPU online: time runs */
 	u64 t_enabled, t_running;	/* ns accumulated while clock_on */
 	u64 clock_at;			/* ktime_get_ns() when clock_on was set */

@@ -97,10 +97,17 @@ static bool pmuscope_zero(const u64 *words, size_t n)
 	return true;
 }
 
-/* Every argument: its size field may not be below version 1's size. */
+/*
+ * Every argument: its size field may not be below version 1's size, nor
+ * above a page (as clone3() and perf_event_open() bound theirs): no later
+ * version will be that large, and copy_struct_from_user() would check
+ * every byte beyond ours for zero.
+ */
 int pmuscope_check_size(u32 usize, size_t min)
 {
-	return usize < min ? -EINVAL : 0;
+	if (usize < min)
+		return -EINVAL;
+	return usize > PAGE_SIZE ? -E2BIG : 0;
 }
 
 /* HANDSHAKE: every output field and reserved word must come in as zero. */

@@ -175,26 +175,36 @@ static long pmuscope_ioc_swinc(struct pmuscope_session *sess, void __user *uarg)
 	return pmuscope_session_swinc(sess, sw.event_mask, sw.cpu, sw.count);
 }
 
+/*
+ * A request without the struct size _IOW()/_IOWR() put into it. A caller
+ * built against a later, larger version of a struct sends another number
+ * for the same request; the struct's own size field says what it holds
+ * (the copy_struct_from_user() rules of Documentation/ioctl.rst).
+ */
+#define PMUSCOPE_IOC_KEY(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
 static long pmuscope_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct pmuscope_session *sess = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
-	switch (cmd) {
-	case PMUSCOPE_IOC_HANDSHAKE:
+	switch (PMUSCOPE_IOC_KEY(cmd)) {
+	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_HANDSHAKE):
 		return pmuscope_ioc_handshake(uarg);
-	case PMUSCOPE_IOC_CONFIG:
+	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_CONFIG):
 		return pmuscope_ioc_config(sess, uarg);
+	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_READ):
+		return pmuscope_ioc_read(sess, uarg);
+	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_SWINC):
+		return pmuscope_ioc_swinc(sess, uarg);
+	}
+	switch (cmd) {		/* no argument: no size either */
 	case PMUSCOPE_IOC_ENABLE:
 		return pmuscope_session_enable(sess, true);
 	case PMUSCOPE_IOC_DISABLE:
 		return pmuscope_session_enable(sess, false);
 	case PMUSCOPE_IOC_RESET:
 		return pmuscope_session_reset(sess);
-	case PMUSCOPE_IOC_READ:
-		return pmuscope_ioc_read(sess, uarg);
-	case PMUSCOPE_IOC_SWINC:
-		return pmuscope_ioc_swinc(sess, uarg);
 	default:
 		return -ENOTTY;
 	}

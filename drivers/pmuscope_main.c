@@ -19,6 +19,7 @@
 #include <linux/of.h>
 #include <linux/of_irq.h>
 #include <linux/percpu.h>
+#include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/uidgid.h>
 
@@ -144,14 +145,39 @@ static int pmuscope_find_irq(void)
 	return irq > 0 ? irq : 0;
 }
 
+static int pmuscope_any_device(struct device *dev, void *unused)
+{
+	return 1;
+}
+
+/*
+ * Is perf's PMUv3 driver (platform driver "armv8-pmu", built in whenever
+ * CONFIG_ARM_PMUV3 is) driving a PMU? Asked of the driver core rather
+ * than found out by requesting the interrupt: pmuscope may find no
+ * interrupt to request (ACPI, a PMU node it does not know) while perf
+ * programs the same registers.
+ */
+static bool pmuscope_perf_drives_pmu(void)
+{
+	struct device_driver *drv = driver_find("armv8-pmu", &platform_bus_type);
+
+	return drv && driver_for_each_device(drv, NULL, NULL, pmuscope_any_device);
+}
+
 /*
  * Take the overflow interrupt. Fails with -EBUSY, and says why, when
- * another driver (perf's) holds it, unless shared mode was asked for.
+ * perf's driver drives the PMU or another driver holds the interrupt,
+ * unless shared mode was asked for.
  */
 static int pmuscope_irq_init(void)
 {
 	int irq = pmuscope_find_irq();
 	int ret;
+
+	if (!pmuscope_param_shared && pmuscope_perf_drives_pmu()) {
+		pr_err("perf's PMUv3 driver (armv8-pmu, CONFIG_ARM_PMUV3) drives the PMU. Boot with initcall_blacklist=armv8_pmu_driver_init to keep it off, or load pmuscope with shared=1 (polling; counters perf takes are given up and flagged clobbered)\n");
+		return -EBUSY;
+	}
 
 	if (!strcmp(pmuscope_param_mode, "poll"))
 		pmuscope_engine.mode = PMUSCOPE_FOLD_POLL;
@@ -186,7 +212,7 @@ static int pmuscope_irq_init(void)
 		free_percpu(pmuscope_irq_pmu);
 		pmuscope_irq_pmu = NULL;
 		if (ret == -EBUSY)
-			pr_err("the PMU interrupt (irq %d) belongs to another driver, most likely perf's PMUv3 driver (CONFIG_ARM_PMUV3). Boot with initcall_blacklist=armv8_pmu_driver_init to keep it off, or load pmuscope with shared=1 (polling; counts perf reprograms are flagged clobbered)\n",
+			pr_err("the PMU interrupt (irq %d) belongs to another driver. Load pmuscope with shared=1 to poll instead (counters another agent takes are given up and flagged clobbered)\n",
 			       irq);
 		return ret;
 	}

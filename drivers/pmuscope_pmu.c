@@ -167,7 +167,16 @@ u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx)
 		val = hwc->base + hw;
 	} else if (pmuscope_engine.shared) {
 		hw &= U32_MAX;
-		if (hw < hwc->last_hw) {
+		if (((hw - hwc->last_hw) & U32_MAX) >= BIT_ULL(31)) {
+			/*
+			 * 2^31 events or more since the last fold: more than the
+			 * poll period allows. Written by someone else: carry on
+			 * from the last value seen.
+			 */
+			hwc->flags |= PMUSCOPE_VAL_CLOBBERED;
+			hwc->base += hwc->last_hw - hw;
+			pmu->resyncs++;
+		} else if (hw < hwc->last_hw) {
 			hwc->base += BIT_ULL(32);
 			pmu->overflows++;
 		}
@@ -295,7 +304,7 @@ static void pmuscope_pmu_program(struct pmuscope_pmu *pmu, u64 now, bool clocks)
 
 	if (pmuscope_engine.shared) {
 		for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
-			if (!pmu->hwc[idx].enabled)
+			if (!pmu->hwc[idx].enabled || pmu->hwc[idx].yielded)
 				continue;
 			pmuscope_hwc_hw_on(pmu, idx);
 			if (clocks)
@@ -392,43 +401,78 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu)
 }
 
 /*
- * Verify that the counters we run are still programmed as we left them
- * (perf in shared mode, or a PMU reset nobody told us about) and put
- * back any that are not, from the last count folded.
+ * Shared mode: another agent (perf) took counter @idx. It is perf's now:
+ * never touched again, its count and clocks stay where the last fold left
+ * them, flagged clobbered, until its owner configures again.
+ */
+static void pmuscope_hwc_yield(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+
+	hwc->saved = hwc->last;
+	hwc->on_hw = false;
+	hwc->yielded = true;
+	hwc->flags |= PMUSCOPE_VAL_CLOBBERED;
+	pmu->on_hw_mask &= ~BIT_ULL(idx);
+	pmu->resyncs++;
+	pmuscope_hwc_clock(hwc, false, now);
+}
+
+/*
+ * Verify that the counters we run are still programmed as we left them.
+ *
+ * Shared mode: perf enables the overflow interrupt of every counter it
+ * uses (pmuscope never does in shared mode), writes its event type, and
+ * disables a counter to reprogram it. Any of these: perf took the counter,
+ * and pmuscope yields it rather than fight over it, which would corrupt
+ * perf's counts without perf knowing. PMCR_EL0.E alone cleared: perf
+ * stopped the PMU (it does when it has nothing to count); our counters
+ * missed what ran meanwhile (flagged) and are switched back on.
+ *
+ * Otherwise: a PMU reset nobody announced (a power-down without cpu_pm).
+ * The counters' values and overflow flags are UNKNOWN then: nothing is
+ * folded from them; each counter resumes from the last count folded,
+ * flagged lost.
  */
 void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
 {
 	unsigned long mask = pmu->on_hw_mask;
 	unsigned long idx;
-	bool resynced = false;
-	u64 cnten, pmcr;
+	bool restart = false;
+	u64 cnten, inten = 0, pmcr;
 
 	if (!mask)
 		return;
 	cnten = pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0);
 	pmcr = pmuscope_hw_read(PMUSCOPE_REG_PMCR_EL0);
+	if (pmuscope_engine.shared)
+		inten = pmuscope_hw_read(PMUSCOPE_REG_PMINTENSET_EL1);
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
 		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
-		bool type_ok = true;
+		u64 bit = BIT_ULL(idx);
 
-		if (pmuscope_engine.shared)
-			type_ok = pmuscope_type_read(idx) == hwc->evtyper_hw;
-		if (type_ok && (cnten & BIT_ULL(idx)) && (pmcr & PMUSCOPE_PMCR_E))
+		if (pmuscope_engine.shared) {
+			if (!(cnten & bit) || (inten & bit) ||
+			    pmuscope_type_read(idx) != hwc->evtyper_hw) {
+				pmuscope_hwc_yield(pmu, idx, now);
+				continue;
+			}
+			if (!(pmcr & PMUSCOPE_PMCR_E)) {
+				hwc->flags |= PMUSCOPE_VAL_CLOBBERED;
+				pmu->resyncs++;
+				restart = true;
+			}
 			continue;
-		hwc->flags |= pmuscope_engine.shared ? PMUSCOPE_VAL_CLOBBERED :
-						       PMUSCOPE_VAL_LOST;
+		}
+		if ((cnten & bit) && (pmcr & PMUSCOPE_PMCR_E))
+			continue;
+		hwc->flags |= PMUSCOPE_VAL_LOST;
 		pmu->resyncs++;
-		/*
-		 * Only stopped: the value is still ours. Reprogrammed: it is
-		 * someone else's; resume from the last count folded.
-		 */
-		if (type_ok)
-			pmuscope_hwc_fold(pmu, idx);
 		hwc->saved = hwc->last;
 		pmuscope_hwc_hw_on(pmu, idx);
-		resynced = true;
+		restart = true;
 	}
-	if (resynced && !(pmcr & PMUSCOPE_PMCR_E)) {
+	if (restart && !(pmcr & PMUSCOPE_PMCR_E)) {
 		/* The whole PMU was reset (or stopped): switch it back on. */
 		pmcr = pmuscope_engine.shared ? pmcr : 0;
 		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, pmcr |
@@ -491,7 +535,9 @@ void pmuscope_hwc_reset(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
 	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 
 	hwc->offset = hwc->on_hw ? pmuscope_hwc_fold(pmu, idx) : hwc->saved;
-	hwc->flags = hwc->irq_off ? PMUSCOPE_VAL_THROTTLED : 0;
+	/* What stays true after the reset stays flagged. */
+	hwc->flags = (hwc->irq_off ? PMUSCOPE_VAL_THROTTLED : 0) |
+		     (hwc->yielded ? PMUSCOPE_VAL_CLOBBERED : 0);
 	hwc->t_enabled = 0;
 	hwc->t_running = 0;
 	hwc->clock_at = now;
@@ -505,7 +551,7 @@ void pmuscope_hwc_set_enabled(struct pmuscope_pmu *pmu, unsigned int idx,
 	if (hwc->enabled == enable)
 		return;
 	hwc->enabled = enable;
-	if (!pmu->hw_ready)
+	if (!pmu->hw_ready || hwc->yielded)
 		return;		/* offline: started when the CPU comes up */
 	if (enable)
 		pmuscope_hwc_start(pmu, idx, now);

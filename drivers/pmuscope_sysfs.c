@@ -219,8 +219,10 @@ static ssize_t select_store(struct kobject *kobj, struct kobj_attribute *attr,
 	while ((tok = strsep(&cur, ", \t\n"))) {
 		if (!*tok)
 			continue;
-		if (nr == PMUSCOPE_MAX_EVENTS)
+		if (nr == PMUSCOPE_MAX_EVENTS) {
+			ret = -E2BIG;
 			goto out;
+		}
 		ret = pmuscope_parse_event(tok, &evs[nr++]);
 		if (ret)
 			goto out;

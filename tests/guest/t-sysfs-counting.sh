@@ -24,6 +24,10 @@ check_fails "unknown event name rejected" sh -c "echo NO_SUCH_EVENT > $C/select"
 check_fails "unimplemented event rejected" sh -c "echo L1D_CACHE_REFILL > $C/select"
 check_fails "bad modifier rejected" sh -c "echo CPU_CYCLES:x > $C/select"
 check_fails "empty modifier rejected" sh -c "echo CPU_CYCLES: > $C/select"
+many=SW_INCR
+for i in $(seq 32); do many="$many,SW_INCR"; done
+err=$(sh -c "echo $many > $C/select" 2>&1)
+check "33 events rejected (E2BIG: $err)" sh -c "echo '$err' | grep -q 'Argument list too long'"
 check_eq "failed selects kept the selection" "$(cat $C/select)" "CPU_CYCLES:uk,SW_INCR:k"
 check_fails "counter_value of a free counter: ENODATA" cat $C/counter_value/3
 check "empty selection gives the counters back" sh -c "echo > $C/select"

@@ -458,26 +458,38 @@ static void pmuscope_test_lost(struct kunit *test)
 			    "counter not put back after the reset");
 }
 
-/* Shared mode: perf rewrites or disables our counter: flagged, monotonic. */
+/*
+ * Shared mode: perf may take any of our counters (it does not know them).
+ * pmuscope never resets the PMU, follows 32-bit wraps without PMOVS,
+ * gives up a counter perf took rather than fight over it, and carries on
+ * from the last good value past a rewritten one; all flagged.
+ */
 static void pmuscope_test_shared(struct kunit *test)
 {
 	struct pmuscope_etest *t = test->priv;
 	struct pmuscope_pmu *pmu;
+	unsigned int typer0_writes, cnten_writes;
+	unsigned long irqflags;
+	u64 c0, c3;
 	u32 flags;
+	int i;
 
 	pmuscope_engine.shared = true;
 	pmuscope_engine.mode = PMUSCOPE_FOLD_POLL;
 	pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
 	/* perf's own counter 5 runs: we must not reset the PMU under it. */
 	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMEVTYPER(5), 0x11);
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMINTENSET_EL1, BIT(5));
 	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCNTENSET_EL0, BIT(5));
 	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCR_EL0, PMUSCOPE_PMCR_E);
 	pmuscope_model_count(t->cpu, 0x11, 77);
 
 	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, UK);
-	etest_assign(pmu, 0, 0x11, UK);
+	for (i = 0; i < 4; i++)
+		etest_assign(pmu, i, 0x11, UK);
 	etest_call(pmu, pmuscope_pmu_cpu_up);
 	KUNIT_EXPECT_EQ_MSG(test, t->m->evcnt[5], 77, "perf's counter was reset");
+	KUNIT_EXPECT_EQ_MSG(test, t->m->inten, BIT(5), "pmuscope enabled an overflow interrupt");
 	pmuscope_model_count(t->cpu, 0x11, 1000);
 	KUNIT_EXPECT_EQ(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags), 1000);
 	KUNIT_EXPECT_EQ(test, flags, 0);
@@ -494,20 +506,73 @@ static void pmuscope_test_shared(struct kunit *test)
 	pmuscope_model_count(t->cpu, 0x11, 7);
 	KUNIT_EXPECT_EQ(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags), 1007);
 
-	/* perf disables our event counter: put back, flagged. */
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCNTENCLR_EL0, BIT(0));
+	/* 32-bit wraps seen without PMOVS (perf's handler clears every flag). */
 	etest_call(pmu, pmuscope_pmu_poll_locked);
-	KUNIT_EXPECT_TRUE(test, t->m->cnten & BIT(0));
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, &flags), 1022);
+	for (i = 0; i < 3; i++) {
+		pmuscope_model_count(t->cpu, 0x11, i < 2 ? 0x70000000 : 0x20000000);
+		pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMOVSCLR_EL0, U32_MAX);
+		etest_call(pmu, pmuscope_pmu_poll_locked);
+	}
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 1, &flags), 1022 + BIT_ULL(32));
+	KUNIT_EXPECT_EQ(test, flags, 0);
+
+	/* perf disables counter 0 to reprogram it: pmuscope gives it up. */
+	c0 = etest_read(pmu, 0, NULL);
+	KUNIT_EXPECT_EQ(test, c0, 1022 + BIT_ULL(32));
+	typer0_writes = t->m->writes[PMUSCOPE_REG_PMEVTYPER(0)];
+	cnten_writes = t->m->writes[PMUSCOPE_REG_PMCNTENSET_EL0];
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCNTENCLR_EL0, BIT(0));
+	pmuscope_model_count(t->cpu, 0x11, 100);
+	etest_call(pmu, pmuscope_pmu_poll_locked);
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCNTENSET_EL0, BIT(0));	/* perf's now */
+	pmuscope_model_count(t->cpu, 0x11, 100);
+	KUNIT_EXPECT_EQ_MSG(test, etest_read(pmu, 0, &flags), c0,
+			    "a counter perf took still counted as ours");
+	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
+	etest_call(pmu, pmuscope_pmu_poll_locked);
+	KUNIT_EXPECT_EQ_MSG(test, t->m->writes[PMUSCOPE_REG_PMEVTYPER(0)], typer0_writes,
+			    "pmuscope reprogrammed the counter perf took");
+	KUNIT_EXPECT_EQ(test, t->m->writes[PMUSCOPE_REG_PMCNTENSET_EL0], cnten_writes + 1);
+	/* RESET: the count restarts at 0, the counter stays perf's. */
+	raw_spin_lock_irqsave(&pmu->lock, irqflags);
+	pmuscope_hwc_reset(pmu, 0, ktime_get_ns());
+	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, &flags), 0);
+	KUNIT_EXPECT_EQ(test, flags, PMUSCOPE_VAL_CLOBBERED);
+
+	/*
+	 * perf takes counter 2 with the same event type: its overflow
+	 * interrupt enabled and its start value written give it away.
+	 */
+	c3 = etest_read(pmu, 3, NULL);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 2, NULL), c3);
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMINTENSET_EL1, BIT(2));
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMEVCNTR(2), 0x80000000);
+	pmuscope_model_count(t->cpu, 0x11, 30);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 2, &flags), c3);
 	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
 
-	/* 32-bit wraps seen without PMOVS (perf's handler clears it). */
-	pmuscope_model_count(t->cpu, 0x11, 0xfffff000);
+	/*
+	 * Counter 3's value rewritten, 2^31 past the last fold: more than a
+	 * poll period allows. Carried on from the last good value (the 30
+	 * counted since are lost with the rewrite).
+	 */
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMEVCNTR(3),
+				 (t->m->evcnt[3] + 0x90000000) & U32_MAX);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, &flags), c3);
+	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
+	pmuscope_model_count(t->cpu, 0x11, 5);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, NULL), c3 + 5);
+
+	/* perf stops the PMU (nothing of its own to count): switched back on. */
+	c3 += 5;
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCR_EL0, 0);
+	pmuscope_model_count(t->cpu, 0x11, 50);		/* missed */
 	etest_call(pmu, pmuscope_pmu_poll_locked);
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMOVSCLR_EL0, U32_MAX);
-	pmuscope_model_count(t->cpu, 0x11, 0x2000);
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMOVSCLR_EL0, U32_MAX);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, NULL), 1022 + 0xfffff000ULL + 0x2000);
+	KUNIT_EXPECT_TRUE(test, t->m->pmcr & PMUSCOPE_PMCR_E);
+	pmuscope_model_count(t->cpu, 0x11, 9);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, NULL), c3 + 9);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 
 /* ------------------------------------------------- validation, placement */

@@ -631,22 +631,30 @@ void pmuscope_model_inject(unsigned int cpu, enum pmuscope_reg before_read,
 	raw_spin_unlock_irqrestore(&m->lock, flags);
 }
 
-/* The CPU's PMU lost power: every register back to zero. */
+/*
+ * The CPU's PMU lost power. PMCR_EL0.E, the enables and the event types
+ * come back as 0; the counters and overflow flags are UNKNOWN: the model
+ * makes them the worst it can, counters just below a wrap and every
+ * overflow flag set, so that a driver which trusts them is caught.
+ */
 void pmuscope_model_power_loss(unsigned int cpu)
 {
 	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+	unsigned int n = m->prof ? FIELD_GET(PMUSCOPE_PMCR_N, m->prof->pmcr) : 0;
 	unsigned long flags;
+	unsigned int i;
 
 	raw_spin_lock_irqsave(&m->lock, flags);
 	m->pmcr = 0;
 	m->cnten = 0;
 	m->inten = 0;
-	m->ovs = 0;
+	m->ovs = GENMASK_ULL(31, 31) | (n ? GENMASK_ULL(n - 1, 0) : 0);
 	m->selr = 0;
-	m->ccnt = 0;
+	m->ccnt = 0xfffffffffffffff0ULL;
 	m->ccfiltr = 0;
 	m->userenr = 0;
-	memset(m->evcnt, 0, sizeof(m->evcnt));
+	for (i = 0; i < ARRAY_SIZE(m->evcnt); i++)
+		m->evcnt[i] = i < n ? 0xfffffff0 : 0;
 	memset(m->evtyper, 0, sizeof(m->evtyper));
 	raw_spin_unlock_irqrestore(&m->lock, flags);
 }

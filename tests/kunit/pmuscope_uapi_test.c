@@ -166,6 +166,8 @@ static const struct pmuscope_uapi_case pmuscope_uapi_cases[] = {
 	{ "size one word short", ARG_SIZE, NULL, -EINVAL, 48, 56 },
 	{ "size of version 1", ARG_SIZE, NULL, 0, 56, 56 },
 	{ "size of a later version", ARG_SIZE, NULL, 0, 4096, 56 },
+	{ "size above a page", ARG_SIZE, NULL, -E2BIG, PAGE_SIZE + 8, 56 },
+	{ "size 4 GiB - 1", ARG_SIZE, NULL, -E2BIG, U32_MAX, 56 },
 	{ "HANDSHAKE valid", ARG_HANDSHAKE, NULL, 0 },
 	{ "HANDSHAKE api_version set", ARG_HANDSHAKE, break_handshake_api_version, -EINVAL },
 	{ "HANDSHAKE features set", ARG_HANDSHAKE, break_handshake_features, -EINVAL },

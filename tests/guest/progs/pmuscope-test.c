@@ -205,6 +205,20 @@ static void test_errors(void)
 	big[200] = 1;
 	expect("HANDSHAKE larger size, non-zero tail",
 	       xioctl(fd, PMUSCOPE_IOC_HANDSHAKE, big), -E2BIG);
+	/* A caller built against a later header: the request carries its size. */
+	memset(big, 0, sizeof(big));
+	*(uint32_t *)big = sizeof(big);
+	expect("HANDSHAKE with the request number of a later, larger struct",
+	       xioctl(fd, _IOWR(PMUSCOPE_IOC_MAGIC, 0x00, unsigned char[256]), big), 0);
+	tap(((struct pmuscope_handshake *)big)->api_version == PMUSCOPE_API_VERSION,
+	    "... answered as HANDSHAKE (API version %u)",
+	    ((struct pmuscope_handshake *)big)->api_version);
+	expect("HANDSHAKE as _IOR: no such request",
+	       xioctl(fd, _IOR(PMUSCOPE_IOC_MAGIC, 0x00, struct pmuscope_handshake), big), -ENOTTY);
+	memset(big, 0, sizeof(big));
+	*(uint32_t *)big = 1 << 20;
+	expect("HANDSHAKE size 1 MiB (above a page)",
+	       xioctl(fd, PMUSCOPE_IOC_HANDSHAKE, big), -E2BIG);
 	memset(&hs, 0, sizeof(hs));
 	hs.size = sizeof(hs);
 	hs.reserved[3] = 1;
