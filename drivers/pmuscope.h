@@ -17,6 +17,17 @@
 #include <linux/uidgid.h>
 
 #include <uapi/linux/pmuscope.h>
+#include <asm/virt.h>
+
+/*
+ * The exception level the kernel runs at: 2 on a VHE host (FEAT_VHE,
+ * Linux booted at EL2 and staying there), else 1. "Kernel" events and the
+ * PMSWINC_EL0 writes of PMUSCOPE_IOC_SWINC happen there.
+ */
+static inline unsigned int pmuscope_kernel_el(void)
+{
+	return is_kernel_in_hyp_mode() ? 2 : 1;
+}
 
 #define PMUSCOPE_DRV_NAME		"pmuscope"
 #define PMUSCOPE_DRV_VERSION		"0.1.0"

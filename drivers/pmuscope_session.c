@@ -18,6 +18,7 @@
 #include <linux/string.h>
 
 #include "pmuscope.h"
+#include "pmuscope_modifiers.h"
 #include "pmuscope_regs.h"
 
 #define PMUSCOPE_NO_COUNTER	0xff
@@ -466,9 +467,12 @@ int pmuscope_session_swinc(struct pmuscope_session *sess, u64 event_mask,
 	for_each_set_bit(i, &mask, PMUSCOPE_MAX_EVENTS) {
 		unsigned int idx = pmuscope_sess_hw(sess, cpu)[i];
 
-		/* SW_INCR, counting at EL1 where the driver writes PMSWINC. */
+		/*
+		 * SW_INCR, counting at the kernel's EL (EL1, or EL2 on a VHE
+		 * host), where the driver writes PMSWINC_EL0.
+		 */
 		if (sess->ev[i].event != 0 ||
-		    !(sess->ev[i].flags & PMUSCOPE_EV_EL1) ||
+		    !(sess->ev[i].flags & pmuscope_kernel_flag(pmuscope_kernel_el())) ||
 		    idx == PMUSCOPE_CYCLE_IDX)
 			goto out;
 		a.swinc_mask |= BIT(idx);

@@ -28,8 +28,17 @@ static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute pmuscope_attr_version = __ATTR_RO(version);
 
+static ssize_t kernel_el_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%u\n", pmuscope_kernel_el());
+}
+
+static struct kobj_attribute pmuscope_attr_kernel_el = __ATTR_RO(kernel_el);
+
 static struct attribute *pmuscope_root_attrs[] = {
 	&pmuscope_attr_version.attr,
+	&pmuscope_attr_kernel_el.attr,
 	NULL
 };
 
@@ -117,7 +126,7 @@ PMUSCOPE_CAPS_ATTR(amu_counters, "%u", c->amu_counters);
 /*
  * Parse one "NAME[:MODS]" of a selection: NAME is an architectural event
  * name (any case), a number (0x11) or a raw number (r0xc0); MODS any of
- * u (EL0), k (EL1), h (EL2), default "uk".
+ * u (EL0), k (the kernel's EL), h (EL2), default "uk" (pmuscope_modifiers.h).
  */
 static int pmuscope_parse_event(char *tok, struct pmuscope_event *ev)
 {
@@ -140,13 +149,13 @@ static int pmuscope_parse_event(char *tok, struct pmuscope_event *ev)
 		return -ENOENT;
 	}
 	if (!mods) {
-		ev->flags |= PMUSCOPE_MODIFIERS_DEFAULT;
+		ev->flags |= pmuscope_modifiers_default(pmuscope_kernel_el());
 		return 0;
 	}
 	if (!*mods)
 		return -EINVAL;		/* "NAME:" */
 	for (; *mods; mods++) {
-		unsigned int flag = pmuscope_modifier_flag(*mods);
+		unsigned int flag = pmuscope_modifier_flag(*mods, pmuscope_kernel_el());
 
 		if (!flag)
 			return -EINVAL;
@@ -159,18 +168,15 @@ static void pmuscope_format_event(const struct pmuscope_sess_event *ev,
 				  char *buf, size_t len)
 {
 	const struct pmuscope_event_desc *desc = pmuscope_event_by_number(ev->event);
-	char name[16];
+	char name[16], mods[5];
 
 	if (desc && !(ev->flags & PMUSCOPE_EV_RAW))
 		snprintf(name, sizeof(name), "%s", desc->name);
 	else
 		snprintf(name, sizeof(name), "%s0x%x",
 			 ev->flags & PMUSCOPE_EV_RAW ? "r" : "", ev->event);
-	snprintf(buf, len, "%s:%s%s%s", desc && !(ev->flags & PMUSCOPE_EV_RAW) ?
-		 desc->name : name,
-		 ev->flags & PMUSCOPE_EV_EL0 ? "u" : "",
-		 ev->flags & PMUSCOPE_EV_EL1 ? "k" : "",
-		 ev->flags & PMUSCOPE_EV_EL2 ? "h" : "");
+	pmuscope_modifiers_str(ev->flags, pmuscope_kernel_el(), mods);
+	snprintf(buf, len, "%s:%s", name, mods);
 }
 
 static ssize_t select_show(struct kobject *kobj, struct kobj_attribute *attr,

@@ -136,6 +136,8 @@ if [ -f build/compat-6.1/pmuscope.ko ] &&
 else
 	record FAIL "a53-6.1: no modules or initramfs for 6.1"
 fi
+# A VHE host: Linux at EL2, "kernel" means EL2.
+guest max-vhe --cpu max --smp 2 --el2 --plan vhe --timeout 120
 # perf's own PMU driver active (no initcall_blacklist).
 guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 120
 echo "# CPU_CYCLES totals, event counter vs cycle counter:"

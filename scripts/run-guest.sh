@@ -5,11 +5,12 @@
 # Usage: run-guest.sh --cpu cortex-a53|max --plan PLAN --log FILE
 #                     [--smp N] [--icount SHIFT] [--timeout S] [--no-blacklist]
 #                     [--initrd FILE] [--append "..."] [--kver 6.1]
+#                     [--el2]   (virtualization=on: Linux at EL2, VHE on max)
 #        run-guest.sh --interactive [--cpu ...]   (busybox shell on the console)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-cpu=cortex-a53 smp=2 plan=discovery log= icount= timeout=300 append= interactive=
+cpu=cortex-a53 smp=2 plan=discovery log= icount= timeout=300 append= interactive= machine=virt
 blacklist="initcall_blacklist=armv8_pmu_driver_init"
 initrd=$PMUSCOPE_TOP/build/initramfs.cpio
 while [ $# -gt 0 ]; do
@@ -19,6 +20,7 @@ while [ $# -gt 0 ]; do
 	--plan) plan=$2; shift ;;
 	--log) log=$2; shift ;;
 	--icount) icount=$2; shift ;;
+	--el2) machine=virt,virtualization=on ;;
 	--timeout) timeout=$2; shift ;;
 	--initrd) initrd=$2; shift ;;
 	--append) append=$2; shift ;;
@@ -32,7 +34,7 @@ done
 [ -n "$log" ] || [ -n "$interactive" ] || pmuscope_die "run-guest.sh: --log is required"
 
 kdir=$("$PMUSCOPE_TOP/scripts/build-kernel.sh")
-args=(-M virt -cpu "$cpu" -smp "$smp" -m 512M -nographic -no-reboot
+args=(-M "$machine" -cpu "$cpu" -smp "$smp" -m 512M -nographic -no-reboot
       -monitor none -serial stdio -nic none
       -kernel "$kdir/arch/arm64/boot/Image" -initrd "$initrd"
       -append "console=ttyAMA0 panic=-1 loglevel=7 slub_debug=FZP $blacklist pmuscope_plan=$plan pmuscope_profile=$cpu $append")

@@ -218,6 +218,7 @@ int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
 	const char *mods = strchr(text, ':');
 	size_t nlen = mods ? (size_t)(mods - text) : strlen(text);
 	const char *canon = NULL;
+	unsigned int kernel_el;
 
 	memset(ev, 0, sizeof(*ev));
 	if (!nlen || nlen >= sizeof(name)) {
@@ -268,8 +269,9 @@ int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
 	}
 	snprintf(ev->label, sizeof(ev->label), "%s", name);
 
+	kernel_el = pmuscope_kernel_el();
 	if (!mods) {
-		ev->flags |= PMUSCOPE_MODIFIERS_DEFAULT;
+		ev->flags |= pmuscope_modifiers_default(kernel_el);
 		return 0;
 	}
 	if (!mods[1]) {
@@ -277,12 +279,12 @@ int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
 		return -EINVAL;
 	}
 	for (const char *m = mods + 1; *m; m++) {
-		unsigned int flag = pmuscope_modifier_flag(*m);
+		unsigned int flag = pmuscope_modifier_flag(*m, kernel_el);
 
 		if (!flag) {
 			pmuscope_fmt(err, errlen,
-				     "unknown modifier '%c' in '%s': use u (EL0), k (EL1), h (EL2)",
-				     *m, text);
+				     "unknown modifier '%c' in '%s': use u (EL0), k (kernel, EL%u), h (EL2)",
+				     *m, text, kernel_el);
 			return -EINVAL;
 		}
 		ev->flags |= flag;
@@ -368,6 +370,36 @@ const char *pmuscope_sysfs_root(void)
 	const char *env = getenv("PMUSCOPE_SYSFS");
 
 	return env && *env ? env : "/sys/kernel/pmuscope";
+}
+
+/* Read once per process (and sysfs root): it cannot change while running. */
+unsigned int pmuscope_kernel_el(void)
+{
+	static char known_root[448];
+	static unsigned int known_el;
+	const char *root = pmuscope_sysfs_root();
+	char path[512], buf[8] = "";
+	ssize_t n = -1;
+	int fd;
+
+	if (known_el && !strcmp(root, known_root))
+		return known_el;
+	snprintf(path, sizeof(path), "%s/kernel_el", root);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (fd < 0)
+		return 1;	/* no driver yet: asked again next time */
+	snprintf(known_root, sizeof(known_root), "%s", root);
+	known_el = n > 0 && buf[0] == '2' ? 2 : 1;
+	return known_el;
+}
+
+void pmuscope_modifiers_format(uint32_t flags, char *buf)
+{
+	pmuscope_modifiers_str(flags, pmuscope_kernel_el(), buf);
 }
 
 static int pmuscope_read_str(int cpu, const char *file, char *buf, size_t len)

@@ -38,7 +38,8 @@ struct pmuscope_event_spec {
  * @text: NAME[:MODS]. NAME: an architectural name in any case
  *	(inst_retired), an alias (cycles, instructions, branch-misses, ...),
  *	a number (0x11) or a raw number (r0xc0, r11: hexadecimal). MODS: any
- *	of u (EL0), k (EL1), h (EL2); default uk.
+ *	of u (EL0), k (the kernel's exception level: EL1, or EL2 on a VHE
+ *	host, see pmuscope_kernel_el()), h (EL2); default uk.
  * @ev: the result
  * @err: message on failure, naming the closest known names
  * @errlen: size of @err
@@ -47,6 +48,19 @@ struct pmuscope_event_spec {
  */
 int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
 			 char *err, size_t errlen);
+
+/**
+ * pmuscope_kernel_el() - the exception level the kernel runs at
+ * Return: 2 on a VHE host (the driver's sysfs kernel_el), else 1 (also
+ * when the driver is not loaded).
+ */
+unsigned int pmuscope_kernel_el(void);
+
+/**
+ * pmuscope_modifiers_format() - the modifiers of PMUSCOPE_EV_* @flags
+ * @buf: 4 bytes or more: "uk", "u", "kh", ... ("g": EL1 on a VHE host)
+ */
+void pmuscope_modifiers_format(uint32_t flags, char *buf);
 
 /** pmuscope_event_name() - architectural name of @number, or NULL. */
 const char *pmuscope_event_name(uint32_t number);

@@ -86,15 +86,7 @@ void report_thousands(uint64_t v, char *buf, size_t len)
 
 static void report_mods(uint32_t flags, char *buf)
 {
-	int n = 0;
-
-	if (flags & PMUSCOPE_EV_EL0)
-		buf[n++] = 'u';
-	if (flags & PMUSCOPE_EV_EL1)
-		buf[n++] = 'k';
-	if (flags & PMUSCOPE_EV_EL2)
-		buf[n++] = 'h';
-	buf[n] = '\0';
+	pmuscope_modifiers_format(flags, buf);
 }
 
 /* The metric perf would print beside counter @c, as "#  text". */
@@ -143,7 +135,7 @@ static void report_beside(const struct report *r, const struct report_counter *c
 
 static void report_label(const struct report_counter *c, char *buf, size_t len)
 {
-	char mods[4];
+	char mods[5];
 
 	report_mods(c->flags, mods);
 	if (!strcmp(mods, "uk"))
@@ -242,7 +234,7 @@ static void report_json_num(FILE *f, double v)
 static void report_json(FILE *f, const struct report *r)
 {
 	struct report_metrics m;
-	char mods[4];
+	char mods[5];
 
 	report_metrics(r, &m);
 	fprintf(f, "{\"type\":\"%s\",", r->kind == REPORT_TOTAL ? "total" : "interval");
@@ -318,7 +310,7 @@ static void report_csv(FILE *f, const struct report *r, int first)
 	};
 	struct report_metrics m;
 	double values[6];
-	char mods[4], flags[64], t[32];
+	char mods[5], flags[64], t[32];
 
 	report_metrics(r, &m);
 	values[0] = m.ipc;

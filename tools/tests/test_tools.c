@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pmuscope.h"
 #include "report.h"
@@ -33,6 +34,58 @@ static void result(int ok, const char *fmt, ...)
 		passed++;
 	else
 		failed++;
+}
+
+/* ------------------------------------------------- modifiers and VHE */
+static void kernel_el_root(const char *dir, const char *el)
+{
+	char path[256];
+	FILE *f;
+
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/kernel_el", dir);
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "%s\n", el);
+		fclose(f);
+	}
+	setenv("PMUSCOPE_SYSFS", dir, 1);
+}
+
+/* k is the kernel's exception level: EL1, or EL2 on a VHE host. */
+static void test_kernel_el(void)
+{
+	char tmpl[] = "/tmp/pmuscope-test-XXXXXX", dir[300], err[256], mods[8];
+	struct pmuscope_event_spec ev;
+	const char *base = mkdtemp(tmpl);
+	int ret;
+
+	if (!base) {
+		result(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/vhe", base);
+	kernel_el_root(dir, "2");
+	result(pmuscope_kernel_el() == 2, "kernel_el 2 read from the driver's sysfs");
+	ret = pmuscope_event_parse("cycles", &ev, err, sizeof(err));
+	result(!ret && ev.flags == (PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL2),
+	       "VHE: no modifier counts EL0 and EL2 (%#x)", ev.flags);
+	ret = pmuscope_event_parse("cycles:k", &ev, err, sizeof(err));
+	result(!ret && ev.flags == PMUSCOPE_EV_EL2, "VHE: k is EL2 (%#x)", ev.flags);
+	pmuscope_modifiers_format(PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL2, mods);
+	result(!strcmp(mods, "uk"), "VHE: EL0+EL2 shown as uk (%s)", mods);
+	pmuscope_modifiers_format(PMUSCOPE_EV_EL1, mods);
+	result(!strcmp(mods, "g"), "VHE: EL1 (guests' kernels) shown as g (%s)", mods);
+	snprintf(dir, sizeof(dir), "%s/nvhe", base);
+	kernel_el_root(dir, "1");
+	result(!pmuscope_event_parse("cycles:kh", &ev, err, sizeof(err)) &&
+	       ev.flags == (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2), "EL1 kernel: k is EL1, h EL2");
+	pmuscope_modifiers_format(PMUSCOPE_EV_ALL_EL, mods);
+	result(!strcmp(mods, "ukh"), "EL1 kernel: all three shown as ukh (%s)", mods);
+	unsetenv("PMUSCOPE_SYSFS");
+	snprintf(dir, sizeof(dir), "rm -rf '%s'", base);
+	if (system(dir))
+		result(0, "removing %s", base);
 }
 
 /* -------------------------------------------------------------- events */
@@ -345,6 +398,7 @@ int main(int argc, char **argv)
 	       strstr(pmuscope_errmsg(NULL), "no pmuscope session"),
 	       "a NULL session: -EINVAL and a message, no crash");
 	test_events();
+	test_kernel_el();
 	test_cpulists();
 	test_scale();
 	test_metrics();

@@ -40,7 +40,9 @@
 #define EV_SW_INCR	0x00
 #define EV_INST_RETIRED	0x08
 #define EV_CPU_CYCLES	0x11
-#define ALL_EL		(PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1)
+/* User and kernel: the kernel runs at EL2 on a VHE host (sysfs kernel_el). */
+#define ALL_EL		(PMUSCOPE_EV_EL0 | kernel_flag)
+static unsigned int kernel_flag = PMUSCOPE_EV_EL1;
 
 static const char *sub = "";
 static int failures;
@@ -748,6 +750,15 @@ int main(int argc, char **argv)
 		return 2;
 	sub = argv[1];
 	profile = getenv("pmuscope_profile");
+	{
+		FILE *f = fopen("/sys/kernel/pmuscope/kernel_el", "r");
+
+		if (f) {
+			if (fgetc(f) == '2')
+				kernel_flag = PMUSCOPE_EV_EL2;
+			fclose(f);
+		}
+	}
 	if (!strcmp(sub, "errors"))
 		test_errors();
 	else if (!strcmp(sub, "swinc"))
