@@ -24,6 +24,9 @@ sleep 0.5
 kill -TERM $pid
 wait $pid
 check_eq "SIGTERM to stat reaches the command; its exit status returns" "$?" 42
+# Started with SIGCHLD ignored (it is inherited): no hang, status back.
+timeout 30 ignchld pmuscope stat -C 0 -e cycles -- sh -c 'exit 5' >/dev/null 2>&1
+check_eq "stat started with SIGCHLD ignored returns the command's status" "$?" 5
 # Interval mode ends when the command does, not at the next tick.
 out=$(pmuscope stat --json -I 5000 -e cycles -- sleep 0.1)
 el=$(echo "$out" | sed -n 's/.*"type":"total".*"elapsed_s":\([0-9]*\)\..*/\1/p')

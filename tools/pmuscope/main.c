@@ -514,6 +514,7 @@ static int cmd_stat(int argc, char **argv)
 	struct report *cur = NULL, *total = NULL;
 	struct pmuscope *h = NULL;
 	char err[512], *end, ready_byte;
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
 	sigset_t sigs, oldmask;
 	int masked = 0;
 	int opt, ret, status = 0, go[2] = { -1, -1 }, ready[2] = { -1, -1 }, first = 1, reaped = 0;
@@ -615,6 +616,12 @@ static int cmd_stat(int argc, char **argv)
 	cur->exit_status = -1;
 	cur->kind = REPORT_INTERVAL;
 
+	/*
+	 * SIGCHLD ignored (inherited from whoever started pmuscope) would
+	 * reap the command unseen and send no SIGCHLD: the default while
+	 * pmuscope waits, the inherited one for the command.
+	 */
+	sigaction(SIGCHLD, &dfl, &old_chld);
 	stat_signals(&sigs);
 	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
 	masked = 1;
@@ -637,6 +644,7 @@ static int cmd_stat(int argc, char **argv)
 
 			close(go[1]);
 			close(ready[0]);
+			sigaction(SIGCHLD, &old_chld, NULL);
 			sigprocmask(SIG_SETMASK, &oldmask, NULL);
 			if (o.cpus_given) {
 				CPU_ZERO(&set);
@@ -755,8 +763,10 @@ static int cmd_stat(int argc, char **argv)
 	report_print(stdout, total, o.fmt, first);
 	ret = child > 0 ? total->exit_status : 0;
 out:
-	if (masked)
+	if (masked) {
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		sigaction(SIGCHLD, &old_chld, NULL);
+	}
 	if (ready[0] >= 0)
 		close(ready[0]);
 	if (go[1] >= 0)
