@@ -19,7 +19,7 @@
 #include <linux/of.h>
 #include <linux/of_irq.h>
 #include <linux/percpu.h>
-#include <linux/platform_device.h>
+#include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/uidgid.h>
 
@@ -145,23 +145,38 @@ static int pmuscope_find_irq(void)
 	return irq > 0 ? irq : 0;
 }
 
-static int pmuscope_any_device(struct device *dev, void *unused)
-{
-	return 1;
-}
-
 /*
- * Is perf's PMUv3 driver (platform driver "armv8-pmu", built in whenever
- * CONFIG_ARM_PMUV3 is) driving a PMU? Asked of the driver core rather
- * than found out by requesting the interrupt: pmuscope may find no
+ * Is perf's PMUv3 driver (CONFIG_ARM_PMUV3) driving the PMU? Asked of perf
+ * itself: a disabled kernel counter for CPU cycles can be created only
+ * when a hardware PMU driver is registered, and creating it programs
+ * nothing. This holds for device tree and ACPI systems alike, where
+ * finding perf's hold on the interrupt would not: pmuscope may find no
  * interrupt to request (ACPI, a PMU node it does not know) while perf
  * programs the same registers.
  */
 static bool pmuscope_perf_drives_pmu(void)
 {
-	struct device_driver *drv = driver_find("armv8-pmu", &platform_bus_type);
+#ifdef CONFIG_HW_PERF_EVENTS
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.disabled = 1,
+		.pinned = 1,
+	};
+	struct perf_event *ev;
 
-	return drv && driver_for_each_device(drv, NULL, NULL, pmuscope_any_device);
+	cpus_read_lock();
+	ev = perf_event_create_kernel_counter(&attr, cpumask_first(cpu_online_mask),
+					      NULL, NULL, NULL);
+	cpus_read_unlock();
+	if (IS_ERR(ev))
+		return false;
+	perf_event_release_kernel(ev);
+	return true;
+#else
+	return false;
+#endif
 }
 
 /*
@@ -175,7 +190,7 @@ static int pmuscope_irq_init(void)
 	int ret;
 
 	if (!pmuscope_param_shared && pmuscope_perf_drives_pmu()) {
-		pr_err("perf's PMUv3 driver (armv8-pmu, CONFIG_ARM_PMUV3) drives the PMU. Boot with initcall_blacklist=armv8_pmu_driver_init to keep it off, or load pmuscope with shared=1 (polling; counters perf takes are given up and flagged clobbered)\n");
+		pr_err("perf's PMUv3 driver (CONFIG_ARM_PMUV3) drives the PMU. Boot with initcall_blacklist=armv8_pmu_driver_init to keep it off, or load pmuscope with shared=1 (polling; counters perf takes are given up and flagged clobbered)\n");
 		return -EBUSY;
 	}
 

@@ -167,16 +167,7 @@ u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx)
 		val = hwc->base + hw;
 	} else if (pmuscope_engine.shared) {
 		hw &= U32_MAX;
-		if (((hw - hwc->last_hw) & U32_MAX) >= BIT_ULL(31)) {
-			/*
-			 * 2^31 events or more since the last fold: more than the
-			 * poll period allows. Written by someone else: carry on
-			 * from the last value seen.
-			 */
-			hwc->flags |= PMUSCOPE_VAL_CLOBBERED;
-			hwc->base += hwc->last_hw - hw;
-			pmu->resyncs++;
-		} else if (hw < hwc->last_hw) {
+		if (hw < hwc->last_hw) {
 			hwc->base += BIT_ULL(32);
 			pmu->overflows++;
 		}
@@ -201,12 +192,26 @@ u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx)
 
 /* ------------------------------------------------------- start and stop */
 
+static void pmuscope_hwc_yield(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
+
 /* Program and start one counter; the others keep counting undisturbed. */
 static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx)
 {
 	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 	u64 bit = BIT_ULL(idx);
 	u64 pmcr;
+
+	/*
+	 * Shared mode: a counter enabled, or with its overflow interrupt
+	 * enabled, that is not running for us is perf's (pmuscope never
+	 * enables the interrupt in shared mode): give it up, do not take it.
+	 */
+	if (pmuscope_engine.shared && !hwc->on_hw &&
+	    ((pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0) |
+	      pmuscope_hw_read(PMUSCOPE_REG_PMINTENSET_EL1)) & bit)) {
+		pmuscope_hwc_yield(pmu, idx, ktime_get_ns());
+		return;
+	}
 
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, bit);
 	pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, bit);
@@ -261,7 +266,8 @@ static void pmuscope_hwc_hw_off(struct pmuscope_pmu *pmu, unsigned int idx)
 void pmuscope_hwc_start(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
 {
 	pmuscope_hwc_hw_on(pmu, idx);
-	pmuscope_hwc_clock(&pmu->hwc[idx], true, now);
+	if (!pmu->hwc[idx].yielded)
+		pmuscope_hwc_clock(&pmu->hwc[idx], true, now);
 }
 
 void pmuscope_hwc_stop(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
@@ -307,7 +313,7 @@ static void pmuscope_pmu_program(struct pmuscope_pmu *pmu, u64 now, bool clocks)
 			if (!pmu->hwc[idx].enabled || pmu->hwc[idx].yielded)
 				continue;
 			pmuscope_hwc_hw_on(pmu, idx);
-			if (clocks)
+			if (clocks && !pmu->hwc[idx].yielded)
 				pmuscope_hwc_clock(&pmu->hwc[idx], true, now);
 		}
 		return;
@@ -409,7 +415,8 @@ static void pmuscope_hwc_yield(struct pmuscope_pmu *pmu, unsigned int idx, u64 n
 {
 	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 
-	hwc->saved = hwc->last;
+	if (hwc->on_hw)
+		hwc->saved = hwc->last;
 	hwc->on_hw = false;
 	hwc->yielded = true;
 	hwc->flags |= PMUSCOPE_VAL_CLOBBERED;
@@ -469,16 +476,29 @@ void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
 		hwc->flags |= PMUSCOPE_VAL_LOST;
 		pmu->resyncs++;
 		hwc->saved = hwc->last;
-		pmuscope_hwc_hw_on(pmu, idx);
-		restart = true;
+		if (!(pmcr & PMUSCOPE_PMCR_E)) {
+			hwc->on_hw = false;
+			restart = true;		/* all of them, below */
+		} else {
+			pmuscope_hwc_hw_on(pmu, idx);
+		}
 	}
-	if (restart && !(pmcr & PMUSCOPE_PMCR_E)) {
-		/* The whole PMU was reset (or stopped): switch it back on. */
-		pmcr = pmuscope_engine.shared ? pmcr : 0;
-		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, pmcr |
-				  pmuscope_pmcr_mode(pmu) | PMUSCOPE_PMCR_E);
-		pmuscope_hw_isb();
+	if (!restart)
+		return;
+	if (!pmuscope_engine.shared) {
+		/*
+		 * The whole PMU was reset: everything else it holds is
+		 * UNKNOWN too (PMUSERENR_EL0 may let EL0 in). Reset it in the
+		 * architecture's order and program it again, as after idle.
+		 */
+		pmuscope_pmu_hw_reset(pmu);
+		pmuscope_pmu_program(pmu, now, false);
+		return;
 	}
+	/* perf stopped the PMU: switch it back on. */
+	pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, pmcr | pmuscope_pmcr_mode(pmu) |
+			  PMUSCOPE_PMCR_E);
+	pmuscope_hw_isb();
 }
 
 /* Check the programming, then fold every counter (poll timer). */
@@ -574,6 +594,8 @@ void pmuscope_pmu_cpu_up(struct pmuscope_pmu *pmu)
 /* CPU going offline (or module unload): keep the counts, PMU off. */
 void pmuscope_pmu_cpu_down(struct pmuscope_pmu *pmu)
 {
+	if (pmuscope_engine.shared && pmu->hw_ready)
+		pmuscope_pmu_check(pmu, ktime_get_ns());
 	pmuscope_pmu_hw_stop_all(pmu, ktime_get_ns());
 	if (!pmuscope_engine.shared) {
 		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, 0);
@@ -590,11 +612,14 @@ void pmuscope_pmu_cpu_down(struct pmuscope_pmu *pmu)
  */
 void pmuscope_pmu_pm_enter(struct pmuscope_pmu *pmu)
 {
-	unsigned long mask = pmu->on_hw_mask;
+	unsigned long mask;
 	unsigned long idx;
 
 	if (!pmu->hw_ready)
 		return;
+	if (pmuscope_engine.shared)	/* give up what perf took first */
+		pmuscope_pmu_check(pmu, ktime_get_ns());
+	mask = pmu->on_hw_mask;
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
 		pmuscope_hwc_hw_off(pmu, idx);
 }

@@ -96,8 +96,13 @@ static void pmuscope_op_on_cpu(void *info)
 	u32 i;
 
 	raw_spin_lock_irqsave(&pmu->lock, flags);
-	if (a->op == PMUSCOPE_OP_READ && pmu->hw_ready)
-		pmuscope_pmu_check(pmu, now);	/* once for all the reads */
+	/*
+	 * Before the reads: once for all of them. In shared mode before any
+	 * op: a counter perf took since the last poll must be given up, not
+	 * stopped, folded or cleared under perf.
+	 */
+	if (pmu->hw_ready && (a->op == PMUSCOPE_OP_READ || pmuscope_engine.shared))
+		pmuscope_pmu_check(pmu, now);
 	for (i = 0; i < sess->nr_events; i++) {
 		unsigned int idx = hw[i];
 

@@ -17,10 +17,11 @@ pmuscope stat -C 0 -e cycles -- sh -c 'exit 7' >/dev/null 2>&1
 check_eq "stat returns the command's exit status" "$?" 7
 # A SIGTERM sent to pmuscope is passed on to the command, whose exit
 # status (here from its trap) comes back.
-pmuscope stat -C 0 -e cycles -- sh -c 'trap "exit 42" TERM; while :; do sleep 0.05; done' \
+rm -f /tmp/trap-set
+pmuscope stat -C 0 -e cycles -- sh -c 'trap "exit 42" TERM; touch /tmp/trap-set; while :; do sleep 0.05; done' \
 	>/dev/null 2>&1 &
 pid=$!
-sleep 0.5
+while [ ! -e /tmp/trap-set ]; do sleep 0.05; done
 kill -TERM $pid
 wait $pid
 check_eq "SIGTERM to stat reaches the command; its exit status returns" "$?" 42

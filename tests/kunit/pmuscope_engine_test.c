@@ -453,6 +453,8 @@ static void pmuscope_test_lost(struct kunit *test)
 	pmuscope_model_power_loss(t->cpu);
 	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, &flags), 500);
 	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_LOST);
+	KUNIT_EXPECT_EQ_MSG(test, t->m->userenr, 0, "EL0 access left as the reset found it");
+	KUNIT_EXPECT_EQ(test, t->m->ovs, 0);
 	pmuscope_model_count(t->cpu, 0x11, 25);
 	KUNIT_EXPECT_EQ_MSG(test, etest_read(pmu, 0, NULL), 525,
 			    "counter not put back after the reset");
@@ -506,10 +508,13 @@ static void pmuscope_test_shared(struct kunit *test)
 	pmuscope_model_count(t->cpu, 0x11, 7);
 	KUNIT_EXPECT_EQ(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags), 1007);
 
-	/* 32-bit wraps seen without PMOVS (perf's handler clears every flag). */
+	/*
+	 * 32-bit wraps seen without PMOVS (perf's handler clears every flag):
+	 * up to 2^32 - 1 events between two polls.
+	 */
 	etest_call(pmu, pmuscope_pmu_poll_locked);
-	for (i = 0; i < 3; i++) {
-		pmuscope_model_count(t->cpu, 0x11, i < 2 ? 0x70000000 : 0x20000000);
+	for (i = 0; i < 2; i++) {
+		pmuscope_model_count(t->cpu, 0x11, i ? 0x1000 : 0xfffff000);
 		pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMOVSCLR_EL0, U32_MAX);
 		etest_call(pmu, pmuscope_pmu_poll_locked);
 	}
@@ -552,26 +557,48 @@ static void pmuscope_test_shared(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, etest_read(pmu, 2, &flags), c3);
 	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
 
-	/*
-	 * Counter 3's value rewritten, 2^31 past the last fold: more than a
-	 * poll period allows. Carried on from the last good value (the 30
-	 * counted since are lost with the rewrite).
-	 */
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMEVCNTR(3),
-				 (t->m->evcnt[3] + 0x90000000) & U32_MAX);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, &flags), c3);
-	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
-	pmuscope_model_count(t->cpu, 0x11, 5);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, NULL), c3 + 5);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, NULL), c3 + 30);
+	c3 += 30;
 
 	/* perf stops the PMU (nothing of its own to count): switched back on. */
-	c3 += 5;
 	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCR_EL0, 0);
 	pmuscope_model_count(t->cpu, 0x11, 50);		/* missed */
 	etest_call(pmu, pmuscope_pmu_poll_locked);
 	KUNIT_EXPECT_TRUE(test, t->m->pmcr & PMUSCOPE_PMCR_E);
 	pmuscope_model_count(t->cpu, 0x11, 9);
 	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, NULL), c3 + 9);
+	c3 += 9;
+
+	/*
+	 * perf takes counter 3 between two polls, then the CPU goes idle:
+	 * pmuscope gives it up before saving, never stops or clears it.
+	 */
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMINTENSET_EL1, BIT(3));
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMEVCNTR(3), 0x80000000);
+	etest_call(pmu, pmuscope_pmu_pm_enter);
+	KUNIT_EXPECT_TRUE_MSG(test, t->m->cnten & BIT(3), "perf's counter stopped");
+	KUNIT_EXPECT_TRUE_MSG(test, t->m->inten & BIT(3), "perf's interrupt masked");
+	etest_call(pmu, pmuscope_pmu_pm_exit);
+	KUNIT_EXPECT_EQ(test, t->m->evcnt[3], 0x80000000);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, &flags), c3);
+	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
+
+	/*
+	 * A counter perf holds when pmuscope starts one there (a new session
+	 * placed on it): given up at once, never programmed, no time runs.
+	 */
+	etest_assign(pmu, 5, 0x11, UK);
+	pmu->hwc[5].enabled = false;
+	typer0_writes = t->m->writes[PMUSCOPE_REG_PMEVTYPER(5)];
+	c0 = t->m->evcnt[5];
+	raw_spin_lock_irqsave(&pmu->lock, irqflags);
+	pmuscope_hwc_set_enabled(pmu, 5, true, ktime_get_ns());
+	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
+	KUNIT_EXPECT_EQ(test, t->m->writes[PMUSCOPE_REG_PMEVTYPER(5)], typer0_writes);
+	KUNIT_EXPECT_EQ_MSG(test, t->m->evcnt[5], c0, "perf's counter written");
+	KUNIT_EXPECT_TRUE(test, t->m->inten & BIT(5));
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 5, &flags), 0);
+	KUNIT_EXPECT_EQ(test, flags, PMUSCOPE_VAL_CLOBBERED);
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 

@@ -633,9 +633,10 @@ void pmuscope_model_inject(unsigned int cpu, enum pmuscope_reg before_read,
 
 /*
  * The CPU's PMU lost power. PMCR_EL0.E, the enables and the event types
- * come back as 0; the counters and overflow flags are UNKNOWN: the model
- * makes them the worst it can, counters just below a wrap and every
- * overflow flag set, so that a driver which trusts them is caught.
+ * come back as 0; the counters, overflow flags and PMUSERENR_EL0 are
+ * UNKNOWN: the model makes them the worst it can, counters just below a
+ * wrap, every overflow flag set, EL0 access enabled, so that a driver
+ * which trusts them is caught.
  */
 void pmuscope_model_power_loss(unsigned int cpu)
 {
@@ -652,7 +653,7 @@ void pmuscope_model_power_loss(unsigned int cpu)
 	m->selr = 0;
 	m->ccnt = 0xfffffffffffffff0ULL;
 	m->ccfiltr = 0;
-	m->userenr = 0;
+	m->userenr = 0xf;	/* UNKNOWN after a warm reset: EL0 let in */
 	for (i = 0; i < ARRAY_SIZE(m->evcnt); i++)
 		m->evcnt[i] = i < n ? 0xfffffff0 : 0;
 	memset(m->evtyper, 0, sizeof(m->evtyper));

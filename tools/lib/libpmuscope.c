@@ -372,29 +372,19 @@ const char *pmuscope_sysfs_root(void)
 	return env && *env ? env : "/sys/kernel/pmuscope";
 }
 
-/* Read once per process (and sysfs root): it cannot change while running. */
 unsigned int pmuscope_kernel_el(void)
 {
-	static char known_root[448];
-	static unsigned int known_el;
-	const char *root = pmuscope_sysfs_root();
 	char path[512], buf[8] = "";
 	ssize_t n = -1;
 	int fd;
 
-	if (known_el && !strcmp(root, known_root))
-		return known_el;
-	snprintf(path, sizeof(path), "%s/kernel_el", root);
+	snprintf(path, sizeof(path), "%s/kernel_el", pmuscope_sysfs_root());
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		n = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
 	}
-	if (fd < 0)
-		return 1;	/* no driver yet: asked again next time */
-	snprintf(known_root, sizeof(known_root), "%s", root);
-	known_el = n > 0 && buf[0] == '2' ? 2 : 1;
-	return known_el;
+	return n > 0 && buf[0] == '2' ? 2 : 1;
 }
 
 void pmuscope_modifiers_format(uint32_t flags, char *buf)
@@ -776,7 +766,8 @@ int pmuscope_swinc(struct pmuscope *h, uint64_t event_mask, unsigned int cpu,
 		switch (ret) {
 		case -EINVAL:
 			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "software increment refused: the mask must name configured SW_INCR events counting at EL1, on a CPU of the session, 1 to 4096 times");
+				     "software increment refused: the mask must name configured SW_INCR events counting at the kernel's level (EL%u), on a CPU of the session, 1 to 4096 times",
+				     pmuscope_kernel_el());
 			break;
 		case -ENXIO:
 			pmuscope_fmt(h->msg, sizeof(h->msg),

@@ -494,7 +494,13 @@ static int stat_wait(const struct timespec *deadline, pid_t child, int *status,
 		}
 		if (child <= 0)
 			return 1;
-		if (si.si_code != SI_KERNEL)
+		/*
+		 * From the terminal (SI_KERNEL) to a command still in our
+		 * process group: it has its own copy. Otherwise pass it on.
+		 * (A kill of the whole group reaches the command twice: no
+		 * way to tell it from a kill of pmuscope alone.)
+		 */
+		if (si.si_code != SI_KERNEL || getpgid(child) != getpgrp())
 			kill(child, sig);
 	}
 }
@@ -635,6 +641,8 @@ static int cmd_stat(int argc, char **argv)
 		 */
 		if (pipe2(go, O_CLOEXEC) || pipe2(ready, O_CLOEXEC)) {
 			perror("pmuscope: pipe");
+			if (go[0] >= 0)
+				close(go[0]);
 			goto out;
 		}
 		child = fork();
@@ -764,6 +772,12 @@ static int cmd_stat(int argc, char **argv)
 	ret = child > 0 ? total->exit_status : 0;
 out:
 	if (masked) {
+		/*
+		 * A SIGINT or SIGTERM still pending (a group kill, taken
+		 * after the command's end) acts when unblocked: the report
+		 * is out by then.
+		 */
+		fflush(stdout);
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		sigaction(SIGCHLD, &old_chld, NULL);
 	}
