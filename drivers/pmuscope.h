@@ -201,6 +201,7 @@ void pmuscope_hwc_stop(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
 u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx);
 bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu);
 void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now);
+u32 pmuscope_pmu_foreign(struct pmuscope_pmu *pmu);
 void pmuscope_pmu_swinc(struct pmuscope_pmu *pmu, u32 mask, u32 count);
 
 /* Any CPU: pmu->lock held; on the PMU's CPU unless it is offline. */

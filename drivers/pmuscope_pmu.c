@@ -501,6 +501,22 @@ void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
 	pmuscope_hw_isb();
 }
 
+/*
+ * Shared mode: the counters someone else (perf) uses on this CPU, enabled
+ * or with their overflow interrupt enabled, and not running for pmuscope.
+ * Placement leaves them out.
+ */
+u32 pmuscope_pmu_foreign(struct pmuscope_pmu *pmu)
+{
+	u64 used;
+
+	if (!pmuscope_engine.shared || !pmu->hw_ready)
+		return 0;
+	used = pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0) |
+	       pmuscope_hw_read(PMUSCOPE_REG_PMINTENSET_EL1);
+	return (u32)used & ~pmu->on_hw_mask;
+}
+
 /* Check the programming, then fold every counter (poll timer). */
 static void pmuscope_pmu_poll(struct pmuscope_pmu *pmu, u64 now)
 {

@@ -608,7 +608,7 @@ static void test_clobber(void)
 		.type = PERF_TYPE_HARDWARE, .size = sizeof(pa),
 		.config = PERF_COUNT_HW_CPU_CYCLES,
 	};
-	struct pmuscope_value a[4], b[4];
+	struct pmuscope_value a[4], b[4], c[4];
 	unsigned long long perf_count = 0;
 	int fd = dev_open(), pfd;
 	unsigned int nr;
@@ -626,18 +626,30 @@ static void test_clobber(void)
 	for (volatile int i = 0; i < 2000000; i++)
 		;
 	usleep(300000);	/* at least one poll period */
+	read_values(fd, b, 4, &nr);
+	tap(b[0].flags & PMUSCOPE_VAL_CLOBBERED,
+	    "perf reprogrammed our counter: value flagged clobbered");
+	tap(b[0].count >= a[0].count, "the count never went back");
+	close(fd);
+
+	/* A new session keeps off the counter perf uses (the cycle counter). */
+	fd = dev_open();
+	expect("CONFIG CPU_CYCLES:uk on cpu0 while perf counts cycles", configure(fd, &ev, 1, 1), 0);
+	xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL);
+	for (volatile int i = 0; i < 2000000; i++)
+		;
+	read_values(fd, c, 4, &nr);
+	tap(c[0].counter != 31 && c[0].count > 0 && !c[0].flags,
+	    "placed beside perf's counter: counter %u, count %llu, flags %#x",
+	    c[0].counter, c[0].count, c[0].flags);
+	close(fd);
 	if (pfd >= 0) {
 		if (read(pfd, &perf_count, sizeof(perf_count)) != sizeof(perf_count))
 			perf_count = 0;
 		close(pfd);
 	}
-	read_values(fd, b, 4, &nr);
 	diag("perf counted %llu cycles; pmuscope %llu -> %llu, flags %#x",
 	     perf_count, a[0].count, b[0].count, b[0].flags);
-	tap(b[0].flags & PMUSCOPE_VAL_CLOBBERED,
-	    "perf reprogrammed our counter: value flagged clobbered");
-	tap(b[0].count >= a[0].count, "the count never went back");
-	close(fd);
 }
 
 /*
