@@ -53,10 +53,11 @@ summary() {
 		grep '^FAIL ' "$results" | sed 's/^/  /'
 	fi
 	if [ "$skip" -gt 0 ]; then
-		echo "$pass passed, $fail failed, $skip skipped"
-	else
-		echo "$pass passed, $fail failed"
+		echo "Skipped ($skip):"
+		grep '^SKIP ' "$results" | sed 's/^/  /'
 	fi
+	# The last line, always in this form (CI reads it).
+	echo "$pass passed, $fail failed"
 	[ "$fail" = 0 ]
 }
 

@@ -32,7 +32,7 @@ say ""
 say "# pmuscope stat -C 0 -- /bin/loop 20000000     (default event set; QEMU implements"
 say "# few events; -icount shift=1: each instruction takes 2 cycles, so IPC is 0.5)"
 pmuscope stat -C 0 -- /bin/loop 20000000 2>&1 | while IFS= read -r line; do say "$line"; done
-say "# pmuscope stat -C 0-1 -I 200 -e cycles,instructions:u -- sleep 0.5"
-pmuscope stat -C 0-1 -I 200 -e cycles,instructions:u -- sleep 0.5 2>&1 |
+say "# pmuscope stat -C 0-1 -I 200 -e cycles:u,instructions:u -- sleep 0.5"
+pmuscope stat -C 0-1 -I 200 -e cycles:u,instructions:u -- sleep 0.5 2>&1 |
 	while IFS= read -r line; do say "$line"; done
 rmmod pmuscope
