@@ -154,7 +154,7 @@ static int pmuscope_find_irq(void)
  * interrupt to request (ACPI, a PMU node it does not know) while perf
  * programs the same registers.
  */
-static bool pmuscope_perf_drives_pmu(void)
+static int pmuscope_perf_drives_pmu(void)
 {
 #ifdef CONFIG_HW_PERF_EVENTS
 	struct perf_event_attr attr = {
@@ -165,17 +165,27 @@ static bool pmuscope_perf_drives_pmu(void)
 		.pinned = 1,
 	};
 	struct perf_event *ev;
+	unsigned int cpu;
+	int ret = 0;
 
+	/* Every CPU: a perf PMU may cover some CPUs (one cluster) only. */
 	cpus_read_lock();
-	ev = perf_event_create_kernel_counter(&attr, cpumask_first(cpu_online_mask),
-					      NULL, NULL, NULL);
+	for_each_online_cpu(cpu) {
+		ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+		if (!IS_ERR(ev)) {
+			perf_event_release_kernel(ev);
+			ret = 1;
+			break;
+		}
+		if (PTR_ERR(ev) != -ENOENT) {	/* not "no such PMU": unknown */
+			ret = PTR_ERR(ev);
+			break;
+		}
+	}
 	cpus_read_unlock();
-	if (IS_ERR(ev))
-		return false;
-	perf_event_release_kernel(ev);
-	return true;
+	return ret;
 #else
-	return false;
+	return 0;
 #endif
 }
 
@@ -189,8 +199,14 @@ static int pmuscope_irq_init(void)
 	int irq = pmuscope_find_irq();
 	int ret;
 
-	if (!pmuscope_param_shared && pmuscope_perf_drives_pmu()) {
-		pr_err("perf's PMUv3 driver (CONFIG_ARM_PMUV3) drives the PMU. Boot with initcall_blacklist=armv8_pmu_driver_init to keep it off, or load pmuscope with shared=1 (polling; counters perf takes are given up and flagged clobbered)\n");
+	ret = pmuscope_param_shared ? 0 : pmuscope_perf_drives_pmu();
+	if (ret < 0) {
+		pr_err("cannot tell whether perf's PMU driver drives the PMU (perf_event_create_kernel_counter: %d); load with shared=1 to share it regardless\n",
+		       ret);
+		return ret;
+	}
+	if (ret) {
+		pr_err("perf's PMUv3 driver (CONFIG_ARM_PMUV3, CONFIG_HW_PERF_EVENTS before 6.3) drives the PMU. Boot with initcall_blacklist=armv8_pmu_driver_init to keep it off, or load pmuscope with shared=1 (polling; counters perf takes are given up and flagged clobbered)\n");
 		return -EBUSY;
 	}
 

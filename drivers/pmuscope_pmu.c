@@ -209,7 +209,8 @@ static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx)
 	if (pmuscope_engine.shared && !hwc->on_hw &&
 	    ((pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0) |
 	      pmuscope_hw_read(PMUSCOPE_REG_PMINTENSET_EL1)) & bit)) {
-		pmuscope_hwc_yield(pmu, idx, ktime_get_ns());
+		/* NMI-safe clock: this runs in cpu_pm_exit() on resume too. */
+		pmuscope_hwc_yield(pmu, idx, ktime_get_mono_fast_ns());
 		return;
 	}
 
@@ -441,7 +442,7 @@ static void pmuscope_hwc_yield(struct pmuscope_pmu *pmu, unsigned int idx, u64 n
  * folded from them; each counter resumes from the last count folded,
  * flagged lost.
  */
-void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
+static void pmuscope_pmu_check_ex(struct pmuscope_pmu *pmu, u64 now, bool pm_enter)
 {
 	unsigned long mask = pmu->on_hw_mask;
 	unsigned long idx;
@@ -464,7 +465,12 @@ void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
 				pmuscope_hwc_yield(pmu, idx, now);
 				continue;
 			}
-			if (!(pmcr & PMUSCOPE_PMCR_E)) {
+			/*
+			 * Entering idle, perf's own cpu_pm notifier (registered
+			 * first) has just stopped the PMU: nothing was missed,
+			 * and perf starts it again on the way out.
+			 */
+			if (!(pmcr & PMUSCOPE_PMCR_E) && !pm_enter) {
 				hwc->flags |= PMUSCOPE_VAL_CLOBBERED;
 				pmu->resyncs++;
 				restart = true;
@@ -499,6 +505,11 @@ void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
 	pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, pmcr | pmuscope_pmcr_mode(pmu) |
 			  PMUSCOPE_PMCR_E);
 	pmuscope_hw_isb();
+}
+
+void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
+{
+	pmuscope_pmu_check_ex(pmu, now, false);
 }
 
 /*
@@ -633,8 +644,13 @@ void pmuscope_pmu_pm_enter(struct pmuscope_pmu *pmu)
 
 	if (!pmu->hw_ready)
 		return;
-	if (pmuscope_engine.shared)	/* give up what perf took first */
-		pmuscope_pmu_check(pmu, ktime_get_ns());
+	/*
+	 * Shared mode: give up what perf took first. The NMI-safe clock:
+	 * timekeeping is suspended when the last CPU enters cpu_pm on
+	 * system suspend.
+	 */
+	if (pmuscope_engine.shared)
+		pmuscope_pmu_check_ex(pmu, ktime_get_mono_fast_ns(), true);
 	mask = pmu->on_hw_mask;
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
 		pmuscope_hwc_hw_off(pmu, idx);

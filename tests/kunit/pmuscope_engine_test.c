@@ -7,6 +7,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -471,6 +472,7 @@ static void pmuscope_test_shared(struct kunit *test)
 	struct pmuscope_etest *t = test->priv;
 	struct pmuscope_pmu *pmu;
 	unsigned int typer0_writes, cnten_writes;
+	struct pmuscope_value v = { };
 	unsigned long irqflags;
 	u64 c0, c3;
 	u32 flags;
@@ -570,18 +572,39 @@ static void pmuscope_test_shared(struct kunit *test)
 	c3 += 9;
 
 	/*
-	 * perf takes counter 3 between two polls, then the CPU goes idle:
-	 * pmuscope gives it up before saving, never stops or clears it.
+	 * perf takes counter 3 between two polls, then the CPU goes idle;
+	 * perf's cpu_pm notifier (registered first) stops the PMU before
+	 * ours runs. pmuscope gives counter 3 up before saving, never stops
+	 * or clears it, and takes the stopped PMU for what it is: no flag,
+	 * not started again behind perf. While the CPU is idle perf takes
+	 * counter 1 too (ours, stopped for idle): coming back, pmuscope
+	 * gives it up rather than program it.
 	 */
+	raw_spin_lock_irqsave(&pmu->lock, irqflags);
+	pmuscope_hwc_reset(pmu, 1, ktime_get_ns());
+	pmuscope_hwc_reset(pmu, PMUSCOPE_CYCLE_IDX, ktime_get_ns());
+	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
 	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMINTENSET_EL1, BIT(3));
 	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMEVCNTR(3), 0x80000000);
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCR_EL0, 0);
 	etest_call(pmu, pmuscope_pmu_pm_enter);
 	KUNIT_EXPECT_TRUE_MSG(test, t->m->cnten & BIT(3), "perf's counter stopped");
 	KUNIT_EXPECT_TRUE_MSG(test, t->m->inten & BIT(3), "perf's interrupt masked");
+	KUNIT_EXPECT_FALSE_MSG(test, t->m->pmcr & PMUSCOPE_PMCR_E,
+			       "PMU started again behind perf on the way into idle");
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMEVTYPER(1), 0x08);
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMINTENSET_EL1, BIT(1));
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCNTENSET_EL0, BIT(1));
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCR_EL0, PMUSCOPE_PMCR_E);
 	etest_call(pmu, pmuscope_pmu_pm_exit);
 	KUNIT_EXPECT_EQ(test, t->m->evcnt[3], 0x80000000);
+	KUNIT_EXPECT_EQ_MSG(test, t->m->evtyper[1], 0x08, "perf's counter 1 reprogrammed");
 	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, &flags), c3);
 	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
+	etest_read(pmu, 1, &flags);
+	KUNIT_EXPECT_EQ(test, flags, PMUSCOPE_VAL_CLOBBERED);
+	etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags);
+	KUNIT_EXPECT_EQ_MSG(test, flags, 0, "flagged for perf stopping the PMU to idle");
 
 	/*
 	 * A counter perf holds when pmuscope starts one there (a new session
@@ -597,8 +620,12 @@ static void pmuscope_test_shared(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->m->writes[PMUSCOPE_REG_PMEVTYPER(5)], typer0_writes);
 	KUNIT_EXPECT_EQ_MSG(test, t->m->evcnt[5], c0, "perf's counter written");
 	KUNIT_EXPECT_TRUE(test, t->m->inten & BIT(5));
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 5, &flags), 0);
-	KUNIT_EXPECT_EQ(test, flags, PMUSCOPE_VAL_CLOBBERED);
+	usleep_range(2000, 3000);
+	etest_value(pmu, 5, &v);
+	KUNIT_EXPECT_EQ(test, v.count, 0);
+	KUNIT_EXPECT_EQ(test, v.flags, PMUSCOPE_VAL_CLOBBERED);
+	KUNIT_EXPECT_EQ_MSG(test, v.time_enabled + v.time_running, 0,
+			    "time runs for a counter given up to perf");
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 
