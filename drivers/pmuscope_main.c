@@ -68,7 +68,7 @@ MODULE_PARM_DESC(storm_limit,
 static bool pmuscope_param_shared;
 module_param_named(shared, pmuscope_param_shared, bool, 0444);
 MODULE_PARM_DESC(shared,
-		 "Share the PMU with perf's driver: poll, never reset the PMU, flag counts perf clobbers (default: 0)");
+		 "Share the PMU with perf's driver: poll, never reset the PMU, give up counters perf takes, flagged (default: 0)");
 
 static int pmuscope_param_group = -1;
 module_param_named(group, pmuscope_param_group, int, 0444);
