@@ -387,9 +387,9 @@ unsigned int pmuscope_kernel_el(void)
 	return n > 0 && buf[0] == '2' ? 2 : 1;
 }
 
-void pmuscope_modifiers_format(uint32_t flags, char *buf)
+void pmuscope_modifiers_format(uint32_t flags, unsigned int kernel_el, char *buf)
 {
-	pmuscope_modifiers_str(flags, pmuscope_kernel_el(), buf);
+	pmuscope_modifiers_str(flags, kernel_el, buf);
 }
 
 static int pmuscope_read_str(int cpu, const char *file, char *buf, size_t len)

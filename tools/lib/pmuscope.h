@@ -58,9 +58,10 @@ unsigned int pmuscope_kernel_el(void);
 
 /**
  * pmuscope_modifiers_format() - the modifiers of PMUSCOPE_EV_* @flags
- * @buf: 4 bytes or more: "uk", "u", "kh", ... ("g": EL1 on a VHE host)
+ * @kernel_el: pmuscope_kernel_el(), read once by the caller
+ * @buf: 5 bytes or more: "uk", "u", "kh", ... ("g": EL1 on a VHE host)
  */
-void pmuscope_modifiers_format(uint32_t flags, char *buf);
+void pmuscope_modifiers_format(uint32_t flags, unsigned int kernel_el, char *buf);
 
 /** pmuscope_event_name() - architectural name of @number, or NULL. */
 const char *pmuscope_event_name(uint32_t number);

@@ -614,10 +614,12 @@ static int cmd_stat(int argc, char **argv)
 		goto out;
 	pmuscope_cpulist_format(o.cpus, PMUSCOPE_CPU_WORDS, total->cpus, sizeof(total->cpus));
 	total->per_cpu = o.per_cpu;
+	total->kernel_el = pmuscope_kernel_el();
 	total->command = o.cmd;
 	total->exit_status = -1;
 	memcpy(cur->cpus, total->cpus, sizeof(cur->cpus));
 	cur->per_cpu = o.per_cpu;
+	cur->kernel_el = total->kernel_el;
 	cur->command = o.cmd;
 	cur->exit_status = -1;
 	cur->kind = REPORT_INTERVAL;

@@ -84,9 +84,9 @@ void report_thousands(uint64_t v, char *buf, size_t len)
 	buf[out] = '\0';
 }
 
-static void report_mods(uint32_t flags, char *buf)
+static void report_mods(const struct report *r, uint32_t flags, char *buf)
 {
-	pmuscope_modifiers_format(flags, buf);
+	pmuscope_modifiers_format(flags, r->kernel_el, buf);
 }
 
 /* The metric perf would print beside counter @c, as "#  text". */
@@ -133,11 +133,12 @@ static void report_beside(const struct report *r, const struct report_counter *c
 	}
 }
 
-static void report_label(const struct report_counter *c, char *buf, size_t len)
+static void report_label(const struct report *r, const struct report_counter *c,
+			 char *buf, size_t len)
 {
 	char mods[5];
 
-	report_mods(c->flags, mods);
+	report_mods(r, c->flags, mods);
 	if (!strcmp(mods, "uk"))
 		snprintf(buf, len, "%s", c->label);
 	else
@@ -165,7 +166,7 @@ static void report_table(FILE *f, const struct report *r)
 		const struct report_counter *c = &r->c[i];
 
 		report_thousands(c->count, num, sizeof(num));
-		report_label(c, label, sizeof(label));
+		report_label(r, c, label, sizeof(label));
 		report_beside(r, c, beside, sizeof(beside));
 		pmuscope_flags_str(c->vflags, flags, sizeof(flags));
 		if (*beside)
@@ -266,7 +267,7 @@ static void report_json(FILE *f, const struct report *r)
 	for (unsigned int i = 0; i < r->ncounters; i++) {
 		const struct report_counter *c = &r->c[i];
 
-		report_mods(c->flags, mods);
+		report_mods(r, c->flags, mods);
 		fprintf(f, "%s{\"event\":", i ? "," : "");
 		report_json_str(f, c->name);
 		fprintf(f, ",\"number\":%u,\"label\":", c->number);
@@ -325,7 +326,7 @@ static void report_csv(FILE *f, const struct report *r, int first)
 	for (unsigned int i = 0; i < r->ncounters; i++) {
 		const struct report_counter *c = &r->c[i];
 
-		report_mods(c->flags, mods);
+		report_mods(r, c->flags, mods);
 		pmuscope_flags_str(c->vflags, flags, sizeof(flags));
 		fprintf(f, "%s,%s,all,%s,%s,%llu,%llu,%llu,\"%s\"\n",
 			r->kind == REPORT_TOTAL ? "total" : "interval", t, c->name, mods,

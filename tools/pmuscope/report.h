@@ -41,6 +41,7 @@ struct report {
 	char *const *command;		/* NULL: none */
 	int exit_status;		/* total with a command, else -1 */
 	int per_cpu;			/* print per-CPU values */
+	unsigned int kernel_el;		/* pmuscope_kernel_el(): what "k" is */
 };
 
 enum report_format {

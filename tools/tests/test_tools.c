@@ -72,15 +72,15 @@ static void test_kernel_el(void)
 	       "VHE: no modifier counts EL0 and EL2 (%#x)", ev.flags);
 	ret = pmuscope_event_parse("cycles:k", &ev, err, sizeof(err));
 	result(!ret && ev.flags == PMUSCOPE_EV_EL2, "VHE: k is EL2 (%#x)", ev.flags);
-	pmuscope_modifiers_format(PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL2, mods);
+	pmuscope_modifiers_format(PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL2, pmuscope_kernel_el(), mods);
 	result(!strcmp(mods, "uk"), "VHE: EL0+EL2 shown as uk (%s)", mods);
-	pmuscope_modifiers_format(PMUSCOPE_EV_EL1, mods);
+	pmuscope_modifiers_format(PMUSCOPE_EV_EL1, pmuscope_kernel_el(), mods);
 	result(!strcmp(mods, "g"), "VHE: EL1 (guests' kernels) shown as g (%s)", mods);
 	snprintf(dir, sizeof(dir), "%s/nvhe", base);
 	kernel_el_root(dir, "1");
 	result(!pmuscope_event_parse("cycles:kh", &ev, err, sizeof(err)) &&
 	       ev.flags == (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2), "EL1 kernel: k is EL1, h EL2");
-	pmuscope_modifiers_format(PMUSCOPE_EV_ALL_EL, mods);
+	pmuscope_modifiers_format(PMUSCOPE_EV_ALL_EL, pmuscope_kernel_el(), mods);
 	result(!strcmp(mods, "ukh"), "EL1 kernel: all three shown as ukh (%s)", mods);
 	setenv("PMUSCOPE_SYSFS", "/nonexistent/pmuscope-test", 1);
 	snprintf(dir, sizeof(dir), "rm -rf '%s'", base);
@@ -260,6 +260,7 @@ static void sample(struct report *r)
 	r->cpu_ids[1] = 1;
 	r->command = cmd;
 	r->exit_status = 0;
+	r->kernel_el = 1;
 	r->ncounters = 9;
 	for (int i = 0; i < 9; i++) {
 		r->c[i].number = c[i].number;
@@ -366,6 +367,16 @@ static void test_table(void)
 	result(strstr(buf, "25.00% backend cycles idle") && strstr(buf, "[throttled]"),
 	       "table: stall ratio and flags");
 	result(strstr(buf, "0.500000000 seconds time elapsed") != NULL, "table: elapsed time");
+	free(buf);
+	/* A VHE host: EL0 and EL2 are user and kernel, the default. */
+	f = open_memstream(&buf, &len);
+	sample(&r);
+	r.kernel_el = 2;
+	r.c[0].flags = PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL2;
+	report_print(f, &r, REPORT_TABLE, 1);
+	fclose(f);
+	result(strstr(buf, "2,000,000      cycles\n") && strstr(buf, "instructions:ug\n"),
+	       "table on a VHE host: EL0+EL2 is the default, EL1 shown as g");
 	free(buf);
 }
 
