@@ -6,6 +6,7 @@
  * field names are documented in Documentation/cli.rst.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,6 +69,26 @@ static void report_metrics_of(const struct report *r, const struct report_counte
 void report_metrics(const struct report *r, struct report_metrics *m)
 {
 	report_metrics_of(r, NULL, m);
+}
+
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* The metrics by their stable JSON and CSV names (Documentation/cli.rst). */
+static const struct {
+	const char *name;
+	size_t offset;
+} report_metric_fields[] = {
+	{ "ipc", offsetof(struct report_metrics, ipc) },
+	{ "l1d_miss_ratio", offsetof(struct report_metrics, l1d_miss_ratio) },
+	{ "l1d_mpki", offsetof(struct report_metrics, l1d_mpki) },
+	{ "branch_miss_ratio", offsetof(struct report_metrics, branch_miss_ratio) },
+	{ "frontend_stall_ratio", offsetof(struct report_metrics, frontend_stall_ratio) },
+	{ "backend_stall_ratio", offsetof(struct report_metrics, backend_stall_ratio) },
+};
+
+static double report_metric(const struct report_metrics *m, unsigned int i)
+{
+	return *(const double *)((const char *)m + report_metric_fields[i].offset);
 }
 
 void report_thousands(uint64_t v, char *buf, size_t len)
@@ -288,38 +309,20 @@ static void report_json(FILE *f, const struct report *r)
 		}
 		fprintf(f, "]}");
 	}
-	fprintf(f, "],\"metrics\":{\"ipc\":");
-	report_json_num(f, m.ipc);
-	fprintf(f, ",\"l1d_miss_ratio\":");
-	report_json_num(f, m.l1d_miss_ratio);
-	fprintf(f, ",\"l1d_mpki\":");
-	report_json_num(f, m.l1d_mpki);
-	fprintf(f, ",\"branch_miss_ratio\":");
-	report_json_num(f, m.branch_miss_ratio);
-	fprintf(f, ",\"frontend_stall_ratio\":");
-	report_json_num(f, m.frontend_stall_ratio);
-	fprintf(f, ",\"backend_stall_ratio\":");
-	report_json_num(f, m.backend_stall_ratio);
+	fprintf(f, "],\"metrics\":{");
+	for (unsigned int i = 0; i < ARRAY_LEN(report_metric_fields); i++) {
+		fprintf(f, "%s\"%s\":", i ? "," : "", report_metric_fields[i].name);
+		report_json_num(f, report_metric(&m, i));
+	}
 	fprintf(f, "}}\n");
 }
 
 static void report_csv(FILE *f, const struct report *r, int first)
 {
-	static const char * const names[] = {
-		"ipc", "l1d_miss_ratio", "l1d_mpki", "branch_miss_ratio",
-		"frontend_stall_ratio", "backend_stall_ratio",
-	};
 	struct report_metrics m;
-	double values[6];
 	char mods[5], flags[64], t[32];
 
 	report_metrics(r, &m);
-	values[0] = m.ipc;
-	values[1] = m.l1d_miss_ratio;
-	values[2] = m.l1d_mpki;
-	values[3] = m.branch_miss_ratio;
-	values[4] = m.frontend_stall_ratio;
-	values[5] = m.backend_stall_ratio;
 	if (first)
 		fprintf(f, "type,time_s,cpu,event,modifiers,count,time_enabled_ns,time_running_ns,flags\n");
 	snprintf(t, sizeof(t), "%.6f", r->kind == REPORT_TOTAL ? r->elapsed_s : r->time_s);
@@ -340,11 +343,11 @@ static void report_csv(FILE *f, const struct report *r, int first)
 				(unsigned long long)c->cpu_count[k], flags);
 		}
 	}
-	for (unsigned int i = 0; i < 6; i++)
-		if (!isnan(values[i]))
+	for (unsigned int i = 0; i < ARRAY_LEN(report_metric_fields); i++)
+		if (!isnan(report_metric(&m, i)))
 			fprintf(f, "%s,%s,all,metric:%s,,%.6g,,,\"\"\n",
-				r->kind == REPORT_TOTAL ? "total" : "interval", t, names[i],
-				values[i]);
+				r->kind == REPORT_TOTAL ? "total" : "interval", t,
+				report_metric_fields[i].name, report_metric(&m, i));
 }
 
 void report_print(FILE *f, const struct report *r, enum report_format fmt,
