@@ -143,6 +143,27 @@ static int set_online(int cpu, int on)
 	return ok ? 0 : -1;
 }
 
+/*
+ * CONFIG CPU_CYCLES on cpu0 from a child running as uid and gid 65534
+ * (no capabilities) with the supplementary @groups: its result, -errno.
+ */
+static int configure_as_nobody(const gid_t *groups, size_t ngroups)
+{
+	struct pmuscope_event ev = { .event = EV_CPU_CYCLES, .flags = ALL_EL };
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = dev_open();
+
+		if (setgroups(ngroups, groups) || setgid(65534) || setuid(65534))
+			_exit(99);
+		_exit(-configure(fd, &ev, 1, 1));
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? -WEXITSTATUS(status) : -999;
+}
+
 static void pin(int cpu)
 {
 	cpu_set_t set;
@@ -178,8 +199,7 @@ static void test_errors(void)
 	unsigned long long cpus = 1, far[2] = { 0, 1ULL << 40 };
 	int fd = dev_open(), witness = dev_open(), other;
 	unsigned int nr, i;
-	int ret, status;
-	pid_t pid;
+	int ret;
 
 	/* A witness session that must come through all of this untouched. */
 	ev[0] = (struct pmuscope_event){ .event = EV_SW_INCR, .flags = ALL_EL };
@@ -296,18 +316,7 @@ static void test_errors(void)
 	/* The tests after this one expect both CPUs. */
 	tap(set_online(1, 1) == 0, "cpu1 online again");
 
-	pid = fork();
-	if (pid == 0) {
-		int fd2 = dev_open();
-
-		if (setgid(65534) || setuid(65534))
-			_exit(99);
-		ev[0] = (struct pmuscope_event){ .event = EV_CPU_CYCLES, .flags = ALL_EL };
-		_exit(-configure(fd2, ev, 1, 1));
-	}
-	waitpid(pid, &status, 0);
-	expect("CONFIG without CAP_PERFMON (uid 65534)",
-	       WIFEXITED(status) ? -WEXITSTATUS(status) : -999, -EPERM);
+	expect("CONFIG without CAP_PERFMON (uid 65534)", configure_as_nobody(NULL, 0), -EPERM);
 
 	ev[0] = (struct pmuscope_event){ .event = EV_SW_INCR, .flags = ALL_EL };
 	expect("CONFIG 1 SW_INCR", configure(fd, ev, 1, 1), 0);
@@ -694,33 +703,11 @@ static void test_cpupm(void)
 /* Loaded with group=GID: a member without CAP_PERFMON may count. */
 static void test_group(unsigned int gid)
 {
-	struct pmuscope_event ev = { .event = EV_CPU_CYCLES, .flags = ALL_EL };
 	gid_t groups[1] = { gid };
-	int status, ret;
-	pid_t pid;
 
-	pid = fork();
-	if (pid == 0) {
-		int fd = dev_open();
-
-		if (setgroups(1, groups) || setgid(65534) || setuid(65534))
-			_exit(99);
-		_exit(-configure(fd, &ev, 1, 1));
-	}
-	waitpid(pid, &status, 0);
-	ret = WIFEXITED(status) ? -WEXITSTATUS(status) : -999;
-	expect("CONFIG as uid 65534 in the group parameter's group", ret, 0);
-	pid = fork();
-	if (pid == 0) {
-		int fd = dev_open();
-
-		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
-			_exit(99);
-		_exit(-configure(fd, &ev, 1, 1));
-	}
-	waitpid(pid, &status, 0);
-	ret = WIFEXITED(status) ? -WEXITSTATUS(status) : -999;
-	expect("CONFIG as uid 65534 outside that group", ret, -EPERM);
+	expect("CONFIG as uid 65534 in the group parameter's group",
+	       configure_as_nobody(groups, 1), 0);
+	expect("CONFIG as uid 65534 outside that group", configure_as_nobody(NULL, 0), -EPERM);
 }
 
 /* PMUSCOPE leaves PMUSERENR_EL0 at 0: EL0 access to the PMU traps. */
