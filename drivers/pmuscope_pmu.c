@@ -194,6 +194,18 @@ u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx)
 
 static void pmuscope_hwc_yield(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
 
+/*
+ * Shared mode: the counters someone else (perf) uses, enabled or with
+ * their overflow interrupt enabled, and not running for pmuscope.
+ */
+static u32 pmuscope_pmu_others(struct pmuscope_pmu *pmu)
+{
+	u64 used = pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0) |
+		   pmuscope_hw_read(PMUSCOPE_REG_PMINTENSET_EL1);
+
+	return (u32)used & ~pmu->on_hw_mask;
+}
+
 /* Program and start one counter; the others keep counting undisturbed. */
 static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx)
 {
@@ -206,9 +218,7 @@ static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx)
 	 * enabled, that is not running for us is perf's (pmuscope never
 	 * enables the interrupt in shared mode): give it up, do not take it.
 	 */
-	if (pmuscope_engine.shared && !hwc->on_hw &&
-	    ((pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0) |
-	      pmuscope_hw_read(PMUSCOPE_REG_PMINTENSET_EL1)) & bit)) {
+	if (pmuscope_engine.shared && !hwc->on_hw && (pmuscope_pmu_others(pmu) & bit)) {
 		/* NMI-safe clock: this runs in cpu_pm_exit() on resume too. */
 		pmuscope_hwc_yield(pmu, idx, ktime_get_mono_fast_ns());
 		return;
@@ -512,20 +522,12 @@ void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
 	pmuscope_pmu_check_ex(pmu, now, false);
 }
 
-/*
- * Shared mode: the counters someone else (perf) uses on this CPU, enabled
- * or with their overflow interrupt enabled, and not running for pmuscope.
- * Placement leaves them out.
- */
+/* Shared mode: the counters perf uses on this CPU; placement leaves them out. */
 u32 pmuscope_pmu_foreign(struct pmuscope_pmu *pmu)
 {
-	u64 used;
-
 	if (!pmuscope_engine.shared || !pmu->hw_ready)
 		return 0;
-	used = pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0) |
-	       pmuscope_hw_read(PMUSCOPE_REG_PMINTENSET_EL1);
-	return (u32)used & ~pmu->on_hw_mask;
+	return pmuscope_pmu_others(pmu);
 }
 
 /* Check the programming, then fold every counter (poll timer). */
@@ -621,9 +623,11 @@ void pmuscope_pmu_cpu_up(struct pmuscope_pmu *pmu)
 /* CPU going offline (or module unload): keep the counts, PMU off. */
 void pmuscope_pmu_cpu_down(struct pmuscope_pmu *pmu)
 {
+	u64 now = ktime_get_ns();
+
 	if (pmuscope_engine.shared && pmu->hw_ready)
-		pmuscope_pmu_check(pmu, ktime_get_ns());
-	pmuscope_pmu_hw_stop_all(pmu, ktime_get_ns());
+		pmuscope_pmu_check(pmu, now);
+	pmuscope_pmu_hw_stop_all(pmu, now);
 	if (!pmuscope_engine.shared) {
 		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, 0);
 		pmuscope_hw_write(PMUSCOPE_REG_PMUSERENR_EL0, 0);
