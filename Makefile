@@ -8,6 +8,7 @@
 #   make check           set-up, kernel, module, lint, KUnit and in-guest tests
 #   make demo            boot the AM62L-like guest and show what was found
 #   make lint            sparse (C=2) and checkpatch --strict, zero findings
+#   make regs            regenerate the register code from pmuscope_regs.tbl
 #
 # When invoked by Kbuild (KERNELRELEASE set) this file only includes Kbuild.
 
@@ -23,7 +24,7 @@ export ARCH CROSS_COMPILE
 KDIR ?=
 KBUILD_ARGS = M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=1
 
-.PHONY: all module kunit-module compat-6.1 tools setup kernel lint check demo bench clean host-test
+.PHONY: all module kunit-module compat-6.1 tools setup kernel lint check demo bench clean host-test regs
 
 all: module
 
@@ -57,6 +58,10 @@ kernel:
 
 lint:
 	@scripts/lint.sh
+
+# Regenerate the register code from drivers/pmuscope_regs.tbl.
+regs:
+	@scripts/gen-regs.py
 
 host-test:
 	@python3 -m unittest discover -s tests/host -p 'test_*.py'

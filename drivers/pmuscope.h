@@ -29,6 +29,21 @@ static inline unsigned int pmuscope_kernel_el(void)
 	return is_kernel_in_hyp_mode() ? 2 : 1;
 }
 
+/*
+ * pmuscope_emu.ko (tests/emu) is this driver built against the register
+ * model; these hooks are empty in pmuscope.ko.
+ */
+#ifdef PMUSCOPE_EMU
+#include "../tests/emu/pmuscope_emu.h"
+#define PMUSCOPE_OTHER_MODULE		"pmuscope.ko"
+#else
+#define PMUSCOPE_OTHER_MODULE		"pmuscope_emu.ko"
+static inline int pmuscope_emu_init(void) { return 0; }
+static inline void pmuscope_emu_exit(void) { }
+static inline bool pmuscope_emu_active(void) { return false; }
+static inline const char *pmuscope_emu_profile_name(void) { return ""; }
+#endif
+
 #define PMUSCOPE_DRV_NAME		"pmuscope"
 #define PMUSCOPE_DRV_VERSION		"0.1.0"
 

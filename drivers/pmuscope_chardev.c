@@ -78,7 +78,8 @@ static long pmuscope_ioc_handshake(void __user *uarg)
 		      PMUSCOPE_FEAT_SWINC |
 		      (pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ ?
 		       PMUSCOPE_FEAT_OVERFLOW_IRQ : PMUSCOPE_FEAT_POLL) |
-		      (pmuscope_engine.shared ? PMUSCOPE_FEAT_SHARED : 0);
+		      (pmuscope_engine.shared ? PMUSCOPE_FEAT_SHARED : 0) |
+		      (pmuscope_emu_active() ? PMUSCOPE_FEAT_EMULATED : 0);
 	hs.nr_cpu_ids = nr_cpu_ids;
 	hs.max_events = PMUSCOPE_MAX_EVENTS;
 	if (copy_to_user(uarg, &hs, min_t(size_t, usize, sizeof(hs))))

@@ -14,6 +14,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/interrupt.h>
 #include <linux/irq.h>
+#include <linux/kernfs.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/of.h>
@@ -447,7 +448,7 @@ static void pmuscope_teardown(struct pmuscope_driver *drv, enum pmuscope_stage s
 	kfree(drv->cpus);
 }
 
-static int __init pmuscope_init(void)
+static int __init pmuscope_init_driver(void)
 {
 	struct pmuscope_driver *drv = &pmuscope_drv;
 	int ret;
@@ -502,9 +503,40 @@ static int __init pmuscope_init(void)
 	return 0;
 }
 
+/*
+ * pmuscope.ko and pmuscope_emu.ko (the driver against the register model)
+ * publish the same device and sysfs names: only one may be loaded.
+ */
+static bool __init pmuscope_other_loaded(void)
+{
+	struct kernfs_node *kn = kernfs_find_and_get(kernel_kobj->sd, PMUSCOPE_DRV_NAME);
+
+	kernfs_put(kn);
+	return kn;
+}
+
+static int __init pmuscope_init(void)
+{
+	int ret;
+
+	if (pmuscope_other_loaded()) {
+		pr_err("%s is loaded (/sys/kernel/%s exists): unload it first\n",
+		       PMUSCOPE_OTHER_MODULE, PMUSCOPE_DRV_NAME);
+		return -EBUSY;
+	}
+	ret = pmuscope_emu_init();
+	if (ret)
+		return ret;
+	ret = pmuscope_init_driver();
+	if (ret)
+		pmuscope_emu_exit();
+	return ret;
+}
+
 static void __exit pmuscope_exit(void)
 {
 	pmuscope_teardown(&pmuscope_drv, PMUSCOPE_STAGE_ALL);
+	pmuscope_emu_exit();
 	pr_info("unloaded\n");
 }
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmuscope: system register encodings and register fields.
+ * pmuscope: register fields.
  *
- * Encodings are given here with sys_reg() even where the kernel's headers
- * have them, so that the driver builds unchanged against 6.1 and 6.12 and
- * so that registers 6.12 lacks (FEAT_PMUv3_SS) sit beside the others.
+ * The registers themselves (encodings, enum pmuscope_reg, accessors) are
+ * generated from drivers/pmuscope_regs.tbl into pmuscope_regs_gen.h, with
+ * sys_reg() even where the kernel's headers have them, so that the driver
+ * builds unchanged against 6.1 and 6.12 and registers 6.12 lacks
+ * (FEAT_PMUv3_SS, PMUv3p9, ICNTR) sit beside the others.
  * Fields are GENMASK() masks, used only through FIELD_GET()/FIELD_PREP().
  */
 #ifndef __PMUSCOPE_REGS_H
@@ -13,11 +15,9 @@
 #include <linux/bits.h>
 #include <asm/sysreg.h>
 
+#include "pmuscope_regs_gen.h"
+
 /* -------------------------------------------------------------- ID registers */
-#define PMUSCOPE_SYS_MIDR_EL1			sys_reg(3, 0, 0, 0, 0)
-#define PMUSCOPE_SYS_ID_AA64PFR0_EL1		sys_reg(3, 0, 0, 4, 0)
-#define PMUSCOPE_SYS_ID_AA64DFR0_EL1		sys_reg(3, 0, 0, 5, 0)
-#define PMUSCOPE_SYS_ID_AA64DFR1_EL1		sys_reg(3, 0, 0, 5, 1)
 
 #define PMUSCOPE_MIDR_REVISION			GENMASK_ULL(3, 0)
 #define PMUSCOPE_MIDR_PARTNUM			GENMASK_ULL(15, 4)
@@ -29,6 +29,7 @@
 #define PMUSCOPE_DFR0_PMSS			GENMASK_ULL(19, 16)
 #define PMUSCOPE_DFR0_PMSVER			GENMASK_ULL(35, 32)
 #define PMUSCOPE_DFR1_PMICNTR			GENMASK_ULL(39, 36)
+#define PMUSCOPE_DFR1_EBEP			GENMASK_ULL(51, 48)
 #define PMUSCOPE_PFR0_AMU			GENMASK_ULL(47, 44)
 
 /* ID_AA64DFR0_EL1.PMUVer values (Arm ARM D23.2.59). */
@@ -43,28 +44,6 @@
 #define PMUSCOPE_PMUVER_IMP_DEF			0xf
 
 /* ------------------------------------------------------------------- PMUv3 */
-#define PMUSCOPE_SYS_PMCR_EL0			sys_reg(3, 3, 9, 12, 0)
-#define PMUSCOPE_SYS_PMCNTENSET_EL0		sys_reg(3, 3, 9, 12, 1)
-#define PMUSCOPE_SYS_PMCNTENCLR_EL0		sys_reg(3, 3, 9, 12, 2)
-#define PMUSCOPE_SYS_PMOVSCLR_EL0		sys_reg(3, 3, 9, 12, 3)
-#define PMUSCOPE_SYS_PMSWINC_EL0		sys_reg(3, 3, 9, 12, 4)
-#define PMUSCOPE_SYS_PMSELR_EL0			sys_reg(3, 3, 9, 12, 5)
-#define PMUSCOPE_SYS_PMCEID0_EL0		sys_reg(3, 3, 9, 12, 6)
-#define PMUSCOPE_SYS_PMCEID1_EL0		sys_reg(3, 3, 9, 12, 7)
-#define PMUSCOPE_SYS_PMCCNTR_EL0		sys_reg(3, 3, 9, 13, 0)
-#define PMUSCOPE_SYS_PMUSERENR_EL0		sys_reg(3, 3, 9, 14, 0)
-#define PMUSCOPE_SYS_PMOVSSET_EL0		sys_reg(3, 3, 9, 14, 3)
-#define PMUSCOPE_SYS_PMINTENSET_EL1		sys_reg(3, 0, 9, 14, 1)
-#define PMUSCOPE_SYS_PMINTENCLR_EL1		sys_reg(3, 0, 9, 14, 2)
-#define PMUSCOPE_SYS_PMCCFILTR_EL0		sys_reg(3, 3, 14, 15, 7)
-/*
- * Indexed registers: CRm = base | n[4:3], op2 = n[2:0]. As CRm sits just
- * above op2 in the encoding, that is n shifted into the op2 position.
- */
-#define PMUSCOPE_SYS_OP2_SHIFT			5
-#define PMUSCOPE_SYS_N(base, n)			((base) | ((n) << PMUSCOPE_SYS_OP2_SHIFT))
-#define PMUSCOPE_SYS_PMEVCNTR_EL0(n)		PMUSCOPE_SYS_N(sys_reg(3, 3, 14, 8, 0), n)
-#define PMUSCOPE_SYS_PMEVTYPER_EL0(n)		PMUSCOPE_SYS_N(sys_reg(3, 3, 14, 12, 0), n)
 
 #define PMUSCOPE_PMCR_E				BIT_ULL(0)
 #define PMUSCOPE_PMCR_P				BIT_ULL(1)
@@ -105,45 +84,106 @@
 #define PMUSCOPE_USERENR_SW			BIT_ULL(1)
 #define PMUSCOPE_USERENR_CR			BIT_ULL(2)
 #define PMUSCOPE_USERENR_ER			BIT_ULL(3)
+#define PMUSCOPE_USERENR_IR			BIT_ULL(4)	/* FEAT_PMUv3_ICNTR */
+#define PMUSCOPE_USERENR_UEN			BIT_ULL(5)	/* PMUv3p9 */
+#define PMUSCOPE_USERENR_TID			BIT_ULL(6)	/* PMUv3p9 */
+
+/* PMUACR_EL1 (PMUv3p9): EL0 access per counter when PMUSERENR_EL0.UEN = 1. */
+#define PMUSCOPE_PMUACR_P			GENMASK_ULL(30, 0)
+#define PMUSCOPE_PMUACR_C			BIT_ULL(31)
+#define PMUSCOPE_PMUACR_F0			BIT_ULL(32)
+
+/* Bit 32 of PMCNTEN/PMOVS/PMINTEN: the fixed instruction counter (ICNTR). */
+#define PMUSCOPE_CNT_ICNTR			BIT_ULL(32)
 
 /* ---------------------------------------- PMU snapshot (FEAT_PMUv3_SS) */
-#define PMUSCOPE_SYS_PMSSCR_EL1			sys_reg(3, 0, 9, 13, 3)
-#define PMUSCOPE_SYS_PMCCNTSVR_EL1		sys_reg(2, 0, 14, 11, 7)
-#define PMUSCOPE_SYS_PMICNTSVR_EL1		sys_reg(2, 0, 14, 12, 0)
-#define PMUSCOPE_SYS_PMEVCNTSVR_EL1(n)		PMUSCOPE_SYS_N(sys_reg(2, 0, 14, 8, 0), n)
 
 #define PMUSCOPE_PMSSCR_SS			BIT_ULL(0)
 #define PMUSCOPE_PMSSCR_NC			BIT_ULL(32)
 
-/* --------------------------------------------------------------------- SPE */
-#define PMUSCOPE_SYS_PMSIDR_EL1			sys_reg(3, 0, 9, 9, 7)
-#define PMUSCOPE_SYS_PMBIDR_EL1			sys_reg(3, 0, 9, 10, 7)
+/* PMECR_EL1 (FEAT_EBEP, FEAT_PMUv3_SS). */
+#define PMUSCOPE_PMECR_PMEE			GENMASK_ULL(1, 0)
+#define PMUSCOPE_PMECR_KPME			BIT_ULL(2)
+#define PMUSCOPE_PMECR_SSE			GENMASK_ULL(4, 3)
 
+/* --------------------------------------------------------------------- SPE */
+
+#define PMUSCOPE_PMSIDR_FE			BIT_ULL(0)
+#define PMUSCOPE_PMSIDR_FT			BIT_ULL(1)
+#define PMUSCOPE_PMSIDR_FL			BIT_ULL(2)
+#define PMUSCOPE_PMSIDR_ARCHINST		BIT_ULL(3)
+#define PMUSCOPE_PMSIDR_LDS			BIT_ULL(4)
+#define PMUSCOPE_PMSIDR_ERND			BIT_ULL(5)
+#define PMUSCOPE_PMSIDR_FNE			BIT_ULL(6)
 #define PMUSCOPE_PMSIDR_INTERVAL		GENMASK_ULL(11, 8)
 #define PMUSCOPE_PMSIDR_MAXSIZE			GENMASK_ULL(15, 12)
 #define PMUSCOPE_PMSIDR_COUNTSIZE		GENMASK_ULL(19, 16)
 #define PMUSCOPE_PMSIDR_FORMAT			GENMASK_ULL(23, 20)
+#define PMUSCOPE_PMSIDR_PBT			BIT_ULL(24)
 #define PMUSCOPE_PMBIDR_ALIGN			GENMASK_ULL(3, 0)
 #define PMUSCOPE_PMBIDR_P			BIT_ULL(4)
 #define PMUSCOPE_PMBIDR_F			BIT_ULL(5)
+#define PMUSCOPE_PMBIDR_EA			GENMASK_ULL(11, 8)
+
+#define PMUSCOPE_PMSCR_E0SPE			BIT_ULL(0)
+#define PMUSCOPE_PMSCR_E1SPE			BIT_ULL(1)
+#define PMUSCOPE_PMSCR_CX			BIT_ULL(3)
+#define PMUSCOPE_PMSCR_PA			BIT_ULL(4)
+#define PMUSCOPE_PMSCR_TS			BIT_ULL(5)
+#define PMUSCOPE_PMSCR_PCT			GENMASK_ULL(7, 6)
+#define PMUSCOPE_PMSICR_COUNT			GENMASK_ULL(31, 0)
+#define PMUSCOPE_PMSICR_ECOUNT			GENMASK_ULL(63, 56)
+#define PMUSCOPE_PMSIRR_RND			BIT_ULL(0)
+#define PMUSCOPE_PMSIRR_INTERVAL		GENMASK_ULL(31, 8)
+#define PMUSCOPE_PMSFCR_FE			BIT_ULL(0)
+#define PMUSCOPE_PMSFCR_FT			BIT_ULL(1)
+#define PMUSCOPE_PMSFCR_FL			BIT_ULL(2)
+#define PMUSCOPE_PMSFCR_FNE			BIT_ULL(3)
+#define PMUSCOPE_PMSFCR_B			BIT_ULL(16)
+#define PMUSCOPE_PMSFCR_LD			BIT_ULL(17)
+#define PMUSCOPE_PMSFCR_ST			BIT_ULL(18)
+#define PMUSCOPE_PMSLATFR_MINLAT		GENMASK_ULL(15, 0)
+#define PMUSCOPE_PMBLIMITR_E			BIT_ULL(0)
+#define PMUSCOPE_PMBLIMITR_FM			GENMASK_ULL(2, 1)
+#define PMUSCOPE_PMBLIMITR_FM_FILL		0x0
+#define PMUSCOPE_PMBLIMITR_FM_DISCARD		0x2
+#define PMUSCOPE_PMBLIMITR_PMFZ			BIT_ULL(5)
+#define PMUSCOPE_PMBLIMITR_LIMIT		GENMASK_ULL(63, 12)
+#define PMUSCOPE_PMBSR_MSS			GENMASK_ULL(15, 0)
+#define PMUSCOPE_PMBSR_COLL			BIT_ULL(16)
+#define PMUSCOPE_PMBSR_S			BIT_ULL(17)
+#define PMUSCOPE_PMBSR_EA			BIT_ULL(18)
+#define PMUSCOPE_PMBSR_DL			BIT_ULL(19)
+#define PMUSCOPE_PMBSR_EC			GENMASK_ULL(31, 26)
+#define PMUSCOPE_PMBSR_EC_BUF			0x00
+#define PMUSCOPE_PMBSR_EC_FAULT_S1		0x24
+#define PMUSCOPE_PMBSR_EC_FAULT_S2		0x25
+#define PMUSCOPE_PMBSR_BSC			GENMASK_ULL(5, 0)
+#define PMUSCOPE_PMBSR_BSC_FULL			0x1
+#define PMUSCOPE_PMBSR_FSC			GENMASK_ULL(5, 0)
 
 /* --------------------------------------------------------------------- AMU */
-#define PMUSCOPE_SYS_AM_EL0(crm, op2)		sys_reg(3, 3, 13, (crm), (op2))
-#define PMUSCOPE_SYS_AMCR_EL0			PMUSCOPE_SYS_AM_EL0(2, 0)
-#define PMUSCOPE_SYS_AMCFGR_EL0			PMUSCOPE_SYS_AM_EL0(2, 1)
-#define PMUSCOPE_SYS_AMCGCR_EL0			PMUSCOPE_SYS_AM_EL0(2, 2)
 
+#define PMUSCOPE_AMCR_HDBG			BIT_ULL(10)
+#define PMUSCOPE_AMCR_CG1RZ			BIT_ULL(17)
 #define PMUSCOPE_AMCFGR_N			GENMASK_ULL(7, 0)
 #define PMUSCOPE_AMCFGR_SIZE			GENMASK_ULL(13, 8)
+#define PMUSCOPE_AMCFGR_HDBG			BIT_ULL(24)
 #define PMUSCOPE_AMCFGR_NCG			GENMASK_ULL(31, 28)
 #define PMUSCOPE_AMCGCR_CG0NC			GENMASK_ULL(7, 0)
 #define PMUSCOPE_AMCGCR_CG1NC			GENMASK_ULL(15, 8)
+#define PMUSCOPE_AMCG1IDR_CNTEN			GENMASK_ULL(15, 0)
+#define PMUSCOPE_AMCG1IDR_HDBG			GENMASK_ULL(31, 16)
+#define PMUSCOPE_AMU_V1				0x1
+#define PMUSCOPE_AMU_V1P1			0x2
 
-/* The index arithmetic above, checked against the Arm ARM encodings. */
+/* The generated family encodings, checked against the Arm ARM. */
 static_assert(PMUSCOPE_SYS_PMEVCNTR_EL0(0) == sys_reg(3, 3, 14, 8, 0));
 static_assert(PMUSCOPE_SYS_PMEVCNTR_EL0(13) == sys_reg(3, 3, 14, 9, 5));
 static_assert(PMUSCOPE_SYS_PMEVCNTR_EL0(30) == sys_reg(3, 3, 14, 11, 6));
 static_assert(PMUSCOPE_SYS_PMEVTYPER_EL0(30) == sys_reg(3, 3, 14, 15, 6));
 static_assert(PMUSCOPE_SYS_PMEVCNTSVR_EL1(30) == sys_reg(2, 0, 14, 11, 6));
+static_assert(PMUSCOPE_SYS_AMEVCNTR1_EL0(15) == sys_reg(3, 3, 13, 13, 7));
+static_assert(PMUSCOPE_MAX_EVENT_COUNTERS == PMUSCOPE_NR_PMEVCNTR);
 
 #endif /* __PMUSCOPE_REGS_H */

@@ -36,9 +36,30 @@ static ssize_t kernel_el_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute pmuscope_attr_kernel_el = __ATTR_RO(kernel_el);
 
+/* 1 in pmuscope_emu.ko: the registers are the register model's. */
+static ssize_t emulated_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%d\n", pmuscope_emu_active());
+}
+
+static struct kobj_attribute pmuscope_attr_emulated = __ATTR_RO(emulated);
+
+/* The emulated CPU profile; empty in pmuscope.ko. */
+static ssize_t emulated_profile_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", pmuscope_emu_profile_name());
+}
+
+static struct kobj_attribute pmuscope_attr_emulated_profile =
+	__ATTR_RO(emulated_profile);
+
 static struct attribute *pmuscope_root_attrs[] = {
 	&pmuscope_attr_version.attr,
 	&pmuscope_attr_kernel_el.attr,
+	&pmuscope_attr_emulated.attr,
+	&pmuscope_attr_emulated_profile.attr,
 	NULL
 };
 

@@ -4,10 +4,17 @@
 # checkpatch.pl --strict from the kernel tree. Zero findings or exit 1.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+status=0
 
 kdir=$("$PMUSCOPE_TOP/scripts/build-kernel.sh") || exit 1
+
+# The generated register code matches drivers/pmuscope_regs.tbl.
+if python3 "$PMUSCOPE_TOP/scripts/gen-regs.py" --check; then
+	echo "register table: generated files up to date"
+else
+	status=1
+fi
 ksrc=$(readlink -f "$kdir/source")
-status=0
 
 out=$(make -s -C "$kdir" M="$PMUSCOPE_TOP" ARCH=arm64 CROSS_COMPILE="$PMUSCOPE_CROSS" \
 	PMUSCOPE_KUNIT=1 C=2 CHECK=sparse modules 2>&1)
@@ -20,7 +27,7 @@ else
 fi
 
 cd "$PMUSCOPE_TOP" || exit 1
-files=$(ls drivers/*.[ch] include/*.h include/uapi/linux/*.h tests/kunit/*.[ch] \
+files=$(ls drivers/*.[ch] include/*.h include/uapi/linux/*.h tests/kunit/*.[ch] tests/emu/*.[ch] \
 	tests/guest/kmod/*.c 2>/dev/null)
 # shellcheck disable=SC2086
 out=$("$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \

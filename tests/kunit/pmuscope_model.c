@@ -119,14 +119,44 @@ void pmuscope_model_reset(unsigned int cpu,
 {
 	struct pmuscope_model_cpu *m;
 	unsigned long flags;
+	bool passthrough;
+	unsigned int n;
 
 	pmuscope_model_setup();
 	m = pmuscope_model_get(cpu);
 
 	raw_spin_lock_irqsave(&m->lock, flags);
+	passthrough = m->passthrough;
+	n = m->n;
 	memset((char *)m + offsetofend(struct pmuscope_model_cpu, lock), 0,
 	       sizeof(*m) - offsetofend(struct pmuscope_model_cpu, lock));
 	m->prof = prof;
+	m->passthrough = passthrough;
+	m->n = passthrough ? n : prof ? FIELD_GET(PMUSCOPE_PMCR_N, prof->pmcr) : 0;
+	if (prof) {
+		pmuscope_model_ss_reset(m);
+		pmuscope_model_spe_reset(m);
+		pmuscope_model_amu_reset(m);
+	}
+	raw_spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/*
+ * pmuscope_emu.ko, on @cpu itself: the PMUv3 registers become the CPU's
+ * own, and PMCR_EL0.N the CPU's.
+ */
+void pmuscope_model_set_passthrough(unsigned int cpu, bool on)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+	unsigned long flags;
+
+	pmuscope_model_setup();
+	raw_spin_lock_irqsave(&m->lock, flags);
+	m->passthrough = on;
+	if (on)
+		m->n = FIELD_GET(PMUSCOPE_PMCR_N, pmuscope_hw_mrs(PMUSCOPE_REG_PMCR_EL0));
+	else
+		m->n = m->prof ? FIELD_GET(PMUSCOPE_PMCR_N, m->prof->pmcr) : 0;
 	raw_spin_unlock_irqrestore(&m->lock, flags);
 }
 
@@ -174,108 +204,96 @@ static bool pmuscope_model_in(enum pmuscope_reg reg, enum pmuscope_reg base,
 	return true;
 }
 
+const struct pmuscope_reg_desc *pmuscope_model_desc(enum pmuscope_reg reg)
+{
+	return reg < PMUSCOPE_REG_NR ? &pmuscope_reg_descs[reg] : NULL;
+}
+
+/*
+ * Whether @reg exists on a CPU of profile @p with PMCR_EL0.N = @n: the gate
+ * the register table gives it, evaluated on the profile's ID registers.
+ * Arm ARM: each register's "Configuration" section ("present only when
+ * FEAT_x is implemented ... otherwise UNDEFINED"); counters n >= PMCR_EL0.N
+ * are UNDEFINED (D24.5 PMEVCNTR<n>_EL0 accessibility pseudocode).
+ */
+static bool pmuscope_model_gate_open(const struct pmuscope_model_profile *p,
+				     unsigned int n, const struct pmuscope_reg_desc *d)
+{
+	bool pmu = pmuscope_model_has_pmu(p);
+	bool ss = pmu && FIELD_GET(PMUSCOPE_DFR0_PMSS, p->dfr0);
+	bool icntr = pmu && FIELD_GET(PMUSCOPE_DFR1_PMICNTR, p->dfr1);
+	unsigned int amu = FIELD_GET(PMUSCOPE_PFR0_AMU, p->pfr0);
+	bool cg1 = amu && FIELD_GET(PMUSCOPE_AMCFGR_NCG, p->amcfgr) >= 1;
+
+	switch (d->gate) {
+	case PMUSCOPE_GATE_ALWAYS:
+		return true;
+	case PMUSCOPE_GATE_PMU:
+		return pmu;
+	case PMUSCOPE_GATE_PMU_N:
+		return pmu && d->index < n;
+	case PMUSCOPE_GATE_PMUV3P9:
+		return pmu && pmuscope_model_pmuver(p) >= PMUSCOPE_PMUVER_V3P9;
+	case PMUSCOPE_GATE_ICNTR:
+		return icntr;
+	case PMUSCOPE_GATE_SS:
+		return ss;
+	case PMUSCOPE_GATE_SS_N:
+		return ss && d->index < n;
+	case PMUSCOPE_GATE_SS_ICNTR:
+		return ss && icntr;
+	case PMUSCOPE_GATE_PMECR:
+		return ss || (pmu && FIELD_GET(PMUSCOPE_DFR1_EBEP, p->dfr1));
+	case PMUSCOPE_GATE_SPE:
+		return FIELD_GET(PMUSCOPE_DFR0_PMSVER, p->dfr0);
+	case PMUSCOPE_GATE_SPE_FNE:
+		return FIELD_GET(PMUSCOPE_DFR0_PMSVER, p->dfr0) &&
+		       (p->pmsidr & PMUSCOPE_PMSIDR_FNE);
+	case PMUSCOPE_GATE_AMU:
+		return amu;
+	case PMUSCOPE_GATE_AMU_V1P1:
+		return amu >= PMUSCOPE_AMU_V1P1;
+	case PMUSCOPE_GATE_AMU_CG0_N:
+		return amu && d->index < FIELD_GET(PMUSCOPE_AMCGCR_CG0NC, p->amcgcr);
+	case PMUSCOPE_GATE_AMU_CG1:
+		return cg1;
+	case PMUSCOPE_GATE_AMU_CG1_N:
+		/* AMUv1p1: a counter missing from AMCG1IDR_EL0 is UNDEFINED. */
+		return cg1 && d->index < FIELD_GET(PMUSCOPE_AMCGCR_CG1NC, p->amcgcr) &&
+		       (amu < PMUSCOPE_AMU_V1P1 ||
+			(FIELD_GET(PMUSCOPE_AMCG1IDR_CNTEN, p->amcg1idr) & BIT(d->index)));
+	default:
+		return false;
+	}
+}
+
 bool pmuscope_model_implements(const struct pmuscope_model_profile *p,
 			       enum pmuscope_reg reg)
 {
-	unsigned int n;
-
-	if (!p)
+	if (!p || reg >= PMUSCOPE_REG_NR)
 		return false;
-	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTR0_EL0, &n) ||
-	    pmuscope_model_in(reg, PMUSCOPE_REG_PMEVTYPER0_EL0, &n))
-		return pmuscope_model_has_pmu(p) && n < pmuscope_model_n(p);
-	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTSVR0_EL1, &n))
-		return pmuscope_model_has_pmu(p) && n < pmuscope_model_n(p) &&
-		       FIELD_GET(PMUSCOPE_DFR0_PMSS, p->dfr0);
-
-	switch (reg) {
-	case PMUSCOPE_REG_MIDR_EL1:
-	case PMUSCOPE_REG_ID_AA64PFR0_EL1:
-	case PMUSCOPE_REG_ID_AA64DFR0_EL1:
-	case PMUSCOPE_REG_ID_AA64DFR1_EL1:
-		return true;
-	case PMUSCOPE_REG_PMCR_EL0 ... PMUSCOPE_REG_PMUSERENR_EL0:
-		return pmuscope_model_has_pmu(p);
-	case PMUSCOPE_REG_PMSSCR_EL1:
-	case PMUSCOPE_REG_PMCCNTSVR_EL1:
-		return pmuscope_model_has_pmu(p) &&
-		       FIELD_GET(PMUSCOPE_DFR0_PMSS, p->dfr0);
-	case PMUSCOPE_REG_PMSIDR_EL1:
-	case PMUSCOPE_REG_PMBIDR_EL1:
-		return FIELD_GET(PMUSCOPE_DFR0_PMSVER, p->dfr0);
-	case PMUSCOPE_REG_AMCR_EL0:
-	case PMUSCOPE_REG_AMCFGR_EL0:
-	case PMUSCOPE_REG_AMCGCR_EL0:
-		return FIELD_GET(PMUSCOPE_PFR0_AMU, p->pfr0);
-	default:
-		return false;
-	}
+	return pmuscope_model_gate_open(p, pmuscope_model_n(p), &pmuscope_reg_descs[reg]);
 }
 
-static bool pmuscope_model_read_only(enum pmuscope_reg reg)
+/* The same, with PMCR_EL0.N as this CPU has it (the real one in passthrough). */
+static bool pmuscope_model_cpu_implements(struct pmuscope_model_cpu *m,
+					  enum pmuscope_reg reg)
 {
-	unsigned int n;
-
-	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTSVR0_EL1, &n))
-		return true;
-	switch (reg) {
-	case PMUSCOPE_REG_MIDR_EL1:
-	case PMUSCOPE_REG_ID_AA64PFR0_EL1:
-	case PMUSCOPE_REG_ID_AA64DFR0_EL1:
-	case PMUSCOPE_REG_ID_AA64DFR1_EL1:
-	case PMUSCOPE_REG_PMCEID0_EL0:
-	case PMUSCOPE_REG_PMCEID1_EL0:
-	case PMUSCOPE_REG_PMCCNTSVR_EL1:
-	case PMUSCOPE_REG_PMSIDR_EL1:
-	case PMUSCOPE_REG_PMBIDR_EL1:
-	case PMUSCOPE_REG_AMCFGR_EL0:
-	case PMUSCOPE_REG_AMCGCR_EL0:
-		return true;
-	default:
+	if (!m->prof || reg >= PMUSCOPE_REG_NR)
 		return false;
-	}
+	return pmuscope_model_gate_open(m->prof, m->n, &pmuscope_reg_descs[reg]);
 }
-
-static const char * const pmuscope_model_names[PMUSCOPE_REG_NR] = {
-	[PMUSCOPE_REG_MIDR_EL1] = "MIDR_EL1",
-	[PMUSCOPE_REG_ID_AA64PFR0_EL1] = "ID_AA64PFR0_EL1",
-	[PMUSCOPE_REG_ID_AA64DFR0_EL1] = "ID_AA64DFR0_EL1",
-	[PMUSCOPE_REG_ID_AA64DFR1_EL1] = "ID_AA64DFR1_EL1",
-	[PMUSCOPE_REG_PMCR_EL0] = "PMCR_EL0",
-	[PMUSCOPE_REG_PMCNTENSET_EL0] = "PMCNTENSET_EL0",
-	[PMUSCOPE_REG_PMCNTENCLR_EL0] = "PMCNTENCLR_EL0",
-	[PMUSCOPE_REG_PMOVSCLR_EL0] = "PMOVSCLR_EL0",
-	[PMUSCOPE_REG_PMOVSSET_EL0] = "PMOVSSET_EL0",
-	[PMUSCOPE_REG_PMINTENSET_EL1] = "PMINTENSET_EL1",
-	[PMUSCOPE_REG_PMINTENCLR_EL1] = "PMINTENCLR_EL1",
-	[PMUSCOPE_REG_PMSWINC_EL0] = "PMSWINC_EL0",
-	[PMUSCOPE_REG_PMSELR_EL0] = "PMSELR_EL0",
-	[PMUSCOPE_REG_PMCEID0_EL0] = "PMCEID0_EL0",
-	[PMUSCOPE_REG_PMCEID1_EL0] = "PMCEID1_EL0",
-	[PMUSCOPE_REG_PMCCNTR_EL0] = "PMCCNTR_EL0",
-	[PMUSCOPE_REG_PMCCFILTR_EL0] = "PMCCFILTR_EL0",
-	[PMUSCOPE_REG_PMUSERENR_EL0] = "PMUSERENR_EL0",
-	[PMUSCOPE_REG_PMSSCR_EL1] = "PMSSCR_EL1",
-	[PMUSCOPE_REG_PMCCNTSVR_EL1] = "PMCCNTSVR_EL1",
-	[PMUSCOPE_REG_PMSIDR_EL1] = "PMSIDR_EL1",
-	[PMUSCOPE_REG_PMBIDR_EL1] = "PMBIDR_EL1",
-	[PMUSCOPE_REG_AMCR_EL0] = "AMCR_EL0",
-	[PMUSCOPE_REG_AMCFGR_EL0] = "AMCFGR_EL0",
-	[PMUSCOPE_REG_AMCGCR_EL0] = "AMCGCR_EL0",
-};
 
 void pmuscope_model_reg_name(enum pmuscope_reg reg, char *buf, size_t len)
 {
-	unsigned int n;
-
-	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTR0_EL0, &n))
-		snprintf(buf, len, "PMEVCNTR%u_EL0", n);
-	else if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVTYPER0_EL0, &n))
-		snprintf(buf, len, "PMEVTYPER%u_EL0", n);
-	else if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTSVR0_EL1, &n))
-		snprintf(buf, len, "PMEVCNTSVR%u_EL1", n);
-	else if (reg < PMUSCOPE_REG_NR && pmuscope_model_names[reg])
-		snprintf(buf, len, "%s", pmuscope_model_names[reg]);
+	if (reg < PMUSCOPE_REG_NR)
+		snprintf(buf, len, "%s", pmuscope_reg_descs[reg].name);
+	else if (reg == PMUSCOPE_MODEL_ISB)
+		snprintf(buf, len, "isb");
+	else if (reg == PMUSCOPE_MODEL_PSB)
+		snprintf(buf, len, "psb csync");
+	else if (reg == PMUSCOPE_MODEL_DSB)
+		snprintf(buf, len, "dsb nsh");
 	else
 		snprintf(buf, len, "register#%d", reg);
 }
@@ -378,16 +396,21 @@ static bool pmuscope_model_el_counted(u64 typer, unsigned int el)
 	}
 }
 
-/* Let @n events of type @event happen on @cpu at exception level @el. */
-static void pmuscope_model_count_locked(struct pmuscope_model_cpu *m, u16 event,
-					unsigned int el, u64 n)
+/*
+ * Let @n events of type @event happen on @m at exception level @el: every
+ * enabled counter programmed with @event and not filtered at @el counts
+ * (Arm ARM D13.4 "Enabling event counters", D13.5 filtering). In
+ * passthrough the CPU's own PMU counts by itself: nothing to do here.
+ */
+void pmuscope_model_count_locked(struct pmuscope_model_cpu *m, u16 event,
+				 unsigned int el, u64 n)
 {
 	const struct pmuscope_model_profile *p = m->prof;
 	unsigned int i;
 
-	if (!p || !pmuscope_model_has_pmu(p))
+	if (!p || !pmuscope_model_has_pmu(p) || m->passthrough)
 		return;
-	for (i = 0; i < pmuscope_model_n(p); i++)
+	for (i = 0; i < m->n; i++)
 		if (pmuscope_model_counting(m, i) &&
 		    FIELD_GET(PMUSCOPE_EVTYPER_EVTCOUNT, m->evtyper[i]) == event &&
 		    pmuscope_model_el_counted(m->evtyper[i], el))
@@ -399,8 +422,8 @@ static void pmuscope_model_count_locked(struct pmuscope_model_cpu *m, u16 event,
 }
 
 /* ---------------------------------------------------------------- accessors */
-static u64 pmuscope_model_do_read(struct pmuscope_model_cpu *m,
-				  enum pmuscope_reg reg)
+static u64 pmuscope_model_pmu_read(struct pmuscope_model_cpu *m,
+				   enum pmuscope_reg reg)
 {
 	const struct pmuscope_model_profile *p = m->prof;
 	unsigned int n;
@@ -409,18 +432,8 @@ static u64 pmuscope_model_do_read(struct pmuscope_model_cpu *m,
 		return m->evcnt[n];
 	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVTYPER0_EL0, &n))
 		return m->evtyper[n];
-	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTSVR0_EL1, &n))
-		return 0;
 
 	switch (reg) {
-	case PMUSCOPE_REG_MIDR_EL1:
-		return p->midr;
-	case PMUSCOPE_REG_ID_AA64PFR0_EL1:
-		return p->pfr0;
-	case PMUSCOPE_REG_ID_AA64DFR0_EL1:
-		return p->dfr0;
-	case PMUSCOPE_REG_ID_AA64DFR1_EL1:
-		return p->dfr1;
 	case PMUSCOPE_REG_PMCR_EL0:
 		return (p->pmcr & (PMUSCOPE_PMCR_N | PMUSCOPE_PMCR_IDCODE |
 				   PMUSCOPE_PMCR_IMP)) | m->pmcr;
@@ -445,25 +458,15 @@ static u64 pmuscope_model_do_read(struct pmuscope_model_cpu *m,
 		return m->ccfiltr;
 	case PMUSCOPE_REG_PMUSERENR_EL0:
 		return m->userenr;
-	case PMUSCOPE_REG_PMSSCR_EL1:
-		return m->pmsscr;
-	case PMUSCOPE_REG_PMSIDR_EL1:
-		return p->pmsidr;
-	case PMUSCOPE_REG_PMBIDR_EL1:
-		return p->pmbidr;
-	case PMUSCOPE_REG_AMCR_EL0:
-		return m->amcr;
-	case PMUSCOPE_REG_AMCFGR_EL0:
-		return p->amcfgr;
-	case PMUSCOPE_REG_AMCGCR_EL0:
-		return p->amcgcr;
+	case PMUSCOPE_REG_PMUACR_EL1:
+		return m->pmuacr;
 	default:
 		return 0;
 	}
 }
 
-static void pmuscope_model_do_write(struct pmuscope_model_cpu *m,
-				    enum pmuscope_reg reg, u64 val)
+static void pmuscope_model_pmu_write(struct pmuscope_model_cpu *m,
+				     enum pmuscope_reg reg, u64 val)
 {
 	const struct pmuscope_model_profile *p = m->prof;
 	u64 cmask = pmuscope_model_cnt_mask(p);
@@ -515,20 +518,105 @@ static void pmuscope_model_do_write(struct pmuscope_model_cpu *m,
 		m->ccfiltr = val & GENMASK_ULL(31, 24);
 		break;
 	case PMUSCOPE_REG_PMUSERENR_EL0:
-		m->userenr = val & GENMASK_ULL(3, 0);
+		/* IR, UEN and TID exist from PMUv3p9 / ICNTR only. */
+		m->userenr = val & (pmuscope_model_pmuver(p) >= PMUSCOPE_PMUVER_V3P9 ?
+				    GENMASK_ULL(6, 0) : GENMASK_ULL(3, 0));
+		break;
+	case PMUSCOPE_REG_PMUACR_EL1:
+		m->pmuacr = val & (cmask | (FIELD_GET(PMUSCOPE_DFR1_PMICNTR, p->dfr1) ?
+					    PMUSCOPE_PMUACR_F0 : 0));
 		break;
 	case PMUSCOPE_REG_PMSWINC_EL0:
 		/* Counts only on enabled counters programmed with SW_INCR. */
-		for (i = 0; i < pmuscope_model_n(p); i++)
+		for (i = 0; i < m->n; i++)
 			if ((val & BIT_ULL(i)) && pmuscope_model_counting(m, i) &&
 			    !FIELD_GET(PMUSCOPE_EVTYPER_EVTCOUNT, m->evtyper[i]))
 				pmuscope_model_tick_counter(m, i, 1);
 		break;
-	case PMUSCOPE_REG_PMSSCR_EL1:
-		m->pmsscr = val & PMUSCOPE_PMSSCR_SS;
+	default:
 		break;
-	case PMUSCOPE_REG_AMCR_EL0:
-		m->amcr = val;
+	}
+}
+
+/*
+ * Passthrough (pmuscope_emu.ko): the PMUv3 registers every PMUv3 has are
+ * the CPU's own. A profile below PMUv3p5 run on a CPU whose event counters
+ * are 64-bit sees them as the 32-bit counters it has (PMCR_EL0.LP = 0, so
+ * the overflow is at bit 31 on both).
+ */
+static bool pmuscope_model_is_passthrough(struct pmuscope_model_cpu *m,
+					  const struct pmuscope_reg_desc *d)
+{
+	return m->passthrough && d->unit == PMUSCOPE_RU_PMU &&
+	       (d->gate == PMUSCOPE_GATE_PMU || d->gate == PMUSCOPE_GATE_PMU_N);
+}
+
+static u64 pmuscope_model_do_read(struct pmuscope_model_cpu *m,
+				  enum pmuscope_reg reg)
+{
+	const struct pmuscope_model_profile *p = m->prof;
+	const struct pmuscope_reg_desc *d = &pmuscope_reg_descs[reg];
+	unsigned int n;
+
+	if (pmuscope_model_is_passthrough(m, d)) {
+		u64 val = pmuscope_hw_mrs(reg);
+
+		if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTR0_EL0, &n))
+			val &= pmuscope_model_evcnt_mask(p);
+		return val;
+	}
+
+	switch (d->unit) {
+	case PMUSCOPE_RU_ID:
+		switch (reg) {
+		case PMUSCOPE_REG_MIDR_EL1:
+			return p->midr;
+		case PMUSCOPE_REG_ID_AA64PFR0_EL1:
+			return p->pfr0;
+		case PMUSCOPE_REG_ID_AA64DFR0_EL1:
+			return p->dfr0;
+		case PMUSCOPE_REG_ID_AA64DFR1_EL1:
+			return p->dfr1;
+		default:
+			return 0;
+		}
+	case PMUSCOPE_RU_PMU:
+		return pmuscope_model_pmu_read(m, reg);
+	case PMUSCOPE_RU_ICNTR:
+	case PMUSCOPE_RU_SS:
+		return pmuscope_model_ss_read(m, reg);
+	case PMUSCOPE_RU_SPE:
+		return pmuscope_model_spe_read(m, reg);
+	case PMUSCOPE_RU_AMU:
+		return pmuscope_model_amu_read(m, reg);
+	default:
+		return 0;
+	}
+}
+
+static void pmuscope_model_do_write(struct pmuscope_model_cpu *m,
+				    enum pmuscope_reg reg, u64 val)
+{
+	const struct pmuscope_reg_desc *d = &pmuscope_reg_descs[reg];
+
+	if (pmuscope_model_is_passthrough(m, d)) {
+		pmuscope_hw_msr(reg, val);
+		return;
+	}
+
+	switch (d->unit) {
+	case PMUSCOPE_RU_PMU:
+		pmuscope_model_pmu_write(m, reg, val);
+		break;
+	case PMUSCOPE_RU_ICNTR:
+	case PMUSCOPE_RU_SS:
+		pmuscope_model_ss_write(m, reg, val);
+		break;
+	case PMUSCOPE_RU_SPE:
+		pmuscope_model_spe_write(m, reg, val);
+		break;
+	case PMUSCOPE_RU_AMU:
+		pmuscope_model_amu_write(m, reg, val);
 		break;
 	default:
 		break;
@@ -546,15 +634,26 @@ void pmuscope_model_write(enum pmuscope_reg reg, u64 val)
 	pmuscope_model_write_cpu(raw_smp_processor_id(), reg, val);
 }
 
-void pmuscope_model_isb(void)
+void pmuscope_model_barrier(enum pmuscope_barrier b)
 {
 	struct pmuscope_model_cpu *m = pmuscope_model_get(raw_smp_processor_id());
 	unsigned long flags;
 
+	if (WARN_ON_ONCE(b > PMUSCOPE_BARRIER_DSB_NSH))
+		return;
 	raw_spin_lock_irqsave(&m->lock, flags);
-	m->isbs++;
-	pmuscope_model_log(m, PMUSCOPE_MODEL_ISB, false, 0);
+	if (b == PMUSCOPE_BARRIER_ISB)
+		m->isbs++;
+	m->barriers[b]++;
+	pmuscope_model_log(m, PMUSCOPE_REG_NR + b, false, 0);
+	if (m->prof) {
+		pmuscope_model_ss_barrier(m, b);
+		pmuscope_model_spe_barrier(m, b);
+	}
 	raw_spin_unlock_irqrestore(&m->lock, flags);
+	/* The CPU's own barrier too: passthrough registers are real. */
+	if (m->passthrough && b == PMUSCOPE_BARRIER_ISB)
+		isb();
 }
 
 /* Accesses on a named CPU's registers, for the model's own tests. */
@@ -565,8 +664,8 @@ u64 pmuscope_model_read_cpu(unsigned int cpu, enum pmuscope_reg reg)
 	u64 val = 0;
 
 	raw_spin_lock_irqsave(&m->lock, flags);
-	if (reg >= PMUSCOPE_REG_NR || !pmuscope_model_implements(m->prof, reg) ||
-	    reg == PMUSCOPE_REG_PMSWINC_EL0) {
+	if (!pmuscope_model_cpu_implements(m, reg) ||
+	    pmuscope_reg_descs[reg].access == PMUSCOPE_ACC_WO) {
 		pmuscope_model_violation(m, reg, false, 0);
 	} else {
 		if (m->inject.armed && m->inject.reg == reg) {
@@ -587,14 +686,61 @@ void pmuscope_model_write_cpu(unsigned int cpu, enum pmuscope_reg reg, u64 val)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&m->lock, flags);
-	if (reg >= PMUSCOPE_REG_NR || !pmuscope_model_implements(m->prof, reg) ||
-	    pmuscope_model_read_only(reg)) {
+	if (!pmuscope_model_cpu_implements(m, reg) ||
+	    pmuscope_reg_descs[reg].access == PMUSCOPE_ACC_RO) {
 		pmuscope_model_violation(m, reg, true, val);
 	} else {
 		m->writes[reg]++;
 		pmuscope_model_do_write(m, reg, val);
 		pmuscope_model_log(m, reg, true, val);
 	}
+	raw_spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/* A counter's value for the other units (snapshot captures it). */
+u64 pmuscope_model_pmu_counter_locked(struct pmuscope_model_cpu *m,
+				      unsigned int idx)
+{
+	if (idx == PMUSCOPE_CYCLE_IDX)
+		return m->passthrough ? pmuscope_hw_mrs(PMUSCOPE_REG_PMCCNTR_EL0) : m->ccnt;
+	if (idx >= m->n)
+		return 0;
+	if (m->passthrough)
+		return pmuscope_hw_mrs(PMUSCOPE_REG_PMEVCNTR(idx)) &
+		       pmuscope_model_evcnt_mask(m->prof);
+	return m->evcnt[idx];
+}
+
+/*
+ * Run @w on @m: the PMU counts its events, then every other unit advances
+ * on the same work (see struct pmuscope_model_work).
+ */
+void pmuscope_model_run_locked(struct pmuscope_model_cpu *m,
+			       const struct pmuscope_model_work *w)
+{
+	if (!m->prof)
+		return;
+	pmuscope_model_count_locked(m, 0x11, w->el, w->cycles);	/* CPU_CYCLES */
+	pmuscope_model_count_locked(m, 0x08, w->el, w->insts);	/* INST_RETIRED */
+	pmuscope_model_count_locked(m, 0x1b, w->el, w->insts);	/* INST_SPEC */
+	pmuscope_model_count_locked(m, 0x06, w->el, w->loads);	/* LD_RETIRED */
+	pmuscope_model_count_locked(m, 0x07, w->el, w->stores);	/* ST_RETIRED */
+	pmuscope_model_count_locked(m, 0x13, w->el, w->loads + w->stores); /* MEM_ACCESS */
+	pmuscope_model_count_locked(m, 0x21, w->el, w->branches);	/* BR_RETIRED */
+	pmuscope_model_count_locked(m, 0x22, w->el, w->mispredicts); /* BR_MIS_PRED_RETIRED */
+	pmuscope_model_count_locked(m, 0x4005, w->el, w->mem_stall_cycles); /* STALL_BACKEND_MEM */
+	pmuscope_model_ss_run(m, w);
+	pmuscope_model_spe_run(m, w);
+	pmuscope_model_amu_run(m, w);
+}
+
+void pmuscope_model_run(unsigned int cpu, const struct pmuscope_model_work *w)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&m->lock, flags);
+	pmuscope_model_run_locked(m, w);
 	raw_spin_unlock_irqrestore(&m->lock, flags);
 }
 
@@ -672,6 +818,3 @@ bool pmuscope_model_irq_line(unsigned int cpu)
 	raw_spin_unlock_irqrestore(&m->lock, flags);
 	return line;
 }
-
-MODULE_DESCRIPTION("pmuscope KUnit tests and register model");
-MODULE_LICENSE("GPL");

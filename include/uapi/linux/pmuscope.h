@@ -27,6 +27,7 @@
 #define PMUSCOPE_FEAT_POLL		(1ULL << 2)	/* wraps folded by polling */
 #define PMUSCOPE_FEAT_SHARED		(1ULL << 3)	/* sharing the PMU with perf */
 #define PMUSCOPE_FEAT_SWINC		(1ULL << 4)	/* PMUSCOPE_IOC_SWINC */
+#define PMUSCOPE_FEAT_EMULATED		(1ULL << 5)	/* register model, not hardware */
 
 struct pmuscope_handshake {
 	__u32 size;		/* in: sizeof(struct pmuscope_handshake) */

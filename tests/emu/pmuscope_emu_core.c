@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope_emu.ko: the whole pmuscope driver with the register model of
+ * tests/kunit behind the hardware seam, loadable in the QEMU test guest.
+ *
+ * The PMUv3 registers every PMUv3 has pass through to the CPU's own PMU
+ * (QEMU's), so counts stay real and exact; the model supplies what the
+ * CPU lacks for the chosen profile: the ID registers that advertise the
+ * other units, snapshots, SPE, the AMU, the fixed instruction counter.
+ * The model's time runs from a per-CPU timer; workloads are injected
+ * through debugfs (/sys/kernel/debug/pmuscope_emu/), never the uapi.
+ *
+ * It is a test artifact: flagged "emulated" in the handshake features, in
+ * sysfs and by the CLI, built only with PMUSCOPE_KUNIT=1, never installed,
+ * and it refuses to load beside pmuscope.ko (same device and sysfs names).
+ */
+
+#include <linux/bitfield.h>
+#include <linux/cpu.h>
+#include <linux/debugfs.h>
+#include <linux/hrtimer.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/tick.h>
+#include <linux/uaccess.h>
+
+#include "../kunit/pmuscope_model.h"
+#include "pmuscope_emu.h"
+
+static char *pmuscope_emu_param_profile = "neoverse-n1";
+module_param_named(profile, pmuscope_emu_param_profile, charp, 0444);
+MODULE_PARM_DESC(profile, "CPU profile to emulate: neoverse-n1, v9.4-like, cortex-a53 (default: neoverse-n1)");
+
+static unsigned int pmuscope_emu_param_icount_shift;
+module_param_named(icount_shift, pmuscope_emu_param_icount_shift, uint, 0444);
+MODULE_PARM_DESC(icount_shift,
+		 "QEMU -icount shift of the guest: one instruction per 2^shift ns of busy time, for the emulated AMU and ICNTR (default: 0)");
+
+static unsigned int pmuscope_emu_param_tick_us = 1000;
+module_param_named(tick_us, pmuscope_emu_param_tick_us, uint, 0444);
+MODULE_PARM_DESC(tick_us, "Period of the model's clock in microseconds (default: 1000)");
+
+static const struct pmuscope_model_profile *const pmuscope_emu_profiles[] = {
+	&pmuscope_model_neoverse_n1,
+	&pmuscope_model_v94,
+	&pmuscope_model_cortex_a53,
+};
+
+static const struct pmuscope_model_profile *pmuscope_emu_prof;
+
+/* The model's clock on one CPU; touched only on that CPU. */
+struct pmuscope_emu_cpu {
+	struct hrtimer timer;
+	u64 last_ns;		/* ktime_get_ns() at the last tick */
+	u64 last_idle_us;	/* get_cpu_idle_time_us() at the last tick */
+	bool running;
+};
+
+static DEFINE_PER_CPU(struct pmuscope_emu_cpu, pmuscope_emu_cpus);
+static struct dentry *pmuscope_emu_dir;
+static int pmuscope_emu_hp_state;
+
+bool pmuscope_emu_active(void)
+{
+	return pmuscope_emu_prof;
+}
+
+const char *pmuscope_emu_profile_name(void)
+{
+	return pmuscope_emu_prof ? pmuscope_emu_prof->name : "";
+}
+
+/* ------------------------------------------------------------ model clock */
+
+/*
+ * One tick: the time since the last one, split into idle (nothing but the
+ * system counter runs, Arm ARM D14.2 for the AMU, WFI/WFE) and busy time,
+ * at QEMU's 1 GHz virtual clock, becomes a piece of work for the model's
+ * non-PMU units. The PMU itself is QEMU's and counts by itself.
+ */
+static enum hrtimer_restart pmuscope_emu_tick(struct hrtimer *t)
+{
+	struct pmuscope_emu_cpu *ec = container_of(t, struct pmuscope_emu_cpu, timer);
+	unsigned int cpu = smp_processor_id();
+	struct pmuscope_model_work w = { .el = 1 };
+	u64 now = ktime_get_ns(), idle_us;
+	s64 idle = get_cpu_idle_time_us(cpu, NULL);
+
+	idle_us = idle < 0 ? ec->last_idle_us : idle;
+	w.ns = now - ec->last_ns;
+	w.idle_ns = min_t(u64, (idle_us - ec->last_idle_us) * NSEC_PER_USEC, w.ns);
+	w.cycles = w.ns - w.idle_ns;
+	w.insts = w.cycles >> pmuscope_emu_param_icount_shift;
+	ec->last_ns = now;
+	ec->last_idle_us = idle_us;
+	pmuscope_model_run(cpu, &w);
+
+	hrtimer_forward_now(t, ns_to_ktime((u64)pmuscope_emu_param_tick_us * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void pmuscope_emu_clock_start(void)
+{
+	struct pmuscope_emu_cpu *ec = this_cpu_ptr(&pmuscope_emu_cpus);
+	s64 idle = get_cpu_idle_time_us(smp_processor_id(), NULL);
+
+	ec->last_ns = ktime_get_ns();
+	ec->last_idle_us = idle < 0 ? 0 : idle;
+	ec->running = true;
+	hrtimer_start(&ec->timer, ns_to_ktime((u64)pmuscope_emu_param_tick_us * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/* CPU hotplug: the model of a CPU keeps time only while it is online. */
+static int pmuscope_emu_cpu_online(unsigned int cpu)
+{
+	pmuscope_model_set_passthrough(cpu, true);
+	pmuscope_emu_clock_start();
+	return 0;
+}
+
+static int pmuscope_emu_cpu_offline(unsigned int cpu)
+{
+	struct pmuscope_emu_cpu *ec = per_cpu_ptr(&pmuscope_emu_cpus, cpu);
+
+	hrtimer_cancel(&ec->timer);
+	ec->running = false;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- debugfs */
+
+/*
+ * /sys/kernel/debug/pmuscope_emu/run: "cpu=N key=value ...", the keys of
+ * struct pmuscope_model_work (ns idle_ns cycles insts loads stores branches
+ * mispredicts mem_stall_cycles pc data_addr load_latency el). The work runs
+ * on CPU N's model at once.
+ */
+#define PMUSCOPE_EMU_W struct pmuscope_model_work
+
+static int pmuscope_emu_parse_work(char *buf, unsigned int *cpu,
+				   struct pmuscope_model_work *w)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+		size_t size;
+	} keys[] = {
+		{ "ns", offsetof(PMUSCOPE_EMU_W, ns),
+		  sizeof_field(PMUSCOPE_EMU_W, ns) },
+		{ "idle_ns", offsetof(PMUSCOPE_EMU_W, idle_ns),
+		  sizeof_field(PMUSCOPE_EMU_W, idle_ns) },
+		{ "cycles", offsetof(PMUSCOPE_EMU_W, cycles),
+		  sizeof_field(PMUSCOPE_EMU_W, cycles) },
+		{ "insts", offsetof(PMUSCOPE_EMU_W, insts),
+		  sizeof_field(PMUSCOPE_EMU_W, insts) },
+		{ "loads", offsetof(PMUSCOPE_EMU_W, loads),
+		  sizeof_field(PMUSCOPE_EMU_W, loads) },
+		{ "stores", offsetof(PMUSCOPE_EMU_W, stores),
+		  sizeof_field(PMUSCOPE_EMU_W, stores) },
+		{ "branches", offsetof(PMUSCOPE_EMU_W, branches),
+		  sizeof_field(PMUSCOPE_EMU_W, branches) },
+		{ "mispredicts", offsetof(PMUSCOPE_EMU_W, mispredicts),
+		  sizeof_field(PMUSCOPE_EMU_W, mispredicts) },
+		{ "mem_stall_cycles", offsetof(PMUSCOPE_EMU_W, mem_stall_cycles),
+		  sizeof_field(PMUSCOPE_EMU_W, mem_stall_cycles) },
+		{ "pc", offsetof(PMUSCOPE_EMU_W, pc),
+		  sizeof_field(PMUSCOPE_EMU_W, pc) },
+		{ "data_addr", offsetof(PMUSCOPE_EMU_W, data_addr),
+		  sizeof_field(PMUSCOPE_EMU_W, data_addr) },
+		{ "load_latency", offsetof(PMUSCOPE_EMU_W, load_latency),
+		  sizeof_field(PMUSCOPE_EMU_W, load_latency) },
+		{ "el", offsetof(PMUSCOPE_EMU_W, el),
+		  sizeof_field(PMUSCOPE_EMU_W, el) },
+	};
+	char *tok, *val;
+	unsigned int i;
+	u64 v;
+
+	*cpu = UINT_MAX;
+	while ((tok = strsep(&buf, " \t\n"))) {
+		if (!*tok)
+			continue;
+		val = strchr(tok, '=');
+		if (!val)
+			return -EINVAL;
+		*val++ = '\0';
+		if (kstrtou64(val, 0, &v))
+			return -EINVAL;
+		if (!strcmp(tok, "cpu")) {
+			if (v >= nr_cpu_ids || !cpu_online(v))
+				return -ENXIO;
+			*cpu = v;
+			continue;
+		}
+		for (i = 0; i < ARRAY_SIZE(keys); i++)
+			if (!strcmp(tok, keys[i].key))
+				break;
+		if (i == ARRAY_SIZE(keys))
+			return -EINVAL;
+		switch (keys[i].size) {
+		case sizeof(u64):
+			*(u64 *)((char *)w + keys[i].off) = v;
+			break;
+		case sizeof(u32):
+			if (v > U32_MAX)
+				return -ERANGE;
+			*(u32 *)((char *)w + keys[i].off) = v;
+			break;
+		default:
+			if (v > U8_MAX)
+				return -ERANGE;
+			*(u8 *)((char *)w + keys[i].off) = v;
+			break;
+		}
+	}
+	if (*cpu == UINT_MAX || w->el > 2 || w->idle_ns > w->ns)
+		return -EINVAL;
+	return 0;
+}
+
+static ssize_t pmuscope_emu_run_write(struct file *file, const char __user *ubuf,
+				      size_t len, loff_t *ppos)
+{
+	struct pmuscope_model_work w = { .el = 0 };
+	unsigned int cpu;
+	char *buf;
+	int ret;
+
+	if (len > 512)
+		return -E2BIG;
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = pmuscope_emu_parse_work(buf, &cpu, &w);
+	kfree(buf);
+	if (ret)
+		return ret;
+	pmuscope_model_run(cpu, &w);
+	return len;
+}
+
+static const struct file_operations pmuscope_emu_run_fops = {
+	.owner = THIS_MODULE,
+	.write = pmuscope_emu_run_write,
+	.llseek = noop_llseek,
+};
+
+static int pmuscope_emu_profile_show(struct seq_file *s, void *unused)
+{
+	seq_printf(s, "%s\n", pmuscope_emu_prof->name);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pmuscope_emu_profile);
+
+/* ------------------------------------------------------------ load/unload */
+
+static const struct pmuscope_model_profile *pmuscope_emu_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pmuscope_emu_profiles); i++)
+		if (sysfs_streq(name, pmuscope_emu_profiles[i]->name))
+			return pmuscope_emu_profiles[i];
+	return NULL;
+}
+
+/* Called first by pmuscope_init(): the model must stand before the probe. */
+int pmuscope_emu_init(void)
+{
+	const struct pmuscope_model_profile *prof;
+	unsigned int cpu;
+	int ret;
+
+	prof = pmuscope_emu_find(pmuscope_emu_param_profile);
+	if (!prof) {
+		pr_err("pmuscope_emu: unknown profile '%s' (neoverse-n1, v9.4-like, cortex-a53)\n",
+		       pmuscope_emu_param_profile);
+		return -EINVAL;
+	}
+	if (pmuscope_emu_param_icount_shift > 10 || pmuscope_emu_param_tick_us < 100 ||
+	    pmuscope_emu_param_tick_us > 1000000) {
+		pr_err("pmuscope_emu: icount_shift 0..10, tick_us 100..1000000\n");
+		return -EINVAL;
+	}
+
+	for_each_possible_cpu(cpu) {
+		struct pmuscope_emu_cpu *ec = per_cpu_ptr(&pmuscope_emu_cpus, cpu);
+
+		hrtimer_init(&ec->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+		ec->timer.function = pmuscope_emu_tick;
+	}
+
+	pmuscope_model_reset_all(prof);
+	pmuscope_emu_prof = prof;
+
+	/* Online CPUs now and later: passthrough on, the model's clock started. */
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/pmuscope_emu:online",
+				pmuscope_emu_cpu_online, pmuscope_emu_cpu_offline);
+	if (ret < 0) {
+		pmuscope_emu_prof = NULL;
+		return ret;
+	}
+	pmuscope_emu_hp_state = ret;
+
+	pmuscope_emu_dir = debugfs_create_dir("pmuscope_emu", NULL);
+	debugfs_create_file("run", 0200, pmuscope_emu_dir, NULL, &pmuscope_emu_run_fops);
+	debugfs_create_file("profile", 0444, pmuscope_emu_dir, NULL,
+			    &pmuscope_emu_profile_fops);
+
+	pr_info("pmuscope_emu: EMULATED %s: the register model supplies snapshot, SPE, AMU and ICNTR; PMUv3 is the CPU's own. Not hardware.\n",
+		prof->name);
+	return 0;
+}
+
+/* Called last by pmuscope_exit() and when pmuscope_init() fails. */
+void pmuscope_emu_exit(void)
+{
+	if (!pmuscope_emu_prof)
+		return;
+	debugfs_remove_recursive(pmuscope_emu_dir);
+	cpuhp_remove_state(pmuscope_emu_hp_state);
+	pmuscope_emu_prof = NULL;
+}
