@@ -102,7 +102,7 @@ grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-tools.log" ||
 
 # 5. QEMU: KUnit and the in-guest tests, once per CPU profile.
 step "initramfs" scripts/mkinitramfs.sh "$build/initramfs.cpio" pmuscope.ko pmuscope_kunit.ko \
-	pmuscope_cpupm.ko ||
+	pmuscope_cpupm.ko pmuscope_emu.ko ||
 	{ summary; exit 1; }
 
 guest() {	# guest NAME [--require-ktap] run-guest.sh-options...
@@ -139,6 +139,12 @@ else
 fi
 # A VHE host: Linux at EL2, "kernel" means EL2.
 guest max-vhe --cpu max --smp 2 --el2 --plan vhe --timeout 120
+# pmuscope_emu.ko: the whole driver against the register model, PMUv3 passed
+# through to QEMU's: a Neoverse-N1-like CPU (SPE, AMU) on QEMU's neoverse-n1,
+# and a v9.4-like one (PMUv3p9, snapshot, ICNTR, SPE, AMUv1p1) on QEMU's max.
+guest emu-n1 --cpu neoverse-n1 --smp 2 --plan emu --append pmuscope_emu=neoverse-n1 \
+	--timeout 300
+guest emu-v94 --cpu max --smp 2 --plan emu --append pmuscope_emu=v9.4-like --timeout 300
 # perf's own PMU driver active (no initcall_blacklist).
 guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 120
 echo "# CPU_CYCLES totals, event counter vs cycle counter:"

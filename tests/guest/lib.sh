@@ -7,6 +7,28 @@ PMUSCOPE_TEST=${PMUSCOPE_TEST:-$(basename "$0" .sh)}
 PMUSCOPE_KO=/lib/modules/pmuscope.ko
 PMUSCOPE_SYS=/sys/kernel/pmuscope
 
+# Emulated boots (kernel argument pmuscope_emu=<profile>): every test loads
+# pmuscope_emu.ko, the driver against the register model with the profile's
+# extra units, in place of pmuscope.ko. "insmod $PMUSCOPE_KO ..." and
+# "rmmod pmuscope" in the tests keep their meaning.
+PMUSCOPE_EMU=${pmuscope_emu:-}
+if [ -n "$PMUSCOPE_EMU" ]; then
+	PMUSCOPE_KO=/lib/modules/pmuscope_emu.ko
+	insmod() {
+		case "$1" in
+		*/pmuscope_emu.ko) command insmod "$@" profile="$PMUSCOPE_EMU" ;;
+		*) command insmod "$@" ;;
+		esac
+	}
+	rmmod() {
+		if [ "$1" = pmuscope ]; then
+			shift
+			set -- pmuscope_emu "$@"
+		fi
+		command rmmod "$@"
+	}
+fi
+
 # A second channel for failures: the script's exit status is the number of
 # its failed checks and test programs (init reports it, and the host fails
 # a script whose status is not 0), so that a result line a kernel message

@@ -387,6 +387,35 @@ unsigned int pmuscope_kernel_el(void)
 	return n > 0 && buf[0] == '2' ? 2 : 1;
 }
 
+int pmuscope_emulated(char *profile, size_t len)
+{
+	char path[512], buf[64] = "";
+	ssize_t n;
+	int fd;
+
+	if (len)
+		profile[0] = '\0';
+	snprintf(path, sizeof(path), "%s/emulated", pmuscope_sysfs_root());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || buf[0] != '1')
+		return 0;
+	snprintf(path, sizeof(path), "%s/emulated_profile", pmuscope_sysfs_root());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		if (len)
+			snprintf(profile, len, "%s", buf);
+	}
+	return 1;
+}
+
 void pmuscope_modifiers_format(uint32_t flags, unsigned int kernel_el, char *buf)
 {
 	pmuscope_modifiers_str(flags, kernel_el, buf);

@@ -105,6 +105,12 @@ struct pmuscope_cpu_info {
  * the environment overrides /sys/kernel/pmuscope (for tests).
  */
 const char *pmuscope_sysfs_root(void);
+/**
+ * pmuscope_emulated() - 1 when the loaded driver is pmuscope_emu.ko (the
+ * register model, not hardware), with the emulated CPU profile's name in
+ * @profile; 0 for pmuscope.ko or when no driver is loaded.
+ */
+int pmuscope_emulated(char *profile, size_t len);
 /** pmuscope_cpu_info() - read @cpu's description. -ENOENT if none. */
 int pmuscope_cpu_info(int cpu, struct pmuscope_cpu_info *info);
 /** pmuscope_online_cpus() - bitmap of the CPUs the driver describes, online. */

@@ -806,12 +806,26 @@ static void usage(FILE *f)
 		"  version                   versions of the tool and the driver\n");
 }
 
+/*
+ * pmuscope_emu.ko is the driver against a register model: every output of
+ * every command says so, on stderr so that JSON and CSV stay parseable.
+ */
+static void emulated_banner(void)
+{
+	char profile[64];
+
+	if (pmuscope_emulated(profile, sizeof(profile)))
+		fprintf(stderr, "pmuscope: EMULATED CPU (pmuscope_emu.ko, register model profile %s): not hardware\n",
+			profile);
+}
+
 static int run(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	emulated_banner();
 	if (!strcmp(argv[1], "list"))
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "stat"))
@@ -819,8 +833,13 @@ static int run(int argc, char **argv)
 	if (!strcmp(argv[1], "read"))
 		return cmd_read(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
+		char profile[64];
+
 		printf("pmuscope %s (API version %d)\n", PMUSCOPE_LIB_VERSION,
 		       PMUSCOPE_API_VERSION);
+		if (pmuscope_emulated(profile, sizeof(profile)))
+			printf("driver: pmuscope_emu.ko, EMULATED profile %s (register model, not hardware)\n",
+			       profile);
 		return 0;
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help")) {

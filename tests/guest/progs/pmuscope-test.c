@@ -743,6 +743,21 @@ static void test_hold(unsigned int secs)
 	close(fd);
 }
 
+/* The handshake's PMUSCOPE_FEAT_EMULATED is @want (pmuscope_emu.ko or not). */
+static void test_emulated(int want)
+{
+	struct pmuscope_handshake hs;
+	int fd = dev_open();
+
+	memset(&hs, 0, sizeof(hs));
+	hs.size = sizeof(hs);
+	expect("HANDSHAKE", xioctl(fd, PMUSCOPE_IOC_HANDSHAKE, &hs), 0);
+	tap(!!(hs.features & PMUSCOPE_FEAT_EMULATED) == want,
+	    "PMUSCOPE_FEAT_EMULATED is %d (features 0x%llx)", want,
+	    (unsigned long long)hs.features);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -778,6 +793,8 @@ int main(int argc, char **argv)
 		test_cpupm();
 	else if (!strcmp(sub, "el0"))
 		test_el0();
+	else if (!strcmp(sub, "emulated") && argc == 3)
+		test_emulated(atoi(argv[2]));
 	else if (!strcmp(sub, "hold") && argc == 3)
 		test_hold(strtoul(argv[2], NULL, 0));
 	else

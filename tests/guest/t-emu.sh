@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+# pmuscope_emu.ko: the driver against the register model, flagged
+# "emulated" everywhere, never beside pmuscope.ko; workloads through debugfs.
+. /tests/lib.sh
+
+[ -n "$PMUSCOPE_EMU" ] || { tap_not_ok "t-emu.sh needs pmuscope_emu=<profile>"; exit 1; }
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+D=/sys/kernel/debug/pmuscope_emu
+
+check_fails "insmod pmuscope_emu.ko rejects an unknown profile" \
+	command insmod /lib/modules/pmuscope_emu.ko profile=cortex-z99
+check "insmod pmuscope_emu.ko profile=$PMUSCOPE_EMU" insmod "$PMUSCOPE_KO"
+check_eq "sysfs emulated" "$(cat $PMUSCOPE_SYS/emulated)" 1
+check_eq "sysfs emulated_profile" "$(cat $PMUSCOPE_SYS/emulated_profile)" "$PMUSCOPE_EMU"
+check "handshake reports PMUSCOPE_FEAT_EMULATED" /bin/pmuscope-test emulated 1
+check "pmuscope version names the emulated profile" \
+	sh -c "pmuscope version | grep -q 'EMULATED profile $PMUSCOPE_EMU'"
+check "every command's output says EMULATED (list, on stderr)" \
+	sh -c "pmuscope list 2>&1 >/dev/null | grep -q 'EMULATED CPU.*$PMUSCOPE_EMU.*not hardware'"
+check "pmuscope list --json stays valid JSON on stdout" \
+	sh -c "pmuscope list --json 2>/dev/null | head -c 14 | grep -q '{\"cpu_types\"'"
+check_fails "pmuscope.ko refused while pmuscope_emu.ko is loaded" \
+	command insmod /lib/modules/pmuscope.ko
+check "the refusal names the other module" \
+	sh -c "dmesg | tail -5 | grep -q 'pmuscope_emu.ko is loaded\|pmuscope.ko is loaded'"
+
+check "debugfs profile" test "$(cat $D/profile)" = "$PMUSCOPE_EMU"
+check "debugfs run takes a workload" \
+	sh -c "echo 'cpu=0 ns=1000000 cycles=1000000 insts=500000 loads=1000 el=0' >$D/run"
+check_fails "debugfs run: unknown key (EINVAL)" sh -c "echo 'cpu=0 bogus=1' >$D/run"
+check_fails "debugfs run: no cpu (EINVAL)" sh -c "echo 'insts=1' >$D/run"
+check_fails "debugfs run: offline or absent cpu (ENXIO)" sh -c "echo 'cpu=4096 insts=1' >$D/run"
+check_fails "debugfs run: idle_ns > ns (EINVAL)" sh -c "echo 'cpu=0 ns=1 idle_ns=2' >$D/run"
+check_fails "debugfs run: el > 2 (EINVAL)" sh -c "echo 'cpu=0 el=3' >$D/run"
+
+# The model's clock keeps running across CPU hotplug.
+check "cpu1 offline" set_online 1 0
+check "cpu1 online" set_online 1 1
+check "rmmod pmuscope_emu" rmmod pmuscope
+check "debugfs directory removed" test ! -e "$D"
+
+check "pmuscope.ko loads after pmuscope_emu.ko is gone" command insmod /lib/modules/pmuscope.ko
+check_eq "pmuscope.ko: sysfs emulated" "$(cat $PMUSCOPE_SYS/emulated)" 0
+check_eq "pmuscope.ko: sysfs emulated_profile" "$(cat $PMUSCOPE_SYS/emulated_profile)" ""
+check "pmuscope.ko: handshake without PMUSCOPE_FEAT_EMULATED" /bin/pmuscope-test emulated 0
+check_fails "pmuscope_emu.ko refused while pmuscope.ko is loaded" \
+	command insmod /lib/modules/pmuscope_emu.ko profile="$PMUSCOPE_EMU"
+check "rmmod pmuscope" command rmmod pmuscope
