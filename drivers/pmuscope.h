@@ -129,6 +129,7 @@ const char *pmuscope_cpu_name(u64 midr);
 
 /* ---------------------------------------------------------- counting engine */
 struct pmuscope_session;
+struct perf_event;
 
 #define PMUSCOPE_NR_COUNTERS		32	/* 0..30 event counters, 31 cycle */
 
@@ -190,8 +191,15 @@ struct pmuscope_pmu {
 	struct pmuscope_hwc hwc[PMUSCOPE_NR_COUNTERS];
 };
 
+/* Who drives the PMU (module parameter backend=, decided at load). */
+enum pmuscope_backend {
+	PMUSCOPE_BACKEND_DIRECT,	/* pmuscope, with MRS/MSR */
+	PMUSCOPE_BACKEND_PERF,		/* perf's PMU driver; pmuscope uses perf events */
+};
+
 /* Engine settings, fixed at load time. */
 struct pmuscope_engine {
+	enum pmuscope_backend backend;
 	enum pmuscope_fold_mode mode;
 	bool shared;			/* perf also drives the PMU: check and flag */
 	u64 poll_ns;			/* poll period */
@@ -236,6 +244,17 @@ void pmuscope_pmu_pm_exit(struct pmuscope_pmu *pmu);
 
 /* ---------------------------------------------------------------- sessions */
 
+/*
+ * One event of a session on one CPU (or one PMU type of a task), counted
+ * by a perf event (drivers/pmuscope_perf.c). The totals of the counters
+ * released when the CPU went offline are carried in count/enabled/running.
+ */
+struct pmuscope_pevent {
+	struct perf_event *pe;		/* NULL: none now (CPU offline) */
+	u64 count, enabled, running;	/* carried from released counters */
+	u64 offset;			/* RESET: subtracted from the total */
+};
+
 /* One event of a session's configuration. */
 struct pmuscope_sess_event {
 	u32 event;
@@ -259,6 +278,15 @@ struct pmuscope_session {
 	struct pmuscope_sess_event ev[PMUSCOPE_MAX_EVENTS];
 	cpumask_var_t cpus;
 	u8 *hw;				/* [cpu * PMUSCOPE_MAX_EVENTS + i]: counter */
+	u32 target;			/* PMUSCOPE_TARGET_* */
+	u32 cfg_flags;			/* PMUSCOPE_CFG_* (task targets) */
+	struct task_struct *task;	/* TARGET_TASK: a reference */
+	/*
+	 * Counted by perf events (the perf backend, or a task target):
+	 * [slot * nr_events + i], slot a CPU or a PMU type. NULL: counted by
+	 * the direct engine on the counters of hw[].
+	 */
+	struct pmuscope_pevent *pev;
 };
 
 struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu);
@@ -270,6 +298,9 @@ void pmuscope_session_destroy(struct pmuscope_session *sess);
 int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 				      const struct pmuscope_event *evs, u32 nr,
 				      const struct cpumask *cpus);
+int pmuscope_session_configure_task(struct pmuscope_session *sess,
+				    const struct pmuscope_event *evs, u32 nr,
+				    struct task_struct *task, u32 cfg_flags);
 int pmuscope_session_enable_locked(struct pmuscope_session *sess, bool enable);
 int pmuscope_session_reset_locked(struct pmuscope_session *sess);
 int pmuscope_event_check(const struct pmuscope_cpu_caps *caps,
@@ -278,6 +309,8 @@ u32 pmuscope_counters_of(const struct pmuscope_cpu_caps *caps);
 
 #define PMUSCOPE_CPUS_SIZE_MAX		4096	/* bytes of a CPU bitmap */
 #define PMUSCOPE_SWINC_MAX		4096	/* increments per SWINC (IRQs off) */
+#define PMUSCOPE_ELEM_SIZE_MAX		256	/* event_size, value_size */
+#define PMUSCOPE_CFG_ALL		(PMUSCOPE_CFG_INHERIT | PMUSCOPE_CFG_ENABLE_ON_EXEC)
 
 int pmuscope_check_size(u32 usize, size_t min);
 int pmuscope_check_handshake(const struct pmuscope_handshake *hs);
@@ -300,6 +333,25 @@ int pmuscope_session_swinc(struct pmuscope_session *sess, u64 event_mask,
 			   unsigned int cpu, u32 count);
 void pmuscope_session_describe(const struct pmuscope_session *sess,
 			       char *buf, size_t len);
+
+/* Sessions counted by perf events (drivers/pmuscope_perf.c). */
+int pmuscope_perf_probe(void);
+void pmuscope_perf_exit(void);
+int pmuscope_psess_configure(struct pmuscope_session *sess);
+void pmuscope_psess_release(struct pmuscope_session *sess);
+void pmuscope_psess_enable(struct pmuscope_session *sess, bool enable);
+void pmuscope_psess_reset(struct pmuscope_session *sess);
+u32 pmuscope_psess_nr_values(const struct pmuscope_session *sess);
+void pmuscope_psess_read(struct pmuscope_session *sess, struct pmuscope_value *vals);
+void pmuscope_psess_read_one(struct pmuscope_session *sess, unsigned int cpu,
+			     unsigned int i, struct pmuscope_value *v);
+void pmuscope_perf_cpu_online(unsigned int cpu);
+void pmuscope_perf_cpu_offline(unsigned int cpu);
+
+static inline bool pmuscope_backend_perf(void)
+{
+	return pmuscope_engine.backend == PMUSCOPE_BACKEND_PERF;
+}
 
 /* ------------------------------------------------------------ driver state */
 

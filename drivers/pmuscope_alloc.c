@@ -89,6 +89,14 @@ int pmuscope_place_events(const struct pmuscope_cpu_caps *caps, u32 free,
 }
 
 /* ------------------------------------------------------- ioctl arguments */
+
+/* The ABI's sizes: a change here is a new version of the API. */
+static_assert(sizeof(struct pmuscope_handshake) == 56);
+static_assert(sizeof(struct pmuscope_event) == 16);
+static_assert(sizeof(struct pmuscope_config) == 48);
+static_assert(sizeof(struct pmuscope_value) == 40);
+static_assert(sizeof(struct pmuscope_read) == 40);
+static_assert(sizeof(struct pmuscope_swinc) == 40);
 static bool pmuscope_zero(const u64 *words, size_t n)
 {
 	while (n--)
@@ -119,11 +127,39 @@ int pmuscope_check_handshake(const struct pmuscope_handshake *hs)
 	return 0;
 }
 
+/*
+ * An element size of an array argument (version 2): 0 means version 1's
+ * @v1; else at least @v1, a multiple of 8, at most PMUSCOPE_ELEM_SIZE_MAX.
+ */
+static int pmuscope_check_elem_size(u32 size, size_t v1)
+{
+	if (!size)
+		return 0;
+	if (size < v1 || size % 8)
+		return -EINVAL;
+	return size > PMUSCOPE_ELEM_SIZE_MAX ? -E2BIG : 0;
+}
+
 int pmuscope_check_config(const struct pmuscope_config *cfg)
 {
-	if (cfg->flags || !pmuscope_zero(cfg->reserved, ARRAY_SIZE(cfg->reserved)))
+	int ret;
+
+	if ((cfg->flags & ~PMUSCOPE_CFG_ALL) || cfg->reserved0 ||
+	    cfg->target > PMUSCOPE_TARGET_TASK)
 		return -EINVAL;
 	if (!cfg->nr_events || cfg->nr_events > PMUSCOPE_MAX_EVENTS)
+		return -EINVAL;
+	ret = pmuscope_check_elem_size(cfg->event_size, sizeof(struct pmuscope_event));
+	if (ret)
+		return ret;
+	if (cfg->target == PMUSCOPE_TARGET_TASK) {
+		/* A task: no CPU bitmap; pid 0 or a thread id. */
+		if (cfg->cpus || cfg->cpus_size || cfg->pid < 0)
+			return -EINVAL;
+		return 0;
+	}
+	/* CPUs: no pid, no task flags. */
+	if (cfg->pid || cfg->flags)
 		return -EINVAL;
 	if (!cfg->cpus_size || cfg->cpus_size % 8 ||
 	    cfg->cpus_size > PMUSCOPE_CPUS_SIZE_MAX)
@@ -133,10 +169,9 @@ int pmuscope_check_config(const struct pmuscope_config *cfg)
 
 int pmuscope_check_read(const struct pmuscope_read *rd)
 {
-	if (rd->flags || rd->reserved0 ||
-	    !pmuscope_zero(rd->reserved, ARRAY_SIZE(rd->reserved)))
+	if (rd->flags || !pmuscope_zero(rd->reserved, ARRAY_SIZE(rd->reserved)))
 		return -EINVAL;
-	return 0;
+	return pmuscope_check_elem_size(rd->value_size, sizeof(struct pmuscope_value));
 }
 
 int pmuscope_check_swinc(const struct pmuscope_swinc *sw)

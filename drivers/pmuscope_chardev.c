@@ -10,6 +10,8 @@
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/pid.h>
+#include <linux/sched/task.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -75,16 +77,84 @@ static long pmuscope_ioc_handshake(void __user *uarg)
 	hs.size = sizeof(hs);
 	hs.api_version = PMUSCOPE_API_VERSION;
 	hs.features = (pmuscope_any_pmu() ? PMUSCOPE_FEAT_PMU : 0) |
-		      PMUSCOPE_FEAT_SWINC |
+		      (pmuscope_backend_perf() ? 0 : PMUSCOPE_FEAT_SWINC) |
 		      (pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ ?
 		       PMUSCOPE_FEAT_OVERFLOW_IRQ : PMUSCOPE_FEAT_POLL) |
-		      (pmuscope_engine.shared ? PMUSCOPE_FEAT_SHARED : 0) |
-		      (pmuscope_emu_active() ? PMUSCOPE_FEAT_EMULATED : 0);
+		      (pmuscope_emu_active() ? PMUSCOPE_FEAT_EMULATED : 0) |
+		      (pmuscope_backend_perf() ? PMUSCOPE_FEAT_BACKEND_PERF |
+		       PMUSCOPE_FEAT_TASK | PMUSCOPE_FEAT_MULTIPLEX : 0);
 	hs.nr_cpu_ids = nr_cpu_ids;
 	hs.max_events = PMUSCOPE_MAX_EVENTS;
 	if (copy_to_user(uarg, &hs, min_t(size_t, usize, sizeof(hs))))
 		return -EFAULT;
 	return 0;
+}
+
+/* Copy @nr events of @esize bytes each (version 2 element size; 0 = 16). */
+static int pmuscope_copy_events(struct pmuscope_event *evs, u64 uptr, u32 nr,
+				u32 esize)
+{
+	u32 i;
+	int ret;
+
+	if (!esize || esize == sizeof(*evs))
+		return copy_from_user(evs, u64_to_user_ptr(uptr), nr * sizeof(*evs)) ?
+		       -EFAULT : 0;
+	for (i = 0; i < nr; i++) {
+		ret = copy_struct_from_user(&evs[i], sizeof(*evs),
+					    u64_to_user_ptr(uptr + (u64)i * esize), esize);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The thread a task target names: the caller's own (pid 0 or its own
+ * thread id), anyone's with CAP_PERFMON. The perf core does no ptrace
+ * check for in-kernel counters, and ptrace_may_access() is not exported:
+ * so nothing weaker than CAP_PERFMON lets one user count another's task.
+ */
+static struct task_struct *pmuscope_target_task(pid_t pid)
+{
+	struct task_struct *task;
+
+	if (!pid || pid == task_pid_vnr(current))
+		return get_task_struct(current);
+	if (!perfmon_capable())
+		return ERR_PTR(-EPERM);
+	rcu_read_lock();
+	task = pid_task(find_vpid(pid), PIDTYPE_PID);
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	return task ? task : ERR_PTR(-ESRCH);
+}
+
+static long pmuscope_ioc_config_task(struct pmuscope_session *sess,
+				     const struct pmuscope_config *cfg,
+				     const struct pmuscope_event *evs)
+{
+	struct task_struct *task;
+	bool kernel = false;
+	long ret;
+	u32 i;
+
+	/*
+	 * One's own thread at EL0 needs no privilege (as perf with
+	 * perf_event_paranoid 2); the kernel's levels need what CPUs need.
+	 */
+	for (i = 0; i < cfg->nr_events; i++)
+		kernel |= !!(evs[i].flags & (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2));
+	if (kernel && !pmuscope_may_count(pmuscope_drv.perf_group))
+		return -EPERM;
+	task = pmuscope_target_task(cfg->pid);
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	ret = pmuscope_session_configure_task(sess, evs, cfg->nr_events, task,
+					      cfg->flags);
+	put_task_struct(task);
+	return ret;
 }
 
 static long pmuscope_ioc_config(struct pmuscope_session *sess, void __user *uarg)
@@ -102,13 +172,16 @@ static long pmuscope_ioc_config(struct pmuscope_session *sess, void __user *uarg
 	ret = pmuscope_check_config(&cfg);
 	if (ret)
 		return ret;
-	if (!pmuscope_may_count(pmuscope_drv.perf_group))
+	if (cfg.target == PMUSCOPE_TARGET_CPUS &&
+	    !pmuscope_may_count(pmuscope_drv.perf_group))
 		return -EPERM;
-	if (copy_from_user(evs, u64_to_user_ptr(cfg.events),
-			   cfg.nr_events * sizeof(evs[0])))
-		return -EFAULT;
+	ret = pmuscope_copy_events(evs, cfg.events, cfg.nr_events, cfg.event_size);
+	if (ret)
+		return ret;
+	if (cfg.target == PMUSCOPE_TARGET_TASK)
+		return pmuscope_ioc_config_task(sess, &cfg, evs);
 
-	bits = kzalloc(cfg.cpus_size, GFP_KERNEL);
+	bits = kzalloc(cfg.cpus_size, GFP_KERNEL_ACCOUNT);
 	if (!bits)
 		return -ENOMEM;
 	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL)) {
@@ -135,6 +208,25 @@ out:
 	return ret;
 }
 
+/* Copy @nr values out with a stride of @vsize (0 = 40), zero beyond ours. */
+static int pmuscope_copy_values(u64 uptr, const struct pmuscope_value *vals,
+				u32 nr, u32 vsize)
+{
+	u32 i;
+
+	if (!vsize || vsize == sizeof(*vals))
+		return copy_to_user(u64_to_user_ptr(uptr), vals, nr * sizeof(*vals)) ?
+		       -EFAULT : 0;
+	for (i = 0; i < nr; i++) {
+		void __user *dst = u64_to_user_ptr(uptr + (u64)i * vsize);
+
+		if (copy_to_user(dst, &vals[i], sizeof(*vals)) ||
+		    clear_user(dst + sizeof(*vals), vsize - sizeof(*vals)))
+			return -EFAULT;
+	}
+	return 0;
+}
+
 static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 {
 	struct pmuscope_value *vals = NULL;
@@ -149,9 +241,8 @@ static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 	if (ret)
 		return ret;
 	ret = pmuscope_session_read(sess, rd.nr_values, &vals, &nr);
-	if (!ret && copy_to_user(u64_to_user_ptr(rd.values), vals,
-				 nr * sizeof(*vals)))
-		ret = -EFAULT;
+	if (!ret)
+		ret = pmuscope_copy_values(rd.values, vals, nr, rd.value_size);
 	if (!ret || ret == -ENOSPC) {
 		/* Tell the caller how many values there are (or would be). */
 		if (put_user(nr, (u32 __user *)(uarg +

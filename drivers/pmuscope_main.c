@@ -66,10 +66,10 @@ module_param_named(storm_limit, pmuscope_param_storm_limit, uint, 0444);
 MODULE_PARM_DESC(storm_limit,
 		 "Overflow interrupts per second and counter before the counter's interrupt is throttled (default: 1000)");
 
-static bool pmuscope_param_shared;
-module_param_named(shared, pmuscope_param_shared, bool, 0444);
-MODULE_PARM_DESC(shared,
-		 "Share the PMU with perf's driver: poll, never reset the PMU, give up counters perf takes, flagged (default: 0)");
+static char *pmuscope_param_backend = "auto";
+module_param_named(backend, pmuscope_param_backend, charp, 0444);
+MODULE_PARM_DESC(backend,
+		 "Who drives the PMU: auto (perf's PMU driver when it is there, else pmuscope), direct (pmuscope with MRS/MSR; refused while perf's driver drives the PMU), perf (count through perf's driver) (default: auto)");
 
 static int pmuscope_param_group = -1;
 module_param_named(group, pmuscope_param_group, int, 0444);
@@ -147,69 +147,13 @@ static int pmuscope_find_irq(void)
 }
 
 /*
- * Is perf's PMUv3 driver (CONFIG_ARM_PMUV3) driving the PMU? Asked of perf
- * itself: a disabled kernel counter for CPU cycles can be created only
- * when a hardware PMU driver is registered, and creating it programs
- * nothing. This holds for device tree and ACPI systems alike, where
- * finding perf's hold on the interrupt would not: pmuscope may find no
- * interrupt to request (ACPI, a PMU node it does not know) while perf
- * programs the same registers.
- */
-static int pmuscope_perf_drives_pmu(void)
-{
-#ifdef CONFIG_HW_PERF_EVENTS
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_HARDWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_HW_CPU_CYCLES,
-		.disabled = 1,
-		.pinned = 1,
-	};
-	struct perf_event *ev;
-	unsigned int cpu;
-	int ret = 0;
-
-	/* Every CPU: a perf PMU may cover some CPUs (one cluster) only. */
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
-		if (!IS_ERR(ev)) {
-			perf_event_release_kernel(ev);
-			ret = 1;
-			break;
-		}
-		if (PTR_ERR(ev) != -ENOENT) {	/* not "no such PMU": unknown */
-			ret = PTR_ERR(ev);
-			break;
-		}
-	}
-	cpus_read_unlock();
-	return ret;
-#else
-	return 0;
-#endif
-}
-
-/*
- * Take the overflow interrupt. Fails with -EBUSY, and says why, when
- * perf's driver drives the PMU or another driver holds the interrupt,
- * unless shared mode was asked for.
+ * Take the overflow interrupt (direct backend). Fails with -EBUSY, and
+ * says why, when another driver holds the interrupt.
  */
 static int pmuscope_irq_init(void)
 {
 	int irq = pmuscope_find_irq();
 	int ret;
-
-	ret = pmuscope_param_shared ? 0 : pmuscope_perf_drives_pmu();
-	if (ret < 0) {
-		pr_err("cannot tell whether perf's PMU driver drives the PMU (perf_event_create_kernel_counter: %d); load with shared=1 to share it regardless\n",
-		       ret);
-		return ret;
-	}
-	if (ret) {
-		pr_err("perf's PMUv3 driver (CONFIG_ARM_PMUV3, CONFIG_HW_PERF_EVENTS before 6.3) drives the PMU. Boot with initcall_blacklist=armv8_pmu_driver_init to keep it off, or load pmuscope with shared=1 (polling; counters perf takes are given up and flagged clobbered)\n");
-		return -EBUSY;
-	}
 
 	if (!strcmp(pmuscope_param_mode, "poll"))
 		pmuscope_engine.mode = PMUSCOPE_FOLD_POLL;
@@ -230,10 +174,6 @@ static int pmuscope_irq_init(void)
 		pmuscope_engine.mode = PMUSCOPE_FOLD_POLL;
 		return 0;
 	}
-	if (pmuscope_param_shared) {
-		pmuscope_engine.mode = PMUSCOPE_FOLD_POLL;
-		return 0;
-	}
 
 	pmuscope_irq_pmu = alloc_percpu(struct pmuscope_pmu *);
 	if (!pmuscope_irq_pmu)
@@ -244,7 +184,7 @@ static int pmuscope_irq_init(void)
 		free_percpu(pmuscope_irq_pmu);
 		pmuscope_irq_pmu = NULL;
 		if (ret == -EBUSY)
-			pr_err("the PMU interrupt (irq %d) belongs to another driver. Load pmuscope with shared=1 to poll instead (counters another agent takes are given up and flagged clobbered)\n",
+			pr_err("the PMU interrupt (irq %d) belongs to another driver: load pmuscope with mode=poll\n",
 			       irq);
 		return ret;
 	}
@@ -312,11 +252,15 @@ static int pmuscope_cpu_online(unsigned int cpu)
 
 	pmuscope_pmu_setup(&pcpu->pmu, cpu, caps);
 	kfree(caps);
+	if (pmuscope_backend_perf()) {
+		/* perf's PMU: pmuscope's perf events count here again. */
+		pmuscope_perf_cpu_online(cpu);
+		return 0;
+	}
 	if (!pcpu->pmu.usable)
 		return 0;
 
-	if (!pmuscope_engine.shared &&
-	    (pmuscope_hw_read(PMUSCOPE_REG_PMCR_EL0) & PMUSCOPE_PMCR_E))
+	if (pmuscope_hw_read(PMUSCOPE_REG_PMCR_EL0) & PMUSCOPE_PMCR_E)
 		pr_warn("cpu%u: PMCR_EL0.E was set: another agent is using the PMU\n",
 			cpu);
 	raw_spin_lock_irq(&pcpu->pmu.lock);
@@ -338,6 +282,10 @@ static int pmuscope_cpu_offline(unsigned int cpu)
 {
 	struct pmuscope_pmu *pmu = &pmuscope_drv.cpus[cpu]->pmu;
 
+	if (pmuscope_backend_perf()) {
+		pmuscope_perf_cpu_offline(cpu);
+		return 0;
+	}
 	if (!pmu->usable)
 		return 0;
 	if (pmuscope_engine.irq)
@@ -365,6 +313,42 @@ static unsigned long pmuscope_allowed_units(void)
 	return allowed;
 }
 
+/*
+ * Choose the backend: perf's PMU driver drives the PMU on nearly every
+ * stock kernel (CONFIG_ARM_PMUV3 is not optional on arm64), and then
+ * pmuscope counts through it; else pmuscope drives the PMU itself.
+ */
+static int pmuscope_backend_init(void)
+{
+	int perf = pmuscope_perf_probe();
+
+	if (perf < 0) {
+		pr_err("cannot tell whether perf's PMU driver drives the PMU (perf_event_create_kernel_counter: %d)\n",
+		       perf);
+		return perf;
+	}
+	if (!strcmp(pmuscope_param_backend, "auto")) {
+		pmuscope_engine.backend = perf ? PMUSCOPE_BACKEND_PERF :
+				 PMUSCOPE_BACKEND_DIRECT;
+	} else if (!strcmp(pmuscope_param_backend, "direct")) {
+		if (perf) {
+			pr_err("backend=direct: perf's PMUv3 driver (CONFIG_ARM_PMUV3) drives the PMU. Boot with initcall_blacklist=armv8_pmu_driver_init to keep it off, or load with backend=auto or backend=perf to count through it\n");
+			return -EBUSY;
+		}
+		pmuscope_engine.backend = PMUSCOPE_BACKEND_DIRECT;
+	} else if (!strcmp(pmuscope_param_backend, "perf")) {
+		if (!perf) {
+			pr_err("backend=perf: no perf PMU driver drives the PMU (CONFIG_ARM_PMUV3 off or kept off at boot); load with backend=auto or backend=direct\n");
+			return -ENODEV;
+		}
+		pmuscope_engine.backend = PMUSCOPE_BACKEND_PERF;
+	} else {
+		pr_err("backend must be auto, direct or perf\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int pmuscope_engine_init(void)
 {
 	if (pmuscope_param_poll_ms < 1 || pmuscope_param_poll_ms > 1000 ||
@@ -374,7 +358,6 @@ static int pmuscope_engine_init(void)
 	}
 	pmuscope_engine.poll_ns = (u64)pmuscope_param_poll_ms * NSEC_PER_MSEC;
 	pmuscope_engine.storm_limit = pmuscope_param_storm_limit;
-	pmuscope_engine.shared = pmuscope_param_shared;
 	pmuscope_drv.perf_group = pmuscope_param_group >= 0 ?
 		make_kgid(current_user_ns(), pmuscope_param_group) : INVALID_GID;
 	return 0;
@@ -445,6 +428,7 @@ static void pmuscope_teardown(struct pmuscope_driver *drv, enum pmuscope_stage s
 	pmuscope_sysfs_unpublish(drv);
 	pmuscope_sessions_exit(drv);
 	pmuscope_sysfs_free(drv);
+	pmuscope_perf_exit();
 	kfree(drv->cpus);
 }
 
@@ -468,7 +452,12 @@ static int __init pmuscope_init_driver(void)
 	}
 	pmuscope_pmus_init(drv);
 
-	if (drv->allowed_units & BIT(PMUSCOPE_UNIT_PMU)) {
+	ret = pmuscope_backend_init();
+	if (ret) {
+		pmuscope_teardown(drv, PMUSCOPE_STAGE_SYSFS);
+		return ret;
+	}
+	if ((drv->allowed_units & BIT(PMUSCOPE_UNIT_PMU)) && !pmuscope_backend_perf()) {
 		ret = pmuscope_irq_init();
 		if (ret) {
 			pmuscope_teardown(drv, PMUSCOPE_STAGE_SYSFS);
@@ -496,10 +485,14 @@ static int __init pmuscope_init_driver(void)
 		return ret;
 	}
 
-	pr_info("version %s loaded, %u CPUs probed, wraps caught by %s%s\n",
-		PMUSCOPE_DRV_VERSION, num_online_cpus(),
-		pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ ? "the overflow interrupt" :
-		"polling", pmuscope_engine.shared ? " (shared with perf)" : "");
+	if (pmuscope_backend_perf())
+		pr_info("version %s loaded, %u CPUs probed, backend perf: counting through perf's PMU driver\n",
+			PMUSCOPE_DRV_VERSION, num_online_cpus());
+	else
+		pr_info("version %s loaded, %u CPUs probed, backend direct, wraps caught by %s\n",
+			PMUSCOPE_DRV_VERSION, num_online_cpus(),
+			pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ ?
+			"the overflow interrupt" : "polling");
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include <linux/cpu.h>
 #include <linux/ktime.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -221,7 +222,10 @@ static void pmuscope_session_release(struct pmuscope_session *sess)
 
 	if (!sess->configured)
 		return;
-	pmuscope_session_op(sess, PMUSCOPE_OP_RELEASE, NULL);
+	if (sess->pev)
+		pmuscope_psess_release(sess);
+	else
+		pmuscope_session_op(sess, PMUSCOPE_OP_RELEASE, NULL);
 	for_each_cpu(cpu, sess->cpus)
 		memset(pmuscope_sess_hw(sess, cpu), PMUSCOPE_NO_COUNTER,
 		       PMUSCOPE_MAX_EVENTS);
@@ -229,6 +233,8 @@ static void pmuscope_session_release(struct pmuscope_session *sess)
 	sess->configured = false;
 	sess->enabled = false;
 	sess->nr_events = 0;
+	sess->target = PMUSCOPE_TARGET_CPUS;
+	sess->cfg_flags = 0;
 }
 
 /*
@@ -362,8 +368,21 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 				mine |= BIT(pmuscope_sess_hw(sess, cpu)[i]);
 		foreign = pmuscope_foreign_counters(cpu);
 		free = (~pcpu->pmu.allocated | mine) & ~foreign;
+		/*
+		 * perf backend: perf places the events. The plan is the
+		 * counters each would have on a free PMU (sysfs shows the
+		 * sysfs session's events there); more events than counters
+		 * are multiplexed by perf, for ioctl sessions.
+		 */
+		if (pmuscope_backend_perf())
+			free = ~0U;
 		ret = pmuscope_place_events(&pcpu->caps, free, new_ev, nr,
 					    &plan[cpu * PMUSCOPE_MAX_EVENTS]);
+		if (ret == -EBUSY && pmuscope_backend_perf() && sess->sysfs_cpu < 0) {
+			memset(&plan[cpu * PMUSCOPE_MAX_EVENTS], PMUSCOPE_NO_COUNTER,
+			       PMUSCOPE_MAX_EVENTS);
+			ret = 0;
+		}
 		if (ret == -EBUSY)
 			pmuscope_report_busy(sess, cpu, pcpu->pmu.allocated & ~mine &
 					     pmuscope_counters_of(&pcpu->caps),
@@ -379,7 +398,17 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 	for_each_cpu(cpu, cpus)
 		memcpy(pmuscope_sess_hw(sess, cpu), &plan[cpu * PMUSCOPE_MAX_EVENTS],
 		       PMUSCOPE_MAX_EVENTS);
-	pmuscope_session_op(sess, PMUSCOPE_OP_ASSIGN, NULL);
+	sess->target = PMUSCOPE_TARGET_CPUS;
+	if (pmuscope_backend_perf()) {
+		ret = pmuscope_psess_configure(sess);
+		if (ret) {
+			cpumask_clear(sess->cpus);
+			sess->nr_events = 0;
+			goto out;
+		}
+	} else {
+		pmuscope_session_op(sess, PMUSCOPE_OP_ASSIGN, NULL);
+	}
 	sess->configured = true;
 	ret = 0;
 out:
@@ -401,6 +430,76 @@ int pmuscope_session_configure(struct pmuscope_session *sess,
 	return ret;
 }
 
+/*
+ * Configure @sess to count @task (a reference the session takes) wherever
+ * it runs, with perf events. The caller checked who may count @task. An
+ * event must exist on at least one CPU type.
+ */
+int pmuscope_session_configure_task(struct pmuscope_session *sess,
+				    const struct pmuscope_event *evs, u32 nr,
+				    struct task_struct *task, u32 cfg_flags)
+{
+	struct pmuscope_sess_event new_ev[PMUSCOPE_MAX_EVENTS];
+	unsigned int cpu;
+	int ret = 0;
+	u32 i;
+
+	if (!pmuscope_backend_perf())
+		return -EOPNOTSUPP;
+	if (!nr || nr > PMUSCOPE_MAX_EVENTS)
+		return -EINVAL;
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	if (sess->enabled) {
+		ret = -EBUSY;
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		int best = -ENODEV;
+
+		for_each_possible_cpu(cpu) {
+			struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[cpu];
+
+			if (!pcpu || !pcpu->probed)
+				continue;
+			ret = pmuscope_event_check(&pcpu->caps, &evs[i]);
+			if (!ret || ret == -EINVAL) {
+				best = ret;
+				break;
+			}
+			if (best == -ENODEV)
+				best = ret;
+		}
+		ret = best;
+		if (ret)
+			goto out;
+		new_ev[i].event = evs[i].event;
+		new_ev[i].flags = evs[i].flags;
+		new_ev[i].evtyper = pmuscope_evtyper(evs[i].event, evs[i].flags);
+	}
+	pmuscope_session_release(sess);
+	memcpy(sess->ev, new_ev, sizeof(new_ev[0]) * nr);
+	sess->nr_events = nr;
+	sess->target = PMUSCOPE_TARGET_TASK;
+	sess->cfg_flags = cfg_flags;
+	sess->task = get_task_struct(task);
+	ret = pmuscope_psess_configure(sess);
+	if (ret) {
+		sess->nr_events = 0;
+		sess->target = PMUSCOPE_TARGET_CPUS;
+		sess->cfg_flags = 0;
+		goto out;
+	}
+	sess->configured = true;
+	/* Armed: perf starts the counters at the task's next exec. */
+	if (cfg_flags & PMUSCOPE_CFG_ENABLE_ON_EXEC)
+		sess->enabled = true;
+out:
+	mutex_unlock(&pmuscope_drv.lock);
+	cpus_read_unlock();
+	return ret;
+}
+
 /* ------------------------------------------------------ enable/reset/read */
 /* Caller holds cpus_read_lock() and pmuscope_drv.lock. */
 int pmuscope_session_enable_locked(struct pmuscope_session *sess, bool enable)
@@ -409,8 +508,11 @@ int pmuscope_session_enable_locked(struct pmuscope_session *sess, bool enable)
 	if (!sess->configured)
 		return -EINVAL;
 	if (sess->enabled != enable) {
-		pmuscope_session_op(sess, enable ? PMUSCOPE_OP_ENABLE :
-				    PMUSCOPE_OP_DISABLE, NULL);
+		if (sess->pev)
+			pmuscope_psess_enable(sess, enable);
+		else
+			pmuscope_session_op(sess, enable ? PMUSCOPE_OP_ENABLE :
+					    PMUSCOPE_OP_DISABLE, NULL);
 		sess->enabled = enable;
 	}
 	return 0;
@@ -434,7 +536,10 @@ int pmuscope_session_reset_locked(struct pmuscope_session *sess)
 	lockdep_assert_held(&pmuscope_drv.lock);
 	if (!sess->configured)
 		return -EINVAL;
-	pmuscope_session_op(sess, PMUSCOPE_OP_RESET, NULL);
+	if (sess->pev)
+		pmuscope_psess_reset(sess);
+	else
+		pmuscope_session_op(sess, PMUSCOPE_OP_RESET, NULL);
 	return 0;
 }
 
@@ -468,7 +573,8 @@ int pmuscope_session_read(struct pmuscope_session *sess, u32 room,
 		ret = -EINVAL;
 		goto out;
 	}
-	*nr = sess->nr_events * cpumask_weight(sess->cpus);
+	*nr = sess->pev ? pmuscope_psess_nr_values(sess) :
+	      sess->nr_events * cpumask_weight(sess->cpus);
 	if (room < *nr) {
 		ret = -ENOSPC;
 		goto out;
@@ -478,7 +584,10 @@ int pmuscope_session_read(struct pmuscope_session *sess, u32 room,
 		ret = -ENOMEM;
 		goto out;
 	}
-	pmuscope_session_op(sess, PMUSCOPE_OP_READ, *vals);
+	if (sess->pev)
+		pmuscope_psess_read(sess, *vals);
+	else
+		pmuscope_session_op(sess, PMUSCOPE_OP_READ, *vals);
 out:
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
@@ -498,6 +607,10 @@ int pmuscope_session_swinc(struct pmuscope_session *sess, u64 event_mask,
 
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
+	/* perf's PMU: PMSWINC_EL0 is perf's register; and a task has no CPU. */
+	ret = -EOPNOTSUPP;
+	if (sess->pev)
+		goto out;
 	ret = -EINVAL;
 	if (!sess->configured || (event_mask >> sess->nr_events) ||
 	    cpu >= nr_cpu_ids || !cpumask_test_cpu(cpu, sess->cpus))

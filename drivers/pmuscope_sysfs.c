@@ -55,8 +55,18 @@ static ssize_t emulated_profile_show(struct kobject *kobj,
 static struct kobj_attribute pmuscope_attr_emulated_profile =
 	__ATTR_RO(emulated_profile);
 
+/* Who drives the PMU: "direct" (pmuscope) or "perf" (perf's PMU driver). */
+static ssize_t backend_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", pmuscope_backend_perf() ? "perf" : "direct");
+}
+
+static struct kobj_attribute pmuscope_attr_backend = __ATTR_RO(backend);
+
 static struct attribute *pmuscope_root_attrs[] = {
 	&pmuscope_attr_version.attr,
+	&pmuscope_attr_backend.attr,
 	&pmuscope_attr_kernel_el.attr,
 	&pmuscope_attr_emulated.attr,
 	&pmuscope_attr_emulated_profile.attr,
@@ -401,6 +411,40 @@ static void pmuscope_read_one_fn(void *info)
 	raw_spin_unlock_irqrestore(&r->pmu->lock, flags);
 }
 
+/*
+ * perf backend: perf places the events, and pmuscope sees none of its
+ * counters. Counter n is then the sysfs session's event that would have
+ * counter n on a free PMU (its plan); sessions of /dev/pmuscope are not
+ * shown. Caller holds pmuscope_drv.lock.
+ */
+static ssize_t pmuscope_counter_show_perf(struct pmuscope_cpu *pcpu,
+					  struct pmuscope_counter_attr *ca, char *buf)
+{
+	struct pmuscope_session *sess = pcpu->sysfs_sess;
+	struct pmuscope_value v;
+	char text[64];
+	u32 i;
+
+	for (i = 0; sess && sess->configured && sess->pev && i < sess->nr_events; i++)
+		if (sess->hw[pcpu->cpu * PMUSCOPE_MAX_EVENTS + i] == ca->idx)
+			break;
+	if (!sess || !sess->configured || !sess->pev || i == sess->nr_events)
+		return ca->what == PMUSCOPE_CF_VALUE ? -ENODATA :
+		       sysfs_emit(buf, "%s\n", ca->what == PMUSCOPE_CF_OWNER ?
+				  "free" : "none");
+	switch (ca->what) {
+	case PMUSCOPE_CF_OWNER:
+		pmuscope_session_describe(sess, text, sizeof(text));
+		return sysfs_emit(buf, "%s\n", text);
+	case PMUSCOPE_CF_EVENT:
+		pmuscope_format_event(&sess->ev[i], text, sizeof(text));
+		return sysfs_emit(buf, "%s\n", text);
+	default:
+		pmuscope_psess_read_one(sess, pcpu->cpu, i, &v);
+		return sysfs_emit(buf, "%llu\n", v.count);
+	}
+}
+
 static ssize_t pmuscope_counter_show(struct kobject *kobj,
 				     struct kobj_attribute *attr, char *buf)
 {
@@ -417,6 +461,10 @@ static ssize_t pmuscope_counter_show(struct kobject *kobj,
 	 * groups (draining their readers) with the hotplug lock held.
 	 */
 	mutex_lock(&pmuscope_drv.lock);
+	if (pmuscope_backend_perf()) {
+		ret = pmuscope_counter_show_perf(pcpu, ca, buf);
+		goto out;
+	}
 	if (!hwc->owner) {
 		ret = ca->what == PMUSCOPE_CF_VALUE ? -ENODATA :
 		      sysfs_emit(buf, "%s\n", ca->what == PMUSCOPE_CF_OWNER ?

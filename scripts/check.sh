@@ -147,6 +147,9 @@ guest emu-n1 --cpu neoverse-n1 --smp 2 --plan emu --append pmuscope_emu=neoverse
 guest emu-v94 --cpu max --smp 2 --plan emu --append pmuscope_emu=v9.4-like --timeout 300
 # perf's own PMU driver active (no initcall_blacklist).
 guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 120
+# ... with -icount: per-task counting and multiplexing through perf, exact.
+guest a53-perf-exact --cpu cortex-a53 --smp 1 --icount 0 --plan perf-exact --no-blacklist \
+	--timeout 240
 echo "# CPU_CYCLES totals, event counter vs cycle counter:"
 sed 's/^/#   /' "$build/wrap-totals.txt"
 

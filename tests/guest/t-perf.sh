@@ -1,14 +1,51 @@
 # SPDX-License-Identifier: GPL-2.0
-# perf's PMUv3 driver is active: pmuscope refuses to load and says why and
-# what to do, or, with shared=1, polls and flags what perf clobbers.
+# perf's PMUv3 driver drives the PMU (a stock kernel): plain insmod counts
+# through it (backend perf); backend=direct is refused and says why.
 . /tests/lib.sh
 
 check "perf's PMU driver is registered" sh -c "ls /sys/bus/event_source/devices | grep -q armv8"
-check_fails "insmod refused while perf's driver drives the PMU" insmod "$PMUSCOPE_KO"
-check "the kernel log names the cause" sh -c "dmesg | grep -q \"perf's PMUv3 driver (CONFIG_ARM_PMUV3.*) drives the PMU\""
+check_fails "insmod backend=direct refused while perf's driver drives the PMU" \
+	insmod "$PMUSCOPE_KO" backend=direct
+check "the kernel log names the cause" sh -c "dmesg | grep -q \"perf's PMUv3 driver (CONFIG_ARM_PMUV3) drives the PMU\""
 check "the kernel log names the fix" sh -c "dmesg | grep -q 'initcall_blacklist=armv8_pmu_driver_init'"
-check "insmod shared=1" insmod "$PMUSCOPE_KO" shared=1
-check "shared mode announced" sh -c "dmesg | grep -q 'polling (shared with perf)'"
-run_test /bin/pmuscope-test swinc
-run_test /bin/pmuscope-test clobber
+check_fails "insmod backend=bogus refused" insmod "$PMUSCOPE_KO" backend=bogus
+check "plain insmod (no parameters)" insmod "$PMUSCOPE_KO"
+check_eq "sysfs backend" "$(cat $PMUSCOPE_SYS/backend)" perf
+check "the kernel log says so" sh -c "dmesg | grep -q 'backend perf: counting through perf'"
+check "pmuscope version names the backend" sh -c "pmuscope version | grep -q 'backend: perf'"
+run_test /bin/pmuscope-test photplug
+run_test /bin/pmuscope-test taskperm
+
+# sysfs counting works the same on the perf backend.
+S=$PMUSCOPE_SYS/cpu0
+check "sysfs select CPU_CYCLES,CPU_CYCLES:u" sh -c "echo CPU_CYCLES,CPU_CYCLES:u >$S/select"
+check_eq "sysfs select reads back" "$(cat $S/select)" "CPU_CYCLES:uk,CPU_CYCLES:u"
+check "sysfs enable" sh -c "echo 1 >$S/enable"
+sleep 0.1
+check "sysfs disable" sh -c "echo 0 >$S/enable"
+check_eq "sysfs counter_event/cycle" "$(cat $S/counter_event/cycle)" "CPU_CYCLES:uk"
+check_eq "sysfs counter_event/0" "$(cat $S/counter_event/0)" "CPU_CYCLES:u"
+check "sysfs counter_value/0 counted cycles:u ($(cat $S/counter_value/0))" \
+	test "$(cat $S/counter_value/0)" -gt 0
+check_eq "sysfs counter_owner/1 (not selected)" "$(cat $S/counter_owner/1)" free
+check "sysfs counter_value/cycle counted cycles ($(cat $S/counter_value/cycle))" \
+	test "$(cat $S/counter_value/cycle)" -gt 0
+check_eq "sysfs counter_owner/cycle" "$(cat $S/counter_owner/cycle)" sysfs
+check "sysfs select cleared" sh -c "echo >$S/select"
+
+# pmuscope stat -- cmd counts the command (a task), not CPUs.
+out=$(pmuscope stat -e cycles -- /bin/loop 1000 2>&1)
+echo "$out" | sed 's/^/pmuscope-tap: # /'
+check "stat -- cmd: the command's own counts" \
+	sh -c "echo \"\$0\" | grep -q \"Performance counter stats for '/bin/loop 1000'\"" "$out"
+check "stat -a -- cmd: all CPUs" \
+	sh -c "pmuscope stat -a -e cycles -- /bin/loop 1000 2>&1 | grep -q 'stats for CPUs 0-1'"
+check "stat --json -- cmd says target task" \
+	sh -c "pmuscope stat --json -e cycles -- /bin/loop 1000 | grep -q '\"target\":\"task\"'"
 check "rmmod" rmmod pmuscope
+# shared=1 is gone: the module loader ignores an unknown parameter, says so.
+check "insmod shared=1 (shared mode removed)" insmod "$PMUSCOPE_KO" shared=1
+check "the kernel log says 'shared' is unknown" sh -c "dmesg | grep -qi \"unknown parameter 'shared' ignored\""
+check_eq "shared=1 is ignored: backend" "$(cat $PMUSCOPE_SYS/backend)" perf
+check "rmmod" rmmod pmuscope
+check "no pmuscope left loaded" sh -c "! grep -q '^pmuscope' /proc/modules"

@@ -66,14 +66,114 @@ static void break_config_flags(void *p)
 	((struct pmuscope_config *)p)->flags = 1;
 }
 
-static void break_config_reserved_0_(void *p)
+static void break_config_reserved0(void *p)
 {
-	((struct pmuscope_config *)p)->reserved[0] = 1;
+	((struct pmuscope_config *)p)->reserved0 = 1;
 }
 
-static void break_config_reserved_1_(void *p)
+static void break_config_target(void *p)
 {
-	((struct pmuscope_config *)p)->reserved[1] = 1ULL << 63;
+	((struct pmuscope_config *)p)->target = 2;
+}
+
+static void break_config_cpus_pid(void *p)
+{
+	((struct pmuscope_config *)p)->pid = 1;
+}
+
+static void break_config_event_size_8(void *p)
+{
+	((struct pmuscope_config *)p)->event_size = 8;
+}
+
+static void break_config_event_size_20(void *p)
+{
+	((struct pmuscope_config *)p)->event_size = 20;
+}
+
+static void break_config_event_size_264(void *p)
+{
+	((struct pmuscope_config *)p)->event_size = PMUSCOPE_ELEM_SIZE_MAX + 8;
+}
+
+static void set_config_event_size_24(void *p)
+{
+	((struct pmuscope_config *)p)->event_size = 24;
+}
+
+static void set_config_event_size_16(void *p)
+{
+	((struct pmuscope_config *)p)->event_size = 16;
+}
+
+/* A valid task target: the calling thread, inherit, enable on exec. */
+static void set_config_task(void *p)
+{
+	struct pmuscope_config *cfg = p;
+
+	cfg->target = PMUSCOPE_TARGET_TASK;
+	cfg->cpus_size = 0;
+	cfg->flags = PMUSCOPE_CFG_INHERIT | PMUSCOPE_CFG_ENABLE_ON_EXEC;
+}
+
+static void break_config_task_cpus(void *p)
+{
+	set_config_task(p);
+	((struct pmuscope_config *)p)->cpus_size = 8;
+}
+
+static void break_config_task_cpus_ptr(void *p)
+{
+	set_config_task(p);
+	((struct pmuscope_config *)p)->cpus = 0x1000;
+}
+
+static void break_config_task_pid(void *p)
+{
+	set_config_task(p);
+	((struct pmuscope_config *)p)->pid = -1;
+}
+
+static void set_config_task_pid(void *p)
+{
+	set_config_task(p);
+	((struct pmuscope_config *)p)->pid = 4242;
+}
+
+static void break_config_task_flag(void *p)
+{
+	set_config_task(p);
+	((struct pmuscope_config *)p)->flags |= 1U << 2;
+}
+
+static void break_config_cpus_inherit(void *p)
+{
+	((struct pmuscope_config *)p)->flags = PMUSCOPE_CFG_INHERIT;
+}
+
+static void break_config_cpus_enable_on_exec(void *p)
+{
+	((struct pmuscope_config *)p)->flags = PMUSCOPE_CFG_ENABLE_ON_EXEC;
+}
+
+static void break_read_value_size_32(void *p)
+{
+	((struct pmuscope_read *)p)->value_size = 32;
+}
+
+static void break_read_value_size_44(void *p)
+{
+	((struct pmuscope_read *)p)->value_size = 44;
+}
+
+static void break_read_value_size_264(void *p)
+{
+	((struct pmuscope_read *)p)->value_size = PMUSCOPE_ELEM_SIZE_MAX + 8;
+}
+
+static void set_read_value_size_48(void *p)
+{
+	((struct pmuscope_read *)p)->value_size = 48;
 }
 
 static void break_config_nr_events(void *p)
@@ -109,11 +209,6 @@ static void break_swinc_event_mask(void *p)
 static void break_read_flags(void *p)
 {
 	((struct pmuscope_read *)p)->flags = 1;
-}
-
-static void break_read_reserved0(void *p)
-{
-	((struct pmuscope_read *)p)->reserved0 = 1;
 }
 
 static void break_read_reserved_0_(void *p)
@@ -177,8 +272,26 @@ static const struct pmuscope_uapi_case pmuscope_uapi_cases[] = {
 	{ "HANDSHAKE reserved[3] set", ARG_HANDSHAKE, break_handshake_reserved_3_, -EINVAL },
 	{ "CONFIG valid", ARG_CONFIG, NULL, 0 },
 	{ "CONFIG unknown flag", ARG_CONFIG, break_config_flags, -EINVAL },
-	{ "CONFIG reserved[0] set", ARG_CONFIG, break_config_reserved_0_, -EINVAL },
-	{ "CONFIG reserved[1] set", ARG_CONFIG, break_config_reserved_1_, -EINVAL },
+	{ "CONFIG reserved0 set", ARG_CONFIG, break_config_reserved0, -EINVAL },
+	{ "CONFIG unknown target", ARG_CONFIG, break_config_target, -EINVAL },
+	{ "CONFIG CPUs with a pid", ARG_CONFIG, break_config_cpus_pid, -EINVAL },
+	{ "CONFIG CPUs with INHERIT", ARG_CONFIG, break_config_cpus_inherit, -EINVAL },
+	{ "CONFIG CPUs with ENABLE_ON_EXEC", ARG_CONFIG, break_config_cpus_enable_on_exec,
+	  -EINVAL },
+	{ "CONFIG event_size below version 1's", ARG_CONFIG, break_config_event_size_8,
+	  -EINVAL },
+	{ "CONFIG event_size not in words", ARG_CONFIG, break_config_event_size_20, -EINVAL },
+	{ "CONFIG event_size too large", ARG_CONFIG, break_config_event_size_264, -E2BIG },
+	{ "CONFIG event_size of version 1", ARG_CONFIG, set_config_event_size_16, 0 },
+	{ "CONFIG event_size of a later version", ARG_CONFIG, set_config_event_size_24, 0 },
+	{ "CONFIG task target valid", ARG_CONFIG, set_config_task, 0 },
+	{ "CONFIG task target, another thread id", ARG_CONFIG, set_config_task_pid, 0 },
+	{ "CONFIG task target with a CPU bitmap size", ARG_CONFIG, break_config_task_cpus,
+	  -EINVAL },
+	{ "CONFIG task target with a CPU bitmap", ARG_CONFIG, break_config_task_cpus_ptr,
+	  -EINVAL },
+	{ "CONFIG task target, negative pid", ARG_CONFIG, break_config_task_pid, -EINVAL },
+	{ "CONFIG task target, unknown flag", ARG_CONFIG, break_config_task_flag, -EINVAL },
 	{ "CONFIG no events", ARG_CONFIG, break_config_nr_events, -EINVAL },
 	{ "CONFIG too many events", ARG_CONFIG, break_config_nr_events_33, -EINVAL },
 	{ "CONFIG 32 events", ARG_CONFIG, set_config_nr_events_32, 0 },
@@ -188,7 +301,10 @@ static const struct pmuscope_uapi_case pmuscope_uapi_cases[] = {
 	{ "CONFIG largest CPU bitmap", ARG_CONFIG, set_config_cpus_size_4096, 0 },
 	{ "READ valid", ARG_READ, NULL, 0 },
 	{ "READ unknown flag", ARG_READ, break_read_flags, -EINVAL },
-	{ "READ reserved0 set", ARG_READ, break_read_reserved0, -EINVAL },
+	{ "READ value_size below version 1's", ARG_READ, break_read_value_size_32, -EINVAL },
+	{ "READ value_size not in words", ARG_READ, break_read_value_size_44, -EINVAL },
+	{ "READ value_size too large", ARG_READ, break_read_value_size_264, -E2BIG },
+	{ "READ value_size of a later version", ARG_READ, set_read_value_size_48, 0 },
 	{ "READ reserved[0] set", ARG_READ, break_read_reserved_0_, -EINVAL },
 	{ "READ reserved[1] set", ARG_READ, break_read_reserved_1_, -EINVAL },
 	{ "SWINC valid", ARG_SWINC, NULL, 0 },

@@ -751,6 +751,54 @@ int pmuscope_configure(struct pmuscope *h, const struct pmuscope_event_spec *evs
 	return 0;
 }
 
+int pmuscope_configure_task(struct pmuscope *h, const struct pmuscope_event_spec *evs,
+			    unsigned int nr, int tid, uint32_t flags)
+{
+	struct pmuscope_event kev[PMUSCOPE_MAX_EVENTS];
+	struct pmuscope_config cfg = {
+		.size = sizeof(cfg), .target = PMUSCOPE_TARGET_TASK, .pid = tid,
+		.flags = flags,
+	};
+
+	if (!h)
+		return -EINVAL;
+	if (!nr || nr > PMUSCOPE_MAX_EVENTS) {
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "%u events: a session counts 1 to %u events", nr,
+			     PMUSCOPE_MAX_EVENTS);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < nr; i++)
+		kev[i] = (struct pmuscope_event){ .event = evs[i].number,
+						  .flags = evs[i].flags };
+	cfg.nr_events = nr;
+	cfg.events = (uintptr_t)kev;
+	if (ioctl(h->fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
+		int ret = -errno;
+
+		switch (ret) {
+		case -EOPNOTSUPP:
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "the driver's backend cannot count a task (see /sys/kernel/pmuscope/backend): count CPUs with -a or -C");
+			break;
+		case -EPERM:
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "permission denied: another user's thread, or kernel events, need CAP_PERFMON or CAP_SYS_ADMIN (or the module's group for kernel events)");
+			break;
+		case -ESRCH:
+			pmuscope_fmt(h->msg, sizeof(h->msg), "no thread %d", tid);
+			break;
+		default:
+			pmuscope_explain(h, ret, evs, nr, NULL, 0);
+		}
+		return ret;
+	}
+	memcpy(h->evs, evs, nr * sizeof(*evs));
+	h->nr_events = nr;
+	memset(h->cpus, 0, sizeof(h->cpus));
+	return 0;
+}
+
 static int pmuscope_simple(struct pmuscope *h, unsigned long req, const char *what)
 {
 	if (!h)

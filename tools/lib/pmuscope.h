@@ -140,6 +140,16 @@ uint64_t pmuscope_features(const struct pmuscope *h);
  */
 int pmuscope_configure(struct pmuscope *h, const struct pmuscope_event_spec *evs,
 		       unsigned int nr, const uint64_t *cpus, size_t words);
+/**
+ * pmuscope_configure_task() - count @evs in thread @tid (0: the caller),
+ * wherever it runs (API version 2, PMUSCOPE_FEAT_TASK)
+ * @flags: PMUSCOPE_CFG_INHERIT (children created later too),
+ *         PMUSCOPE_CFG_ENABLE_ON_EXEC (start at the thread's next exec)
+ * A read gives one value per event, cpu PMUSCOPE_CPU_ANY.
+ * Return: 0 or -errno (-EOPNOTSUPP: the backend cannot count tasks).
+ */
+int pmuscope_configure_task(struct pmuscope *h, const struct pmuscope_event_spec *evs,
+			    unsigned int nr, int tid, uint32_t flags);
 int pmuscope_enable(struct pmuscope *h);
 int pmuscope_disable(struct pmuscope *h);
 int pmuscope_reset(struct pmuscope *h);

@@ -292,6 +292,8 @@ struct stat_opts {
 	unsigned int nr;
 	uint64_t cpus[PMUSCOPE_CPU_WORDS];
 	int cpus_given;
+	int all_cpus;			/* -a */
+	int task;			/* count the command and its children */
 	unsigned int interval_ms;
 	int per_cpu;
 	enum report_format fmt;
@@ -303,7 +305,9 @@ static void stat_usage(FILE *f)
 	fprintf(f,
 		"usage: pmuscope stat [-e EVENT[,EVENT...]] [-C CPUS | -a] [-I MS]\n"
 		"                     [--per-cpu] [--json | --csv] [-- CMD [ARG...]]\n"
-		"  EVENT: NAME[:u|k|h...]  (pmuscope list), rHEX for raw numbers\n");
+		"  EVENT: NAME[:u|k|h...]  (pmuscope list), rHEX for raw numbers\n"
+		"  With a command and neither -a nor -C, only the command and the\n"
+		"  children it creates are counted, wherever they run.\n");
 }
 
 static int add_events(struct stat_opts *o, char *list)
@@ -545,6 +549,7 @@ static int cmd_stat(int argc, char **argv)
 			o.cpus_given = 1;
 			break;
 		case 'a':
+			o.all_cpus = 1;
 			break;
 		case 'I':
 			errno = 0;
@@ -598,7 +603,18 @@ static int cmd_stat(int argc, char **argv)
 		fprintf(stderr, "pmuscope: %s\n", err);
 		return open_exit_code(ret);
 	}
-	ret = pmuscope_configure(h, o.evs, o.nr, o.cpus, PMUSCOPE_CPU_WORDS);
+	/*
+	 * A command and no CPUs asked for: the command's own counts, as perf
+	 * stat gives them. The child configures its own thread, with inherit
+	 * and enable-on-exec, before exec: what pmuscope runs before the
+	 * exec is not counted. The direct backend counts CPUs only.
+	 */
+	o.task = o.cmd && !o.cpus_given && !o.all_cpus;
+	if (o.task && !(pmuscope_features(h) & PMUSCOPE_FEAT_TASK)) {
+		fprintf(stderr, "pmuscope: the driver's direct backend counts CPUs, not tasks: counting all CPUs (-a)\n");
+		o.task = 0;
+	}
+	ret = o.task ? 0 : pmuscope_configure(h, o.evs, o.nr, o.cpus, PMUSCOPE_CPU_WORDS);
 	if (ret) {
 		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
 		pmuscope_close(h);
@@ -617,8 +633,14 @@ static int cmd_stat(int argc, char **argv)
 	total->kernel_el = pmuscope_kernel_el();
 	total->command = o.cmd;
 	total->exit_status = -1;
+	if (o.task) {
+		total->cpus[0] = '\0';
+		total->per_cpu = 0;
+	}
+	total->task = o.task;
+	cur->task = o.task;
 	memcpy(cur->cpus, total->cpus, sizeof(cur->cpus));
-	cur->per_cpu = o.per_cpu;
+	cur->per_cpu = total->per_cpu;
 	cur->kernel_el = total->kernel_el;
 	cur->command = o.cmd;
 	cur->exit_status = -1;
@@ -667,6 +689,17 @@ static int cmd_stat(int argc, char **argv)
 					_exit(126);
 				}
 			}
+			/* Its exit status (before exec) is then pmuscope's. */
+			if (o.task) {
+				int cret = pmuscope_configure_task(h, o.evs, o.nr, 0,
+								   PMUSCOPE_CFG_INHERIT |
+								   PMUSCOPE_CFG_ENABLE_ON_EXEC);
+
+				if (cret) {
+					fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
+					_exit(exit_code_of(cret));
+				}
+			}
 			if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
 				_exit(127);
 			execvp(o.cmd[0], o.cmd);
@@ -701,7 +734,8 @@ static int cmd_stat(int argc, char **argv)
 	 * when a tick updates the clock under it.
 	 */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (pmuscope_reset(h) || pmuscope_enable(h)) {
+	/* A task session is armed already: it starts at the command's exec. */
+	if (!o.task && (pmuscope_reset(h) || pmuscope_enable(h))) {
 		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
 		if (child > 0) {
 			kill(child, SIGKILL);
@@ -837,9 +871,24 @@ static int run(int argc, char **argv)
 
 		printf("pmuscope %s (API version %d)\n", PMUSCOPE_LIB_VERSION,
 		       PMUSCOPE_API_VERSION);
+		char path[600], backend[16] = "";
+		FILE *f;
+
 		if (pmuscope_emulated(profile, sizeof(profile)))
 			printf("driver: pmuscope_emu.ko, EMULATED profile %s (register model, not hardware)\n",
 			       profile);
+		snprintf(path, sizeof(path), "%s/backend", pmuscope_sysfs_root());
+		f = fopen(path, "r");
+		if (f) {
+			if (fscanf(f, "%15s", backend) == 1)
+				printf("backend: %s (%s)\n", backend,
+				       strcmp(backend, "perf") ?
+				       "pmuscope drives the PMU" :
+				       "counting through perf's PMU driver");
+			fclose(f);
+		} else {
+			printf("driver: not loaded\n");
+		}
 		return 0;
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help")) {

@@ -173,13 +173,17 @@ static void report_table(FILE *f, const struct report *r)
 	if (r->kind == REPORT_INTERVAL) {
 		snprintf(stamp, sizeof(stamp), "%12.6f ", r->time_s);
 	} else {
-		fprintf(f, "\n Performance counter stats for CPU%s %s",
-			strchr(r->cpus, ',') || strchr(r->cpus, '-') ? "s" : "", r->cpus);
+		if (r->task)
+			fprintf(f, "\n Performance counter stats for");
+		else
+			fprintf(f, "\n Performance counter stats for CPU%s %s",
+				strchr(r->cpus, ',') || strchr(r->cpus, '-') ? "s" : "",
+				r->cpus);
 		if (r->command) {
-			fprintf(f, " ('");
+			fprintf(f, r->task ? " '" : " ('");
 			for (int i = 0; r->command[i]; i++)
 				fprintf(f, "%s%s", i ? " " : "", r->command[i]);
-			fprintf(f, "')");
+			fprintf(f, r->task ? "'" : "')");
 		}
 		fprintf(f, ":\n\n");
 	}
@@ -264,7 +268,7 @@ static void report_json(FILE *f, const struct report *r)
 		fprintf(f, "\"time_s\":%.6f,", r->time_s);
 	else
 		fprintf(f, "\"elapsed_s\":%.9f,", r->elapsed_s);
-	fprintf(f, "\"cpus\":");
+	fprintf(f, "\"target\":\"%s\",\"cpus\":", r->task ? "task" : "cpus");
 	report_json_str(f, r->cpus);
 	fprintf(f, ",\"command\":");
 	if (r->command) {

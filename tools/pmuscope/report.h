@@ -33,7 +33,8 @@ struct report {
 	enum report_kind kind;
 	double time_s;			/* interval: end, seconds since start */
 	double elapsed_s;		/* total: seconds counted */
-	char cpus[4096];		/* "0-1" */
+	char cpus[4096];		/* "0-1"; empty for a task */
+	int task;			/* counted the command (and children), not CPUs */
 	unsigned int ncpus;
 	int cpu_ids[REPORT_MAX_CPUS];
 	unsigned int ncounters;

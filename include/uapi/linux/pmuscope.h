@@ -16,7 +16,12 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define PMUSCOPE_API_VERSION		1
+/*
+ * 2: targets (a task or CPUs), inherit and enable-on-exec, element sizes
+ * of the event and value arrays, the perf backend, multiplexing. A version
+ * 1 caller's structs are version 2 structs with the new fields zero.
+ */
+#define PMUSCOPE_API_VERSION		2
 
 /* Most events one session may count on each CPU. */
 #define PMUSCOPE_MAX_EVENTS		32
@@ -25,9 +30,12 @@
 #define PMUSCOPE_FEAT_PMU		(1ULL << 0)	/* PMUv3 counting */
 #define PMUSCOPE_FEAT_OVERFLOW_IRQ	(1ULL << 1)	/* wraps folded by the PPI */
 #define PMUSCOPE_FEAT_POLL		(1ULL << 2)	/* wraps folded by polling */
-#define PMUSCOPE_FEAT_SHARED		(1ULL << 3)	/* sharing the PMU with perf */
+#define PMUSCOPE_FEAT_SHARED		(1ULL << 3)	/* never set: shared mode was removed */
 #define PMUSCOPE_FEAT_SWINC		(1ULL << 4)	/* PMUSCOPE_IOC_SWINC */
 #define PMUSCOPE_FEAT_EMULATED		(1ULL << 5)	/* register model, not hardware */
+#define PMUSCOPE_FEAT_BACKEND_PERF	(1ULL << 6)	/* counts through perf's PMU driver */
+#define PMUSCOPE_FEAT_TASK		(1ULL << 7)	/* PMUSCOPE_TARGET_TASK */
+#define PMUSCOPE_FEAT_MULTIPLEX		(1ULL << 8)	/* more events than counters */
 
 struct pmuscope_handshake {
 	__u32 size;		/* in: sizeof(struct pmuscope_handshake) */
@@ -52,14 +60,26 @@ struct pmuscope_event {
 	__u64 reserved;
 };
 
+/* Config flags (task targets only). */
+#define PMUSCOPE_CFG_INHERIT		(1U << 0)	/* count children created later */
+#define PMUSCOPE_CFG_ENABLE_ON_EXEC	(1U << 1)	/* start at the task's next exec */
+
+/* Config targets. */
+#define PMUSCOPE_TARGET_CPUS		0	/* the CPUs of @cpus, whatever runs */
+#define PMUSCOPE_TARGET_TASK		1	/* one thread, on whatever CPU */
+
 struct pmuscope_config {
 	__u32 size;		/* sizeof(struct pmuscope_config) */
-	__u32 flags;		/* none defined: zero */
-	__u64 events;		/* pointer to struct pmuscope_event[nr_events] */
-	__u64 cpus;		/* pointer to a CPU bitmap of __u64 words */
+	__u32 flags;		/* PMUSCOPE_CFG_* */
+	__u64 events;		/* pointer to nr_events events of event_size bytes */
+	__u64 cpus;		/* TARGET_CPUS: pointer to a CPU bitmap of __u64 words */
 	__u32 nr_events;	/* 1 .. PMUSCOPE_MAX_EVENTS */
-	__u32 cpus_size;	/* bytes at @cpus: a multiple of 8, 8 .. 4096 */
-	__u64 reserved[2];
+	__u32 cpus_size;	/* TARGET_CPUS: bytes at @cpus, a multiple of 8, 8 .. 4096 */
+	/* Version 2; zero in a version 1 caller's struct. */
+	__u32 target;		/* PMUSCOPE_TARGET_* */
+	__s32 pid;		/* TARGET_TASK: thread id, 0 = the calling thread */
+	__u32 event_size;	/* sizeof(struct pmuscope_event) of the caller; 0 = 16 */
+	__u32 reserved0;
 };
 
 /* Flags of one value. */
@@ -76,15 +96,18 @@ struct pmuscope_value {
 	__u32 cpu;
 	__u32 index;		/* index of the event in the configuration */
 	__u32 flags;		/* PMUSCOPE_VAL_* */
-	__u32 counter;		/* hardware counter: 0..30, 31 = cycle counter */
+	__u32 counter;		/* 0..30, 31 = cycle counter; or NONE (perf's) */
 };
+
+#define PMUSCOPE_CPU_ANY		0xffffffffU	/* value.cpu of a task target */
+#define PMUSCOPE_COUNTER_NONE		0xffffffffU
 
 struct pmuscope_read {
 	__u32 size;		/* sizeof(struct pmuscope_read) */
 	__u32 flags;		/* none defined: zero */
 	__u64 values;		/* pointer to struct pmuscope_value[nr_values] */
 	__u32 nr_values;	/* in: room at @values; out: values written */
-	__u32 reserved0;
+	__u32 value_size;	/* version 2: sizeof(struct pmuscope_value) of the caller; 0 = 40 */
 	__u64 reserved[2];
 };
 

@@ -15,6 +15,13 @@
  *   pmuscope-test cpupm        counts survive cpu_pm enter/exit (idle)
  *   pmuscope-test el0          EL0 access to the PMU traps (PMUSERENR_EL0 = 0)
  *   pmuscope-test hold SECS    hold 2 counters on every CPU for SECS seconds
+ *   pmuscope-test emulated 0|1 the handshake's PMUSCOPE_FEAT_EMULATED
+ *   pmuscope-test photplug     perf backend: CPU counters across CPU 1 offline/online
+ *   pmuscope-test task N1 N2   this thread as a task target: INST_RETIRED:u
+ *                              exact, with a perf_event_open peer counting too
+ *   pmuscope-test taskperm     who may count which task
+ *   pmuscope-test mux N        3x more events than counters: multiplexed, scaled
+ *   pmuscope-test notask       direct backend: a task target is EOPNOTSUPP
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -273,7 +280,7 @@ static void test_errors(void)
 
 	CFG_RESET(); cfg.size = 8;		CFG_EXPECT("size below version 1", -EINVAL);
 	CFG_RESET(); cfg.flags = 1;		CFG_EXPECT("unknown flag", -EINVAL);
-	CFG_RESET(); cfg.reserved[1] = 1;	CFG_EXPECT("reserved field set", -EINVAL);
+	CFG_RESET(); cfg.reserved0 = 1;	CFG_EXPECT("reserved field set", -EINVAL);
 	CFG_RESET(); cfg.nr_events = 0;		CFG_EXPECT("no events", -EINVAL);
 	CFG_RESET(); cfg.nr_events = PMUSCOPE_MAX_EVENTS + 1; CFG_EXPECT("too many events (33)", -EINVAL);
 	CFG_RESET(); cfg.cpus_size = 0;		CFG_EXPECT("cpus_size 0", -EINVAL);
@@ -332,9 +339,9 @@ static void test_errors(void)
 				     .values = (uintptr_t)vals, .nr_values = 64 };
 	expect("READ unknown flag", xioctl(fd, PMUSCOPE_IOC_READ, &rd), -EINVAL);
 	rd.flags = 0;
-	rd.reserved0 = 1;
-	expect("READ reserved0 set", xioctl(fd, PMUSCOPE_IOC_READ, &rd), -EINVAL);
-	rd.reserved0 = 0;
+	rd.value_size = 44;
+	expect("READ value_size not in words", xioctl(fd, PMUSCOPE_IOC_READ, &rd), -EINVAL);
+	rd.value_size = 0;
 	rd.reserved[0] = 1;
 	expect("READ reserved set", xioctl(fd, PMUSCOPE_IOC_READ, &rd), -EINVAL);
 	rd.reserved[0] = 0;
@@ -570,6 +577,224 @@ static void test_exact(unsigned long n1, unsigned long n2)
 	close(fd);
 }
 
+/* ---------------------------------------------------------------- tasks */
+static int configure_task(int fd, const struct pmuscope_event *evs, unsigned int nr,
+			  int pid, unsigned int flags)
+{
+	struct pmuscope_config cfg = {
+		.size = sizeof(cfg), .nr_events = nr, .events = (uintptr_t)evs,
+		.target = PMUSCOPE_TARGET_TASK, .pid = pid, .flags = flags,
+	};
+
+	return xioctl(fd, PMUSCOPE_IOC_CONFIG, &cfg);
+}
+
+/* perf_event_open() on this thread: INST_RETIRED at EL0, the real peer. */
+static int perf_open_insts(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE, .size = sizeof(attr),
+		.config = PERF_COUNT_HW_INSTRUCTIONS, .disabled = 1,
+		.exclude_kernel = 1, .exclude_hv = 1,
+	};
+
+	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * This thread as a task target, and a perf_event_open() counter on it at
+ * the same time: both count a loop's EL0 instructions, both exactly (the
+ * difference of two loop lengths), neither disturbed by the other. The
+ * task target follows this thread only: no retry needed when it is
+ * switched out (compare test_exact, which counts a CPU).
+ */
+static void test_task(unsigned long n1, unsigned long n2)
+{
+	struct pmuscope_event ev = { .event = EV_INST_RETIRED, .flags = PMUSCOPE_EV_EL0 };
+	unsigned long long c[2], p[2], pc;
+	struct pmuscope_value v[2];
+	int fd = dev_open(), pfd = perf_open_insts();
+	unsigned long n[2] = { n1, n2 };
+	unsigned int nr, i;
+
+	expect("CONFIG task target: this thread, INST_RETIRED:u",
+	       configure_task(fd, &ev, 1, 0, 0), 0);
+	tap(pfd >= 0, "perf_event_open() instructions:u on this thread (%s)",
+	    pfd >= 0 ? "ok" : strerror(errno));
+	for (i = 0; i < 2; i++) {
+		loop(10);	/* warm up */
+		xioctl(fd, PMUSCOPE_IOC_RESET, NULL);
+		ioctl(pfd, PERF_EVENT_IOC_RESET, 0);
+		ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0);
+		xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL);
+		loop(n[i]);
+		xioctl(fd, PMUSCOPE_IOC_DISABLE, NULL);
+		ioctl(pfd, PERF_EVENT_IOC_DISABLE, 0);
+		read_values(fd, v, 2, &nr);
+		c[i] = v[0].count;
+		p[i] = read(pfd, &pc, sizeof(pc)) == sizeof(pc) ? pc : 0;
+		diag("loop(%lu): pmuscope %llu, perf_event_open %llu (cpu field %#x, flags %#x)",
+		     n[i], c[i], p[i], v[0].cpu, v[0].flags);
+	}
+	tap(nr == 1 && v[0].cpu == PMUSCOPE_CPU_ANY && v[0].counter == PMUSCOPE_COUNTER_NONE,
+	    "one value per event for a task: cpu PMUSCOPE_CPU_ANY, counter NONE");
+	tap(c[1] - c[0] == 2 * (n2 - n1), "pmuscope task target: loop(%lu) - loop(%lu) = %llu exactly",
+	    n2, n1, c[1] - c[0]);
+	tap(p[1] - p[0] == 2 * (n2 - n1),
+	    "perf_event_open peer at the same time: loop(%lu) - loop(%lu) = %llu exactly",
+	    n2, n1, p[1] - p[0]);
+	expect("SWINC on a task target", swinc(fd, 1, 0, 1), -EOPNOTSUPP);
+	close(pfd);
+	close(fd);
+}
+
+/* CONFIG a task target as uid 65534 (no capabilities): -errno. */
+static int configure_task_as_nobody(int pid, unsigned int flags)
+{
+	struct pmuscope_event ev = { .event = EV_CPU_CYCLES, .flags = flags };
+	int status;
+	pid_t child = fork();
+
+	if (child == 0) {
+		int fd = dev_open();
+
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(99);
+		_exit(-configure_task(fd, &ev, 1, pid, 0));
+	}
+	waitpid(child, &status, 0);
+	return WIFEXITED(status) ? -WEXITSTATUS(status) : -999;
+}
+
+static void test_taskperm(void)
+{
+	struct pmuscope_event ev = { .event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_EL0 };
+	int fd = dev_open();
+
+	expect("unprivileged: its own thread at EL0", configure_task_as_nobody(0, PMUSCOPE_EV_EL0), 0);
+	expect("unprivileged: its own thread with kernel events",
+	       configure_task_as_nobody(0, ALL_EL), -EPERM);
+	expect("unprivileged: another user's task (pid 1)",
+	       configure_task_as_nobody(1, PMUSCOPE_EV_EL0), -EPERM);
+	expect("root: another task (pid 1)", configure_task(fd, &ev, 1, 1, PMUSCOPE_CFG_INHERIT), 0);
+	expect("root: a thread that does not exist", configure_task(fd, &ev, 1, 999999, 0), -ESRCH);
+	close(fd);
+}
+
+/* The direct backend counts CPUs only: a task target is refused. */
+static void test_notask(void)
+{
+	struct pmuscope_event ev = { .event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_EL0 };
+	int fd = dev_open();
+
+	expect("direct backend: CONFIG of a task target", configure_task(fd, &ev, 1, 0, 0),
+	       -EOPNOTSUPP);
+	close(fd);
+}
+
+/*
+ * Multiplexing: 3x as many events as the CPU has counters, CPU_CYCLES and
+ * INST_RETIRED alternately, on this thread running a steady loop. Every
+ * scaled count is within 1% of the unmultiplexed count, each event ran
+ * part of the time only, flagged, and at most as many events as counters
+ * ran at any time.
+ */
+static void test_mux(unsigned long n)
+{
+	struct pmuscope_event ev[PMUSCOPE_MAX_EVENTS];
+	struct pmuscope_value v[PMUSCOPE_MAX_EVENTS];
+	unsigned long long ref[2];
+	unsigned int nr, i, counters, nev, ok = 1, flagged = 1;
+	double share = 0;
+	int fd = dev_open();
+	FILE *f = fopen("/sys/kernel/pmuscope/cpu0/num_event_counters", "r");
+
+	if (!f || fscanf(f, "%u", &counters) != 1)
+		counters = 6;
+	if (f)
+		fclose(f);
+	counters += 1;	/* the cycle counter */
+	nev = 3 * counters > PMUSCOPE_MAX_EVENTS ? PMUSCOPE_MAX_EVENTS : 3 * counters;
+	for (i = 0; i < nev; i++)
+		ev[i] = (struct pmuscope_event){
+			.event = i % 2 ? EV_INST_RETIRED : EV_CPU_CYCLES,
+			.flags = PMUSCOPE_EV_EL0,
+		};
+
+	expect("CONFIG 2 events, this thread", configure_task(fd, ev, 2, 0, 0), 0);
+	loop(1000);
+	xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL);
+	loop(n);
+	xioctl(fd, PMUSCOPE_IOC_DISABLE, NULL);
+	read_values(fd, v, 2, &nr);
+	ref[0] = v[0].count;
+	ref[1] = v[1].count;
+	tap(!(v[0].flags & PMUSCOPE_VAL_MULTIPLEXED) && v[0].time_running == v[0].time_enabled,
+	    "2 events: not multiplexed (running %llu of %llu ns)", v[0].time_running,
+	    v[0].time_enabled);
+
+	expect("CONFIG 3x as many events as counters, this thread",
+	       configure_task(fd, ev, nev, 0, 0), 0);
+	xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL);
+	loop(n);
+	xioctl(fd, PMUSCOPE_IOC_DISABLE, NULL);
+	read_values(fd, v, nev, &nr);
+	for (i = 0; i < nr; i++) {
+		unsigned long long want = ref[i % 2];
+		double scaled = v[i].time_running ?
+			(double)v[i].count * v[i].time_enabled / v[i].time_running : 0;
+		double err = want ? (scaled - want) / want : 1;
+
+		diag("event %u (%s): raw %llu, running %llu of %llu ns, scaled %.0f (%+.3f%%)",
+		     i, i % 2 ? "INST_RETIRED" : "CPU_CYCLES", v[i].count, v[i].time_running,
+		     v[i].time_enabled, scaled, 100 * err);
+		ok &= err < 0.01 && err > -0.01;
+		flagged &= !!(v[i].flags & PMUSCOPE_VAL_MULTIPLEXED) &&
+			   v[i].time_running < v[i].time_enabled;
+		share += v[i].time_enabled ? (double)v[i].time_running / v[i].time_enabled : 0;
+	}
+	tap(nr == nev, "%u values for %u events", nr, nev);
+	tap(ok, "every scaled count within 1%% of the unmultiplexed count");
+	tap(flagged, "every event ran part of the time only and is flagged multiplexed");
+	/* At most one event per counter at any time; perf keeps them busy. */
+	tap(share <= counters + 0.01 && share >= 0.5 * counters,
+	    "the events' running/enabled shares sum to %.3f, with %u counters", share, counters);
+	close(fd);
+}
+
+/* perf backend: CPU counters across CPU 1 offline/online, totals carried. */
+static void test_photplug(void)
+{
+	struct pmuscope_event ev = { .event = EV_CPU_CYCLES, .flags = ALL_EL };
+	struct pmuscope_value v[2], off[2];
+	int fd = dev_open();
+	unsigned int nr;
+
+	expect("CONFIG CPU_CYCLES on cpu0 and cpu1", configure(fd, &ev, 1, 3), 0);
+	xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL);
+	pin(1);
+	for (volatile int i = 0; i < 1000000; i++)
+		;
+	pin(0);
+	tap(set_online(1, 0) == 0, "cpu1 offline");
+	read_values(fd, off, 2, &nr);
+	tap(off[1].count > 0 && (off[1].flags & PMUSCOPE_VAL_OFFLINE),
+	    "cpu1 offline: its count kept (%llu), flagged offline (%#x)", off[1].count,
+	    off[1].flags);
+	usleep(20000);
+	read_values(fd, v, 2, &nr);
+	tap(v[1].count == off[1].count, "cpu1 offline: its count frozen");
+	tap(set_online(1, 1) == 0, "cpu1 online");
+	pin(1);
+	for (volatile int i = 0; i < 1000000; i++)
+		;
+	read_values(fd, v, 2, &nr);
+	tap(v[1].count > off[1].count && !(v[1].flags & PMUSCOPE_VAL_OFFLINE),
+	    "cpu1 back online: the total continues (%llu > %llu)", v[1].count, off[1].count);
+	tap(v[0].count > off[0].count, "cpu0 counted throughout");
+	close(fd);
+}
+
 /* ---------------------------------------------------------------- wrap */
 static void test_wrap(unsigned int ms, unsigned int min_wraps)
 {
@@ -793,6 +1018,16 @@ int main(int argc, char **argv)
 		test_cpupm();
 	else if (!strcmp(sub, "el0"))
 		test_el0();
+	else if (!strcmp(sub, "task") && argc == 4)
+		test_task(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	else if (!strcmp(sub, "taskperm"))
+		test_taskperm();
+	else if (!strcmp(sub, "notask"))
+		test_notask();
+	else if (!strcmp(sub, "mux") && argc == 3)
+		test_mux(strtoul(argv[2], NULL, 0));
+	else if (!strcmp(sub, "photplug"))
+		test_photplug();
 	else if (!strcmp(sub, "emulated") && argc == 3)
 		test_emulated(atoi(argv[2]));
 	else if (!strcmp(sub, "hold") && argc == 3)

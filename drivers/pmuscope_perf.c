@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope: sessions counted by perf events.
+ *
+ * On a stock kernel perf's PMUv3 driver (CONFIG_ARM_PMUV3, built in on
+ * arm64) drives the PMU. pmuscope's "perf" backend then writes no PMU
+ * register: every event of a session is an in-kernel perf counter
+ * (perf_event_create_kernel_counter()) on perf's PMU, and perf places,
+ * multiplexes, folds and switches it per task. Task targets (what
+ * `pmuscope stat -- cmd` counts) are always counted this way.
+ *
+ * The perf core checks the *caller's* privilege when a CPU counter is
+ * created (perf_event_paranoid; Debian sets 3): pmuscope checks its own
+ * rules first (CAP_PERFMON or the group for CPUs; the caller's own thread
+ * for a task, other threads with CAP_PERFMON) and then creates the counter
+ * with the kernel's credentials.
+ *
+ * Per-CPU counters are detached by perf when their CPU goes offline and
+ * never come back by themselves: the CPU hotplug callbacks release them
+ * (carrying their totals) and create them again.
+ *
+ * Locking: as sessions (cpus_read_lock() or the hotplug callbacks, then
+ * pmuscope_drv.lock); the perf core takes its own locks inside.
+ */
+
+#define pr_fmt(fmt) "pmuscope: " fmt
+
+#include <linux/cpu.h>
+#include <linux/cred.h>
+#include <linux/perf_event.h>
+#include <linux/pid.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "pmuscope.h"
+#include "pmuscope_modifiers.h"
+
+/* The kernel's credentials, for perf_event_create_kernel_counter(). */
+static const struct cred *pmuscope_kcred;
+
+/*
+ * The perf PMU types of the CPUs' PMUs (several on big.LITTLE): a task
+ * counter exists once per type, its values summed. Found at load from a
+ * counter created on each CPU.
+ */
+#define PMUSCOPE_MAX_PMU_TYPES		8
+static u32 pmuscope_pmu_types[PMUSCOPE_MAX_PMU_TYPES];
+static unsigned int pmuscope_nr_pmu_types;
+static bool pmuscope_perf_no_irq;	/* a PMU cannot interrupt: poll */
+static struct delayed_work pmuscope_perf_poll_work;
+
+/* ----------------------------------------------------------------- events */
+
+/* The perf attributes of event @ev. -EOPNOTSUPP if perf cannot say it. */
+static int pmuscope_perf_attr(const struct pmuscope_sess_event *ev, u32 type,
+			      bool task, u32 cfg_flags, struct perf_event_attr *attr)
+{
+	unsigned int kel = pmuscope_kernel_el();
+
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	attr->config = ev->event;
+	attr->disabled = 1;
+	attr->exclude_user = !(ev->flags & PMUSCOPE_EV_EL0);
+	attr->exclude_kernel = !(ev->flags & pmuscope_kernel_flag(kel));
+	/* perf's exclude_hv is EL2 under a non-VHE kernel; nothing says EL1 on VHE. */
+	if (kel == 2 && (ev->flags & PMUSCOPE_EV_EL1))
+		return -EOPNOTSUPP;
+	attr->exclude_hv = kel == 2 || !(ev->flags & PMUSCOPE_EV_EL2);
+	if (task) {
+		attr->inherit = !!(cfg_flags & PMUSCOPE_CFG_INHERIT);
+		attr->enable_on_exec = !!(cfg_flags & PMUSCOPE_CFG_ENABLE_ON_EXEC);
+	}
+	return 0;
+}
+
+static struct perf_event *pmuscope_perf_create(struct perf_event_attr *attr, int cpu,
+					       struct task_struct *task)
+{
+	const struct cred *old = override_creds(pmuscope_kcred);
+	struct perf_event *pe;
+
+	pe = perf_event_create_kernel_counter(attr, cpu, task, NULL, NULL);
+	revert_creds(old);
+	if (!IS_ERR(pe) && (pe->pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT) &&
+	    !READ_ONCE(pmuscope_perf_no_irq)) {
+		WRITE_ONCE(pmuscope_perf_no_irq, true);
+		mod_delayed_work(system_wq, &pmuscope_perf_poll_work,
+				 nsecs_to_jiffies(pmuscope_engine.poll_ns));
+	}
+	return pe;
+}
+
+static struct pmuscope_pevent *pmuscope_pev(struct pmuscope_session *sess,
+					    unsigned int slot, unsigned int i)
+{
+	return &sess->pev[slot * sess->nr_events + i];
+}
+
+/* Fold @pev's counter into its carried totals and release it. */
+static void pmuscope_pev_release(struct pmuscope_pevent *pev)
+{
+	u64 enabled, running, count;
+
+	if (!pev->pe)
+		return;
+	count = perf_event_read_value(pev->pe, &enabled, &running);
+	pev->count += count;
+	pev->enabled += enabled;
+	pev->running += running;
+	perf_event_release_kernel(pev->pe);
+	pev->pe = NULL;
+}
+
+/* The slots of @sess: CPU numbers, or one per PMU type for a task. */
+static unsigned int pmuscope_psess_slots(const struct pmuscope_session *sess)
+{
+	return sess->target == PMUSCOPE_TARGET_TASK ? pmuscope_nr_pmu_types : nr_cpu_ids;
+}
+
+static bool pmuscope_slot_used(const struct pmuscope_session *sess, unsigned int slot)
+{
+	return sess->target == PMUSCOPE_TARGET_TASK || cpumask_test_cpu(slot, sess->cpus);
+}
+
+/* Create the counters of @slot of @sess (enabled if the session is). */
+static int pmuscope_psess_create_slot(struct pmuscope_session *sess, unsigned int slot)
+{
+	bool task = sess->target == PMUSCOPE_TARGET_TASK;
+	struct perf_event_attr attr;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < sess->nr_events; i++) {
+		struct pmuscope_pevent *pev = pmuscope_pev(sess, slot, i);
+		struct perf_event *pe;
+
+		ret = pmuscope_perf_attr(&sess->ev[i],
+					 task ? pmuscope_pmu_types[slot] : PERF_TYPE_RAW,
+					 task, sess->cfg_flags, &attr);
+		if (ret)
+			return ret;
+		pe = pmuscope_perf_create(&attr, task ? -1 : slot, task ? sess->task : NULL);
+		if (IS_ERR(pe)) {
+			/* A task's PMU type that does not take this event: none there. */
+			if (task && pmuscope_nr_pmu_types > 1 && PTR_ERR(pe) == -ENOENT)
+				continue;
+			return PTR_ERR(pe);
+		}
+		pev->pe = pe;
+		if (sess->enabled)
+			perf_event_enable(pe);
+	}
+	return 0;
+}
+
+static void pmuscope_psess_release_slot(struct pmuscope_session *sess, unsigned int slot)
+{
+	u32 i;
+
+	for (i = 0; i < sess->nr_events; i++)
+		pmuscope_pev_release(pmuscope_pev(sess, slot, i));
+}
+
+/* ------------------------------------------------------------- sessions */
+
+/* Release every counter of @sess; caller holds the session locks. */
+void pmuscope_psess_release(struct pmuscope_session *sess)
+{
+	unsigned int slot;
+
+	if (!sess->pev)
+		return;
+	for (slot = 0; slot < pmuscope_psess_slots(sess); slot++)
+		pmuscope_psess_release_slot(sess, slot);
+	kvfree(sess->pev);
+	sess->pev = NULL;
+	if (sess->task) {
+		put_task_struct(sess->task);
+		sess->task = NULL;
+	}
+}
+
+/*
+ * Create the counters of a configuration that sess->ev, nr_events, target,
+ * task/cpus and cfg_flags already describe. On error nothing is left.
+ */
+int pmuscope_psess_configure(struct pmuscope_session *sess)
+{
+	unsigned int slot, slots = pmuscope_psess_slots(sess);
+	int ret = 0;
+
+	if (!slots)
+		return -ENODEV;
+	sess->pev = kvcalloc(slots * sess->nr_events, sizeof(*sess->pev),
+			     GFP_KERNEL_ACCOUNT);
+	if (!sess->pev)
+		return -ENOMEM;
+	for (slot = 0; slot < slots && !ret; slot++) {
+		if (!pmuscope_slot_used(sess, slot) ||
+		    (sess->target == PMUSCOPE_TARGET_CPUS && !cpu_online(slot)))
+			continue;
+		ret = pmuscope_psess_create_slot(sess, slot);
+	}
+	if (ret)
+		pmuscope_psess_release(sess);
+	return ret;
+}
+
+void pmuscope_psess_enable(struct pmuscope_session *sess, bool enable)
+{
+	unsigned int slot, i;
+
+	for (slot = 0; slot < pmuscope_psess_slots(sess); slot++) {
+		for (i = 0; i < sess->nr_events; i++) {
+			struct perf_event *pe = pmuscope_pev(sess, slot, i)->pe;
+
+			if (!pe)
+				continue;
+			if (enable)
+				perf_event_enable(pe);
+			else
+				perf_event_disable(pe);
+		}
+	}
+}
+
+/* The running totals of event @i of @slot: carried plus the live counter. */
+static void pmuscope_pev_total(struct pmuscope_pevent *pev, u64 *count,
+			       u64 *enabled, u64 *running)
+{
+	u64 e = 0, r = 0, c = 0;
+
+	if (pev->pe)
+		c = perf_event_read_value(pev->pe, &e, &r);
+	*count = pev->count + c;
+	*enabled = pev->enabled + e;
+	*running = pev->running + r;
+}
+
+void pmuscope_psess_reset(struct pmuscope_session *sess)
+{
+	unsigned int slot, i;
+	u64 e, r;
+
+	for (slot = 0; slot < pmuscope_psess_slots(sess); slot++)
+		for (i = 0; i < sess->nr_events; i++) {
+			struct pmuscope_pevent *pev = pmuscope_pev(sess, slot, i);
+
+			if (pmuscope_slot_used(sess, slot))
+				pmuscope_pev_total(pev, &pev->offset, &e, &r);
+		}
+}
+
+/* Number of values a READ of @sess gives. */
+u32 pmuscope_psess_nr_values(const struct pmuscope_session *sess)
+{
+	if (sess->target == PMUSCOPE_TARGET_TASK)
+		return sess->nr_events;
+	return sess->nr_events * cpumask_weight(sess->cpus);
+}
+
+/*
+ * READ: for CPUs, nr_events values per CPU in ascending CPU order; for a
+ * task, one value per event (the PMU types of big.LITTLE summed).
+ */
+void pmuscope_psess_read(struct pmuscope_session *sess, struct pmuscope_value *vals)
+{
+	unsigned int slot, i;
+
+	for (slot = 0; slot < pmuscope_psess_slots(sess); slot++) {
+		if (!pmuscope_slot_used(sess, slot))
+			continue;
+		for (i = 0; i < sess->nr_events; i++) {
+			struct pmuscope_pevent *pev = pmuscope_pev(sess, slot, i);
+			struct pmuscope_value *v = &vals[i];
+			u64 c, e, r;
+
+			pmuscope_pev_total(pev, &c, &e, &r);
+			v->count += c - pev->offset;
+			v->time_enabled += e;
+			v->time_running += r;
+			v->index = i;
+			v->counter = PMUSCOPE_COUNTER_NONE;
+			v->cpu = sess->target == PMUSCOPE_TARGET_TASK ? PMUSCOPE_CPU_ANY : slot;
+			if (sess->target == PMUSCOPE_TARGET_CPUS && !pev->pe)
+				v->flags |= PMUSCOPE_VAL_OFFLINE;
+			if (v->time_running < v->time_enabled)
+				v->flags |= PMUSCOPE_VAL_MULTIPLEXED;
+			if (pev->pe && pev->pe->state == PERF_EVENT_STATE_ERROR)
+				v->flags |= PMUSCOPE_VAL_LOST;
+		}
+		if (sess->target == PMUSCOPE_TARGET_CPUS)
+			vals += sess->nr_events;
+	}
+}
+
+/* One value: event @i of @sess on CPU @cpu (a CPU target). */
+void pmuscope_psess_read_one(struct pmuscope_session *sess, unsigned int cpu,
+			     unsigned int i, struct pmuscope_value *v)
+{
+	struct pmuscope_pevent *pev = pmuscope_pev(sess, cpu, i);
+	u64 c, e, r;
+
+	pmuscope_pev_total(pev, &c, &e, &r);
+	memset(v, 0, sizeof(*v));
+	v->count = c - pev->offset;
+	v->time_enabled = e;
+	v->time_running = r;
+	v->cpu = cpu;
+	v->index = i;
+	v->counter = PMUSCOPE_COUNTER_NONE;
+}
+
+/* ------------------------------------------------------------ CPU hotplug */
+
+/* @cpu came online: the CPU sessions that include it count there again. */
+void pmuscope_perf_cpu_online(unsigned int cpu)
+{
+	struct pmuscope_session *sess;
+	int ret;
+
+	mutex_lock(&pmuscope_drv.lock);
+	list_for_each_entry(sess, &pmuscope_drv.sessions, node) {
+		if (!sess->pev || sess->target != PMUSCOPE_TARGET_CPUS ||
+		    !cpumask_test_cpu(cpu, sess->cpus))
+			continue;
+		ret = pmuscope_psess_create_slot(sess, cpu);
+		if (ret) {
+			pr_warn("cpu%u: session %u: cannot count again after CPU online (%d)\n",
+				cpu, sess->id, ret);
+			pmuscope_psess_release_slot(sess, cpu);
+		}
+	}
+	mutex_unlock(&pmuscope_drv.lock);
+}
+
+/* @cpu goes offline: its counters' totals are carried, the counters freed. */
+void pmuscope_perf_cpu_offline(unsigned int cpu)
+{
+	struct pmuscope_session *sess;
+
+	mutex_lock(&pmuscope_drv.lock);
+	list_for_each_entry(sess, &pmuscope_drv.sessions, node)
+		if (sess->pev && sess->target == PMUSCOPE_TARGET_CPUS &&
+		    cpumask_test_cpu(cpu, sess->cpus))
+			pmuscope_psess_release_slot(sess, cpu);
+	mutex_unlock(&pmuscope_drv.lock);
+}
+
+/* ------------------------------------------------------------ no interrupt */
+
+/*
+ * A PMU without an interrupt (PERF_PMU_CAP_NO_INTERRUPT) folds a counter's
+ * wraps only when it is read: read every counter at least once a poll
+ * period, the period pmuscope's own polling uses.
+ */
+static void pmuscope_perf_poll(struct work_struct *work)
+{
+	struct pmuscope_session *sess;
+	unsigned int slot, i;
+	u64 c, e, r;
+
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	list_for_each_entry(sess, &pmuscope_drv.sessions, node)
+		for (slot = 0; sess->pev && slot < pmuscope_psess_slots(sess); slot++)
+			for (i = 0; i < sess->nr_events; i++)
+				pmuscope_pev_total(pmuscope_pev(sess, slot, i), &c, &e, &r);
+	mutex_unlock(&pmuscope_drv.lock);
+	cpus_read_unlock();
+	schedule_delayed_work(&pmuscope_perf_poll_work,
+			      nsecs_to_jiffies(pmuscope_engine.poll_ns));
+}
+
+/* ------------------------------------------------------------ load/unload */
+
+/*
+ * Does perf's PMU driver drive the CPUs' PMUs? A disabled CPU-cycles
+ * counter is created on every online CPU (it programs nothing): any CPU
+ * where it exists has perf's driver; only -ENOENT means "no PMU driver".
+ * The PMU types seen are kept for task counters. Returns 1, 0 or -errno.
+ */
+int pmuscope_perf_probe(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_RAW,
+		.size = sizeof(attr),
+		.config = 0x11,		/* CPU_CYCLES */
+		.disabled = 1,
+	};
+	struct perf_event *pe;
+	unsigned int cpu, t;
+	int ret = 0;
+
+	if (!IS_ENABLED(CONFIG_HW_PERF_EVENTS))
+		return 0;
+	pmuscope_kcred = prepare_kernel_cred(&init_task);
+	if (!pmuscope_kcred)
+		return -ENOMEM;
+	INIT_DELAYED_WORK(&pmuscope_perf_poll_work, pmuscope_perf_poll);
+	pmuscope_nr_pmu_types = 0;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		pe = pmuscope_perf_create(&attr, cpu, NULL);
+		if (IS_ERR(pe)) {
+			if (PTR_ERR(pe) != -ENOENT) {
+				ret = PTR_ERR(pe);
+				break;
+			}
+			continue;
+		}
+		ret = 1;
+		for (t = 0; t < pmuscope_nr_pmu_types; t++)
+			if (pmuscope_pmu_types[t] == pe->pmu->type)
+				break;
+		if (t == pmuscope_nr_pmu_types && t < PMUSCOPE_MAX_PMU_TYPES)
+			pmuscope_pmu_types[pmuscope_nr_pmu_types++] = pe->pmu->type;
+		perf_event_release_kernel(pe);
+	}
+	cpus_read_unlock();
+	return ret;
+}
+
+void pmuscope_perf_exit(void)
+{
+	if (!pmuscope_kcred)
+		return;
+	cancel_delayed_work_sync(&pmuscope_perf_poll_work);
+	put_cred(pmuscope_kcred);
+	pmuscope_kcred = NULL;
+}
