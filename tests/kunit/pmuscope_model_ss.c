@@ -179,14 +179,15 @@ static u64 pmuscope_model_ss_read_pmsscr(struct pmuscope_model_cpu *m)
  * after an ISB that follows the observation of the completion (B after A)
  * is guaranteed to see the new values; the model returns the previous
  * ones (PMUSCOPE_MODEL_SS_POISON before any capture) to any earlier read,
- * and counts it in stale_reads.
+ * and counts it in stale_reads, as it does a read while a capture is
+ * ongoing (the values of a capture the driver has not seen complete).
  */
 static const struct pmuscope_model_ss_svr *
 pmuscope_model_ss_svr_read(struct pmuscope_model_cpu *m)
 {
 	struct pmuscope_model_ss *s = &m->ss;
 
-	if (s->sync != PMUSCOPE_MODEL_SS_SYNCED)
+	if (s->sync != PMUSCOPE_MODEL_SS_SYNCED || s->pending)
 		s->stale_reads++;
 	return &s->vis;
 }

@@ -101,7 +101,7 @@ struct pmuscope_model_ss {
 	unsigned int captures;		/* ... completed with NC = 0 */
 	unsigned int prohibited;	/* ... completed with NC = 1 */
 	unsigned int ignored;		/* SS = 1 writes ignored: capture disabled */
-	unsigned int stale_reads;	/* SVR reads that missed the last capture */
+	unsigned int stale_reads;	/* SVR reads before the capture was synced */
 };
 
 /* Hooks of the core (m->lock held). */
