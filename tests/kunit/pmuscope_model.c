@@ -63,6 +63,7 @@ const struct pmuscope_model_profile pmuscope_model_v94 = {
 	.pmceid1 = 0x00000000ffffffff,
 	.amcfgr = 0x10003f06,
 	.amcgcr = 0x00000304,
+	.ss = &pmuscope_model_ss_v94,
 };
 
 /* No PMU at all (PMUVer = 0). */
@@ -304,6 +305,16 @@ static u64 pmuscope_model_cnt_mask(const struct pmuscope_model_profile *p)
 	return GENMASK_ULL(pmuscope_model_n(p), 0) >> 1 | PMUSCOPE_CNT_CYCLE;
 }
 
+/*
+ * The same for this CPU's SET/CLR registers, with bit 32 (F0, PMICNTR_EL0)
+ * where FEAT_PMUv3_ICNTR has it and MDCR_EL3.EnPM2 lets EL1 see it
+ * (pseudocode GetPMUReadMask(), GetPMUWriteMask()).
+ */
+static u64 pmuscope_model_cpu_cnt_mask(struct pmuscope_model_cpu *m)
+{
+	return pmuscope_model_cnt_mask(m->prof) | pmuscope_model_ss_f0_mask(m);
+}
+
 static bool pmuscope_model_v3p5(const struct pmuscope_model_profile *p)
 {
 	return pmuscope_model_pmuver(p) >= PMUSCOPE_PMUVER_V3P5;
@@ -383,6 +394,13 @@ static void pmuscope_model_violation(struct pmuscope_model_cpu *m,
 			    m->prof ? m->prof->name : "an unmodelled CPU");
 }
 
+/* For the units' hooks: an access their rules forbid (e.g. an EL3 trap). */
+void pmuscope_model_violation_locked(struct pmuscope_model_cpu *m,
+				     enum pmuscope_reg reg, bool write, u64 val)
+{
+	pmuscope_model_violation(m, reg, write, val);
+}
+
 /* Is an event at @el counted under the filter bits of @typer? */
 static bool pmuscope_model_el_counted(u64 typer, unsigned int el)
 {
@@ -419,6 +437,9 @@ void pmuscope_model_count_locked(struct pmuscope_model_cpu *m, u16 event,
 	    pmuscope_model_el_counted(m->ccfiltr, el) &&
 	    pmuscope_model_add(&m->ccnt, n, U64_MAX, m->pmcr & PMUSCOPE_PMCR_LC))
 		m->ovs |= PMUSCOPE_CNT_CYCLE;
+	/* FEAT_PMUv3_ICNTR: PMICNTR_EL0 counts INST_RETIRED (D24.5.15). */
+	if (event == 0x08)
+		pmuscope_model_ss_count_inst_locked(m, el, n);
 }
 
 /* ---------------------------------------------------------------- accessors */
@@ -439,13 +460,13 @@ static u64 pmuscope_model_pmu_read(struct pmuscope_model_cpu *m,
 				   PMUSCOPE_PMCR_IMP)) | m->pmcr;
 	case PMUSCOPE_REG_PMCNTENSET_EL0:
 	case PMUSCOPE_REG_PMCNTENCLR_EL0:
-		return m->cnten;
+		return m->cnten & pmuscope_model_cpu_cnt_mask(m);
 	case PMUSCOPE_REG_PMOVSSET_EL0:
 	case PMUSCOPE_REG_PMOVSCLR_EL0:
-		return m->ovs;
+		return m->ovs & pmuscope_model_cpu_cnt_mask(m);
 	case PMUSCOPE_REG_PMINTENSET_EL1:
 	case PMUSCOPE_REG_PMINTENCLR_EL1:
-		return m->inten;
+		return m->inten & pmuscope_model_cpu_cnt_mask(m);
 	case PMUSCOPE_REG_PMSELR_EL0:
 		return m->selr;
 	case PMUSCOPE_REG_PMCEID0_EL0:
@@ -469,7 +490,7 @@ static void pmuscope_model_pmu_write(struct pmuscope_model_cpu *m,
 				     enum pmuscope_reg reg, u64 val)
 {
 	const struct pmuscope_model_profile *p = m->prof;
-	u64 cmask = pmuscope_model_cnt_mask(p);
+	u64 cmask = pmuscope_model_cpu_cnt_mask(m);
 	unsigned int n, i;
 
 	if (pmuscope_model_in(reg, PMUSCOPE_REG_PMEVCNTR0_EL0, &n)) {
@@ -484,7 +505,10 @@ static void pmuscope_model_pmu_write(struct pmuscope_model_cpu *m,
 	switch (reg) {
 	case PMUSCOPE_REG_PMCR_EL0:
 		m->pmcr = val & pmuscope_model_pmcr_writable(p);
-		/* P resets the event counters only, C the cycle counter. */
+		/*
+		 * P resets the event counters only, C the cycle counter;
+		 * neither touches PMICNTR_EL0 (D24.5.8 PMCR_EL0.P).
+		 */
 		if (val & PMUSCOPE_PMCR_P)
 			memset(m->evcnt, 0, sizeof(m->evcnt));
 		if (val & PMUSCOPE_PMCR_C)
@@ -494,19 +518,19 @@ static void pmuscope_model_pmu_write(struct pmuscope_model_cpu *m,
 		m->cnten |= val & cmask;
 		break;
 	case PMUSCOPE_REG_PMCNTENCLR_EL0:
-		m->cnten &= ~val;
+		m->cnten &= ~(val & cmask);
 		break;
 	case PMUSCOPE_REG_PMOVSSET_EL0:
 		m->ovs |= val & cmask;
 		break;
 	case PMUSCOPE_REG_PMOVSCLR_EL0:
-		m->ovs &= ~val;
+		m->ovs &= ~(val & cmask);
 		break;
 	case PMUSCOPE_REG_PMINTENSET_EL1:
 		m->inten |= val & cmask;
 		break;
 	case PMUSCOPE_REG_PMINTENCLR_EL1:
-		m->inten &= ~val;
+		m->inten &= ~(val & cmask);
 		break;
 	case PMUSCOPE_REG_PMSELR_EL0:
 		m->selr = val & GENMASK_ULL(4, 0);
@@ -803,10 +827,17 @@ void pmuscope_model_power_loss(unsigned int cpu)
 	for (i = 0; i < ARRAY_SIZE(m->evcnt); i++)
 		m->evcnt[i] = i < n ? 0xfffffff0 : 0;
 	memset(m->evtyper, 0, sizeof(m->evtyper));
+	/* PMICNTR_EL0, PMICFILTR_EL0 and the snapshot unit's state. */
+	if (m->prof)
+		pmuscope_model_ss_power_loss(m);
 	raw_spin_unlock_irqrestore(&m->lock, flags);
 }
 
-/* The overflow interrupt request: PMCR_EL0.E && (PMINTENSET & PMOVSSET). */
+/*
+ * The overflow interrupt request: PMCR_EL0.E && (PMINTENSET & PMOVSSET),
+ * bit 32 (F0) included: D13.3.1, the instruction counter requests it when
+ * PMCR.E, PMOVSSET_EL0.F0 and PMINTENSET_EL1.F0 are all 1.
+ */
 bool pmuscope_model_irq_line(unsigned int cpu)
 {
 	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);

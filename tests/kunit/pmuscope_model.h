@@ -149,6 +149,8 @@ void pmuscope_model_count_locked(struct pmuscope_model_cpu *m, u16 event,
 				 unsigned int el, u64 n);
 u64 pmuscope_model_pmu_counter_locked(struct pmuscope_model_cpu *m,
 				      unsigned int idx);
+void pmuscope_model_violation_locked(struct pmuscope_model_cpu *m,
+				     enum pmuscope_reg reg, bool write, u64 val);
 const struct pmuscope_reg_desc *pmuscope_model_desc(enum pmuscope_reg reg);
 void pmuscope_model_set_passthrough(unsigned int cpu, bool on);
 
