@@ -44,8 +44,16 @@ const struct pmuscope_model_profile pmuscope_model_neoverse_n1 = {
 	.pmceid1 = 0x0000000000000e7f,
 	.pmsidr = 0x0002603f,
 	.pmbidr = 0x00000020,
-	.amcfgr = 0x00003f03,
+	/*
+	 * AMU (pfr0.AMU = 1, AMUv1): one group of the 4 architected counters.
+	 * AMCFGR_EL0: HDBG 1 and SIZE 63 as the Arm ARM requires (D24.6.1),
+	 * NCG 0, N 3. AMCGCR_EL0: CG0NC 4 (D24.6.3), CG1NC 0. Architectural
+	 * values, not checked against the N1 TRM, which may list auxiliary
+	 * counters this profile leaves out.
+	 */
+	.amcfgr = 0x01003f03,
 	.amcgcr = 0x00000004,
+	.amu = &pmuscope_model_amu_neoverse_n1,
 };
 
 /*
@@ -61,8 +69,16 @@ const struct pmuscope_model_profile pmuscope_model_v94 = {
 	.pmcr = 0x4100a000,
 	.pmceid0 = 0x0000ffff7fffffff,
 	.pmceid1 = 0x00000000ffffffff,
-	.amcfgr = 0x10003f06,
+	/*
+	 * AMU (pfr0.AMU = 2, AMUv1p1), invented but valid: group 0, and a
+	 * group 1 of 3 counters of which counter 1 is a hole. AMCFGR_EL0: NCG
+	 * 1, HDBG 1, SIZE 63, N 5 (6 counters implemented). AMCGCR_EL0: CG1NC
+	 * 3, CG0NC 4. AMCG1IDR_EL0: counters 0 and 2, no virtual offsets.
+	 */
+	.amcfgr = 0x11003f05,
 	.amcgcr = 0x00000304,
+	.amcg1idr = 0x00000005,
+	.amu = &pmuscope_model_amu_v94,
 	.ss = &pmuscope_model_ss_v94,
 };
 
