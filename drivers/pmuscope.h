@@ -98,6 +98,7 @@ struct pmuscope_id_regs {
 	u64 pmbidr;
 	u64 amcfgr;
 	u64 amcgcr;
+	u64 amcg1idr;		/* AMUv1p1 */
 };
 
 /* What one CPU implements, decoded from struct pmuscope_id_regs. */

@@ -165,10 +165,18 @@ void pmuscope_caps_decode(const struct pmuscope_id_regs *regs,
 		caps->state[PMUSCOPE_UNIT_SPE] = PMUSCOPE_STATE_UNAVAILABLE;
 
 	if (caps->state[PMUSCOPE_UNIT_AMU] == PMUSCOPE_STATE_PRESENT) {
+		unsigned int cg1 = FIELD_GET(PMUSCOPE_AMCGCR_CG1NC, regs->amcgcr);
+
 		caps->amu_counters = FIELD_GET(PMUSCOPE_AMCGCR_CG0NC, regs->amcgcr);
+		/*
+		 * AMUv1p1: group 1 may have holes, which AMCG1IDR_EL0.CNTEN
+		 * shows (a missing counter is UNDEFINED to read).
+		 */
+		if (cg1 && caps->amuver >= PMUSCOPE_AMU_V1P1)
+			cg1 = hweight16(FIELD_GET(PMUSCOPE_AMCG1IDR_CNTEN, regs->amcg1idr) &
+					GENMASK(cg1 - 1, 0));
 		if (FIELD_GET(PMUSCOPE_AMCFGR_NCG, regs->amcfgr))
-			caps->amu_counters +=
-				FIELD_GET(PMUSCOPE_AMCGCR_CG1NC, regs->amcgcr);
+			caps->amu_counters += cg1;
 	}
 }
 
@@ -209,6 +217,8 @@ void pmuscope_probe_local(unsigned long allowed, struct pmuscope_cpu_caps *caps)
 	if (caps->state[PMUSCOPE_UNIT_AMU] == PMUSCOPE_STATE_PRESENT) {
 		regs.amcfgr = pmuscope_hw_read(PMUSCOPE_REG_AMCFGR_EL0);
 		regs.amcgcr = pmuscope_hw_read(PMUSCOPE_REG_AMCGCR_EL0);
+		if (caps->amuver >= PMUSCOPE_AMU_V1P1)
+			regs.amcg1idr = pmuscope_hw_read(PMUSCOPE_REG_AMCG1IDR_EL0);
 	}
 	/* Snapshot registers need MDCR_EL3.EnPMSS: nothing is read here. */
 

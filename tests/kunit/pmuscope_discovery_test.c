@@ -61,11 +61,11 @@ static const struct pmuscope_disc_case pmuscope_disc_cases[] = {
 	{ "neoverse-n1, SPE owned by EL2", &pmuscope_test_n1_el2_spe, ALL,
 	  P, A, U, A, 4, 6, 32, 64, 0, 41, 0x11, 0x4010 },
 	{ "v9.4-like", &pmuscope_model_v94, ALL,
-	  P, P, A, P, 9, 20, 64, 64, 7, 79, 0x400f, 0x4010 },
+	  P, P, A, P, 9, 20, 64, 64, 6, 79, 0x400f, 0x4010 },
 	{ "v9.4-like, snapshot=0", &pmuscope_model_v94, NO(SNAPSHOT),
-	  P, D, A, P, 9, 20, 64, 64, 7, 79, 0x3f, 0x4010 },
+	  P, D, A, P, 9, 20, 64, 64, 6, 79, 0x3f, 0x4010 },
 	{ "v9.4-like, pmu=0", &pmuscope_model_v94, NO(PMU),
-	  D, D, A, P, 9, 0, 0, 0, 7, 0, 0xffff, 0x11 },
+	  D, D, A, P, 9, 0, 0, 0, 6, 0, 0xffff, 0x11 },
 	{ "no PMU (PMUVer 0)", &pmuscope_model_no_pmu, ALL,
 	  A, A, A, A, 0, 0, 0, 0, 0, 0, 0xffff, 0x00 },
 	{ "IMPLEMENTATION DEFINED PMU (PMUVer 0xF)", &pmuscope_model_impdef_pmu, ALL,
@@ -88,6 +88,7 @@ static void pmuscope_regs_of(const struct pmuscope_model_profile *p,
 		.pfr0 = p->pfr0, .pmcr = p->pmcr, .pmceid0 = p->pmceid0,
 		.pmceid1 = p->pmceid1, .pmsidr = p->pmsidr,
 		.pmbidr = p->pmbidr, .amcfgr = p->amcfgr, .amcgcr = p->amcgcr,
+		.amcg1idr = p->amcg1idr,
 	};
 }
 
