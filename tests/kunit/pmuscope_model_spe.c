@@ -1005,7 +1005,7 @@ void pmuscope_model_spe_reset(struct pmuscope_model_cpu *m)
 
 	/*
 	 * D24.7: PMBLIMITR_EL1.E resets to 0, the other fields are UNKNOWN
-	 * (the model: 0). The random generator restarts "in a useable state"
+	 * (the model: 0). The random generator restarts in a usable state
 	 * (D17.3.2), the same per CPU on every reset.
 	 */
 	m->spe.rng = 0x9e3779b9U * (cpu + 1) | 1;

@@ -802,7 +802,8 @@ static const struct pmuscope_spe_test_filter_case pmuscope_spe_test_filter_cases
 static void pmuscope_spe_test_filter_desc(const struct pmuscope_spe_test_filter_case *c,
 					  char *d)
 {
-	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s (%s, PMSFCR 0x%llx EVFR 0x%llx NEVFR 0x%llx MINLAT %llu)",
+	snprintf(d, KUNIT_PARAM_DESC_SIZE,
+		 "%s (%s, PMSFCR 0x%llx EVFR 0x%llx NEVFR 0x%llx MINLAT %llu)",
 		 c->name, c->prof->name, c->pmsfcr, c->evfr, c->nevfr, c->minlat);
 }
 
@@ -1092,8 +1093,9 @@ static void pmuscope_spe_test_pmbptr(struct kunit *test)
 		}
 		KUNIT_EXPECT_EQ_MSG(test, end, at, "%s: PMBPTR_EL1", profs[p]->name);
 		KUNIT_EXPECT_TRUE(test, pmuscope_spe_test_untouched(base, 64));
-		KUNIT_EXPECT_TRUE(test, pmuscope_spe_test_untouched((u8 *)(unsigned long)end,
-								    (unsigned long)base + SZ_8K - end));
+		KUNIT_EXPECT_TRUE(test,
+				  pmuscope_spe_test_untouched((u8 *)(unsigned long)end,
+							      (unsigned long)base + SZ_8K - end));
 		KUNIT_EXPECT_EQ(test, pmuscope_model_spe_remove_buffer(PMUSCOPE_SPE_TEST_CPU,
 								       base), 0);
 	}
