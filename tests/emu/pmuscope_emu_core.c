@@ -256,6 +256,34 @@ static int pmuscope_emu_profile_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(pmuscope_emu_profile);
 
+/*
+ * /sys/kernel/debug/pmuscope_emu/amu: the modelled group-0 AMU counters of
+ * each online CPU (core cycles, constant-frequency cycles, instructions,
+ * memory stall cycles), for tests that hold them against the PMU's counts
+ * until the driver reads the AMU itself.
+ */
+static int pmuscope_emu_amu_show(struct seq_file *s, void *unused)
+{
+	static const char * const names[] = {
+		"core_cycles", "const_cycles", "insts", "mem_stall_cycles",
+	};
+	unsigned int cpu, i;
+
+	if (!pmuscope_model_implements(pmuscope_emu_prof, PMUSCOPE_REG_AMEVCNTR0(0)))
+		return -ENODEV;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		seq_printf(s, "cpu%u", cpu);
+		for (i = 0; i < ARRAY_SIZE(names); i++)
+			seq_printf(s, " %s=%llu", names[i],
+				   pmuscope_model_read_cpu(cpu, PMUSCOPE_REG_AMEVCNTR0(i)));
+		seq_puts(s, "\n");
+	}
+	cpus_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pmuscope_emu_amu);
+
 /* ------------------------------------------------------------ load/unload */
 
 static const struct pmuscope_model_profile *pmuscope_emu_find(const char *name)
@@ -310,6 +338,7 @@ int pmuscope_emu_init(void)
 	debugfs_create_file("run", 0200, pmuscope_emu_dir, NULL, &pmuscope_emu_run_fops);
 	debugfs_create_file("profile", 0444, pmuscope_emu_dir, NULL,
 			    &pmuscope_emu_profile_fops);
+	debugfs_create_file("amu", 0444, pmuscope_emu_dir, NULL, &pmuscope_emu_amu_fops);
 
 	pr_info("pmuscope_emu: EMULATED %s: the register model supplies snapshot, SPE, AMU and ICNTR; PMUv3 is the CPU's own. Not hardware.\n",
 		prof->name);

@@ -33,6 +33,29 @@ check_fails "debugfs run: offline or absent cpu (ENXIO)" sh -c "echo 'cpu=4096 i
 check_fails "debugfs run: idle_ns > ns (EINVAL)" sh -c "echo 'cpu=0 ns=1 idle_ns=2' >$D/run"
 check_fails "debugfs run: el > 2 (EINVAL)" sh -c "echo 'cpu=0 el=3' >$D/run"
 
+# One workload drives every unit: the PMU (QEMU's own CPU_CYCLES, which
+# counts at 1 GHz) and the emulated AMU's core cycles (busy time at 1 GHz
+# from the model's clock) agree over a busy loop pinned to CPU 0; QEMU's
+# cycle counter also runs in WFI, the AMU does not: keep the CPU busy.
+amu_core() { sed -n "s/^cpu0 core_cycles=\([0-9]*\) .*/\1/p" $D/amu; }
+if [ "$(cat $PMUSCOPE_SYS/cpu0/amu)" = present ]; then
+	S=$PMUSCOPE_SYS/cpu0
+	echo CPU_CYCLES >$S/select
+	a0=$(amu_core)
+	echo 1 >$S/enable
+	taskset 1 /bin/loop 300000000
+	echo 0 >$S/enable
+	a1=$(amu_core)
+	pmu=$(cat $S/counter_value/cycle)
+	echo >$S/select
+	amu=$((a1 - a0))
+	tap_diag "busy loop on cpu0: PMU CPU_CYCLES $pmu, emulated AMU core cycles $amu"
+	check "emulated AMU core cycles agree with the PMU's cycles within 3% ($amu vs $pmu)" \
+		test "$amu" -gt $((pmu * 97 / 100)) -a "$amu" -lt $((pmu * 103 / 100))
+	check "debugfs amu lists every online CPU" \
+		test "$(grep -c '^cpu' $D/amu)" = "$(online_cpus | wc -l)"
+fi
+
 # The model's clock keeps running across CPU hotplug.
 check "cpu1 offline" set_online 1 0
 check "cpu1 online" set_online 1 1

@@ -33,7 +33,14 @@ const struct pmuscope_model_profile pmuscope_model_cortex_a53 = {
 	.pmceid1 = 0,
 };
 
-/* Neoverse-N1-like: PMUv3p1, SPEv1, AMUv1 (one group of 4 counters). */
+/*
+ * Neoverse-N1-like: PMUv3p1, SPEv1, AMUv1 (one group of 4 counters).
+ * PMSIDR_EL1: micro-op sampling (ArchInst 0) and a recommended minimum
+ * interval of 1024 (Interval 0b0100) as the Neoverse N1 TRM (100616, "SPE
+ * functional description") says; FE/FT/FL (always 1), LDS, MaxSize 64 bytes,
+ * 12-bit counters invented but valid. PMBIDR_EL1: F = 1, byte alignment, EA
+ * not described (permitted before Armv8.8): invented but valid.
+ */
 const struct pmuscope_model_profile pmuscope_model_neoverse_n1 = {
 	.name = "neoverse-n1",
 	.midr = 0x414fd0c1,
@@ -42,7 +49,7 @@ const struct pmuscope_model_profile pmuscope_model_neoverse_n1 = {
 	.pmcr = 0x410c3000,
 	.pmceid0 = 0x0000003f7fff0f3f,
 	.pmceid1 = 0x0000000000000e7f,
-	.pmsidr = 0x0002603f,
+	.pmsidr = 0x00026417,
 	.pmbidr = 0x00000020,
 	/*
 	 * AMU (pfr0.AMU = 1, AMUv1): one group of the 4 architected counters.
@@ -54,21 +61,29 @@ const struct pmuscope_model_profile pmuscope_model_neoverse_n1 = {
 	.amcfgr = 0x01003f03,
 	.amcgcr = 0x00000004,
 	.amu = &pmuscope_model_amu_neoverse_n1,
+	.spe = &pmuscope_model_spe_n1,
 };
 
 /*
  * Armv9.4-like: PMUv3p9, 64-bit counters, snapshot, fixed instruction
- * counter, AMUv1p1 with two groups; no SPE. 20 event counters.
+ * counter, AMUv1p1 with two groups, SPEv1p4 (PMSVer 5). 20 event counters.
+ * PMSIDR_EL1 (invented but valid for Armv9.4): FE/FT/FL, ArchInst, ERnd,
+ * FnE (required from Armv8.7), no LDS (so FDS may be 0 in Armv8.9),
+ * Interval 512, MaxSize 64 bytes, 16-bit counters. PMBIDR_EL1: Align 64
+ * bytes (= MaxSize: fixed-size records), F = 1 and EA = SError (values
+ * 0 are not permitted from Armv8.8).
  */
 const struct pmuscope_model_profile pmuscope_model_v94 = {
 	.name = "v9.4-like",
 	.midr = 0x410fd840,
 	.pfr0 = 0x1100200010112222,
-	.dfr0 = 0x0000000010f15909,
+	.dfr0 = 0x0000000510f15909,
 	.dfr1 = 0x0000001000000000,
 	.pmcr = 0x4100a000,
 	.pmceid0 = 0x0000ffff7fffffff,
 	.pmceid1 = 0x00000000ffffffff,
+	.pmsidr = 0x0003626f,
+	.pmbidr = 0x00000226,
 	/*
 	 * AMU (pfr0.AMU = 2, AMUv1p1), invented but valid: group 0, and a
 	 * group 1 of 3 counters of which counter 1 is a hole. AMCFGR_EL0: NCG
@@ -80,6 +95,7 @@ const struct pmuscope_model_profile pmuscope_model_v94 = {
 	.amcg1idr = 0x00000005,
 	.amu = &pmuscope_model_amu_v94,
 	.ss = &pmuscope_model_ss_v94,
+	.spe = &pmuscope_model_spe_v94,
 };
 
 /* No PMU at all (PMUVer = 0). */

@@ -51,7 +51,7 @@ static const struct pmuscope_impl_case pmuscope_impl_cases[] = {
 	{ &pmuscope_model_v94, PMUSCOPE_REG_PMSSCR_EL1, true },
 	{ &pmuscope_model_v94, PMUSCOPE_REG_PMEVCNTSVR(19), true },
 	{ &pmuscope_model_v94, PMUSCOPE_REG_PMEVCNTSVR(20), false },
-	{ &pmuscope_model_v94, PMUSCOPE_REG_PMSIDR_EL1, false },
+	{ &pmuscope_model_v94, PMUSCOPE_REG_PMSIDR_EL1, true },
 	{ &pmuscope_model_no_pmu, PMUSCOPE_REG_ID_AA64DFR0_EL1, true },
 	{ &pmuscope_model_no_pmu, PMUSCOPE_REG_PMCR_EL0, false },
 	{ &pmuscope_model_impdef_pmu, PMUSCOPE_REG_PMCEID0_EL0, false },
