@@ -60,7 +60,8 @@ err=$(pmuscope stat -C 9 -e cycles -- true 2>&1); rc=$?; err=$(unbanner "$err")
 check_eq "absent CPU: exit 1" "$rc" 1
 check_eq "absent CPU: message" "$err" "pmuscope: cpu9 does not exist"
 
-/bin/pmuscope-test hold 3 >/tmp/hold.out &
+# Held long enough for a slow (loaded) host; killed once checked.
+/bin/pmuscope-test hold 60 >/tmp/hold.out &
 holder=$!
 while ! grep -q holding /tmp/hold.out 2>/dev/null; do sleep 0.1; done
 err=$(pmuscope stat -C 0 -e sw_incr,sw_incr,sw_incr,sw_incr,sw_incr,sw_incr -- true 2>&1); rc=$?; err=$(unbanner "$err")
@@ -73,6 +74,7 @@ esac
 out=$(pmuscope read)
 check "read lists the holding session" sh -c "echo '$out' | grep -q 'cycle .*(pid $holder, pmuscope-test) *CPU_CYCLES:uk *[0-9]'"
 json pmuscope read --json
+kill $holder
 wait $holder
 err=$(runas 65534 pmuscope stat -e cycles -- true 2>&1); rc=$?; err=$(unbanner "$err")
 check_eq "no CAP_PERFMON: exit 5" "$rc" 5

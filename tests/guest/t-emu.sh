@@ -36,16 +36,23 @@ check_fails "debugfs run: el > 2 (EINVAL)" sh -c "echo 'cpu=0 el=3' >$D/run"
 # One workload drives every unit: the PMU (QEMU's own CPU_CYCLES, which
 # counts at 1 GHz) and the emulated AMU's core cycles (busy time at 1 GHz
 # from the model's clock) agree over a busy loop pinned to CPU 0; QEMU's
-# cycle counter also runs in WFI, the AMU does not: keep the CPU busy.
-amu_core() { sed -n "s/^cpu0 core_cycles=\([0-9]*\) .*/\1/p" $D/amu; }
+# cycle counter also runs in WFI (a QEMU-only fact: a Cortex-A53's does
+# not), the AMU does not: keep the CPU busy.
+# amu_core VAR: cpu0's AMU core cycles into VAR, with shell builtins only
+# (no fork, no exec: a command substitution would count its own busy time).
+amu_core() {
+	read -r _l <$D/amu
+	_l=${_l#*core_cycles=}
+	eval "$1=\${_l%% *}"
+}
 if [ "$(cat $PMUSCOPE_SYS/cpu0/amu)" = present ]; then
 	S=$PMUSCOPE_SYS/cpu0
 	echo CPU_CYCLES >$S/select
-	a0=$(amu_core)
+	amu_core a0
 	echo 1 >$S/enable
-	taskset 1 /bin/loop 300000000
+	taskset 1 /bin/loop 1000000000
 	echo 0 >$S/enable
-	a1=$(amu_core)
+	amu_core a1
 	pmu=$(cat $S/counter_value/cycle)
 	echo >$S/select
 	amu=$((a1 - a0))
