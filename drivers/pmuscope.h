@@ -349,6 +349,13 @@ void pmuscope_psess_read_one(struct pmuscope_session *sess, unsigned int cpu,
 void pmuscope_perf_cpu_online(unsigned int cpu);
 void pmuscope_perf_cpu_offline(unsigned int cpu);
 
+/* The direct engine as a perf PMU (drivers/pmuscope_ppmu.c). */
+extern struct pmuscope_session pmuscope_ppmu_owner;
+int pmuscope_ppmu_register(void);
+void pmuscope_ppmu_unregister(void);
+int pmuscope_ppmu_type(void);
+void pmuscope_perf_use_ppmu(int type);
+
 static inline bool pmuscope_backend_perf(void)
 {
 	return pmuscope_engine.backend == PMUSCOPE_BACKEND_PERF;

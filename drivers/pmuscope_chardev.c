@@ -81,7 +81,8 @@ static long pmuscope_ioc_handshake(void __user *uarg)
 		      (pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ ?
 		       PMUSCOPE_FEAT_OVERFLOW_IRQ : PMUSCOPE_FEAT_POLL) |
 		      (pmuscope_emu_active() ? PMUSCOPE_FEAT_EMULATED : 0) |
-		      (pmuscope_backend_perf() ? PMUSCOPE_FEAT_BACKEND_PERF |
+		      (pmuscope_backend_perf() ? PMUSCOPE_FEAT_BACKEND_PERF : 0) |
+		      (pmuscope_backend_perf() || pmuscope_ppmu_type() >= 0 ?
 		       PMUSCOPE_FEAT_TASK | PMUSCOPE_FEAT_MULTIPLEX : 0);
 	hs.nr_cpu_ids = nr_cpu_ids;
 	hs.max_events = PMUSCOPE_MAX_EVENTS;

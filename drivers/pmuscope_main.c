@@ -420,6 +420,8 @@ static void pmuscope_teardown(struct pmuscope_driver *drv, enum pmuscope_stage s
 	if (stage >= PMUSCOPE_STAGE_ALL)
 		pmuscope_chardev_exit();
 	if (stage >= PMUSCOPE_STAGE_CPU_PM)
+		pmuscope_ppmu_unregister();
+	if (stage >= PMUSCOPE_STAGE_CPU_PM)
 		cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
 	if (stage >= PMUSCOPE_STAGE_CPUHP)
 		cpuhp_remove_state(drv->hp_state);
@@ -478,6 +480,11 @@ static int __init pmuscope_init_driver(void)
 		pmuscope_teardown(drv, PMUSCOPE_STAGE_CPUHP);
 		return ret;
 	}
+
+	/* Direct backend: tasks and multiplexing through pmuscope's own PMU. */
+	if (!pmuscope_backend_perf() && (drv->allowed_units & BIT(PMUSCOPE_UNIT_PMU)) &&
+	    !pmuscope_ppmu_register())
+		pmuscope_perf_use_ppmu(pmuscope_ppmu_type());
 
 	ret = pmuscope_chardev_init();
 	if (ret) {

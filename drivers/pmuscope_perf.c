@@ -2,6 +2,9 @@
 /*
  * pmuscope: sessions counted by perf events.
  *
+ * (On the direct backend, task targets and multiplexed sessions are perf
+ * events too, on pmuscope's own PMU: pmuscope_ppmu.c.)
+ *
  * On a stock kernel perf's PMUv3 driver (CONFIG_ARM_PMUV3, built in on
  * arm64) drives the PMU. pmuscope's "perf" backend then writes no PMU
  * register: every event of a session is an in-kernel perf counter
@@ -48,6 +51,8 @@ static const struct cred *pmuscope_kcred;
 static u32 pmuscope_pmu_types[PMUSCOPE_MAX_PMU_TYPES];
 static unsigned int pmuscope_nr_pmu_types;
 static bool pmuscope_perf_no_irq;	/* a PMU cannot interrupt: poll */
+/* The type of CPU counters: perf's PMUs (raw), or pmuscope's own. */
+static u32 pmuscope_cpu_pmu_type = PERF_TYPE_RAW;
 static struct delayed_work pmuscope_perf_poll_work;
 
 /* ----------------------------------------------------------------- events */
@@ -138,7 +143,7 @@ static int pmuscope_psess_create_slot(struct pmuscope_session *sess, unsigned in
 		struct perf_event *pe;
 
 		ret = pmuscope_perf_attr(&sess->ev[i],
-					 task ? pmuscope_pmu_types[slot] : PERF_TYPE_RAW,
+					 task ? pmuscope_pmu_types[slot] : pmuscope_cpu_pmu_type,
 					 task, sess->cfg_flags, &attr);
 		if (ret)
 			return ret;
@@ -422,6 +427,17 @@ int pmuscope_perf_probe(void)
 	}
 	cpus_read_unlock();
 	return ret;
+}
+
+/*
+ * Direct backend: task and multiplexed counters are perf events on
+ * pmuscope's own PMU (pmuscope_ppmu.c), of perf type @type.
+ */
+void pmuscope_perf_use_ppmu(int type)
+{
+	pmuscope_pmu_types[0] = type;
+	pmuscope_nr_pmu_types = 1;
+	pmuscope_cpu_pmu_type = type;
 }
 
 void pmuscope_perf_exit(void)

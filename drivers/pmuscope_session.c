@@ -49,7 +49,9 @@ static void pmuscope_on_cpu(unsigned int cpu, smp_call_func_t fn, void *arg)
 void pmuscope_session_describe(const struct pmuscope_session *sess,
 			       char *buf, size_t len)
 {
-	if (sess->sysfs_cpu >= 0)
+	if (sess == &pmuscope_ppmu_owner)
+		snprintf(buf, len, "perf events (task or multiplexed sessions)");
+	else if (sess->sysfs_cpu >= 0)
 		snprintf(buf, len, "sysfs");
 	else
 		snprintf(buf, len, "session %u (pid %d, %s)", sess->id, sess->pid,
@@ -71,6 +73,7 @@ struct pmuscope_op_args {
 	struct pmuscope_session *sess;
 	unsigned int cpu;
 	enum pmuscope_op op;
+	int ret;			/* ASSIGN: -EBUSY if a counter was taken */
 	struct pmuscope_value *vals;	/* READ: nr_events values */
 	u32 swinc_mask, swinc_count;	/* SWINC */
 };
@@ -104,6 +107,18 @@ static void pmuscope_op_on_cpu(void *info)
 	 */
 	if (pmu->hw_ready && (a->op == PMUSCOPE_OP_READ || pmuscope_engine.shared))
 		pmuscope_pmu_check(pmu, now);
+	/*
+	 * A perf event (task counter, pmuscope_ppmu.c) may have taken a
+	 * planned counter since the plan: assign nothing on this CPU then.
+	 */
+	if (a->op == PMUSCOPE_OP_ASSIGN) {
+		for (i = 0; i < sess->nr_events; i++)
+			if (hw[i] != PMUSCOPE_NO_COUNTER && pmu->hwc[hw[i]].owner) {
+				a->ret = -EBUSY;
+				raw_spin_unlock_irqrestore(&pmu->lock, flags);
+				return;
+			}
+	}
 	for (i = 0; i < sess->nr_events; i++) {
 		unsigned int idx = hw[i];
 
@@ -115,6 +130,8 @@ static void pmuscope_op_on_cpu(void *info)
 			pmu->allocated |= BIT(idx);
 			break;
 		case PMUSCOPE_OP_RELEASE:
+			if (pmu->hwc[idx].owner != sess)
+				break;	/* never assigned (a failed ASSIGN) */
 			pmuscope_hwc_set_enabled(pmu, idx, false, now);
 			pmu->hwc[idx].owner = NULL;
 			pmu->allocated &= ~BIT(idx);
@@ -159,6 +176,21 @@ static void pmuscope_session_op(struct pmuscope_session *sess,
 		if (vals)
 			vals += sess->nr_events;
 	}
+}
+
+/* ASSIGN on every CPU; stops at the first CPU where a counter was taken. */
+static int pmuscope_session_assign(struct pmuscope_session *sess)
+{
+	struct pmuscope_op_args a = { .sess = sess, .op = PMUSCOPE_OP_ASSIGN };
+	unsigned int cpu;
+
+	for_each_cpu(cpu, sess->cpus) {
+		a.cpu = cpu;
+		pmuscope_on_cpu(cpu, pmuscope_op_on_cpu, &a);
+		if (a.ret)
+			return a.ret;
+	}
+	return 0;
 }
 
 /* --------------------------------------------------------- create/destroy */
@@ -329,6 +361,7 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 				      const struct cpumask *cpus)
 {
 	struct pmuscope_sess_event new_ev[PMUSCOPE_MAX_EVENTS];
+	bool multiplex = false;
 	u8 *plan;
 	unsigned int cpu;
 	u32 i;
@@ -383,6 +416,17 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 			       PMUSCOPE_MAX_EVENTS);
 			ret = 0;
 		}
+		/*
+		 * Direct backend: more events than the CPU has counters are
+		 * multiplexed by perf on pmuscope's own PMU (ioctl sessions).
+		 */
+		if (ret == -ENOSPC && !pmuscope_backend_perf() && sess->sysfs_cpu < 0 &&
+		    pmuscope_ppmu_type() >= 0) {
+			memset(&plan[cpu * PMUSCOPE_MAX_EVENTS], PMUSCOPE_NO_COUNTER,
+			       PMUSCOPE_MAX_EVENTS);
+			multiplex = true;
+			ret = 0;
+		}
 		if (ret == -EBUSY)
 			pmuscope_report_busy(sess, cpu, pcpu->pmu.allocated & ~mine &
 					     pmuscope_counters_of(&pcpu->caps),
@@ -399,15 +443,22 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 		memcpy(pmuscope_sess_hw(sess, cpu), &plan[cpu * PMUSCOPE_MAX_EVENTS],
 		       PMUSCOPE_MAX_EVENTS);
 	sess->target = PMUSCOPE_TARGET_CPUS;
-	if (pmuscope_backend_perf()) {
+	if (pmuscope_backend_perf() || multiplex) {
 		ret = pmuscope_psess_configure(sess);
-		if (ret) {
-			cpumask_clear(sess->cpus);
-			sess->nr_events = 0;
-			goto out;
-		}
 	} else {
-		pmuscope_session_op(sess, PMUSCOPE_OP_ASSIGN, NULL);
+		ret = pmuscope_session_assign(sess);
+		if (ret) {
+			pmuscope_session_op(sess, PMUSCOPE_OP_RELEASE, NULL);
+			pr_info_ratelimited("a task counter took a planned counter: CONFIG again\n");
+		}
+	}
+	if (ret) {
+		for_each_cpu(cpu, cpus)
+			memset(pmuscope_sess_hw(sess, cpu), PMUSCOPE_NO_COUNTER,
+			       PMUSCOPE_MAX_EVENTS);
+		cpumask_clear(sess->cpus);
+		sess->nr_events = 0;
+		goto out;
 	}
 	sess->configured = true;
 	ret = 0;
@@ -444,7 +495,7 @@ int pmuscope_session_configure_task(struct pmuscope_session *sess,
 	int ret = 0;
 	u32 i;
 
-	if (!pmuscope_backend_perf())
+	if (!pmuscope_backend_perf() && pmuscope_ppmu_type() < 0)
 		return -EOPNOTSUPP;
 	if (!nr || nr > PMUSCOPE_MAX_EVENTS)
 		return -EINVAL;

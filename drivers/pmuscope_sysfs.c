@@ -477,7 +477,16 @@ static ssize_t pmuscope_counter_show(struct kobject *kobj,
 		ret = sysfs_emit(buf, "%s\n", text);
 		break;
 	case PMUSCOPE_CF_EVENT:
-		pmuscope_format_event(&hwc->owner->ev[hwc->slot], text, sizeof(text));
+		if (hwc->owner == &pmuscope_ppmu_owner) {
+			const struct pmuscope_event_desc *d = pmuscope_event_by_number(hwc->event);
+
+			if (d)
+				snprintf(text, sizeof(text), "%s", d->name);
+			else
+				snprintf(text, sizeof(text), "r%04x", hwc->event);
+		} else {
+			pmuscope_format_event(&hwc->owner->ev[hwc->slot], text, sizeof(text));
+		}
 		ret = sysfs_emit(buf, "%s\n", text);
 		break;
 	default:

@@ -9,7 +9,7 @@
 # cannot count the command as a task).
 unbanner() {
 	printf '%s\n' "$1" | grep -v -e '^pmuscope: EMULATED CPU' \
-		-e "^pmuscope: the driver's direct backend counts CPUs"
+		-e '^pmuscope: the driver cannot count a task'
 }
 
 json() { "$@" | sed 's/^/pmuscope-json: /'; }
@@ -76,9 +76,14 @@ check "read lists the holding session" sh -c "echo '$out' | grep -q 'cycle .*(pi
 json pmuscope read --json
 kill $holder
 wait $holder
+err=$(runas 65534 pmuscope stat -a -e cycles -- true 2>&1); rc=$?; err=$(unbanner "$err")
+check_eq "no CAP_PERFMON, all CPUs: exit 5" "$rc" 5
+check_eq "no CAP_PERFMON, all CPUs: message" "$err" "pmuscope: permission denied: system-wide counting needs CAP_PERFMON or CAP_SYS_ADMIN, or membership of the group set by the pmuscope module parameter 'group'"
 err=$(runas 65534 pmuscope stat -e cycles -- true 2>&1); rc=$?; err=$(unbanner "$err")
-check_eq "no CAP_PERFMON: exit 5" "$rc" 5
-check_eq "no CAP_PERFMON: message" "$err" "pmuscope: permission denied: system-wide counting needs CAP_PERFMON or CAP_SYS_ADMIN, or membership of the group set by the pmuscope module parameter 'group'"
+check_eq "no CAP_PERFMON, the command's kernel cycles: exit 5" "$rc" 5
+check_eq "no CAP_PERFMON, the command's kernel cycles: message" "$err" "pmuscope: permission denied: counting the kernel (modifier k, on by default) needs CAP_PERFMON or CAP_SYS_ADMIN, or membership of the group set by the pmuscope module parameter 'group'; add :u to count user space only"
+check "no CAP_PERFMON: the command's own user-space cycles (cycles:u)" \
+	runas 65534 pmuscope stat -e cycles:u -- true
 check "rmmod" rmmod pmuscope
 err=$(pmuscope stat -e cycles -- true 2>&1); rc=$?; err=$(unbanner "$err")
 check_eq "module not loaded: exit 6" "$rc" 6

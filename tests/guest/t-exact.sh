@@ -5,5 +5,4 @@
 check "insmod" insmod "$PMUSCOPE_KO"
 check "INST_RETIRED implemented under icount" test -e $PMUSCOPE_SYS/cpu0/events/INST_RETIRED
 run_test /bin/pmuscope-test exact 1000 1000000
-run_test /bin/pmuscope-test notask
 check "rmmod" rmmod pmuscope

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "pmuscope.h"
@@ -776,20 +777,31 @@ int pmuscope_configure_task(struct pmuscope *h, const struct pmuscope_event_spec
 	if (ioctl(h->fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
 		int ret = -errno;
 
+		uint64_t online[PMUSCOPE_CPU_WORDS] = { 0 };
+
 		switch (ret) {
-		case -EOPNOTSUPP:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "the driver's backend cannot count a task (see /sys/kernel/pmuscope/backend): count CPUs with -a or -C");
-			break;
 		case -EPERM:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "permission denied: another user's thread, or kernel events, need CAP_PERFMON or CAP_SYS_ADMIN (or the module's group for kernel events)");
+			if (tid && tid != (int)syscall(SYS_gettid))
+				pmuscope_fmt(h->msg, sizeof(h->msg),
+					     "permission denied: counting another thread needs CAP_PERFMON or CAP_SYS_ADMIN");
+			else
+				pmuscope_fmt(h->msg, sizeof(h->msg),
+					     "permission denied: counting the kernel (modifier k, on by default) needs CAP_PERFMON or CAP_SYS_ADMIN, or membership of the group set by the pmuscope module parameter 'group'; add :u to count user space only");
 			break;
 		case -ESRCH:
 			pmuscope_fmt(h->msg, sizeof(h->msg), "no thread %d", tid);
 			break;
+		case -EOPNOTSUPP:
+			if (!(h->features & PMUSCOPE_FEAT_TASK)) {
+				pmuscope_fmt(h->msg, sizeof(h->msg),
+					     "the driver cannot count a task (API version 1, or no perf support): count CPUs with -a or -C");
+				break;
+			}
+			/* Which event, on which CPU. */
+			__attribute__((fallthrough));
 		default:
-			pmuscope_explain(h, ret, evs, nr, NULL, 0);
+			pmuscope_online_cpus(online, PMUSCOPE_CPU_WORDS);
+			pmuscope_explain(h, ret, evs, nr, online, PMUSCOPE_CPU_WORDS);
 		}
 		return ret;
 	}

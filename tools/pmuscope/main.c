@@ -611,7 +611,7 @@ static int cmd_stat(int argc, char **argv)
 	 */
 	o.task = o.cmd && !o.cpus_given && !o.all_cpus;
 	if (o.task && !(pmuscope_features(h) & PMUSCOPE_FEAT_TASK)) {
-		fprintf(stderr, "pmuscope: the driver's direct backend counts CPUs, not tasks: counting all CPUs (-a)\n");
+		fprintf(stderr, "pmuscope: the driver cannot count a task (API version 1, or no perf support): counting all CPUs (-a)\n");
 		o.task = 0;
 	}
 	ret = o.task ? 0 : pmuscope_configure(h, o.evs, o.nr, o.cpus, PMUSCOPE_CPU_WORDS);

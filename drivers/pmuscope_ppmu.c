@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope: the direct engine as a perf PMU.
+ *
+ * On the direct backend (perf's PMUv3 driver off or absent) pmuscope
+ * registers its engine with the perf core as a PMU of its own, "pmuscope",
+ * in perf_hw_context. Task targets and multiplexed CPU sessions are then
+ * in-kernel perf events on it (drivers/pmuscope_perf.c, as on the perf
+ * backend): the perf core switches them with their task at context switch
+ * and rotates them when there are more events than counters, calling back
+ * add/del/start/stop/read here, on the CPU, with IRQs off. This is the
+ * scheduler hook a module can have: pmu->sched_task cannot be armed from a
+ * module (perf_sched_cb_inc() is not exported), preempt notifiers exist
+ * only with KVM, and a sched_switch tracepoint probe needs TRACEPOINTS.
+ *
+ * A perf event takes a free counter of the CPU it is added on (a counter
+ * no session holds), programmed and folded by the engine like any other:
+ * 64-bit counts, the overflow interrupt or polling, cpu_pm. No free
+ * counter: add() fails with -EAGAIN and perf multiplexes. Sessions and
+ * perf events meet under pmu->lock: a session's placement that finds a
+ * counter taken meanwhile fails with -EBUSY (pmuscope_session.c).
+ */
+
+#define pr_fmt(fmt) "pmuscope: " fmt
+
+#include <linux/perf_event.h>
+
+#include "pmuscope.h"
+#include "pmuscope_modifiers.h"
+#include "pmuscope_regs.h"
+
+/* The owner of every counter a perf event holds. */
+struct pmuscope_session pmuscope_ppmu_owner = {
+	.id = 0,
+	.sysfs_cpu = -1,
+	.comm = "perf events",
+};
+
+static struct pmuscope_pmu *pmuscope_ppmu_local(void)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[smp_processor_id()];
+
+	return pcpu ? &pcpu->pmu : NULL;
+}
+
+/* pmuscope's event flags from perf's exclude bits. */
+static u32 pmuscope_ppmu_flags(const struct perf_event_attr *attr)
+{
+	unsigned int kel = pmuscope_kernel_el();
+	u32 flags = 0;
+
+	if (!attr->exclude_user)
+		flags |= PMUSCOPE_EV_EL0;
+	if (!attr->exclude_kernel)
+		flags |= pmuscope_kernel_flag(kel);
+	if (!attr->exclude_hv && kel == 1)
+		flags |= PMUSCOPE_EV_EL2;
+	return flags;
+}
+
+static int pmuscope_ppmu_event_init(struct perf_event *event)
+{
+	struct perf_event_attr *attr = &event->attr;
+	u32 flags;
+
+	if (attr->type != event->pmu->type)
+		return -ENOENT;
+	/* Counting only: no sampling, no branch records, no idle filter. */
+	if (is_sampling_event(event) || has_branch_stack(event) || attr->exclude_idle)
+		return -EOPNOTSUPP;
+	if (attr->config > PMUSCOPE_EVTYPER_EVTCOUNT || attr->config == 0x1e)
+		return -EINVAL;
+	flags = pmuscope_ppmu_flags(attr);
+	if (!flags)
+		return -EINVAL;
+	event->hw.config_base = pmuscope_evtyper(attr->config, flags);
+	event->hw.idx = -1;
+	return 0;
+}
+
+/* The engine's 64-bit count of counter @idx. pmu->lock held, on the CPU. */
+static u64 pmuscope_ppmu_count(struct pmuscope_pmu *pmu, unsigned int idx)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+
+	return hwc->on_hw ? pmuscope_hwc_fold(pmu, idx) : hwc->saved;
+}
+
+/* Fold what counter hw.idx counted since the last update into the event. */
+static void pmuscope_ppmu_update(struct pmuscope_pmu *pmu, struct perf_event *event)
+{
+	u64 now = pmuscope_ppmu_count(pmu, event->hw.idx);
+	u64 prev = local64_xchg(&event->hw.prev_count, now);
+
+	local64_add(now - prev, &event->count);
+}
+
+static void pmuscope_ppmu_start(struct perf_event *event, int flags)
+{
+	struct pmuscope_pmu *pmu = pmuscope_ppmu_local();
+	unsigned long irqflags;
+	int idx = event->hw.idx;
+
+	if (WARN_ON_ONCE(!pmu || idx < 0))
+		return;
+	raw_spin_lock_irqsave(&pmu->lock, irqflags);
+	pmuscope_hwc_set_enabled(pmu, idx, true, ktime_get_ns());
+	local64_set(&event->hw.prev_count, pmuscope_ppmu_count(pmu, idx));
+	event->hw.state = 0;
+	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
+}
+
+static void pmuscope_ppmu_stop(struct perf_event *event, int flags)
+{
+	struct pmuscope_pmu *pmu = pmuscope_ppmu_local();
+	unsigned long irqflags;
+	int idx = event->hw.idx;
+
+	if (WARN_ON_ONCE(!pmu || idx < 0) || (event->hw.state & PERF_HES_STOPPED))
+		return;
+	raw_spin_lock_irqsave(&pmu->lock, irqflags);
+	pmuscope_ppmu_update(pmu, event);
+	pmuscope_hwc_set_enabled(pmu, idx, false, ktime_get_ns());
+	event->hw.state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
+}
+
+/*
+ * Take a free counter of this CPU: CPU_CYCLES the cycle counter when it is
+ * free (PMCCFILTR_EL0 has the same filter bits), anything else the lowest
+ * free event counter. -EAGAIN when none is free: perf multiplexes.
+ */
+static int pmuscope_ppmu_add(struct perf_event *event, int flags)
+{
+	struct pmuscope_pmu *pmu = pmuscope_ppmu_local();
+	unsigned long irqflags, free;
+	struct pmuscope_hwc *hwc;
+	int idx = -EAGAIN;
+
+	if (!pmu || !pmu->usable)
+		return -ENOENT;
+	raw_spin_lock_irqsave(&pmu->lock, irqflags);
+	if (!pmu->hw_ready)
+		goto out;
+	free = ((u32)GENMASK(pmu->nr_counters, 0) >> 1 | BIT(PMUSCOPE_CYCLE_IDX)) &
+	       ~pmu->allocated;
+	if (event->attr.config == 0x11 && (free & BIT(PMUSCOPE_CYCLE_IDX)))
+		idx = PMUSCOPE_CYCLE_IDX;
+	else if (free & ~BIT(PMUSCOPE_CYCLE_IDX))
+		idx = __ffs(free & ~BIT(PMUSCOPE_CYCLE_IDX));
+	if (idx < 0)
+		goto out;
+
+	hwc = &pmu->hwc[idx];
+	memset(hwc, 0, sizeof(*hwc));
+	hwc->owner = &pmuscope_ppmu_owner;
+	hwc->event = event->attr.config;
+	hwc->evtyper = event->hw.config_base;
+	pmu->allocated |= BIT(idx);
+	event->hw.idx = idx;
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+out:
+	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
+	if (idx >= 0 && (flags & PERF_EF_START))
+		pmuscope_ppmu_start(event, PERF_EF_RELOAD);
+	return idx < 0 ? idx : 0;
+}
+
+static void pmuscope_ppmu_del(struct perf_event *event, int flags)
+{
+	struct pmuscope_pmu *pmu = pmuscope_ppmu_local();
+	unsigned long irqflags;
+	int idx = event->hw.idx;
+
+	if (WARN_ON_ONCE(!pmu || idx < 0))
+		return;
+	pmuscope_ppmu_stop(event, PERF_EF_UPDATE);
+	raw_spin_lock_irqsave(&pmu->lock, irqflags);
+	pmu->hwc[idx].owner = NULL;
+	pmu->allocated &= ~BIT(idx);
+	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
+	event->hw.idx = -1;
+}
+
+static void pmuscope_ppmu_read(struct perf_event *event)
+{
+	struct pmuscope_pmu *pmu = pmuscope_ppmu_local();
+	unsigned long irqflags;
+
+	if (!pmu || event->hw.idx < 0 || (event->hw.state & PERF_HES_STOPPED))
+		return;
+	raw_spin_lock_irqsave(&pmu->lock, irqflags);
+	pmuscope_ppmu_update(pmu, event);
+	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
+}
+
+static struct pmu pmuscope_ppmu = {
+	.module = THIS_MODULE,
+	.task_ctx_nr = perf_hw_context,
+	.event_init = pmuscope_ppmu_event_init,
+	.add = pmuscope_ppmu_add,
+	.del = pmuscope_ppmu_del,
+	.start = pmuscope_ppmu_start,
+	.stop = pmuscope_ppmu_stop,
+	.read = pmuscope_ppmu_read,
+};
+
+/* The perf type of pmuscope's PMU, -1 when not registered. */
+int pmuscope_ppmu_type(void)
+{
+	return pmuscope_ppmu.type ? pmuscope_ppmu.type : -1;
+}
+
+int pmuscope_ppmu_register(void)
+{
+	int ret = perf_pmu_register(&pmuscope_ppmu, PMUSCOPE_DRV_NAME, -1);
+
+	if (ret) {
+		pmuscope_ppmu.type = 0;
+		pr_warn("cannot register with perf (%d): no task counting, no multiplexing\n",
+			ret);
+	}
+	return ret;
+}
+
+void pmuscope_ppmu_unregister(void)
+{
+	if (pmuscope_ppmu.type)
+		perf_pmu_unregister(&pmuscope_ppmu);
+	pmuscope_ppmu.type = 0;
+}
