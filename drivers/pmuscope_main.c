@@ -90,6 +90,7 @@ static irqreturn_t pmuscope_irq_handler(int irq, void *dev)
 	bool handled;
 
 	raw_spin_lock(&pmu->lock);
+	/* Ends with an ISB: the level PPI is low again before the EOI. */
 	handled = pmuscope_pmu_overflow(pmu);
 	if (pmuscope_pmu_needs_poll(pmu) && !hrtimer_active(&pmu->poll_timer))
 		hrtimer_start(&pmu->poll_timer, ns_to_ktime(pmuscope_engine.poll_ns),

@@ -175,6 +175,12 @@ u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx)
 	} else {
 		hw &= U32_MAX;
 		val = hwc->base + hw;
+		/*
+		 * The bit-31 rule below needs the counter read before
+		 * PMOVSSET: direct reads of two system registers are not
+		 * ordered without a context synchronization event.
+		 */
+		pmuscope_hw_isb();
 		if (pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0) & bit) {
 			pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
 			pmu->overflows++;
@@ -230,18 +236,18 @@ static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx)
 	pmuscope_type_write(idx, hwc->evtyper);
 	pmuscope_cnt_write(idx, 0);
 	pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
-	if (pmuscope_engine.shared) {
-		/*
-		 * What the register kept of our value (NSH reads as 0 without
-		 * EL2, for one) is what later checks compare with.
-		 */
-		pmuscope_hw_isb();
-		hwc->evtyper_hw = pmuscope_type_read(idx);
-	}
-	hwc->base = hwc->saved;
-	hwc->last_hw = 0;
 	if (pmuscope_hwc_wants_irq(pmu, idx))
 		pmuscope_hw_write(PMUSCOPE_REG_PMINTENSET_EL1, bit);
+	/* The type and the value take effect before the counter is enabled. */
+	pmuscope_hw_isb();
+	/*
+	 * Shared mode: what the register kept of our value (NSH reads as 0
+	 * without EL2, for one) is what later checks compare with.
+	 */
+	if (pmuscope_engine.shared)
+		hwc->evtyper_hw = pmuscope_type_read(idx);
+	hwc->base = hwc->saved;
+	hwc->last_hw = 0;
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, bit);
 	if (!pmu->on_hw_mask || pmuscope_engine.shared) {
 		pmcr = pmuscope_engine.shared ?
@@ -264,8 +270,15 @@ static void pmuscope_hwc_hw_off(struct pmuscope_pmu *pmu, unsigned int idx)
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, bit);
 	pmuscope_hw_isb();
 	hwc->saved = pmuscope_hwc_fold(pmu, idx);
+	/*
+	 * Interrupt masked before its flag is cleared, and the flag cleared
+	 * before anything else runs: a level PPI still asserted when the
+	 * lock is dropped would be taken as a spurious interrupt.
+	 */
 	pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, bit);
+	pmuscope_hw_isb();
 	pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
+	pmuscope_hw_isb();
 	hwc->on_hw = false;
 	pmu->on_hw_mask &= ~bit;
 	if (!pmu->on_hw_mask && !pmuscope_engine.shared) {
@@ -347,6 +360,8 @@ static void pmuscope_pmu_program(struct pmuscope_pmu *pmu, u64 now, bool clocks)
 	if (!cnten)
 		return;
 	pmuscope_hw_write(PMUSCOPE_REG_PMINTENSET_EL1, inten);
+	/* The event types take effect before any counter is enabled. */
+	pmuscope_hw_isb();
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, cnten);
 	pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0,
 			  pmuscope_pmcr_mode(pmu) | PMUSCOPE_PMCR_E);
@@ -371,7 +386,12 @@ void pmuscope_pmu_hw_stop_all(struct pmuscope_pmu *pmu, u64 now)
 
 /* ------------------------------------------------------- overflow and poll */
 
-/* Body of the overflow interrupt. Returns false if nothing was pending. */
+/*
+ * Body of the overflow interrupt. Returns false if nothing was pending.
+ * Ends with an ISB after the last PMOVSCLR/PMINTENCLR write: the PPI is
+ * level-triggered, and a GIC (GIC-500 on the AM62L) that still sees it
+ * asserted at EOI raises it again, spuriously.
+ */
 bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu)
 {
 	unsigned long pending, mine, idx;
@@ -414,6 +434,7 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu)
 			hwc->flags |= PMUSCOPE_VAL_THROTTLED;
 		}
 	}
+	pmuscope_hw_isb();
 	return true;
 }
 

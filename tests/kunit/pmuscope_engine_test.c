@@ -130,6 +130,40 @@ static u64 etest_read(struct pmuscope_pmu *pmu, unsigned int idx, u32 *flags)
 #define UK		(PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1)
 
 /* ------------------------------------------------------ programming order */
+
+/*
+ * Compare the model's log (writes and ISBs, and reads too when @reads)
+ * with @expect, NULL-terminated: "REG=0xVAL" for a write, "REG?" for a
+ * read, "isb" for an ISB.
+ */
+static void etest_expect_log(struct kunit *test, const char *const *expect,
+			     bool reads)
+{
+	struct pmuscope_etest *t = test->priv;
+	unsigned int i, n = 0;
+	char got[48];
+
+	KUNIT_ASSERT_LE(test, t->m->nlog, PMUSCOPE_MODEL_LOG);
+	for (i = 0; i < t->m->nlog; i++) {
+		struct pmuscope_model_access *a = &t->m->log[i];
+		char name[32];
+
+		pmuscope_model_reg_name(a->reg, name, sizeof(name));
+		if (a->reg == PMUSCOPE_MODEL_ISB)
+			snprintf(got, sizeof(got), "isb");
+		else if (a->write)
+			snprintf(got, sizeof(got), "%s=0x%llx", name, a->val);
+		else if (reads)
+			snprintf(got, sizeof(got), "%s?", name);
+		else
+			continue;	/* reads may come anywhere */
+		KUNIT_ASSERT_NOT_NULL_MSG(test, expect[n], "extra access %s", got);
+		KUNIT_EXPECT_STREQ_MSG(test, got, expect[n], "access %u", n);
+		n++;
+	}
+	KUNIT_EXPECT_NULL_MSG(test, expect[n], "missing access %s", expect[n]);
+}
+
 struct pmuscope_order_case {
 	const char *name;
 	const struct pmuscope_model_profile *prof;
@@ -141,14 +175,14 @@ static const struct pmuscope_order_case pmuscope_order_cases[] = {
 	  { "PMCR_EL0=0x0", "isb", "PMCNTENCLR_EL0=0xffffffff",
 	    "PMINTENCLR_EL1=0xffffffff", "PMCR_EL0=0x6", "PMOVSCLR_EL0=0xffffffff",
 	    "PMCR_EL0=0x40", "PMUSERENR_EL0=0x0", "isb", "PMEVTYPER0_EL0=0x8",
-	    "PMCCFILTR_EL0=0x0", "PMINTENSET_EL1=0x1", "PMCNTENSET_EL0=0x80000001",
-	    "PMCR_EL0=0x41", "isb" } },
+	    "PMCCFILTR_EL0=0x0", "PMINTENSET_EL1=0x1", "isb",
+	    "PMCNTENSET_EL0=0x80000001", "PMCR_EL0=0x41", "isb" } },
 	{ "v9.4-like: LP=1, 64-bit counters need no interrupt", &pmuscope_model_v94,
 	  { "PMCR_EL0=0x0", "isb", "PMCNTENCLR_EL0=0xffffffff",
 	    "PMINTENCLR_EL1=0xffffffff", "PMCR_EL0=0x6", "PMOVSCLR_EL0=0xffffffff",
 	    "PMCR_EL0=0xc0", "PMUSERENR_EL0=0x0", "isb", "PMEVTYPER0_EL0=0x8",
-	    "PMCCFILTR_EL0=0x0", "PMINTENSET_EL1=0x0", "PMCNTENSET_EL0=0x80000001",
-	    "PMCR_EL0=0xc1", "isb" } },
+	    "PMCCFILTR_EL0=0x0", "PMINTENSET_EL1=0x0", "isb",
+	    "PMCNTENSET_EL0=0x80000001", "PMCR_EL0=0xc1", "isb" } },
 };
 
 static void pmuscope_order_desc(const struct pmuscope_order_case *c, char *d)
@@ -160,40 +194,120 @@ KUNIT_ARRAY_PARAM(pmuscope_order, pmuscope_order_cases, pmuscope_order_desc);
 
 /*
  * Counting off, counters and overflow flags reset, LC (LP) set, event
- * types, PMINTENSET, PMCNTENSET, PMCR_EL0.E = 1, with the ISBs.
+ * types, PMINTENSET, ISB (the types take effect before any counter is
+ * enabled), PMCNTENSET, PMCR_EL0.E = 1, ISB.
  */
 static void pmuscope_test_program_order(struct kunit *test)
 {
 	const struct pmuscope_order_case *c = test->param_value;
 	struct pmuscope_etest *t = test->priv;
 	struct pmuscope_pmu *pmu = etest_pmu(test, c->prof);
-	unsigned int i, n = 0;
-	char got[40];
 
 	etest_assign(pmu, 0, 0x08, UK);
 	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, UK);
 	etest_call(pmu, pmuscope_pmu_cpu_up);
 
-	KUNIT_ASSERT_LE(test, t->m->nlog, PMUSCOPE_MODEL_LOG);
-	for (i = 0; i < t->m->nlog; i++) {
-		struct pmuscope_model_access *a = &t->m->log[i];
-		char name[32];
-
-		if (a->reg == PMUSCOPE_MODEL_ISB) {
-			snprintf(got, sizeof(got), "isb");
-		} else if (a->write) {
-			pmuscope_model_reg_name(a->reg, name, sizeof(name));
-			snprintf(got, sizeof(got), "%s=0x%llx", name, a->val);
-		} else {
-			continue;	/* reads may come anywhere */
-		}
-		KUNIT_ASSERT_NOT_NULL_MSG(test, c->expect[n], "extra access %s", got);
-		KUNIT_EXPECT_STREQ_MSG(test, got, c->expect[n], "access %u", n);
-		n++;
-	}
-	KUNIT_EXPECT_NULL_MSG(test, c->expect[n], "missing access %s", c->expect[n]);
+	etest_expect_log(test, c->expect, false);
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 	KUNIT_EXPECT_TRUE(test, pmu->hw_ready);
+}
+
+/*
+ * The barriers of Arm ARM D13 ("Synchronization of changes to the PMU
+ * registers") where upstream's armv8pmu_* (drivers/perf/arm_pmuv3.c) put
+ * them. Each case starts with counters 0 (CPU_CYCLES) and 1 (INST_RETIRED)
+ * running on a cortex-a53 with their interrupts, and logs one operation,
+ * reads included.
+ */
+static void etest_set_enabled(struct pmuscope_pmu *pmu, unsigned int idx, bool on)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	pmuscope_hwc_set_enabled(pmu, idx, on, ktime_get_ns());
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
+static void etest_act_start_event(struct pmuscope_pmu *pmu, unsigned int cpu)
+{
+	etest_assign(pmu, 2, 0x08, UK);
+	pmu->hwc[2].enabled = false;
+	etest_set_enabled(pmu, 2, true);
+}
+
+static void etest_act_start_cycle(struct pmuscope_pmu *pmu, unsigned int cpu)
+{
+	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, UK);
+	pmu->hwc[PMUSCOPE_CYCLE_IDX].enabled = false;
+	etest_set_enabled(pmu, PMUSCOPE_CYCLE_IDX, true);
+}
+
+static void etest_act_stop(struct pmuscope_pmu *pmu, unsigned int cpu)
+{
+	etest_set_enabled(pmu, 1, false);
+}
+
+static void etest_act_read(struct pmuscope_pmu *pmu, unsigned int cpu)
+{
+	struct pmuscope_value v;
+
+	etest_value(pmu, 0, &v);
+}
+
+static void etest_act_overflow(struct pmuscope_pmu *pmu, unsigned int cpu)
+{
+	pmuscope_model_count(cpu, 0x11, 1ULL << 32);
+	etest_overflow(pmu);
+}
+
+struct pmuscope_barrier_case {
+	const char *name;
+	void (*act)(struct pmuscope_pmu *pmu, unsigned int cpu);
+	const char *expect[16];		/* writes, reads ("REG?") and ISBs */
+};
+
+static const struct pmuscope_barrier_case pmuscope_barrier_cases[] = {
+	{ "start an event counter: type and value, ISB, then PMCNTENSET",
+	  etest_act_start_event,
+	  { "PMCNTENCLR_EL0=0x4", "PMINTENCLR_EL1=0x4", "isb",
+	    "PMEVTYPER2_EL0=0x8", "PMEVCNTR2_EL0=0x0", "PMOVSCLR_EL0=0x4",
+	    "PMINTENSET_EL1=0x4", "isb", "PMCNTENSET_EL0=0x4", "isb" } },
+	{ "start the cycle counter: PMCCFILTR and PMCCNTR, ISB, then PMCNTENSET",
+	  etest_act_start_cycle,
+	  { "PMCNTENCLR_EL0=0x80000000", "PMINTENCLR_EL1=0x80000000", "isb",
+	    "PMCCFILTR_EL0=0x0", "PMCCNTR_EL0=0x0", "PMOVSCLR_EL0=0x80000000",
+	    "isb", "PMCNTENSET_EL0=0x80000000", "isb" } },
+	{ "stop: ISB after PMINTENCLR and after PMOVSCLR", etest_act_stop,
+	  { "PMCNTENCLR_EL0=0x2", "isb", "PMEVCNTR1_EL0?", "isb", "PMOVSSET_EL0?",
+	    "PMINTENCLR_EL1=0x2", "isb", "PMOVSCLR_EL0=0x2", "isb" } },
+	{ "fold: ISB between the counter read and the PMOVSSET read", etest_act_read,
+	  { "PMCNTENSET_EL0?", "PMCR_EL0?", "PMEVCNTR0_EL0?", "isb", "PMOVSSET_EL0?" } },
+	{ "overflow interrupt: ISB after PMOVSCLR before returning", etest_act_overflow,
+	  { "PMOVSSET_EL0?", "PMEVCNTR0_EL0?", "isb", "PMOVSSET_EL0?",
+	    "PMOVSCLR_EL0=0x1", "isb" } },
+};
+
+static void pmuscope_barrier_desc(const struct pmuscope_barrier_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_barrier, pmuscope_barrier_cases, pmuscope_barrier_desc);
+
+static void pmuscope_test_barriers(struct kunit *test)
+{
+	const struct pmuscope_barrier_case *c = test->param_value;
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+
+	etest_assign(pmu, 0, 0x11, ALL_EL);
+	etest_assign(pmu, 1, 0x08, ALL_EL);
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	t->m->nlog = 0;
+	c->act(pmu, t->cpu);
+	etest_expect_log(test, c->expect, true);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
 }
 
 /* ------------------------------------------------------ privilege filters */
@@ -728,6 +842,7 @@ static void pmuscope_test_place(struct kunit *test)
 
 static struct kunit_case pmuscope_engine_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_program_order, pmuscope_order_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_barriers, pmuscope_barrier_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_filters, pmuscope_filter_gen_params),
 	KUNIT_CASE(pmuscope_test_irq_folds),
 	KUNIT_CASE_PARAM(pmuscope_test_wrap_race, pmuscope_race_gen_params),
