@@ -289,6 +289,14 @@ int pmuscope_check_cpu(bool possible, bool online,
 bool pmuscope_may_count(kgid_t group);
 int pmuscope_place_events(const struct pmuscope_cpu_caps *caps, u32 free,
 			  const struct pmuscope_sess_event *evs, u32 nr, u8 *idx);
+int pmuscope_parse_event(char *tok, unsigned int kernel_el,
+			 struct pmuscope_event *ev);
+int pmuscope_parse_selection(char *str, unsigned int kernel_el,
+			     struct pmuscope_event *evs, u32 *nr);
+int pmuscope_format_event(u32 event, u32 flags, unsigned int kernel_el,
+			  char *buf, size_t len);
+int pmuscope_format_selection(const struct pmuscope_sess_event *evs, u32 nr,
+			      unsigned int kernel_el, char *buf, size_t len);
 int pmuscope_session_configure(struct pmuscope_session *sess,
 			       const struct pmuscope_event *evs, u32 nr,
 			       const struct cpumask *cpus);

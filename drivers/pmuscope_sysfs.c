@@ -16,7 +16,6 @@
 #include <linux/sysfs.h>
 
 #include "pmuscope.h"
-#include "pmuscope_modifiers.h"
 #include "pmuscope_regs.h"
 
 /* ------------------------------------------------------------ root files */
@@ -144,77 +143,18 @@ PMUSCOPE_CAPS_ATTR(amu_counters, "%u", c->amu_counters);
 
 /* --------------------------------------------------- counting from sysfs */
 
-/*
- * Parse one "NAME[:MODS]" of a selection: NAME is an architectural event
- * name (any case), a number (0x11) or a raw number (r0xc0); MODS any of
- * u (EL0), k (the kernel's EL), h (EL2), default "uk" (pmuscope_modifiers.h).
- */
-static int pmuscope_parse_event(char *tok, struct pmuscope_event *ev)
-{
-	const struct pmuscope_event_desc *desc;
-	char *mods = strchr(tok, ':');
-	unsigned int num;
-
-	memset(ev, 0, sizeof(*ev));
-	if (mods)
-		*mods++ = '\0';
-	desc = pmuscope_event_by_name(tok);
-	if (desc) {
-		ev->event = desc->number;
-	} else if ((tok[0] == 'r' || tok[0] == 'R') && !kstrtouint(tok + 1, 0, &num)) {
-		ev->event = num;
-		ev->flags |= PMUSCOPE_EV_RAW;
-	} else if (!kstrtouint(tok, 0, &num)) {
-		ev->event = num;
-	} else {
-		return -ENOENT;
-	}
-	if (!mods) {
-		ev->flags |= pmuscope_modifiers_default(pmuscope_kernel_el());
-		return 0;
-	}
-	if (!*mods)
-		return -EINVAL;		/* "NAME:" */
-	for (; *mods; mods++) {
-		unsigned int flag = pmuscope_modifier_flag(*mods, pmuscope_kernel_el());
-
-		if (!flag)
-			return -EINVAL;
-		ev->flags |= flag;
-	}
-	return 0;
-}
-
-static void pmuscope_format_event(const struct pmuscope_sess_event *ev,
-				  char *buf, size_t len)
-{
-	const struct pmuscope_event_desc *desc = pmuscope_event_by_number(ev->event);
-	char name[16], mods[5];
-
-	if (desc && !(ev->flags & PMUSCOPE_EV_RAW))
-		snprintf(name, sizeof(name), "%s", desc->name);
-	else
-		snprintf(name, sizeof(name), "%s0x%x",
-			 ev->flags & PMUSCOPE_EV_RAW ? "r" : "", ev->event);
-	pmuscope_modifiers_str(ev->flags, pmuscope_kernel_el(), mods);
-	snprintf(buf, len, "%s:%s", name, mods);
-}
-
 static ssize_t select_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
 	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
 	struct pmuscope_session *sess;
-	char one[48];
 	ssize_t len = 0;
-	u32 i;
 
 	mutex_lock(&pmuscope_drv.lock);
 	sess = pcpu->sysfs_sess;
-	for (i = 0; sess && sess->configured && i < sess->nr_events; i++) {
-		pmuscope_format_event(&sess->ev[i], one, sizeof(one));
-		len += sysfs_emit_at(buf, len, "%s%s", i ? "," : "", one);
-	}
+	if (sess && sess->configured)
+		len = pmuscope_format_selection(sess->ev, sess->nr_events,
+						pmuscope_kernel_el(), buf, PAGE_SIZE - 1);
 	mutex_unlock(&pmuscope_drv.lock);
 	len += sysfs_emit_at(buf, len, "\n");
 	return len;
@@ -232,7 +172,7 @@ static ssize_t select_store(struct kobject *kobj, struct kobj_attribute *attr,
 	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
 	struct pmuscope_session *fresh = NULL, *old = NULL, *sess;
 	struct pmuscope_event *evs;
-	char *str, *cur, *tok;
+	char *str;
 	u32 nr = 0;
 	int ret;
 
@@ -241,19 +181,9 @@ static ssize_t select_store(struct kobject *kobj, struct kobj_attribute *attr,
 	ret = -ENOMEM;
 	if (!str || !evs)
 		goto out;
-	cur = strim(str);
-	ret = -EINVAL;
-	while ((tok = strsep(&cur, ", \t\n"))) {
-		if (!*tok)
-			continue;
-		if (nr == PMUSCOPE_MAX_EVENTS) {
-			ret = -E2BIG;
-			goto out;
-		}
-		ret = pmuscope_parse_event(tok, &evs[nr++]);
-		if (ret)
-			goto out;
-	}
+	ret = pmuscope_parse_selection(str, pmuscope_kernel_el(), evs, &nr);
+	if (ret)
+		goto out;
 	if (nr) {
 		fresh = pmuscope_session_alloc(pcpu->cpu);
 		ret = -ENOMEM;
@@ -429,7 +359,9 @@ static ssize_t pmuscope_counter_show(struct kobject *kobj,
 		ret = sysfs_emit(buf, "%s\n", text);
 		break;
 	case PMUSCOPE_CF_EVENT:
-		pmuscope_format_event(&hwc->owner->ev[hwc->slot], text, sizeof(text));
+		pmuscope_format_event(hwc->owner->ev[hwc->slot].event,
+				      hwc->owner->ev[hwc->slot].flags,
+				      pmuscope_kernel_el(), text, sizeof(text));
 		ret = sysfs_emit(buf, "%s\n", text);
 		break;
 	default:

@@ -3,6 +3,10 @@
 . /tests/lib.sh
 
 check "insmod" insmod "$PMUSCOPE_KO"
+for cpu in $(online_cpus); do
+	check "cpu$cpu: every event of events/ reads back from select by its full name" \
+		/bin/sysfs-events-check --select "$PMUSCOPE_SYS/cpu$cpu"
+done
 C=$PMUSCOPE_SYS/cpu0
 check "select CPU_CYCLES and SW_INCR on cpu0" sh -c "echo CPU_CYCLES,sw_incr:k > $C/select"
 check_eq "select reads back" "$(cat $C/select)" "CPU_CYCLES:uk,SW_INCR:k"
