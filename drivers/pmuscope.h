@@ -331,7 +331,9 @@ struct pmuscope_driver {
 	 */
 	struct mutex lock;
 	unsigned long allowed_units;	/* BIT(enum pmuscope_unit), fixed at load */
-	struct kobject *root;		/* /sys/kernel/pmuscope */
+	struct kobject *root;		/* /sys/kernel/pmuscope, once published */
+	/* Files in sysfs: changed under cpus_read_lock(), read under hotplug */
+	bool published;
 	struct pmuscope_cpu **cpus;	/* [nr_cpu_ids], NULL if not possible */
 	int hp_state;			/* dynamic cpuhp state */
 	struct list_head sessions;
@@ -341,7 +343,8 @@ struct pmuscope_driver {
 
 extern struct pmuscope_driver pmuscope_drv;
 
-int pmuscope_sysfs_init(struct pmuscope_driver *drv);
+int pmuscope_sysfs_alloc(struct pmuscope_driver *drv);
+int pmuscope_sysfs_publish(struct pmuscope_driver *drv);
 void pmuscope_sysfs_unpublish(struct pmuscope_driver *drv);
 void pmuscope_sysfs_free(struct pmuscope_driver *drv);
 void pmuscope_sysfs_cpu_changed(struct pmuscope_cpu *pcpu);

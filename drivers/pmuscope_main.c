@@ -398,7 +398,8 @@ static void pmuscope_pmus_init(struct pmuscope_driver *drv)
 
 /*
  * Sessions left at unload or after a failed load: the sysfs ones (an open
- * file holds the module). Their files are gone already: nothing can add one.
+ * file holds the module). Their files are gone already: nothing can add
+ * one. The PMUs are stopped: releasing the counters touches no register.
  */
 static void pmuscope_sessions_exit(struct pmuscope_driver *drv)
 {
@@ -421,34 +422,14 @@ static void pmuscope_sessions_exit(struct pmuscope_driver *drv)
 }
 
 /*
- * Undo pmuscope_init() from @stage down: the PMUs are stopped first (no
- * CPU callback runs after cpuhp_remove_state()), then the sysfs files are
- * removed (no store runs after that), then the sessions and memory go.
+ * Load: the structures, the interrupt, the CPUs (each probed and its PMU
+ * programmed, on the CPU), idle; only then are /sys/kernel/pmuscope and
+ * /dev/pmuscope published, so that nobody sees a CPU not probed yet or
+ * reaches a session before the engine runs. Unload (and a failed load) is
+ * the same backwards: the files and the device go first (waiting for
+ * readers and writers), then the PMUs are stopped, then the sessions left
+ * (the sysfs ones) and the memory go.
  */
-enum pmuscope_stage {
-	PMUSCOPE_STAGE_SYSFS,
-	PMUSCOPE_STAGE_IRQ,
-	PMUSCOPE_STAGE_CPUHP,
-	PMUSCOPE_STAGE_CPU_PM,
-	PMUSCOPE_STAGE_ALL,
-};
-
-static void pmuscope_teardown(struct pmuscope_driver *drv, enum pmuscope_stage stage)
-{
-	if (stage >= PMUSCOPE_STAGE_ALL)
-		pmuscope_chardev_exit();
-	if (stage >= PMUSCOPE_STAGE_CPU_PM)
-		cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
-	if (stage >= PMUSCOPE_STAGE_CPUHP)
-		cpuhp_remove_state(drv->hp_state);
-	if (stage >= PMUSCOPE_STAGE_IRQ)
-		pmuscope_irq_exit();
-	pmuscope_sysfs_unpublish(drv);
-	pmuscope_sessions_exit(drv);
-	pmuscope_sysfs_free(drv);
-	kfree(drv->cpus);
-}
-
 static int __init pmuscope_init_driver(void)
 {
 	struct pmuscope_driver *drv = &pmuscope_drv;
@@ -462,46 +443,70 @@ static int __init pmuscope_init_driver(void)
 	if (!drv->cpus)
 		return -ENOMEM;
 
-	ret = pmuscope_sysfs_init(drv);
-	if (ret) {
-		kfree(drv->cpus);
-		return ret;
-	}
+	ret = pmuscope_sysfs_alloc(drv);
+	if (ret)
+		goto err_free_cpus;
 	pmuscope_pmus_init(drv);
 
 	if (drv->allowed_units & BIT(PMUSCOPE_UNIT_PMU)) {
 		ret = pmuscope_irq_init();
-		if (ret) {
-			pmuscope_teardown(drv, PMUSCOPE_STAGE_SYSFS);
-			return ret;
-		}
+		if (ret)
+			goto err_free_sysfs;
 	}
 
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/pmuscope:online",
 				pmuscope_cpu_online, pmuscope_cpu_offline);
-	if (ret < 0) {
-		pmuscope_teardown(drv, PMUSCOPE_STAGE_IRQ);
-		return ret;
-	}
+	if (ret < 0)
+		goto err_free_irq;
 	drv->hp_state = ret;
 
 	ret = cpu_pm_register_notifier(&pmuscope_cpu_pm_nb);
-	if (ret) {
-		pmuscope_teardown(drv, PMUSCOPE_STAGE_CPUHP);
-		return ret;
-	}
+	if (ret)
+		goto err_remove_cpuhp;
+
+	ret = pmuscope_sysfs_publish(drv);
+	if (ret)
+		goto err_unregister_cpu_pm;
 
 	ret = pmuscope_chardev_init();
-	if (ret) {
-		pmuscope_teardown(drv, PMUSCOPE_STAGE_CPU_PM);
-		return ret;
-	}
+	if (ret)
+		goto err_unpublish_sysfs;
 
 	pr_info("version %s loaded, %u CPUs probed, wraps caught by %s%s\n",
 		PMUSCOPE_DRV_VERSION, num_online_cpus(),
 		pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ ? "the overflow interrupt" :
 		"polling", pmuscope_engine.shared ? " (shared with perf)" : "");
 	return 0;
+
+err_unpublish_sysfs:
+	pmuscope_sysfs_unpublish(drv);
+err_unregister_cpu_pm:
+	cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
+err_remove_cpuhp:
+	cpuhp_remove_state(drv->hp_state);
+err_free_irq:
+	pmuscope_irq_exit();
+err_free_sysfs:
+	pmuscope_sessions_exit(drv);
+	pmuscope_sysfs_free(drv);
+err_free_cpus:
+	kfree(drv->cpus);
+	return ret;
+}
+
+/* pmuscope_init_driver() backwards. */
+static void pmuscope_exit_driver(void)
+{
+	struct pmuscope_driver *drv = &pmuscope_drv;
+
+	pmuscope_chardev_exit();
+	pmuscope_sysfs_unpublish(drv);
+	cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
+	cpuhp_remove_state(drv->hp_state);
+	pmuscope_irq_exit();
+	pmuscope_sessions_exit(drv);
+	pmuscope_sysfs_free(drv);
+	kfree(drv->cpus);
 }
 
 /*
@@ -536,7 +541,7 @@ static int __init pmuscope_init(void)
 
 static void __exit pmuscope_exit(void)
 {
-	pmuscope_teardown(&pmuscope_drv, PMUSCOPE_STAGE_ALL);
+	pmuscope_exit_driver();
 	pmuscope_emu_exit();
 	pr_info("unloaded\n");
 }

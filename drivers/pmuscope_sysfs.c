@@ -584,11 +584,19 @@ static const struct kobj_type pmuscope_cpu_ktype = {
 	.default_groups = pmuscope_cpu_groups,
 };
 
-/* Called after @pcpu was (re)probed: re-evaluate which events/ files exist. */
+/*
+ * Called after @pcpu was (re)probed: re-evaluate which events/ and
+ * counter_* files exist. Runs with the CPU hotplug lock held, as the
+ * published flag changes under cpus_read_lock(): before the files are
+ * published (at load) and after they are unpublished (at unload) there is
+ * nothing to update.
+ */
 void pmuscope_sysfs_cpu_changed(struct pmuscope_cpu *pcpu)
 {
 	unsigned int f;
 
+	if (!pmuscope_drv.published)
+		return;
 	if (sysfs_update_group(&pcpu->kobj, &pmuscope_events_group))
 		pr_warn("cpu%u: could not update events/ in sysfs\n", pcpu->cpu);
 	for (f = 0; f < PMUSCOPE_NR_CF; f++)
@@ -597,7 +605,12 @@ void pmuscope_sysfs_cpu_changed(struct pmuscope_cpu *pcpu)
 				pmuscope_counter_groups[f].name);
 }
 
-int pmuscope_sysfs_init(struct pmuscope_driver *drv)
+/*
+ * The structures behind /sys/kernel/pmuscope/cpuN: one struct pmuscope_cpu
+ * per possible CPU, its kobject initialised but not in sysfs yet
+ * (pmuscope_sysfs_publish()). Freed by pmuscope_sysfs_free().
+ */
+int pmuscope_sysfs_alloc(struct pmuscope_driver *drv)
 {
 	unsigned int cpu;
 	int ret;
@@ -607,60 +620,84 @@ int pmuscope_sysfs_init(struct pmuscope_driver *drv)
 		return ret;
 	pmuscope_counter_attrs_init();
 
-	drv->root = kobject_create_and_add(PMUSCOPE_DRV_NAME, kernel_kobj);
-	if (!drv->root) {
-		ret = -ENOMEM;
-		goto out_free_attrs;
-	}
-	ret = sysfs_create_group(drv->root, &pmuscope_root_group);
-	if (ret)
-		goto out_put_root;
-
 	for_each_possible_cpu(cpu) {
 		struct pmuscope_cpu *pcpu = kzalloc(sizeof(*pcpu), GFP_KERNEL);
 
 		if (!pcpu) {
-			ret = -ENOMEM;
-			goto out_put_cpus;
+			pmuscope_sysfs_free(drv);
+			return -ENOMEM;
 		}
 		pcpu->cpu = cpu;
-		ret = kobject_init_and_add(&pcpu->kobj, &pmuscope_cpu_ktype,
-					   drv->root, "cpu%u", cpu);
-		if (ret) {
-			kobject_put(&pcpu->kobj);
-			goto out_put_cpus;
-		}
+		kobject_init(&pcpu->kobj, &pmuscope_cpu_ktype);
 		drv->cpus[cpu] = pcpu;
 	}
 	return 0;
+}
 
-out_put_cpus:
-	for_each_possible_cpu(cpu) {
-		if (drv->cpus[cpu])
-			kobject_put(&drv->cpus[cpu]->kobj);
-		drv->cpus[cpu] = NULL;
-	}
+/* Remove the cpuN directories added so far, then the root. */
+static void pmuscope_sysfs_remove(struct pmuscope_driver *drv)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (drv->cpus[cpu] && drv->cpus[cpu]->kobj.state_in_sysfs)
+			kobject_del(&drv->cpus[cpu]->kobj);
 	sysfs_remove_group(drv->root, &pmuscope_root_group);
+	kobject_put(drv->root);
+	drv->root = NULL;
+}
+
+/*
+ * Publish /sys/kernel/pmuscope: at load, once every online CPU is probed
+ * and the PMUs run. With the hotplug lock held, so that the files show
+ * each CPU as it is and no hotplug callback updates a half-made directory.
+ */
+int pmuscope_sysfs_publish(struct pmuscope_driver *drv)
+{
+	unsigned int cpu;
+	int ret;
+
+	cpus_read_lock();
+	drv->root = kobject_create_and_add(PMUSCOPE_DRV_NAME, kernel_kobj);
+	if (!drv->root) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	ret = sysfs_create_group(drv->root, &pmuscope_root_group);
+	if (ret)
+		goto out_put_root;
+	for_each_possible_cpu(cpu) {
+		ret = kobject_add(&drv->cpus[cpu]->kobj, drv->root, "cpu%u", cpu);
+		if (ret) {
+			pmuscope_sysfs_remove(drv);
+			goto out_unlock;
+		}
+	}
+	drv->published = true;
+	cpus_read_unlock();
+	return 0;
+
 out_put_root:
 	kobject_put(drv->root);
-out_free_attrs:
-	pmuscope_event_attrs_exit();
+	drv->root = NULL;
+out_unlock:
+	cpus_read_unlock();
 	return ret;
 }
 
 /*
  * Remove every file (waiting for readers and writers in them to finish), so
- * that no sysfs store can start after this; the structures stay allocated.
+ * that no sysfs access can start after this; the structures stay allocated.
+ * First at unload. The hotplug lock is not held while the files go: a
+ * store waiting for it would never finish.
  */
 void pmuscope_sysfs_unpublish(struct pmuscope_driver *drv)
 {
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu)
-		if (drv->cpus[cpu])
-			kobject_del(&drv->cpus[cpu]->kobj);
-	sysfs_remove_group(drv->root, &pmuscope_root_group);
-	kobject_del(drv->root);
+	cpus_read_lock();
+	drv->published = false;
+	cpus_read_unlock();
+	if (drv->root)
+		pmuscope_sysfs_remove(drv);
 }
 
 /* Drop the structures (struct pmuscope_cpu is freed by its kobject). */
@@ -673,6 +710,5 @@ void pmuscope_sysfs_free(struct pmuscope_driver *drv)
 			kobject_put(&drv->cpus[cpu]->kobj);
 		drv->cpus[cpu] = NULL;
 	}
-	kobject_put(drv->root);
 	pmuscope_event_attrs_exit();
 }

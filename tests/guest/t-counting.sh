@@ -36,6 +36,9 @@ check "insmod again" insmod "$PMUSCOPE_KO"
 check_fails "unload left the PMU disabled (PMCR_EL0.E = 0)" \
 	sh -c "dmesg | grep -q 'PMCR_EL0.E was set'"
 check "rmmod" rmmod pmuscope
+# sysfs and /dev/pmuscope are published last at load: a CPU watching
+# sysfs appear never finds an online CPU not yet probed.
+run_test /bin/pmuscope-test loadorder "$PMUSCOPE_KO" 20
 check "insmod group=4242" insmod "$PMUSCOPE_KO" group=4242
 run_test /bin/pmuscope-test group 4242
 check "rmmod" rmmod pmuscope

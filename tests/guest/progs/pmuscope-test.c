@@ -15,6 +15,10 @@
  *   pmuscope-test cpupm        counts survive cpu_pm enter/exit (idle)
  *   pmuscope-test el0          EL0 access to the PMU traps (PMUSERENR_EL0 = 0)
  *   pmuscope-test hold SECS    hold 2 counters on every CPU for SECS seconds
+ *   pmuscope-test loadorder KO N
+ *                              insmod/rmmod KO N times while another CPU
+ *                              watches sysfs appear: it never shows an
+ *                              online CPU unprobed (sysfs is published last)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -743,6 +747,86 @@ static void test_hold(unsigned int secs)
 	close(fd);
 }
 
+/*
+ * Published last: by the time /sys/kernel/pmuscope/cpuN exists, the module
+ * has probed every online CPU (the cpuN directories appear one after the
+ * other), and /dev/pmuscope is registered after that.
+ * A watcher on another CPU spins until the directory appears during
+ * insmod and reads what it finds at once.
+ */
+static int watch_load(int ready_fd)
+{
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), fd, cpu, bad = 0;
+	char path[96], c;
+
+	pin(ncpu > 1 ? 1 : 0);
+	if (write(ready_fd, "r", 1) != 1)
+		return 2;
+	for (;;) {
+		fd = open("/sys/kernel/pmuscope/cpu0/probed", O_RDONLY);
+		if (fd >= 0)
+			break;
+	}
+	close(fd);
+	/* A directory not there yet is being published: not a CPU unprobed. */
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		snprintf(path, sizeof(path), "/sys/kernel/pmuscope/cpu%d/probed", cpu);
+		fd = open(path, O_RDONLY);
+		if (fd < 0 && errno == ENOENT)
+			continue;
+		if (fd < 0 || read(fd, &c, 1) != 1 || c != '1') {
+			printf("pmuscope-tap: # cpu%d/probed read %s while loading\n", cpu,
+			       fd < 0 ? strerror(errno) : "0");
+			bad = 1;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	return bad;
+}
+
+static void test_loadorder(const char *ko, unsigned int n)
+{
+	unsigned int i, early = 0, loads = 0;
+
+	for (i = 0; i < n; i++) {
+		int pipefd[2], status, ws = 0;
+		pid_t watcher, ins;
+		char c;
+
+		if (pipe(pipefd))
+			break;
+		fflush(stdout);
+		watcher = fork();
+		if (watcher == 0)
+			_exit(watch_load(pipefd[1]));
+		if (read(pipefd[0], &c, 1) != 1)
+			break;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		ins = fork();
+		if (ins == 0) {
+			execlp("insmod", "insmod", ko, (char *)NULL);
+			_exit(127);
+		}
+		waitpid(ins, &status, 0);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			loads++;
+			waitpid(watcher, &ws, 0);
+			if (!WIFEXITED(ws) || WEXITSTATUS(ws))
+				early++;
+		} else {
+			kill(watcher, SIGKILL);
+			waitpid(watcher, &ws, 0);
+		}
+		if (system("rmmod pmuscope"))
+			break;
+	}
+	tap(loads == n, "insmod/rmmod %u times (%u loaded)", n, loads);
+	tap(!early, "sysfs never showed an online CPU unprobed while loading (%u of %u loads did)",
+	    early, loads);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -780,6 +864,8 @@ int main(int argc, char **argv)
 		test_el0();
 	else if (!strcmp(sub, "hold") && argc == 3)
 		test_hold(strtoul(argv[2], NULL, 0));
+	else if (!strcmp(sub, "loadorder") && argc == 4)
+		test_loadorder(argv[2], strtoul(argv[3], NULL, 0));
 	else
 		return 2;
 	return failures ? 1 : 0;
