@@ -244,8 +244,8 @@ struct pmuscope_sess_event {
 };
 
 /*
- * One open file of /dev/pmuscope, or the sysfs session of one CPU.
- * Everything is protected by pmuscope_driver.lock.
+ * One open file of /dev/pmuscope (created at its first CONFIG), or the
+ * sysfs session of one CPU. Everything is protected by pmuscope_driver.lock.
  */
 struct pmuscope_session {
 	struct list_head node;		/* pmuscope_driver.sessions */
@@ -265,7 +265,6 @@ struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu);
 void pmuscope_session_free(struct pmuscope_session *sess);
 void pmuscope_session_link_locked(struct pmuscope_session *sess);
 void pmuscope_session_unlink_locked(struct pmuscope_session *sess);
-struct pmuscope_session *pmuscope_session_create(int sysfs_cpu);
 void pmuscope_session_destroy(struct pmuscope_session *sess);
 int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 				      const struct pmuscope_event *evs, u32 nr,
@@ -286,7 +285,7 @@ int pmuscope_check_read(const struct pmuscope_read *rd);
 int pmuscope_check_swinc(const struct pmuscope_swinc *sw);
 int pmuscope_check_cpu(bool possible, bool online,
 		       const struct pmuscope_cpu_caps *caps);
-bool pmuscope_may_count(kgid_t group);
+int pmuscope_check_perm(kgid_t group, const struct pmuscope_event *evs, u32 nr);
 int pmuscope_place_events(const struct pmuscope_cpu_caps *caps, u32 free,
 			  const struct pmuscope_sess_event *evs, u32 nr, u8 *idx);
 int pmuscope_parse_event(char *tok, unsigned int kernel_el,
@@ -297,7 +296,8 @@ int pmuscope_format_event(u32 event, u32 flags, unsigned int kernel_el,
 			  char *buf, size_t len);
 int pmuscope_format_selection(const struct pmuscope_sess_event *evs, u32 nr,
 			      unsigned int kernel_el, char *buf, size_t len);
-int pmuscope_session_configure(struct pmuscope_session *sess,
+int pmuscope_session_configure(void **slot,
+			       struct pmuscope_session **fresh,
 			       const struct pmuscope_event *evs, u32 nr,
 			       const struct cpumask *cpus);
 int pmuscope_session_enable(struct pmuscope_session *sess, bool enable);

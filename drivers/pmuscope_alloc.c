@@ -167,12 +167,27 @@ int pmuscope_check_cpu(bool possible, bool online,
 	return 0;
 }
 
-/* System-wide counting: CAP_PERFMON (or CAP_SYS_ADMIN), or @group. */
-bool pmuscope_may_count(kgid_t group)
+/*
+ * May the caller count @evs (@nr of them) system-wide?
+ * CAP_PERFMON (or CAP_SYS_ADMIN): any event at any exception level.
+ * A member of @group (the module parameter): events counting at EL0 only;
+ * -EACCES for one that counts at EL1 or EL2, what the kernel (or a
+ * hypervisor) executes, which only CAP_PERFMON may watch, as perf's
+ * perf_event_paranoid 2 has it. Anyone else: -EPERM.
+ * @evs NULL: whether the caller may count at all, before the events are read.
+ */
+int pmuscope_check_perm(kgid_t group, const struct pmuscope_event *evs, u32 nr)
 {
+	u32 i;
+
 	if (perfmon_capable())
-		return true;
-	return gid_valid(group) && in_group_p(group);
+		return 0;
+	if (!gid_valid(group) || !in_group_p(group))
+		return -EPERM;
+	for (i = 0; evs && i < nr; i++)
+		if (evs[i].flags & (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2))
+			return -EACCES;
+	return 0;
 }
 
 /* ------------------------------------------------------- sysfs selection */

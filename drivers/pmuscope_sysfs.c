@@ -409,8 +409,12 @@ static void pmuscope_counter_attrs_init(void)
 				snprintf(ca->name, sizeof(ca->name), "%u", i);
 			sysfs_attr_init(&ca->kattr.attr);
 			ca->kattr.attr.name = ca->name;
-			/* Counts of system-wide counting: root only. */
-			ca->kattr.attr.mode = f == PMUSCOPE_CF_VALUE ? 0400 : 0444;
+			/*
+			 * Counts of system-wide counting, and who counts
+			 * (the pid and command of other users' sessions):
+			 * root only.
+			 */
+			ca->kattr.attr.mode = f == PMUSCOPE_CF_EVENT ? 0444 : 0400;
 			ca->kattr.show = pmuscope_counter_show;
 			ca->idx = i;
 			ca->what = f;

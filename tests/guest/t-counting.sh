@@ -7,7 +7,7 @@ check "insmod pmuscope.ko" insmod "$PMUSCOPE_KO"
 check "/dev/pmuscope exists" test -c /dev/pmuscope
 check "mode: overflow interrupt (perf's driver kept off)" \
 	sh -c "dmesg | grep -q 'wraps caught by the overflow interrupt'"
-for sub in errors swinc sessions hotplug; do
+for sub in errors alloc swinc sessions hotplug; do
 	run_test /bin/pmuscope-test $sub
 done
 
@@ -21,6 +21,10 @@ case "$owner" in
 "session "*"(pid $holder, pmuscope-test)") tap_ok "sysfs names the session holding cpu0 counter 0: $owner" ;;
 *) tap_not_ok "sysfs counter_owner/0: got '$owner', want session (pid $holder, pmuscope-test)" ;;
 esac
+check_eq "counter_owner is root's only (mode 0400)" \
+	"$(stat -c %a $PMUSCOPE_SYS/cpu0/counter_owner/0)" 400
+check_fails "uid 65534 cannot read who holds a counter" \
+	runas 65534 cat $PMUSCOPE_SYS/cpu0/counter_owner/0
 check_eq "sysfs shows the event on cpu0's cycle counter" \
 	"$(cat $PMUSCOPE_SYS/cpu0/counter_event/cycle)" CPU_CYCLES:uk
 check_fails "sysfs select while a session holds the counters: EBUSY" \

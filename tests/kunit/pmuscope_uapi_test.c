@@ -284,21 +284,35 @@ static void pmuscope_test_cpu_rules(struct kunit *test)
 }
 
 /* ------------------------------------------------------------ permission */
+#define EL0		PMUSCOPE_EV_EL0
+#define EL1		PMUSCOPE_EV_EL1
+#define EL2		PMUSCOPE_EV_EL2
+
 struct pmuscope_perm_case {
 	const char *name;
 	int cap;		/* capability kept, -1: none */
 	int group;		/* -1: no group parameter */
 	bool member;
-	bool allowed;
+	u32 flags[2];		/* exception levels of the events (0: no event) */
+	int expect;		/* pmuscope_check_perm() */
 };
 
 static const struct pmuscope_perm_case pmuscope_perm_cases[] = {
-	{ "no capability", -1, -1, false, false },
-	{ "CAP_PERFMON", CAP_PERFMON, -1, false, true },
-	{ "CAP_SYS_ADMIN", CAP_SYS_ADMIN, -1, false, true },
-	{ "CAP_NET_ADMIN only", CAP_NET_ADMIN, -1, false, false },
-	{ "member of the group parameter", -1, 4242, true, true },
-	{ "not a member of the group parameter", -1, 4242, false, false },
+	{ "no capability", -1, -1, false, { EL0 }, -EPERM },
+	{ "no capability, before the events are read", -1, -1, false, { }, -EPERM },
+	{ "CAP_PERFMON, user and kernel", CAP_PERFMON, -1, false, { EL0 | EL1 }, 0 },
+	{ "CAP_PERFMON, EL2", CAP_PERFMON, -1, false, { EL0, EL2 }, 0 },
+	{ "CAP_SYS_ADMIN, kernel", CAP_SYS_ADMIN, -1, false, { EL1 }, 0 },
+	{ "CAP_NET_ADMIN only", CAP_NET_ADMIN, -1, false, { EL0 }, -EPERM },
+	{ "group member, EL0 only", -1, 4242, true, { EL0, EL0 }, 0 },
+	{ "group member, before the events are read", -1, 4242, true, { }, 0 },
+	{ "group member, default user and kernel (uk)", -1, 4242, true, { EL0 | EL1 },
+	  -EACCES },
+	{ "group member, kernel only (k)", -1, 4242, true, { EL1 }, -EACCES },
+	{ "group member, EL2 (h)", -1, 4242, true, { EL0 | EL2 }, -EACCES },
+	{ "group member, EL0 then EL1", -1, 4242, true, { EL0, EL1 }, -EACCES },
+	{ "group member with CAP_PERFMON, kernel", CAP_PERFMON, 4242, true, { EL1 }, 0 },
+	{ "not a member of the group parameter", -1, 4242, false, { EL0 }, -EPERM },
 };
 
 static void pmuscope_perm_desc(const struct pmuscope_perm_case *c, char *d)
@@ -312,10 +326,17 @@ static void pmuscope_test_permission(struct kunit *test)
 {
 	const struct pmuscope_perm_case *c = test->param_value;
 	kgid_t group = c->group >= 0 ? KGIDT_INIT(c->group) : INVALID_GID;
+	struct pmuscope_event evs[2] = { };
 	const struct cred *old;
 	struct cred *cred;
-	bool allowed;
+	u32 nr = 0;
+	int got;
 
+	while (nr < ARRAY_SIZE(c->flags) && c->flags[nr]) {
+		evs[nr].event = 0x11;
+		evs[nr].flags = c->flags[nr];
+		nr++;
+	}
 	cred = prepare_creds();
 	KUNIT_ASSERT_NOT_NULL(test, cred);
 	cred->fsuid = KUIDT_INIT(65534);
@@ -333,10 +354,10 @@ static void pmuscope_test_permission(struct kunit *test)
 		put_group_info(gi);
 	}
 	old = override_creds(cred);
-	allowed = pmuscope_may_count(group);
+	got = pmuscope_check_perm(group, nr ? evs : NULL, nr);
 	revert_creds(old);
 	put_cred(cred);
-	KUNIT_EXPECT_EQ_MSG(test, allowed, c->allowed, "%s", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, got, c->expect, "%s", c->name);
 }
 
 /* ------------------------------------------------------- sysfs selection */

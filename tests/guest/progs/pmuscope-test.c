@@ -12,6 +12,8 @@
  *                              counter for MS ms, at least MIN 2^32 wraps
  *   pmuscope-test clobber      shared mode: perf reprograms our counter, flagged
  *   pmuscope-test group GID    loaded with group=GID: its members may count
+ *                              at EL0 only
+ *   pmuscope-test alloc        no session is made for a caller who may not count
  *   pmuscope-test cpupm        counts survive cpu_pm enter/exit (idle)
  *   pmuscope-test el0          EL0 access to the PMU traps (PMUSERENR_EL0 = 0)
  *   pmuscope-test hold SECS    hold 2 counters on every CPU for SECS seconds
@@ -148,12 +150,14 @@ static int set_online(int cpu, int on)
 }
 
 /*
- * CONFIG CPU_CYCLES on cpu0 from a child running as uid and gid 65534
- * (no capabilities) with the supplementary @groups: its result, -errno.
+ * CONFIG CPU_CYCLES counting at @flags on cpu0 from a child running as uid
+ * and gid 65534 (no capabilities) with the supplementary @groups: its
+ * result, -errno.
  */
-static int configure_as_nobody(const gid_t *groups, size_t ngroups)
+static int configure_as_nobody_at(const gid_t *groups, size_t ngroups,
+				  unsigned int flags)
 {
-	struct pmuscope_event ev = { .event = EV_CPU_CYCLES, .flags = ALL_EL };
+	struct pmuscope_event ev = { .event = EV_CPU_CYCLES, .flags = flags };
 	int status;
 	pid_t pid = fork();
 
@@ -166,6 +170,11 @@ static int configure_as_nobody(const gid_t *groups, size_t ngroups)
 	}
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? -WEXITSTATUS(status) : -999;
+}
+
+static int configure_as_nobody(const gid_t *groups, size_t ngroups)
+{
+	return configure_as_nobody_at(groups, ngroups, ALL_EL);
 }
 
 static void pin(int cpu)
@@ -704,14 +713,82 @@ static void test_cpupm(void)
 	close(fd);
 }
 
-/* Loaded with group=GID: a member without CAP_PERFMON may count. */
+/*
+ * Loaded with group=GID: a member without CAP_PERFMON may count at EL0
+ * only; what the kernel (or EL2) executes needs CAP_PERFMON.
+ */
 static void test_group(unsigned int gid)
 {
 	gid_t groups[1] = { gid };
 
-	expect("CONFIG as uid 65534 in the group parameter's group",
-	       configure_as_nobody(groups, 1), 0);
-	expect("CONFIG as uid 65534 outside that group", configure_as_nobody(NULL, 0), -EPERM);
+	expect("CONFIG :u as uid 65534 in the group parameter's group",
+	       configure_as_nobody_at(groups, 1, PMUSCOPE_EV_EL0), 0);
+	expect("CONFIG :uk (the default) as a group member: needs CAP_PERFMON",
+	       configure_as_nobody_at(groups, 1, PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1), -EACCES);
+	expect("CONFIG :k as a group member", configure_as_nobody_at(groups, 1, kernel_flag),
+	       -EACCES);
+	expect("CONFIG EL1 as a group member",
+	       configure_as_nobody_at(groups, 1, PMUSCOPE_EV_EL1), -EACCES);
+	expect("CONFIG :uh (EL2) as a group member",
+	       configure_as_nobody_at(groups, 1, PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL2), -EACCES);
+	expect("CONFIG :u as uid 65534 outside that group",
+	       configure_as_nobody_at(NULL, 0, PMUSCOPE_EV_EL0), -EPERM);
+}
+
+/* The id of the session holding counter 0 of cpu0, from sysfs; 0 if none. */
+static unsigned int owner_of_counter0(void)
+{
+	unsigned int id = 0;
+	FILE *f = fopen("/sys/kernel/pmuscope/cpu0/counter_owner/0", "r");
+
+	if (f) {
+		if (fscanf(f, "session %u", &id) != 1)
+			id = 0;
+		fclose(f);
+	}
+	return id;
+}
+
+/*
+ * Nothing is allocated for a caller who may not count: an open file has
+ * no session until its first CONFIG, made once permission is checked.
+ * Session ids are given as sessions are created: 10 files opened and
+ * refused by someone without CAP_PERFMON use none.
+ */
+static void test_alloc(void)
+{
+	struct pmuscope_event ev = { .event = EV_SW_INCR, .flags = ALL_EL };
+	unsigned int first, second;
+	int fd = dev_open(), status, i;
+	pid_t pid;
+
+	expect("CONFIG SW_INCR on cpu0", configure(fd, &ev, 1, 1), 0);
+	first = owner_of_counter0();
+	close(fd);
+	pid = fork();
+	if (pid == 0) {
+		int fds[10], bad = 0;
+
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(99);
+		for (i = 0; i < 10; i++) {
+			fds[i] = dev_open();
+			bad |= configure(fds[i], &ev, 1, 1) != -EPERM;
+			bad |= xioctl(fds[i], PMUSCOPE_IOC_ENABLE, NULL) != -EINVAL;
+		}
+		for (i = 0; i < 10; i++)
+			close(fds[i]);
+		_exit(bad);
+	}
+	waitpid(pid, &status, 0);
+	tap(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "uid 65534: 10 files opened, CONFIG refused (EPERM), ENABLE as unconfigured (EINVAL)");
+	fd = dev_open();
+	expect("CONFIG SW_INCR on cpu0 again", configure(fd, &ev, 1, 1), 0);
+	second = owner_of_counter0();
+	tap(first && second == first + 1,
+	    "no session was made for the refused files (session %u, then %u)", first, second);
+	close(fd);
 }
 
 /* PMUSCOPE leaves PMUSERENR_EL0 at 0: EL0 access to the PMU traps. */
@@ -858,6 +935,8 @@ int main(int argc, char **argv)
 		test_clobber();
 	else if (!strcmp(sub, "group") && argc == 3)
 		test_group(strtoul(argv[2], NULL, 0));
+	else if (!strcmp(sub, "alloc"))
+		test_alloc();
 	else if (!strcmp(sub, "cpupm"))
 		test_cpupm();
 	else if (!strcmp(sub, "el0"))
