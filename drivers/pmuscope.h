@@ -166,6 +166,7 @@ struct pmuscope_hwc {
 	bool clock_on;			/* enabled and its CPU online: time runs */
 	u64 t_enabled, t_running;	/* ns accumulated while clock_on */
 	u64 clock_at;			/* ktime_get_ns() when clock_on was set */
+	u64 poll_at;			/* on_hw: when last polled (or started) */
 	unsigned long storm_start;	/* jiffies: start of the storm window */
 	unsigned int storm_count;	/* overflows in the storm window */
 };
@@ -186,15 +187,28 @@ struct pmuscope_pmu {
 	u64 spurious;			/* ... with no overflow of ours */
 	u64 resyncs;			/* counters found clobbered or lost */
 	u64 folds;			/* counter reads that folded */
+	u64 late_polls;			/* polls later than fold_safe_ns */
 	struct hrtimer poll_timer;
 	struct pmuscope_hwc hwc[PMUSCOPE_NR_COUNTERS];
 };
+
+/*
+ * The fastest any event counts, by default: no PMUv3 core with 32-bit
+ * event counters counts more than 8 events per cycle (STALL_SLOT of an
+ * 8-wide core, INST_SPEC, cache accesses of several pipes) nor runs above
+ * 4 GHz. Module parameters events_per_cycle and max_mhz.
+ */
+#define PMUSCOPE_EVENTS_PER_CYCLE_DEFAULT	8
+#define PMUSCOPE_MAX_MHZ_DEFAULT		4000
+#define PMUSCOPE_POLL_MS_MAX			1000
 
 /* Engine settings, fixed at load time. */
 struct pmuscope_engine {
 	enum pmuscope_fold_mode mode;
 	bool shared;			/* perf also drives the PMU: check and flag */
 	u64 poll_ns;			/* poll period */
+	/* Longest gap between two polls of a 32-bit counter that is exact. */
+	u64 fold_safe_ns;
 	unsigned int storm_limit;	/* overflows per second before throttling */
 	int irq;			/* PMU PPI, 0 if none */
 };
@@ -206,6 +220,9 @@ void pmuscope_pmu_setup(struct pmuscope_pmu *pmu, unsigned int cpu,
 u64 pmuscope_filter_bits(u32 ev_flags);
 u64 pmuscope_evtyper(u32 event, u32 ev_flags);
 unsigned int pmuscope_hwc_width(const struct pmuscope_pmu *pmu, unsigned int idx);
+u64 pmuscope_fold_safe_ns(unsigned int width, u32 events_per_cycle, u32 max_mhz);
+int pmuscope_poll_period(u32 poll_ms, u32 events_per_cycle, u32 max_mhz,
+			 u32 *period_ms);
 
 /* On the PMU's CPU, IRQs off, pmu->lock held. */
 void pmuscope_pmu_hw_reset(struct pmuscope_pmu *pmu);
@@ -227,7 +244,7 @@ void pmuscope_hwc_set_enabled(struct pmuscope_pmu *pmu, unsigned int idx,
 			      bool enable, u64 now);
 
 /* CPU state changes, on the CPU. */
-void pmuscope_pmu_poll_locked(struct pmuscope_pmu *pmu);
+void pmuscope_pmu_poll_locked(struct pmuscope_pmu *pmu, u64 now);
 bool pmuscope_pmu_needs_poll(const struct pmuscope_pmu *pmu);
 void pmuscope_pmu_cpu_up(struct pmuscope_pmu *pmu);
 void pmuscope_pmu_cpu_down(struct pmuscope_pmu *pmu);

@@ -15,6 +15,7 @@
 #include <linux/interrupt.h>
 #include <linux/irq.h>
 #include <linux/kernfs.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/of.h>
@@ -56,10 +57,20 @@ module_param_named(irq, pmuscope_param_irq, int, 0444);
 MODULE_PARM_DESC(irq,
 		 "Linux IRQ number of the PMU overflow PPI; 0 = from the device tree (default: 0)");
 
-static unsigned int pmuscope_param_poll_ms = 100;
+static unsigned int pmuscope_param_poll_ms;
 module_param_named(poll_ms, pmuscope_param_poll_ms, uint, 0444);
 MODULE_PARM_DESC(poll_ms,
-		 "Poll period in ms, 1..1000; must stay below the time 2^31 events take (default: 100)");
+		 "Poll period in ms, at most half the time the fastest event (events_per_cycle x max_mhz) takes to count 2^31; 0 = that longest safe period (default: 0; reads back the period in use)");
+
+static unsigned int pmuscope_param_events_per_cycle = PMUSCOPE_EVENTS_PER_CYCLE_DEFAULT;
+module_param_named(events_per_cycle, pmuscope_param_events_per_cycle, uint, 0444);
+MODULE_PARM_DESC(events_per_cycle,
+		 "Most events any counted event adds per CPU cycle, for the safe poll period (default: 8)");
+
+static unsigned int pmuscope_param_max_mhz = PMUSCOPE_MAX_MHZ_DEFAULT;
+module_param_named(max_mhz, pmuscope_param_max_mhz, uint, 0444);
+MODULE_PARM_DESC(max_mhz,
+		 "Highest CPU clock in MHz, for the safe poll period (default: 4000)");
 
 static unsigned int pmuscope_param_storm_limit = 1000;
 module_param_named(storm_limit, pmuscope_param_storm_limit, uint, 0444);
@@ -107,7 +118,7 @@ static enum hrtimer_restart pmuscope_poll_timer(struct hrtimer *timer)
 
 	raw_spin_lock(&pmu->lock);
 	if (pmu->hw_ready && pmuscope_pmu_needs_poll(pmu)) {
-		pmuscope_pmu_poll_locked(pmu);
+		pmuscope_pmu_poll_locked(pmu, ktime_get_ns());
 		hrtimer_forward_now(timer, ns_to_ktime(pmuscope_engine.poll_ns));
 		ret = HRTIMER_RESTART;
 	}
@@ -366,14 +377,45 @@ static unsigned long pmuscope_allowed_units(void)
 	return allowed;
 }
 
-static int pmuscope_engine_init(void)
+/*
+ * The poll period: polls must come within 2^31 events of a 32-bit wrap at
+ * the fastest rate any event reaches (pmuscope_fold_safe_ns()); a longer
+ * poll_ms would make poll mode (and the backstop of interrupt mode) miss
+ * wraps, and is refused.
+ */
+static int pmuscope_poll_init(void)
 {
-	if (pmuscope_param_poll_ms < 1 || pmuscope_param_poll_ms > 1000 ||
-	    !pmuscope_param_storm_limit) {
-		pr_err("poll_ms must be 1..1000 and storm_limit at least 1\n");
+	u32 epc = pmuscope_param_events_per_cycle, mhz = pmuscope_param_max_mhz;
+	u64 safe_ns = pmuscope_fold_safe_ns(32, epc, mhz);
+	u32 period;
+
+	if (pmuscope_poll_period(pmuscope_param_poll_ms, epc, mhz, &period)) {
+		if (!period)
+			pr_err("no poll period is short enough for events_per_cycle=%u at max_mhz=%u\n",
+			       epc, mhz);
+		else
+			pr_err("poll_ms=%u is longer than the longest safe poll period, %u ms: at %u events per cycle and %u MHz (parameters events_per_cycle, max_mhz) a 32-bit counter counts 2^31 events, the most a poll may leave unfolded, in %llu ms. Give poll_ms=%u or less, or this system's own bounds\n",
+			       pmuscope_param_poll_ms, period, epc, mhz,
+			       div64_u64(safe_ns, NSEC_PER_MSEC), period);
 		return -EINVAL;
 	}
-	pmuscope_engine.poll_ns = (u64)pmuscope_param_poll_ms * NSEC_PER_MSEC;
+	pmuscope_param_poll_ms = period;	/* reads back the period in use */
+	pmuscope_engine.poll_ns = (u64)period * NSEC_PER_MSEC;
+	pmuscope_engine.fold_safe_ns = safe_ns;
+	return 0;
+}
+
+static int pmuscope_engine_init(void)
+{
+	int ret;
+
+	if (!pmuscope_param_storm_limit) {
+		pr_err("storm_limit must be at least 1\n");
+		return -EINVAL;
+	}
+	ret = pmuscope_poll_init();
+	if (ret)
+		return ret;
 	pmuscope_engine.storm_limit = pmuscope_param_storm_limit;
 	pmuscope_engine.shared = pmuscope_param_shared;
 	pmuscope_drv.perf_group = pmuscope_param_group >= 0 ?

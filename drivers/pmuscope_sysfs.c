@@ -455,12 +455,19 @@ static ssize_t resyncs_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return pmuscope_stat_emit(buf, &pmuscope_kobj_to_cpu(kobj)->pmu.resyncs);
 }
 
+static ssize_t late_polls_show(struct kobject *kobj, struct kobj_attribute *attr,
+			       char *buf)
+{
+	return pmuscope_stat_emit(buf, &pmuscope_kobj_to_cpu(kobj)->pmu.late_polls);
+}
+
 static struct kobj_attribute pmuscope_attr_wraps = __ATTR_RO(wraps);
 static struct kobj_attribute pmuscope_attr_overflow_interrupts =
 	__ATTR_RO(overflow_interrupts);
 static struct kobj_attribute pmuscope_attr_spurious_interrupts =
 	__ATTR_RO(spurious_interrupts);
 static struct kobj_attribute pmuscope_attr_resyncs = __ATTR_RO(resyncs);
+static struct kobj_attribute pmuscope_attr_late_polls = __ATTR_RO(late_polls);
 
 static struct attribute *pmuscope_cpu_attrs[] = {
 	&pmuscope_attr_probed.attr,
@@ -487,6 +494,7 @@ static struct attribute *pmuscope_cpu_attrs[] = {
 	&pmuscope_attr_overflow_interrupts.attr,
 	&pmuscope_attr_spurious_interrupts.attr,
 	&pmuscope_attr_resyncs.attr,
+	&pmuscope_attr_late_polls.attr,
 	NULL
 };
 

@@ -38,9 +38,10 @@ static int pmuscope_engine_test_init(struct kunit *test)
 		return -ENOMEM;
 	raw_spin_lock_init(&t->pmu->lock);
 	t->m = pmuscope_model_get(t->cpu);
+	/* Late polls are the business of pmuscope_test_late_poll() only. */
 	pmuscope_engine = (struct pmuscope_engine){
-		.mode = PMUSCOPE_FOLD_IRQ, .poll_ns = 100 * NSEC_PER_MSEC,
-		.storm_limit = 1000,
+		.mode = PMUSCOPE_FOLD_IRQ, .poll_ns = 20 * NSEC_PER_MSEC,
+		.fold_safe_ns = U64_MAX, .storm_limit = 1000,
 	};
 	test->priv = t;
 	return 0;
@@ -49,8 +50,8 @@ static int pmuscope_engine_test_init(struct kunit *test)
 static void pmuscope_engine_test_exit(struct kunit *test)
 {
 	pmuscope_engine = (struct pmuscope_engine){
-		.mode = PMUSCOPE_FOLD_POLL, .poll_ns = 100 * NSEC_PER_MSEC,
-		.storm_limit = 1000,
+		.mode = PMUSCOPE_FOLD_POLL, .poll_ns = 20 * NSEC_PER_MSEC,
+		.fold_safe_ns = U64_MAX, .storm_limit = 1000,
 	};
 }
 
@@ -90,6 +91,16 @@ static void etest_call(struct pmuscope_pmu *pmu,
 
 	raw_spin_lock_irqsave(&pmu->lock, flags);
 	fn(pmu);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
+/* The poll timer's work, at @now (which a test may make late). */
+static void etest_poll(struct pmuscope_pmu *pmu, u64 now)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	pmuscope_pmu_poll_locked(pmu, now);
 	raw_spin_unlock_irqrestore(&pmu->lock, flags);
 }
 
@@ -457,10 +468,138 @@ static void pmuscope_test_polling(struct kunit *test)
 	for (i = 0; i < 21; i++) {
 		pmuscope_model_count(t->cpu, 0x11, chunk);
 		total += chunk;
-		etest_call(pmu, pmuscope_pmu_poll_locked);
+		etest_poll(pmu, ktime_get_ns());
 	}
 	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, NULL), total);
 	KUNIT_EXPECT_EQ(test, pmu->overflows, total >> 32);
+}
+
+/* ------------------------------------------------------- the poll period */
+struct pmuscope_period_case {
+	u32 events_per_cycle, max_mhz, poll_ms;
+	u64 safe_ns;		/* 2^31 events at that rate */
+	int expect;
+	u32 period_ms;		/* the period used, or the longest allowed */
+};
+
+static const struct pmuscope_period_case pmuscope_period_cases[] = {
+	/* The defaults: 8 events per cycle at 4 GHz, 67 ms, polls of 33 ms. */
+	{ 8, 4000, 0, 67108864, 0, 33 },
+	{ 8, 4000, 33, 67108864, 0, 33 },
+	{ 8, 4000, 1, 67108864, 0, 1 },
+	{ 8, 4000, 34, 67108864, -EINVAL, 33 },
+	{ 8, 4000, 100, 67108864, -EINVAL, 33 },	/* the old default */
+	/* CPU_CYCLES at 3 GHz: the old rule, 715 ms. */
+	{ 1, 3000, 0, 715827882, 0, 357 },
+	/* AM62L: Cortex-A53 at 1.25 GHz, dual issue. */
+	{ 2, 1250, 400, 858993459, 0, 400 },
+	{ 2, 1250, 430, 858993459, -EINVAL, 429 },
+	/* Slow enough that 1 s polls are safe: never above 1000 ms. */
+	{ 1, 1000, 0, 2147483648ULL, 0, 1000 },
+	{ 1, 1000, 1000, 2147483648ULL, 0, 1000 },
+	{ 1, 1000, 1001, 2147483648ULL, -EINVAL, 1000 },
+	{ 64, 10000, 0, 3355443, 0, 1 },
+	/* No period is short enough; a rate of 0 is meaningless. */
+	{ 1000, 10000, 0, 214748, -EINVAL, 0 },
+	{ 0, 4000, 10, 0, -EINVAL, 0 },
+	{ 8, 0, 10, 0, -EINVAL, 0 },
+};
+
+static void pmuscope_period_desc(const struct pmuscope_period_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%u events/cycle at %u MHz, poll_ms=%u",
+		 c->events_per_cycle, c->max_mhz, c->poll_ms);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_period, pmuscope_period_cases, pmuscope_period_desc);
+
+static void pmuscope_test_poll_period(struct kunit *test)
+{
+	const struct pmuscope_period_case *c = test->param_value;
+	u32 period = 12345;
+
+	KUNIT_EXPECT_EQ(test, pmuscope_fold_safe_ns(32, c->events_per_cycle, c->max_mhz),
+			c->safe_ns);
+	KUNIT_EXPECT_EQ_MSG(test, pmuscope_fold_safe_ns(64, c->events_per_cycle, c->max_mhz),
+			    U64_MAX, "64-bit counters never wrap in practice");
+	KUNIT_EXPECT_EQ(test, pmuscope_poll_period(c->poll_ms, c->events_per_cycle,
+						   c->max_mhz, &period), c->expect);
+	KUNIT_EXPECT_EQ(test, period, c->period_ms);
+}
+
+/*
+ * A poll later than the safe period: a wrap may have been missed, the
+ * value is flagged lost (and late_polls counts it) for a counter whose
+ * wraps only the poll catches; never for one the interrupt folds, nor for
+ * a 64-bit counter. A read past the deadline says so already.
+ */
+struct pmuscope_late_case {
+	const char *name;
+	enum pmuscope_fold_mode mode;
+	bool shared;
+	bool throttled;
+	unsigned int idx;
+	bool flagged;
+};
+
+static const struct pmuscope_late_case pmuscope_late_cases[] = {
+	{ "poll mode", PMUSCOPE_FOLD_POLL, false, false, 0, true },
+	{ "interrupt mode: the interrupt folds", PMUSCOPE_FOLD_IRQ, false, false, 0, false },
+	{ "interrupt mode, interrupt throttled", PMUSCOPE_FOLD_IRQ, false, true, 0, true },
+	{ "shared mode", PMUSCOPE_FOLD_POLL, true, false, 0, true },
+	{ "poll mode, 64-bit cycle counter", PMUSCOPE_FOLD_POLL, false, false,
+	  PMUSCOPE_CYCLE_IDX, false },
+};
+
+static void pmuscope_late_desc(const struct pmuscope_late_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_late, pmuscope_late_cases, pmuscope_late_desc);
+
+static void pmuscope_test_late_poll(struct kunit *test)
+{
+	const struct pmuscope_late_case *c = test->param_value;
+	const u64 safe = 67108864;	/* the default bound */
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_value v = { };
+	struct pmuscope_pmu *pmu;
+	unsigned long flags;
+	u64 t0;
+
+	pmuscope_engine.mode = c->mode;
+	pmuscope_engine.shared = c->shared;
+	pmuscope_engine.fold_safe_ns = safe;
+	pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	etest_assign(pmu, c->idx, 0x11, ALL_EL);
+	pmu->hwc[c->idx].irq_off = c->throttled;
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	t0 = pmu->hwc[c->idx].poll_at;
+	KUNIT_ASSERT_NE(test, t0, 0);
+
+	/* Polls exactly at the deadline are in time. */
+	pmuscope_model_count(t->cpu, 0x11, 1000);
+	etest_poll(pmu, t0 + safe);
+	pmuscope_model_count(t->cpu, 0x11, 1000);
+	etest_poll(pmu, t0 + 2 * safe);
+	KUNIT_EXPECT_EQ(test, pmu->hwc[c->idx].flags, 0);
+	KUNIT_EXPECT_EQ(test, pmu->late_polls, 0);
+
+	/* The next poll is overdue: a read says so before it comes. */
+	pmuscope_model_count(t->cpu, 0x11, 1000);
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	pmuscope_hwc_read(pmu, c->idx, t0 + 3 * safe + 1, &v);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+	KUNIT_EXPECT_EQ(test, v.count, 3000);
+	KUNIT_EXPECT_EQ_MSG(test, !!(v.flags & PMUSCOPE_VAL_LOST), c->flagged,
+			    "read after the deadline, flags %#x", v.flags);
+	etest_poll(pmu, t0 + 4 * safe);
+	KUNIT_EXPECT_EQ(test, pmu->late_polls, c->flagged ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, c->idx, &v.flags), 3000);
+	KUNIT_EXPECT_EQ_MSG(test, !!(v.flags & PMUSCOPE_VAL_LOST), c->flagged,
+			    "after the late poll, flags %#x", v.flags);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 
 /* An absurd overflow rate: the counter's interrupt is throttled, flagged. */
@@ -628,11 +767,11 @@ static void pmuscope_test_shared(struct kunit *test)
 	 * 32-bit wraps seen without PMOVS (perf's handler clears every flag):
 	 * up to 2^32 - 1 events between two polls.
 	 */
-	etest_call(pmu, pmuscope_pmu_poll_locked);
+	etest_poll(pmu, ktime_get_ns());
 	for (i = 0; i < 2; i++) {
 		pmuscope_model_count(t->cpu, 0x11, i ? 0x1000 : 0xfffff000);
 		pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMOVSCLR_EL0, U32_MAX);
-		etest_call(pmu, pmuscope_pmu_poll_locked);
+		etest_poll(pmu, ktime_get_ns());
 	}
 	KUNIT_EXPECT_EQ(test, etest_read(pmu, 1, &flags), 1022 + BIT_ULL(32));
 	KUNIT_EXPECT_EQ(test, flags, 0);
@@ -644,13 +783,13 @@ static void pmuscope_test_shared(struct kunit *test)
 	cnten_writes = t->m->writes[PMUSCOPE_REG_PMCNTENSET_EL0];
 	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCNTENCLR_EL0, BIT(0));
 	pmuscope_model_count(t->cpu, 0x11, 100);
-	etest_call(pmu, pmuscope_pmu_poll_locked);
+	etest_poll(pmu, ktime_get_ns());
 	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCNTENSET_EL0, BIT(0));	/* perf's now */
 	pmuscope_model_count(t->cpu, 0x11, 100);
 	KUNIT_EXPECT_EQ_MSG(test, etest_read(pmu, 0, &flags), c0,
 			    "a counter perf took still counted as ours");
 	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
-	etest_call(pmu, pmuscope_pmu_poll_locked);
+	etest_poll(pmu, ktime_get_ns());
 	KUNIT_EXPECT_EQ_MSG(test, t->m->writes[PMUSCOPE_REG_PMEVTYPER(0)], typer0_writes,
 			    "pmuscope reprogrammed the counter perf took");
 	KUNIT_EXPECT_EQ(test, t->m->writes[PMUSCOPE_REG_PMCNTENSET_EL0], cnten_writes + 1);
@@ -679,7 +818,7 @@ static void pmuscope_test_shared(struct kunit *test)
 	/* perf stops the PMU (nothing of its own to count): switched back on. */
 	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCR_EL0, 0);
 	pmuscope_model_count(t->cpu, 0x11, 50);		/* missed */
-	etest_call(pmu, pmuscope_pmu_poll_locked);
+	etest_poll(pmu, ktime_get_ns());
 	KUNIT_EXPECT_TRUE(test, t->m->pmcr & PMUSCOPE_PMCR_E);
 	pmuscope_model_count(t->cpu, 0x11, 9);
 	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, NULL), c3 + 9);
@@ -847,6 +986,8 @@ static struct kunit_case pmuscope_engine_cases[] = {
 	KUNIT_CASE(pmuscope_test_irq_folds),
 	KUNIT_CASE_PARAM(pmuscope_test_wrap_race, pmuscope_race_gen_params),
 	KUNIT_CASE(pmuscope_test_polling),
+	KUNIT_CASE_PARAM(pmuscope_test_poll_period, pmuscope_period_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_late_poll, pmuscope_late_gen_params),
 	KUNIT_CASE(pmuscope_test_storm),
 	KUNIT_CASE(pmuscope_test_hotplug),
 	KUNIT_CASE(pmuscope_test_cpu_pm),
