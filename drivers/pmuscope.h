@@ -168,6 +168,7 @@ struct pmuscope_hwc {
 	bool clock_on;			/* enabled and its CPU online: time runs */
 	u64 t_enabled, t_running;	/* ns accumulated while clock_on */
 	u64 clock_at;			/* ktime_get_ns() when clock_on was set */
+	u64 poll_at;			/* on_hw: when last polled (or started) */
 	unsigned long storm_start;	/* jiffies: start of the storm window */
 	unsigned int storm_count;	/* overflows in the storm window */
 };
@@ -188,6 +189,7 @@ struct pmuscope_pmu {
 	u64 spurious;			/* ... with no overflow of ours */
 	u64 resyncs;			/* counters found clobbered or lost */
 	u64 folds;			/* counter reads that folded */
+	u64 late_polls;			/* polls later than fold_safe_ns */
 	struct hrtimer poll_timer;
 	struct pmuscope_hwc hwc[PMUSCOPE_NR_COUNTERS];
 };
@@ -197,6 +199,15 @@ enum pmuscope_backend {
 	PMUSCOPE_BACKEND_DIRECT,	/* pmuscope, with MRS/MSR */
 	PMUSCOPE_BACKEND_PERF,		/* perf's PMU driver; pmuscope uses perf events */
 };
+/*
+ * The fastest any event counts, by default: no PMUv3 core with 32-bit
+ * event counters counts more than 8 events per cycle (STALL_SLOT of an
+ * 8-wide core, INST_SPEC, cache accesses of several pipes) nor runs above
+ * 4 GHz. Module parameters events_per_cycle and max_mhz.
+ */
+#define PMUSCOPE_EVENTS_PER_CYCLE_DEFAULT	8
+#define PMUSCOPE_MAX_MHZ_DEFAULT		4000
+#define PMUSCOPE_POLL_MS_MAX			1000
 
 /* Engine settings, fixed at load time. */
 struct pmuscope_engine {
@@ -204,6 +215,8 @@ struct pmuscope_engine {
 	enum pmuscope_fold_mode mode;
 	bool shared;			/* perf also drives the PMU: check and flag */
 	u64 poll_ns;			/* poll period */
+	/* Longest gap between two polls of a 32-bit counter that is exact. */
+	u64 fold_safe_ns;
 	unsigned int storm_limit;	/* overflows per second before throttling */
 	int irq;			/* PMU PPI, 0 if none */
 };
@@ -215,6 +228,9 @@ void pmuscope_pmu_setup(struct pmuscope_pmu *pmu, unsigned int cpu,
 u64 pmuscope_filter_bits(u32 ev_flags);
 u64 pmuscope_evtyper(u32 event, u32 ev_flags);
 unsigned int pmuscope_hwc_width(const struct pmuscope_pmu *pmu, unsigned int idx);
+u64 pmuscope_fold_safe_ns(unsigned int width, u32 events_per_cycle, u32 max_mhz);
+int pmuscope_poll_period(u32 poll_ms, u32 events_per_cycle, u32 max_mhz,
+			 u32 *period_ms);
 
 /* On the PMU's CPU, IRQs off, pmu->lock held. */
 void pmuscope_pmu_hw_reset(struct pmuscope_pmu *pmu);
@@ -236,7 +252,7 @@ void pmuscope_hwc_set_enabled(struct pmuscope_pmu *pmu, unsigned int idx,
 			      bool enable, u64 now);
 
 /* CPU state changes, on the CPU. */
-void pmuscope_pmu_poll_locked(struct pmuscope_pmu *pmu);
+void pmuscope_pmu_poll_locked(struct pmuscope_pmu *pmu, u64 now);
 bool pmuscope_pmu_needs_poll(const struct pmuscope_pmu *pmu);
 void pmuscope_pmu_cpu_up(struct pmuscope_pmu *pmu);
 void pmuscope_pmu_cpu_down(struct pmuscope_pmu *pmu);
@@ -264,8 +280,8 @@ struct pmuscope_sess_event {
 };
 
 /*
- * One open file of /dev/pmuscope, or the sysfs session of one CPU.
- * Everything is protected by pmuscope_driver.lock.
+ * One open file of /dev/pmuscope (created at its first CONFIG), or the
+ * sysfs session of one CPU. Everything is protected by pmuscope_driver.lock.
  */
 struct pmuscope_session {
 	struct list_head node;		/* pmuscope_driver.sessions */
@@ -294,12 +310,11 @@ struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu);
 void pmuscope_session_free(struct pmuscope_session *sess);
 void pmuscope_session_link_locked(struct pmuscope_session *sess);
 void pmuscope_session_unlink_locked(struct pmuscope_session *sess);
-struct pmuscope_session *pmuscope_session_create(int sysfs_cpu);
 void pmuscope_session_destroy(struct pmuscope_session *sess);
 int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 				      const struct pmuscope_event *evs, u32 nr,
 				      const struct cpumask *cpus);
-int pmuscope_session_configure_task(struct pmuscope_session *sess,
+int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh,
 				    const struct pmuscope_event *evs, u32 nr,
 				    struct task_struct *task, u32 cfg_flags);
 int pmuscope_session_enable_locked(struct pmuscope_session *sess, bool enable);
@@ -320,10 +335,19 @@ int pmuscope_check_read(const struct pmuscope_read *rd);
 int pmuscope_check_swinc(const struct pmuscope_swinc *sw);
 int pmuscope_check_cpu(bool possible, bool online,
 		       const struct pmuscope_cpu_caps *caps);
-bool pmuscope_may_count(kgid_t group);
+int pmuscope_check_perm(kgid_t group, const struct pmuscope_event *evs, u32 nr);
 int pmuscope_place_events(const struct pmuscope_cpu_caps *caps, u32 free,
 			  const struct pmuscope_sess_event *evs, u32 nr, u8 *idx);
-int pmuscope_session_configure(struct pmuscope_session *sess,
+int pmuscope_parse_event(char *tok, unsigned int kernel_el,
+			 struct pmuscope_event *ev);
+int pmuscope_parse_selection(char *str, unsigned int kernel_el,
+			     struct pmuscope_event *evs, u32 *nr);
+int pmuscope_format_event(u32 event, u32 flags, unsigned int kernel_el,
+			  char *buf, size_t len);
+int pmuscope_format_selection(const struct pmuscope_sess_event *evs, u32 nr,
+			      unsigned int kernel_el, char *buf, size_t len);
+int pmuscope_session_configure(void **slot,
+			       struct pmuscope_session **fresh,
 			       const struct pmuscope_event *evs, u32 nr,
 			       const struct cpumask *cpus);
 int pmuscope_session_enable(struct pmuscope_session *sess, bool enable);
@@ -383,7 +407,9 @@ struct pmuscope_driver {
 	 */
 	struct mutex lock;
 	unsigned long allowed_units;	/* BIT(enum pmuscope_unit), fixed at load */
-	struct kobject *root;		/* /sys/kernel/pmuscope */
+	struct kobject *root;		/* /sys/kernel/pmuscope, once published */
+	/* Files in sysfs: changed under cpus_read_lock(), read under hotplug */
+	bool published;
 	struct pmuscope_cpu **cpus;	/* [nr_cpu_ids], NULL if not possible */
 	int hp_state;			/* dynamic cpuhp state */
 	struct list_head sessions;
@@ -393,7 +419,8 @@ struct pmuscope_driver {
 
 extern struct pmuscope_driver pmuscope_drv;
 
-int pmuscope_sysfs_init(struct pmuscope_driver *drv);
+int pmuscope_sysfs_alloc(struct pmuscope_driver *drv);
+int pmuscope_sysfs_publish(struct pmuscope_driver *drv);
 void pmuscope_sysfs_unpublish(struct pmuscope_driver *drv);
 void pmuscope_sysfs_free(struct pmuscope_driver *drv);
 void pmuscope_sysfs_cpu_changed(struct pmuscope_cpu *pcpu);

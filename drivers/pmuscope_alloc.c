@@ -10,8 +10,11 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
 
 #include "pmuscope.h"
+#include "pmuscope_modifiers.h"
 #include "pmuscope_regs.h"
 
 #define PMUSCOPE_EVENT_CHAIN		0x001e
@@ -199,10 +202,124 @@ int pmuscope_check_cpu(bool possible, bool online,
 	return 0;
 }
 
-/* System-wide counting: CAP_PERFMON (or CAP_SYS_ADMIN), or @group. */
-bool pmuscope_may_count(kgid_t group)
+/*
+ * May the caller count @evs (@nr of them) system-wide?
+ * CAP_PERFMON (or CAP_SYS_ADMIN): any event at any exception level.
+ * A member of @group (the module parameter): events counting at EL0 only;
+ * -EACCES for one that counts at EL1 or EL2, what the kernel (or a
+ * hypervisor) executes, which only CAP_PERFMON may watch, as perf's
+ * perf_event_paranoid 2 has it. Anyone else: -EPERM.
+ * @evs NULL: whether the caller may count at all, before the events are read.
+ */
+int pmuscope_check_perm(kgid_t group, const struct pmuscope_event *evs, u32 nr)
 {
+	u32 i;
+
 	if (perfmon_capable())
-		return true;
-	return gid_valid(group) && in_group_p(group);
+		return 0;
+	if (!gid_valid(group) || !in_group_p(group))
+		return -EPERM;
+	for (i = 0; evs && i < nr; i++)
+		if (evs[i].flags & (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2))
+			return -EACCES;
+	return 0;
+}
+
+/* ------------------------------------------------------- sysfs selection */
+
+/*
+ * Parse one "NAME[:MODS]" of a selection: NAME is an architectural event
+ * name (any case), a number (0x11) or a raw number (r0xc0); MODS any of
+ * u (EL0), k (the kernel's EL, @kernel_el), h (EL2), default "uk"
+ * (pmuscope_modifiers.h). -ENOENT: no such name; -EINVAL: bad modifiers.
+ */
+int pmuscope_parse_event(char *tok, unsigned int kernel_el,
+			 struct pmuscope_event *ev)
+{
+	const struct pmuscope_event_desc *desc;
+	char *mods = strchr(tok, ':');
+	unsigned int num;
+
+	memset(ev, 0, sizeof(*ev));
+	if (mods)
+		*mods++ = '\0';
+	desc = pmuscope_event_by_name(tok);
+	if (desc) {
+		ev->event = desc->number;
+	} else if ((tok[0] == 'r' || tok[0] == 'R') && !kstrtouint(tok + 1, 0, &num)) {
+		ev->event = num;
+		ev->flags |= PMUSCOPE_EV_RAW;
+	} else if (!kstrtouint(tok, 0, &num)) {
+		ev->event = num;
+	} else {
+		return -ENOENT;
+	}
+	if (!mods) {
+		ev->flags |= pmuscope_modifiers_default(kernel_el);
+		return 0;
+	}
+	if (!*mods)
+		return -EINVAL;		/* "NAME:" */
+	for (; *mods; mods++) {
+		unsigned int flag = pmuscope_modifier_flag(*mods, kernel_el);
+
+		if (!flag)
+			return -EINVAL;
+		ev->flags |= flag;
+	}
+	return 0;
+}
+
+/*
+ * Parse a whole selection, items separated by commas or blanks, into
+ * @evs (room for PMUSCOPE_MAX_EVENTS); *@nr: how many. @str is changed.
+ * -E2BIG: more than PMUSCOPE_MAX_EVENTS items.
+ */
+int pmuscope_parse_selection(char *str, unsigned int kernel_el,
+			     struct pmuscope_event *evs, u32 *nr)
+{
+	char *cur = strim(str), *tok;
+	int ret;
+
+	*nr = 0;
+	while ((tok = strsep(&cur, ", \t\n"))) {
+		if (!*tok)
+			continue;
+		if (*nr == PMUSCOPE_MAX_EVENTS)
+			return -E2BIG;
+		ret = pmuscope_parse_event(tok, kernel_el, &evs[(*nr)++]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* One event as a selection shows it, "NAME:MODS"; returns its length. */
+int pmuscope_format_event(u32 event, u32 flags, unsigned int kernel_el,
+			  char *buf, size_t len)
+{
+	const struct pmuscope_event_desc *desc = pmuscope_event_by_number(event);
+	char mods[5];
+
+	pmuscope_modifiers_str(flags, kernel_el, mods);
+	if (desc && !(flags & PMUSCOPE_EV_RAW))
+		return scnprintf(buf, len, "%s:%s", desc->name, mods);
+	return scnprintf(buf, len, "%s0x%x:%s", flags & PMUSCOPE_EV_RAW ? "r" : "",
+			 event, mods);
+}
+
+/* A selection, comma-separated, no newline; returns its length. */
+int pmuscope_format_selection(const struct pmuscope_sess_event *evs, u32 nr,
+			      unsigned int kernel_el, char *buf, size_t len)
+{
+	int n = 0;
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		if (i)
+			n += scnprintf(buf + n, len - n, ",");
+		n += pmuscope_format_event(evs[i].event, evs[i].flags, kernel_el,
+					   buf + n, len - n);
+	}
+	return n;
 }

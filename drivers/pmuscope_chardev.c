@@ -132,10 +132,11 @@ static struct task_struct *pmuscope_target_task(pid_t pid)
 	return task ? task : ERR_PTR(-ESRCH);
 }
 
-static long pmuscope_ioc_config_task(struct pmuscope_session *sess,
+static long pmuscope_ioc_config_task(struct file *file,
 				     const struct pmuscope_config *cfg,
 				     const struct pmuscope_event *evs)
 {
+	struct pmuscope_session *fresh = NULL;
 	struct task_struct *task;
 	bool kernel = false;
 	long ret;
@@ -147,19 +148,36 @@ static long pmuscope_ioc_config_task(struct pmuscope_session *sess,
 	 */
 	for (i = 0; i < cfg->nr_events; i++)
 		kernel |= !!(evs[i].flags & (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2));
-	if (kernel && !pmuscope_may_count(pmuscope_drv.perf_group))
-		return -EPERM;
+	if (kernel) {
+		ret = pmuscope_check_perm(pmuscope_drv.perf_group, evs, cfg->nr_events);
+		if (ret)
+			return ret;
+	}
 	task = pmuscope_target_task(cfg->pid);
 	if (IS_ERR(task))
 		return PTR_ERR(task);
-	ret = pmuscope_session_configure_task(sess, evs, cfg->nr_events, task,
-					      cfg->flags);
+	/* A hint: pmuscope_session_configure_task() looks again under the lock. */
+	if (!READ_ONCE(file->private_data)) {
+		fresh = pmuscope_session_alloc(-1);
+		if (!fresh) {
+			put_task_struct(task);
+			return -ENOMEM;
+		}
+	}
+	ret = pmuscope_session_configure_task(&file->private_data, &fresh, evs,
+					      cfg->nr_events, task, cfg->flags);
+	pmuscope_session_free(fresh);
 	put_task_struct(task);
 	return ret;
 }
 
-static long pmuscope_ioc_config(struct pmuscope_session *sess, void __user *uarg)
+/*
+ * The file's session is created here, at its first CONFIG, once the caller
+ * is known to be allowed to count: an open file costs nothing until then.
+ */
+static long pmuscope_ioc_config(struct file *file, void __user *uarg)
 {
+	struct pmuscope_session *fresh = NULL;
 	struct pmuscope_event evs[PMUSCOPE_MAX_EVENTS];
 	struct pmuscope_config cfg;
 	cpumask_var_t cpus;
@@ -173,19 +191,24 @@ static long pmuscope_ioc_config(struct pmuscope_session *sess, void __user *uarg
 	ret = pmuscope_check_config(&cfg);
 	if (ret)
 		return ret;
-	if (cfg.target == PMUSCOPE_TARGET_CPUS &&
-	    !pmuscope_may_count(pmuscope_drv.perf_group))
-		return -EPERM;
+	if (cfg.target == PMUSCOPE_TARGET_CPUS) {
+		ret = pmuscope_check_perm(pmuscope_drv.perf_group, NULL, 0);
+		if (ret)
+			return ret;
+	}
 	ret = pmuscope_copy_events(evs, cfg.events, cfg.nr_events, cfg.event_size);
 	if (ret)
 		return ret;
 	if (cfg.target == PMUSCOPE_TARGET_TASK)
-		return pmuscope_ioc_config_task(sess, &cfg, evs);
+		return pmuscope_ioc_config_task(file, &cfg, evs);
+	ret = pmuscope_check_perm(pmuscope_drv.perf_group, evs, cfg.nr_events);
+	if (ret)
+		return ret;
 
 	bits = kzalloc(cfg.cpus_size, GFP_KERNEL_ACCOUNT);
 	if (!bits)
 		return -ENOMEM;
-	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL)) {
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL_ACCOUNT)) {
 		kfree(bits);
 		return -ENOMEM;
 	}
@@ -202,7 +225,16 @@ static long pmuscope_ioc_config(struct pmuscope_session *sess, void __user *uarg
 	ret = -EINVAL;
 	if (cpumask_empty(cpus))
 		goto out;
-	ret = pmuscope_session_configure(sess, evs, cfg.nr_events, cpus);
+	/* A hint: pmuscope_session_configure() looks again under the lock. */
+	if (!READ_ONCE(file->private_data)) {
+		fresh = pmuscope_session_alloc(-1);
+		ret = -ENOMEM;
+		if (!fresh)
+			goto out;
+	}
+	ret = pmuscope_session_configure(&file->private_data, &fresh, evs,
+					 cfg.nr_events, cpus);
+	pmuscope_session_free(fresh);
 out:
 	free_cpumask_var(cpus);
 	kfree(bits);
@@ -228,6 +260,7 @@ static int pmuscope_copy_values(u64 uptr, const struct pmuscope_value *vals,
 	return 0;
 }
 
+/* @sess NULL: the file was never configured. */
 static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 {
 	struct pmuscope_value *vals = NULL;
@@ -241,6 +274,8 @@ static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 	ret = pmuscope_check_read(&rd);
 	if (ret)
 		return ret;
+	if (!sess)
+		return -EINVAL;		/* never configured */
 	ret = pmuscope_session_read(sess, rd.nr_values, &vals, &nr);
 	if (!ret)
 		ret = pmuscope_copy_values(rd.values, vals, nr, rd.value_size);
@@ -254,6 +289,7 @@ static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 	return ret;
 }
 
+/* @sess NULL: the file was never configured. */
 static long pmuscope_ioc_swinc(struct pmuscope_session *sess, void __user *uarg)
 {
 	struct pmuscope_swinc sw;
@@ -265,6 +301,8 @@ static long pmuscope_ioc_swinc(struct pmuscope_session *sess, void __user *uarg)
 	ret = pmuscope_check_swinc(&sw);
 	if (ret)
 		return ret;
+	if (!sess)
+		return -EINVAL;		/* never configured */
 	return pmuscope_session_swinc(sess, sw.event_mask, sw.cpu, sw.count);
 }
 
@@ -278,14 +316,19 @@ static long pmuscope_ioc_swinc(struct pmuscope_session *sess, void __user *uarg)
 
 static long pmuscope_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	struct pmuscope_session *sess = file->private_data;
+	/*
+	 * NULL until the first CONFIG (then as unconfigured, EINVAL). Pairs
+	 * with the smp_store_release() of pmuscope_session_configure(): a
+	 * session seen here is initialised and on the driver's list.
+	 */
+	struct pmuscope_session *sess = smp_load_acquire(&file->private_data);
 	void __user *uarg = (void __user *)arg;
 
 	switch (PMUSCOPE_IOC_KEY(cmd)) {
 	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_HANDSHAKE):
 		return pmuscope_ioc_handshake(uarg);
 	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_CONFIG):
-		return pmuscope_ioc_config(sess, uarg);
+		return pmuscope_ioc_config(file, uarg);
 	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_READ):
 		return pmuscope_ioc_read(sess, uarg);
 	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_SWINC):
@@ -293,29 +336,29 @@ static long pmuscope_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 	}
 	switch (cmd) {		/* no argument: no size either */
 	case PMUSCOPE_IOC_ENABLE:
-		return pmuscope_session_enable(sess, true);
 	case PMUSCOPE_IOC_DISABLE:
-		return pmuscope_session_enable(sess, false);
 	case PMUSCOPE_IOC_RESET:
-		return pmuscope_session_reset(sess);
+		if (!sess)
+			return -EINVAL;
+		if (cmd == PMUSCOPE_IOC_RESET)
+			return pmuscope_session_reset(sess);
+		return pmuscope_session_enable(sess, cmd == PMUSCOPE_IOC_ENABLE);
 	default:
 		return -ENOTTY;
 	}
 }
 
+/* No session yet: it is allocated at the first CONFIG (pmuscope_ioc_config). */
 static int pmuscope_open(struct inode *inode, struct file *file)
 {
-	struct pmuscope_session *sess = pmuscope_session_create(-1);
-
-	if (!sess)
-		return -ENOMEM;
-	file->private_data = sess;
+	file->private_data = NULL;
 	return nonseekable_open(inode, file);
 }
 
 static int pmuscope_release(struct inode *inode, struct file *file)
 {
-	pmuscope_session_destroy(file->private_data);
+	if (file->private_data)
+		pmuscope_session_destroy(file->private_data);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <linux/interrupt.h>
 #include <linux/irq.h>
 #include <linux/kernfs.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/of.h>
@@ -56,10 +57,20 @@ module_param_named(irq, pmuscope_param_irq, int, 0444);
 MODULE_PARM_DESC(irq,
 		 "Linux IRQ number of the PMU overflow PPI; 0 = from the device tree (default: 0)");
 
-static unsigned int pmuscope_param_poll_ms = 100;
+static unsigned int pmuscope_param_poll_ms;
 module_param_named(poll_ms, pmuscope_param_poll_ms, uint, 0444);
 MODULE_PARM_DESC(poll_ms,
-		 "Poll period in ms, 1..1000; must stay below the time 2^31 events take (default: 100)");
+		 "Poll period in ms, at most half the time the fastest event (events_per_cycle x max_mhz) takes to count 2^31; 0 = that longest safe period (default: 0; reads back the period in use)");
+
+static unsigned int pmuscope_param_events_per_cycle = PMUSCOPE_EVENTS_PER_CYCLE_DEFAULT;
+module_param_named(events_per_cycle, pmuscope_param_events_per_cycle, uint, 0444);
+MODULE_PARM_DESC(events_per_cycle,
+		 "Most events any counted event adds per CPU cycle, for the safe poll period (default: 8)");
+
+static unsigned int pmuscope_param_max_mhz = PMUSCOPE_MAX_MHZ_DEFAULT;
+module_param_named(max_mhz, pmuscope_param_max_mhz, uint, 0444);
+MODULE_PARM_DESC(max_mhz,
+		 "Highest CPU clock in MHz, for the safe poll period (default: 4000)");
 
 static unsigned int pmuscope_param_storm_limit = 1000;
 module_param_named(storm_limit, pmuscope_param_storm_limit, uint, 0444);
@@ -90,6 +101,7 @@ static irqreturn_t pmuscope_irq_handler(int irq, void *dev)
 	bool handled;
 
 	raw_spin_lock(&pmu->lock);
+	/* Ends with an ISB: the level PPI is low again before the EOI. */
 	handled = pmuscope_pmu_overflow(pmu);
 	if (pmuscope_pmu_needs_poll(pmu) && !hrtimer_active(&pmu->poll_timer))
 		hrtimer_start(&pmu->poll_timer, ns_to_ktime(pmuscope_engine.poll_ns),
@@ -106,7 +118,7 @@ static enum hrtimer_restart pmuscope_poll_timer(struct hrtimer *timer)
 
 	raw_spin_lock(&pmu->lock);
 	if (pmu->hw_ready && pmuscope_pmu_needs_poll(pmu)) {
-		pmuscope_pmu_poll_locked(pmu);
+		pmuscope_pmu_poll_locked(pmu, ktime_get_ns());
 		hrtimer_forward_now(timer, ns_to_ktime(pmuscope_engine.poll_ns));
 		ret = HRTIMER_RESTART;
 	}
@@ -349,14 +361,45 @@ static int pmuscope_backend_init(void)
 	return 0;
 }
 
-static int pmuscope_engine_init(void)
+/*
+ * The poll period: polls must come within 2^31 events of a 32-bit wrap at
+ * the fastest rate any event reaches (pmuscope_fold_safe_ns()); a longer
+ * poll_ms would make poll mode (and the backstop of interrupt mode) miss
+ * wraps, and is refused.
+ */
+static int pmuscope_poll_init(void)
 {
-	if (pmuscope_param_poll_ms < 1 || pmuscope_param_poll_ms > 1000 ||
-	    !pmuscope_param_storm_limit) {
-		pr_err("poll_ms must be 1..1000 and storm_limit at least 1\n");
+	u32 epc = pmuscope_param_events_per_cycle, mhz = pmuscope_param_max_mhz;
+	u64 safe_ns = pmuscope_fold_safe_ns(32, epc, mhz);
+	u32 period;
+
+	if (pmuscope_poll_period(pmuscope_param_poll_ms, epc, mhz, &period)) {
+		if (!period)
+			pr_err("no poll period is short enough for events_per_cycle=%u at max_mhz=%u\n",
+			       epc, mhz);
+		else
+			pr_err("poll_ms=%u is longer than the longest safe poll period, %u ms: at %u events per cycle and %u MHz (parameters events_per_cycle, max_mhz) a 32-bit counter counts 2^31 events, the most a poll may leave unfolded, in %llu ms. Give poll_ms=%u or less, or this system's own bounds\n",
+			       pmuscope_param_poll_ms, period, epc, mhz,
+			       div64_u64(safe_ns, NSEC_PER_MSEC), period);
 		return -EINVAL;
 	}
-	pmuscope_engine.poll_ns = (u64)pmuscope_param_poll_ms * NSEC_PER_MSEC;
+	pmuscope_param_poll_ms = period;	/* reads back the period in use */
+	pmuscope_engine.poll_ns = (u64)period * NSEC_PER_MSEC;
+	pmuscope_engine.fold_safe_ns = safe_ns;
+	return 0;
+}
+
+static int pmuscope_engine_init(void)
+{
+	int ret;
+
+	if (!pmuscope_param_storm_limit) {
+		pr_err("storm_limit must be at least 1\n");
+		return -EINVAL;
+	}
+	ret = pmuscope_poll_init();
+	if (ret)
+		return ret;
 	pmuscope_engine.storm_limit = pmuscope_param_storm_limit;
 	pmuscope_drv.perf_group = pmuscope_param_group >= 0 ?
 		make_kgid(current_user_ns(), pmuscope_param_group) : INVALID_GID;
@@ -380,7 +423,8 @@ static void pmuscope_pmus_init(struct pmuscope_driver *drv)
 
 /*
  * Sessions left at unload or after a failed load: the sysfs ones (an open
- * file holds the module). Their files are gone already: nothing can add one.
+ * file holds the module). Their files are gone already: nothing can add
+ * one. The PMUs are stopped: releasing the counters touches no register.
  */
 static void pmuscope_sessions_exit(struct pmuscope_driver *drv)
 {
@@ -403,37 +447,14 @@ static void pmuscope_sessions_exit(struct pmuscope_driver *drv)
 }
 
 /*
- * Undo pmuscope_init() from @stage down: the PMUs are stopped first (no
- * CPU callback runs after cpuhp_remove_state()), then the sysfs files are
- * removed (no store runs after that), then the sessions and memory go.
+ * Load: the structures, the interrupt, the CPUs (each probed and its PMU
+ * programmed, on the CPU), idle; only then are /sys/kernel/pmuscope and
+ * /dev/pmuscope published, so that nobody sees a CPU not probed yet or
+ * reaches a session before the engine runs. Unload (and a failed load) is
+ * the same backwards: the files and the device go first (waiting for
+ * readers and writers), then the PMUs are stopped, then the sessions left
+ * (the sysfs ones) and the memory go.
  */
-enum pmuscope_stage {
-	PMUSCOPE_STAGE_SYSFS,
-	PMUSCOPE_STAGE_IRQ,
-	PMUSCOPE_STAGE_CPUHP,
-	PMUSCOPE_STAGE_CPU_PM,
-	PMUSCOPE_STAGE_ALL,
-};
-
-static void pmuscope_teardown(struct pmuscope_driver *drv, enum pmuscope_stage stage)
-{
-	if (stage >= PMUSCOPE_STAGE_ALL)
-		pmuscope_chardev_exit();
-	if (stage >= PMUSCOPE_STAGE_CPU_PM)
-		pmuscope_ppmu_unregister();
-	if (stage >= PMUSCOPE_STAGE_CPU_PM)
-		cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
-	if (stage >= PMUSCOPE_STAGE_CPUHP)
-		cpuhp_remove_state(drv->hp_state);
-	if (stage >= PMUSCOPE_STAGE_IRQ)
-		pmuscope_irq_exit();
-	pmuscope_sysfs_unpublish(drv);
-	pmuscope_sessions_exit(drv);
-	pmuscope_sysfs_free(drv);
-	pmuscope_perf_exit();
-	kfree(drv->cpus);
-}
-
 static int __init pmuscope_init_driver(void)
 {
 	struct pmuscope_driver *drv = &pmuscope_drv;
@@ -447,39 +468,33 @@ static int __init pmuscope_init_driver(void)
 	if (!drv->cpus)
 		return -ENOMEM;
 
-	ret = pmuscope_sysfs_init(drv);
-	if (ret) {
-		kfree(drv->cpus);
-		return ret;
-	}
+	ret = pmuscope_sysfs_alloc(drv);
+	if (ret)
+		goto err_free_cpus;
 	pmuscope_pmus_init(drv);
 
 	ret = pmuscope_backend_init();
-	if (ret) {
-		pmuscope_teardown(drv, PMUSCOPE_STAGE_SYSFS);
-		return ret;
-	}
+	if (ret)
+		goto err_free_sysfs;
 	if ((drv->allowed_units & BIT(PMUSCOPE_UNIT_PMU)) && !pmuscope_backend_perf()) {
 		ret = pmuscope_irq_init();
-		if (ret) {
-			pmuscope_teardown(drv, PMUSCOPE_STAGE_SYSFS);
-			return ret;
-		}
+		if (ret)
+			goto err_free_sysfs;
 	}
 
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/pmuscope:online",
 				pmuscope_cpu_online, pmuscope_cpu_offline);
-	if (ret < 0) {
-		pmuscope_teardown(drv, PMUSCOPE_STAGE_IRQ);
-		return ret;
-	}
+	if (ret < 0)
+		goto err_free_irq;
 	drv->hp_state = ret;
 
 	ret = cpu_pm_register_notifier(&pmuscope_cpu_pm_nb);
-	if (ret) {
-		pmuscope_teardown(drv, PMUSCOPE_STAGE_CPUHP);
-		return ret;
-	}
+	if (ret)
+		goto err_remove_cpuhp;
+
+	ret = pmuscope_sysfs_publish(drv);
+	if (ret)
+		goto err_unregister_cpu_pm;
 
 	/* Direct backend: tasks and multiplexing through pmuscope's own PMU. */
 	if (!pmuscope_backend_perf() && (drv->allowed_units & BIT(PMUSCOPE_UNIT_PMU)) &&
@@ -487,10 +502,8 @@ static int __init pmuscope_init_driver(void)
 		pmuscope_perf_use_ppmu(pmuscope_ppmu_type());
 
 	ret = pmuscope_chardev_init();
-	if (ret) {
-		pmuscope_teardown(drv, PMUSCOPE_STAGE_CPU_PM);
-		return ret;
-	}
+	if (ret)
+		goto err_unregister_ppmu;
 
 	if (pmuscope_backend_perf())
 		pr_info("version %s loaded, %u CPUs probed, backend perf: counting through perf's PMU driver\n",
@@ -501,6 +514,40 @@ static int __init pmuscope_init_driver(void)
 			pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ ?
 			"the overflow interrupt" : "polling");
 	return 0;
+
+err_unregister_ppmu:
+	pmuscope_ppmu_unregister();
+	pmuscope_sysfs_unpublish(drv);
+err_unregister_cpu_pm:
+	cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
+err_remove_cpuhp:
+	cpuhp_remove_state(drv->hp_state);
+err_free_irq:
+	pmuscope_irq_exit();
+err_free_sysfs:
+	pmuscope_sessions_exit(drv);
+	pmuscope_sysfs_free(drv);
+	pmuscope_perf_exit();
+err_free_cpus:
+	kfree(drv->cpus);
+	return ret;
+}
+
+/* pmuscope_init_driver() backwards. */
+static void pmuscope_exit_driver(void)
+{
+	struct pmuscope_driver *drv = &pmuscope_drv;
+
+	pmuscope_chardev_exit();
+	pmuscope_ppmu_unregister();
+	pmuscope_sysfs_unpublish(drv);
+	cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
+	cpuhp_remove_state(drv->hp_state);
+	pmuscope_irq_exit();
+	pmuscope_sessions_exit(drv);
+	pmuscope_sysfs_free(drv);
+	pmuscope_perf_exit();
+	kfree(drv->cpus);
 }
 
 /*
@@ -535,7 +582,7 @@ static int __init pmuscope_init(void)
 
 static void __exit pmuscope_exit(void)
 {
-	pmuscope_teardown(&pmuscope_drv, PMUSCOPE_STAGE_ALL);
+	pmuscope_exit_driver();
 	pmuscope_emu_exit();
 	pr_info("unloaded\n");
 }

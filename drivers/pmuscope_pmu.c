@@ -21,8 +21,11 @@
 
 #include <linux/bitfield.h>
 #include <linux/bitops.h>
+#include <linux/errno.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
 
 #include "pmuscope.h"
 #include "pmuscope_hw.h"
@@ -30,7 +33,8 @@
 /* Defaults; pmuscope_main.c sets them from the module parameters at load. */
 struct pmuscope_engine pmuscope_engine = {
 	.mode = PMUSCOPE_FOLD_POLL,
-	.poll_ns = 100 * NSEC_PER_MSEC,
+	.poll_ns = 20 * NSEC_PER_MSEC,
+	.fold_safe_ns = U64_MAX,
 	.storm_limit = 1000,
 };
 
@@ -61,6 +65,47 @@ unsigned int pmuscope_hwc_width(const struct pmuscope_pmu *pmu, unsigned int idx
 	return idx == PMUSCOPE_CYCLE_IDX ? 64 : pmu->evcnt_width;
 }
 
+/*
+ * The longest time between two folds of a @width-bit counter that keeps
+ * its count exact, in ns, if no event counts more than @events_per_cycle
+ * per cycle at @max_mhz: a wrap must be folded within 2^(width - 1)
+ * events (the bit-31 rule of pmuscope_hwc_fold(); half the wrap period).
+ * U64_MAX for a 64-bit counter: 2^63 events take 9 years at 32e9 a second.
+ * 0 for a rate of 0, which makes no sense.
+ */
+u64 pmuscope_fold_safe_ns(unsigned int width, u32 events_per_cycle, u32 max_mhz)
+{
+	if (width >= 64)
+		return U64_MAX;
+	if (!events_per_cycle || !max_mhz)
+		return 0;
+	/* events per ns: events_per_cycle * max_mhz / 1000 */
+	return div64_u64(BIT_ULL(width - 1) * NSEC_PER_USEC,
+			 (u64)events_per_cycle * max_mhz);
+}
+
+/*
+ * The poll period for the poll_ms parameter: the longest one allowed is
+ * half the safe period of a 32-bit counter (the timer may then come a
+ * whole period late before a wrap is at risk), at most
+ * PMUSCOPE_POLL_MS_MAX. @poll_ms 0 asks for that longest period.
+ * *@period_ms: the period to use, or on -EINVAL the longest allowed
+ * (0 when even 1 ms is too long, or the rate is 0).
+ */
+int pmuscope_poll_period(u32 poll_ms, u32 events_per_cycle, u32 max_mhz,
+			 u32 *period_ms)
+{
+	u64 max = div64_u64(pmuscope_fold_safe_ns(32, events_per_cycle, max_mhz) / 2,
+			    NSEC_PER_MSEC);
+
+	*period_ms = min_t(u64, max, PMUSCOPE_POLL_MS_MAX);
+	if (!*period_ms || poll_ms > *period_ms)
+		return -EINVAL;
+	if (poll_ms)
+		*period_ms = poll_ms;
+	return 0;
+}
+
 void pmuscope_pmu_setup(struct pmuscope_pmu *pmu, unsigned int cpu,
 			const struct pmuscope_cpu_caps *caps)
 {
@@ -85,6 +130,34 @@ static bool pmuscope_hwc_wants_irq(const struct pmuscope_pmu *pmu,
 {
 	return pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ &&
 	       pmuscope_hwc_width(pmu, idx) == 32 && !pmu->hwc[idx].irq_off;
+}
+
+/*
+ * Are the wraps of counter @idx caught by the poll timer alone: a 32-bit
+ * counter in poll or shared mode, or whose interrupt was throttled?
+ */
+static bool pmuscope_hwc_polled(const struct pmuscope_pmu *pmu, unsigned int idx)
+{
+	return pmuscope_hwc_width(pmu, idx) == 32 &&
+	       (pmuscope_engine.mode == PMUSCOPE_FOLD_POLL ||
+		pmuscope_engine.shared || pmu->hwc[idx].irq_off);
+}
+
+/*
+ * A polled counter whose last poll is longer ago than the safe period may
+ * have wrapped twice (or, in shared mode, gone round unseen) without a
+ * fold: a lost wrap cannot be excluded, the count is flagged lost.
+ * Returns true when it was so.
+ */
+static bool pmuscope_hwc_late(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+
+	if (!pmuscope_hwc_polled(pmu, idx) || now <= hwc->poll_at ||
+	    now - hwc->poll_at <= pmuscope_engine.fold_safe_ns)
+		return false;
+	hwc->flags |= PMUSCOPE_VAL_LOST;
+	return true;
 }
 
 /* ---------------------------------------------------------- register access */
@@ -175,6 +248,12 @@ u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx)
 	} else {
 		hw &= U32_MAX;
 		val = hwc->base + hw;
+		/*
+		 * The bit-31 rule below needs the counter read before
+		 * PMOVSSET: direct reads of two system registers are not
+		 * ordered without a context synchronization event.
+		 */
+		pmuscope_hw_isb();
 		if (pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0) & bit) {
 			pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
 			pmu->overflows++;
@@ -206,8 +285,11 @@ static u32 pmuscope_pmu_others(struct pmuscope_pmu *pmu)
 	return (u32)used & ~pmu->on_hw_mask;
 }
 
-/* Program and start one counter; the others keep counting undisturbed. */
-static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx)
+/*
+ * Program and start one counter; the others keep counting undisturbed.
+ * @now: its polls are late from then on (pmuscope_hwc_late()).
+ */
+static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
 {
 	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 	u64 bit = BIT_ULL(idx);
@@ -230,18 +312,19 @@ static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx)
 	pmuscope_type_write(idx, hwc->evtyper);
 	pmuscope_cnt_write(idx, 0);
 	pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
-	if (pmuscope_engine.shared) {
-		/*
-		 * What the register kept of our value (NSH reads as 0 without
-		 * EL2, for one) is what later checks compare with.
-		 */
-		pmuscope_hw_isb();
-		hwc->evtyper_hw = pmuscope_type_read(idx);
-	}
-	hwc->base = hwc->saved;
-	hwc->last_hw = 0;
 	if (pmuscope_hwc_wants_irq(pmu, idx))
 		pmuscope_hw_write(PMUSCOPE_REG_PMINTENSET_EL1, bit);
+	/* The type and the value take effect before the counter is enabled. */
+	pmuscope_hw_isb();
+	/*
+	 * Shared mode: what the register kept of our value (NSH reads as 0
+	 * without EL2, for one) is what later checks compare with.
+	 */
+	if (pmuscope_engine.shared)
+		hwc->evtyper_hw = pmuscope_type_read(idx);
+	hwc->base = hwc->saved;
+	hwc->last_hw = 0;
+	hwc->poll_at = now;
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, bit);
 	if (!pmu->on_hw_mask || pmuscope_engine.shared) {
 		pmcr = pmuscope_engine.shared ?
@@ -255,17 +338,25 @@ static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx)
 	hwc->on_hw = true;
 }
 
-/* Stop one counter and keep its count in software. */
-static void pmuscope_hwc_hw_off(struct pmuscope_pmu *pmu, unsigned int idx)
+/* Stop one counter and keep its count in software (flagged if overdue). */
+static void pmuscope_hwc_hw_off(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
 {
 	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 	u64 bit = BIT_ULL(idx);
 
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, bit);
 	pmuscope_hw_isb();
+	pmuscope_hwc_late(pmu, idx, now);
 	hwc->saved = pmuscope_hwc_fold(pmu, idx);
+	/*
+	 * Interrupt masked before its flag is cleared, and the flag cleared
+	 * before anything else runs: a level PPI still asserted when the
+	 * lock is dropped would be taken as a spurious interrupt.
+	 */
 	pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, bit);
+	pmuscope_hw_isb();
 	pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
+	pmuscope_hw_isb();
 	hwc->on_hw = false;
 	pmu->on_hw_mask &= ~bit;
 	if (!pmu->on_hw_mask && !pmuscope_engine.shared) {
@@ -276,14 +367,14 @@ static void pmuscope_hwc_hw_off(struct pmuscope_pmu *pmu, unsigned int idx)
 
 void pmuscope_hwc_start(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
 {
-	pmuscope_hwc_hw_on(pmu, idx);
+	pmuscope_hwc_hw_on(pmu, idx, now);
 	if (!pmu->hwc[idx].yielded)
 		pmuscope_hwc_clock(&pmu->hwc[idx], true, now);
 }
 
 void pmuscope_hwc_stop(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
 {
-	pmuscope_hwc_hw_off(pmu, idx);
+	pmuscope_hwc_hw_off(pmu, idx, now);
 	pmuscope_hwc_clock(&pmu->hwc[idx], false, now);
 }
 
@@ -312,6 +403,7 @@ void pmuscope_pmu_hw_reset(struct pmuscope_pmu *pmu)
  * After pmuscope_pmu_hw_reset(): program every enabled counter, then
  * PMINTENSET, PMCNTENSET and PMCR_EL0.E = 1, in that order. @clocks: start
  * their clocks too (not when coming back from idle: they kept running).
+ * @now: the time, for the clocks and the late-poll check.
  */
 static void pmuscope_pmu_program(struct pmuscope_pmu *pmu, u64 now, bool clocks)
 {
@@ -323,7 +415,7 @@ static void pmuscope_pmu_program(struct pmuscope_pmu *pmu, u64 now, bool clocks)
 		for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
 			if (!pmu->hwc[idx].enabled || pmu->hwc[idx].yielded)
 				continue;
-			pmuscope_hwc_hw_on(pmu, idx);
+			pmuscope_hwc_hw_on(pmu, idx, now);
 			if (clocks && !pmu->hwc[idx].yielded)
 				pmuscope_hwc_clock(&pmu->hwc[idx], true, now);
 		}
@@ -337,6 +429,7 @@ static void pmuscope_pmu_program(struct pmuscope_pmu *pmu, u64 now, bool clocks)
 		pmuscope_type_write(idx, hwc->evtyper);
 		hwc->base = hwc->saved;		/* counters were reset to 0 */
 		hwc->last_hw = 0;
+		hwc->poll_at = now;
 		hwc->on_hw = true;
 		if (clocks)
 			pmuscope_hwc_clock(hwc, true, now);
@@ -347,6 +440,8 @@ static void pmuscope_pmu_program(struct pmuscope_pmu *pmu, u64 now, bool clocks)
 	if (!cnten)
 		return;
 	pmuscope_hw_write(PMUSCOPE_REG_PMINTENSET_EL1, inten);
+	/* The event types take effect before any counter is enabled. */
+	pmuscope_hw_isb();
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, cnten);
 	pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0,
 			  pmuscope_pmcr_mode(pmu) | PMUSCOPE_PMCR_E);
@@ -371,7 +466,12 @@ void pmuscope_pmu_hw_stop_all(struct pmuscope_pmu *pmu, u64 now)
 
 /* ------------------------------------------------------- overflow and poll */
 
-/* Body of the overflow interrupt. Returns false if nothing was pending. */
+/*
+ * Body of the overflow interrupt. Returns false if nothing was pending.
+ * Ends with an ISB after the last PMOVSCLR/PMINTENCLR write: the PPI is
+ * level-triggered, and a GIC (GIC-500 on the AM62L) that still sees it
+ * asserted at EOI raises it again, spuriously.
+ */
 bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu)
 {
 	unsigned long pending, mine, idx;
@@ -414,6 +514,7 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu)
 			hwc->flags |= PMUSCOPE_VAL_THROTTLED;
 		}
 	}
+	pmuscope_hw_isb();
 	return true;
 }
 
@@ -496,7 +597,7 @@ static void pmuscope_pmu_check_ex(struct pmuscope_pmu *pmu, u64 now, bool pm_ent
 			hwc->on_hw = false;
 			restart = true;		/* all of them, below */
 		} else {
-			pmuscope_hwc_hw_on(pmu, idx);
+			pmuscope_hwc_hw_on(pmu, idx, now);
 		}
 	}
 	if (!restart)
@@ -530,16 +631,28 @@ u32 pmuscope_pmu_foreign(struct pmuscope_pmu *pmu)
 	return pmuscope_pmu_others(pmu);
 }
 
-/* Check the programming, then fold every counter (poll timer). */
+/*
+ * The poll timer: check the programming, then fold every counter, flagged
+ * lost when the poll came later than a wrap may go unfolded.
+ */
 static void pmuscope_pmu_poll(struct pmuscope_pmu *pmu, u64 now)
 {
 	unsigned long mask = pmu->on_hw_mask;
 	unsigned long idx;
+	bool late = false;
 
 	pmuscope_pmu_check(pmu, now);
-	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
-		if (pmu->hwc[idx].on_hw)
-			pmuscope_hwc_fold(pmu, idx);
+	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
+		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+
+		if (!hwc->on_hw)
+			continue;
+		late |= pmuscope_hwc_late(pmu, idx, now);
+		hwc->poll_at = now;
+		pmuscope_hwc_fold(pmu, idx);
+	}
+	if (late)
+		pmu->late_polls++;
 }
 
 void pmuscope_pmu_swinc(struct pmuscope_pmu *pmu, u32 mask, u32 count)
@@ -562,10 +675,13 @@ void pmuscope_hwc_read(struct pmuscope_pmu *pmu, unsigned int idx, u64 now,
 	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 	u64 count, run = 0;
 
-	if (hwc->on_hw)
+	if (hwc->on_hw) {
+		/* The poll is overdue already: say so now, not at the poll. */
+		pmuscope_hwc_late(pmu, idx, now);
 		count = pmuscope_hwc_fold(pmu, idx);
-	else
+	} else {
 		count = hwc->saved;
+	}
 	if (hwc->clock_on)
 		run = now - hwc->clock_at;
 	val->count = count - hwc->offset;
@@ -645,19 +761,21 @@ void pmuscope_pmu_pm_enter(struct pmuscope_pmu *pmu)
 {
 	unsigned long mask;
 	unsigned long idx;
+	u64 now;
 
 	if (!pmu->hw_ready)
 		return;
 	/*
-	 * Shared mode: give up what perf took first. The NMI-safe clock:
-	 * timekeeping is suspended when the last CPU enters cpu_pm on
-	 * system suspend.
+	 * The NMI-safe clock: timekeeping is suspended when the last CPU
+	 * enters cpu_pm on system suspend. Shared mode: give up what perf
+	 * took first.
 	 */
+	now = ktime_get_mono_fast_ns();
 	if (pmuscope_engine.shared)
-		pmuscope_pmu_check_ex(pmu, ktime_get_mono_fast_ns(), true);
+		pmuscope_pmu_check_ex(pmu, now, true);
 	mask = pmu->on_hw_mask;
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
-		pmuscope_hwc_hw_off(pmu, idx);
+		pmuscope_hwc_hw_off(pmu, idx, now);
 }
 
 void pmuscope_pmu_pm_exit(struct pmuscope_pmu *pmu)
@@ -665,13 +783,14 @@ void pmuscope_pmu_pm_exit(struct pmuscope_pmu *pmu)
 	if (!pmu->hw_ready)
 		return;
 	pmuscope_pmu_hw_reset(pmu);
-	pmuscope_pmu_program(pmu, 0, false);
+	/* The NMI-safe clock, as on the way in. */
+	pmuscope_pmu_program(pmu, ktime_get_mono_fast_ns(), false);
 }
 
-/* The poll timer's work, exported to the timer callback in main. */
-void pmuscope_pmu_poll_locked(struct pmuscope_pmu *pmu)
+/* The poll timer's work at @now (ktime_get_ns()), for the timer in main. */
+void pmuscope_pmu_poll_locked(struct pmuscope_pmu *pmu, u64 now)
 {
-	pmuscope_pmu_poll(pmu, ktime_get_ns());
+	pmuscope_pmu_poll(pmu, now);
 }
 
 /*

@@ -195,16 +195,20 @@ static int pmuscope_session_assign(struct pmuscope_session *sess)
 
 /* --------------------------------------------------------- create/destroy */
 
-/* A session not yet on the driver's list; GFP_KERNEL, no lock needed. */
+/*
+ * A session not yet on the driver's list; no lock needed. Its memory is
+ * charged to the caller's memory cgroup (GFP_KERNEL_ACCOUNT): it is
+ * allocated when a caller allowed to count configures, never at open.
+ */
 struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu)
 {
 	struct pmuscope_session *sess;
 
-	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	sess = kzalloc(sizeof(*sess), GFP_KERNEL_ACCOUNT);
 	if (!sess)
 		return NULL;
-	sess->hw = kmalloc_array(nr_cpu_ids, PMUSCOPE_MAX_EVENTS, GFP_KERNEL);
-	if (!sess->hw || !zalloc_cpumask_var(&sess->cpus, GFP_KERNEL)) {
+	sess->hw = kmalloc_array(nr_cpu_ids, PMUSCOPE_MAX_EVENTS, GFP_KERNEL_ACCOUNT);
+	if (!sess->hw || !zalloc_cpumask_var(&sess->cpus, GFP_KERNEL_ACCOUNT)) {
 		kfree(sess->hw);
 		kfree(sess);
 		return NULL;
@@ -233,18 +237,6 @@ void pmuscope_session_link_locked(struct pmuscope_session *sess)
 	lockdep_assert_held(&pmuscope_drv.lock);
 	sess->id = ++pmuscope_drv.next_session_id;
 	list_add_tail(&sess->node, &pmuscope_drv.sessions);
-}
-
-struct pmuscope_session *pmuscope_session_create(int sysfs_cpu)
-{
-	struct pmuscope_session *sess = pmuscope_session_alloc(sysfs_cpu);
-
-	if (!sess)
-		return NULL;
-	mutex_lock(&pmuscope_drv.lock);
-	pmuscope_session_link_locked(sess);
-	mutex_unlock(&pmuscope_drv.lock);
-	return sess;
 }
 
 /* Give back every counter of @sess. Caller holds cpus and the driver lock. */
@@ -467,14 +459,32 @@ out:
 	return ret;
 }
 
-int pmuscope_session_configure(struct pmuscope_session *sess,
+/*
+ * Configure the session of an open /dev/pmuscope, *@slot (the file's
+ * private data), creating it on first use from *@fresh, which the caller
+ * allocated (when *@slot was NULL) and frees if it is still there after.
+ * *@slot is published with release semantics: the other ioctls read it
+ * with smp_load_acquire() and find a session on the list, or none.
+ */
+int pmuscope_session_configure(void **slot,
+			       struct pmuscope_session **fresh,
 			       const struct pmuscope_event *evs, u32 nr,
 			       const struct cpumask *cpus)
 {
+	struct pmuscope_session *sess;
 	int ret;
 
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
+	sess = *slot;
+	if (!sess) {
+		/* *@slot never goes back to NULL: @fresh is there. */
+		sess = *fresh;
+		*fresh = NULL;
+		pmuscope_session_link_locked(sess);
+		/* Pairs with smp_load_acquire() in pmuscope_ioctl(). */
+		smp_store_release(slot, sess);
+	}
 	ret = pmuscope_session_configure_locked(sess, evs, nr, cpus);
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
@@ -482,15 +492,17 @@ int pmuscope_session_configure(struct pmuscope_session *sess,
 }
 
 /*
- * Configure @sess to count @task (a reference the session takes) wherever
- * it runs, with perf events. The caller checked who may count @task. An
- * event must exist on at least one CPU type.
+ * Configure the file's session (*@slot, or @fresh published there) to count
+ * @task (a reference the session takes) wherever it runs, with perf
+ * events. The caller checked who may count @task. An event must exist on
+ * at least one CPU type.
  */
-int pmuscope_session_configure_task(struct pmuscope_session *sess,
+int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh,
 				    const struct pmuscope_event *evs, u32 nr,
 				    struct task_struct *task, u32 cfg_flags)
 {
 	struct pmuscope_sess_event new_ev[PMUSCOPE_MAX_EVENTS];
+	struct pmuscope_session *sess;
 	unsigned int cpu;
 	int ret = 0;
 	u32 i;
@@ -501,6 +513,14 @@ int pmuscope_session_configure_task(struct pmuscope_session *sess,
 		return -EINVAL;
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
+	sess = *slot;
+	if (!sess) {
+		/* As pmuscope_session_configure(): published once, never unset. */
+		sess = *fresh;
+		*fresh = NULL;
+		pmuscope_session_link_locked(sess);
+		smp_store_release(slot, sess);
+	}
 	if (sess->enabled) {
 		ret = -EBUSY;
 		goto out;

@@ -16,7 +16,6 @@
 #include <linux/sysfs.h>
 
 #include "pmuscope.h"
-#include "pmuscope_modifiers.h"
 #include "pmuscope_regs.h"
 
 /* ------------------------------------------------------------ root files */
@@ -154,77 +153,18 @@ PMUSCOPE_CAPS_ATTR(amu_counters, "%u", c->amu_counters);
 
 /* --------------------------------------------------- counting from sysfs */
 
-/*
- * Parse one "NAME[:MODS]" of a selection: NAME is an architectural event
- * name (any case), a number (0x11) or a raw number (r0xc0); MODS any of
- * u (EL0), k (the kernel's EL), h (EL2), default "uk" (pmuscope_modifiers.h).
- */
-static int pmuscope_parse_event(char *tok, struct pmuscope_event *ev)
-{
-	const struct pmuscope_event_desc *desc;
-	char *mods = strchr(tok, ':');
-	unsigned int num;
-
-	memset(ev, 0, sizeof(*ev));
-	if (mods)
-		*mods++ = '\0';
-	desc = pmuscope_event_by_name(tok);
-	if (desc) {
-		ev->event = desc->number;
-	} else if ((tok[0] == 'r' || tok[0] == 'R') && !kstrtouint(tok + 1, 0, &num)) {
-		ev->event = num;
-		ev->flags |= PMUSCOPE_EV_RAW;
-	} else if (!kstrtouint(tok, 0, &num)) {
-		ev->event = num;
-	} else {
-		return -ENOENT;
-	}
-	if (!mods) {
-		ev->flags |= pmuscope_modifiers_default(pmuscope_kernel_el());
-		return 0;
-	}
-	if (!*mods)
-		return -EINVAL;		/* "NAME:" */
-	for (; *mods; mods++) {
-		unsigned int flag = pmuscope_modifier_flag(*mods, pmuscope_kernel_el());
-
-		if (!flag)
-			return -EINVAL;
-		ev->flags |= flag;
-	}
-	return 0;
-}
-
-static void pmuscope_format_event(const struct pmuscope_sess_event *ev,
-				  char *buf, size_t len)
-{
-	const struct pmuscope_event_desc *desc = pmuscope_event_by_number(ev->event);
-	char name[16], mods[5];
-
-	if (desc && !(ev->flags & PMUSCOPE_EV_RAW))
-		snprintf(name, sizeof(name), "%s", desc->name);
-	else
-		snprintf(name, sizeof(name), "%s0x%x",
-			 ev->flags & PMUSCOPE_EV_RAW ? "r" : "", ev->event);
-	pmuscope_modifiers_str(ev->flags, pmuscope_kernel_el(), mods);
-	snprintf(buf, len, "%s:%s", name, mods);
-}
-
 static ssize_t select_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
 	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
 	struct pmuscope_session *sess;
-	char one[48];
 	ssize_t len = 0;
-	u32 i;
 
 	mutex_lock(&pmuscope_drv.lock);
 	sess = pcpu->sysfs_sess;
-	for (i = 0; sess && sess->configured && i < sess->nr_events; i++) {
-		pmuscope_format_event(&sess->ev[i], one, sizeof(one));
-		len += sysfs_emit_at(buf, len, "%s%s", i ? "," : "", one);
-	}
+	if (sess && sess->configured)
+		len = pmuscope_format_selection(sess->ev, sess->nr_events,
+						pmuscope_kernel_el(), buf, PAGE_SIZE - 1);
 	mutex_unlock(&pmuscope_drv.lock);
 	len += sysfs_emit_at(buf, len, "\n");
 	return len;
@@ -242,7 +182,7 @@ static ssize_t select_store(struct kobject *kobj, struct kobj_attribute *attr,
 	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
 	struct pmuscope_session *fresh = NULL, *old = NULL, *sess;
 	struct pmuscope_event *evs;
-	char *str, *cur, *tok;
+	char *str;
 	u32 nr = 0;
 	int ret;
 
@@ -251,19 +191,9 @@ static ssize_t select_store(struct kobject *kobj, struct kobj_attribute *attr,
 	ret = -ENOMEM;
 	if (!str || !evs)
 		goto out;
-	cur = strim(str);
-	ret = -EINVAL;
-	while ((tok = strsep(&cur, ", \t\n"))) {
-		if (!*tok)
-			continue;
-		if (nr == PMUSCOPE_MAX_EVENTS) {
-			ret = -E2BIG;
-			goto out;
-		}
-		ret = pmuscope_parse_event(tok, &evs[nr++]);
-		if (ret)
-			goto out;
-	}
+	ret = pmuscope_parse_selection(str, pmuscope_kernel_el(), evs, &nr);
+	if (ret)
+		goto out;
 	if (nr) {
 		fresh = pmuscope_session_alloc(pcpu->cpu);
 		ret = -ENOMEM;
@@ -437,7 +367,8 @@ static ssize_t pmuscope_counter_show_perf(struct pmuscope_cpu *pcpu,
 		pmuscope_session_describe(sess, text, sizeof(text));
 		return sysfs_emit(buf, "%s\n", text);
 	case PMUSCOPE_CF_EVENT:
-		pmuscope_format_event(&sess->ev[i], text, sizeof(text));
+		pmuscope_format_event(sess->ev[i].event, sess->ev[i].flags,
+				      pmuscope_kernel_el(), text, sizeof(text));
 		return sysfs_emit(buf, "%s\n", text);
 	default:
 		pmuscope_psess_read_one(sess, pcpu->cpu, i, &v);
@@ -485,7 +416,9 @@ static ssize_t pmuscope_counter_show(struct kobject *kobj,
 			else
 				snprintf(text, sizeof(text), "r%04x", hwc->event);
 		} else {
-			pmuscope_format_event(&hwc->owner->ev[hwc->slot], text, sizeof(text));
+			pmuscope_format_event(hwc->owner->ev[hwc->slot].event,
+					      hwc->owner->ev[hwc->slot].flags,
+					      pmuscope_kernel_el(), text, sizeof(text));
 		}
 		ret = sysfs_emit(buf, "%s\n", text);
 		break;
@@ -534,8 +467,12 @@ static void pmuscope_counter_attrs_init(void)
 				snprintf(ca->name, sizeof(ca->name), "%u", i);
 			sysfs_attr_init(&ca->kattr.attr);
 			ca->kattr.attr.name = ca->name;
-			/* Counts of system-wide counting: root only. */
-			ca->kattr.attr.mode = f == PMUSCOPE_CF_VALUE ? 0400 : 0444;
+			/*
+			 * Counts of system-wide counting, and who counts
+			 * (the pid and command of other users' sessions):
+			 * root only.
+			 */
+			ca->kattr.attr.mode = f == PMUSCOPE_CF_EVENT ? 0444 : 0400;
 			ca->kattr.show = pmuscope_counter_show;
 			ca->idx = i;
 			ca->what = f;
@@ -576,12 +513,19 @@ static ssize_t resyncs_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return pmuscope_stat_emit(buf, &pmuscope_kobj_to_cpu(kobj)->pmu.resyncs);
 }
 
+static ssize_t late_polls_show(struct kobject *kobj, struct kobj_attribute *attr,
+			       char *buf)
+{
+	return pmuscope_stat_emit(buf, &pmuscope_kobj_to_cpu(kobj)->pmu.late_polls);
+}
+
 static struct kobj_attribute pmuscope_attr_wraps = __ATTR_RO(wraps);
 static struct kobj_attribute pmuscope_attr_overflow_interrupts =
 	__ATTR_RO(overflow_interrupts);
 static struct kobj_attribute pmuscope_attr_spurious_interrupts =
 	__ATTR_RO(spurious_interrupts);
 static struct kobj_attribute pmuscope_attr_resyncs = __ATTR_RO(resyncs);
+static struct kobj_attribute pmuscope_attr_late_polls = __ATTR_RO(late_polls);
 
 static struct attribute *pmuscope_cpu_attrs[] = {
 	&pmuscope_attr_probed.attr,
@@ -608,6 +552,7 @@ static struct attribute *pmuscope_cpu_attrs[] = {
 	&pmuscope_attr_overflow_interrupts.attr,
 	&pmuscope_attr_spurious_interrupts.attr,
 	&pmuscope_attr_resyncs.attr,
+	&pmuscope_attr_late_polls.attr,
 	NULL
 };
 
@@ -709,11 +654,19 @@ static const struct kobj_type pmuscope_cpu_ktype = {
 	.default_groups = pmuscope_cpu_groups,
 };
 
-/* Called after @pcpu was (re)probed: re-evaluate which events/ files exist. */
+/*
+ * Called after @pcpu was (re)probed: re-evaluate which events/ and
+ * counter_* files exist. Runs with the CPU hotplug lock held, as the
+ * published flag changes under cpus_read_lock(): before the files are
+ * published (at load) and after they are unpublished (at unload) there is
+ * nothing to update.
+ */
 void pmuscope_sysfs_cpu_changed(struct pmuscope_cpu *pcpu)
 {
 	unsigned int f;
 
+	if (!pmuscope_drv.published)
+		return;
 	if (sysfs_update_group(&pcpu->kobj, &pmuscope_events_group))
 		pr_warn("cpu%u: could not update events/ in sysfs\n", pcpu->cpu);
 	for (f = 0; f < PMUSCOPE_NR_CF; f++)
@@ -722,7 +675,12 @@ void pmuscope_sysfs_cpu_changed(struct pmuscope_cpu *pcpu)
 				pmuscope_counter_groups[f].name);
 }
 
-int pmuscope_sysfs_init(struct pmuscope_driver *drv)
+/*
+ * The structures behind /sys/kernel/pmuscope/cpuN: one struct pmuscope_cpu
+ * per possible CPU, its kobject initialised but not in sysfs yet
+ * (pmuscope_sysfs_publish()). Freed by pmuscope_sysfs_free().
+ */
+int pmuscope_sysfs_alloc(struct pmuscope_driver *drv)
 {
 	unsigned int cpu;
 	int ret;
@@ -732,60 +690,84 @@ int pmuscope_sysfs_init(struct pmuscope_driver *drv)
 		return ret;
 	pmuscope_counter_attrs_init();
 
-	drv->root = kobject_create_and_add(PMUSCOPE_DRV_NAME, kernel_kobj);
-	if (!drv->root) {
-		ret = -ENOMEM;
-		goto out_free_attrs;
-	}
-	ret = sysfs_create_group(drv->root, &pmuscope_root_group);
-	if (ret)
-		goto out_put_root;
-
 	for_each_possible_cpu(cpu) {
 		struct pmuscope_cpu *pcpu = kzalloc(sizeof(*pcpu), GFP_KERNEL);
 
 		if (!pcpu) {
-			ret = -ENOMEM;
-			goto out_put_cpus;
+			pmuscope_sysfs_free(drv);
+			return -ENOMEM;
 		}
 		pcpu->cpu = cpu;
-		ret = kobject_init_and_add(&pcpu->kobj, &pmuscope_cpu_ktype,
-					   drv->root, "cpu%u", cpu);
-		if (ret) {
-			kobject_put(&pcpu->kobj);
-			goto out_put_cpus;
-		}
+		kobject_init(&pcpu->kobj, &pmuscope_cpu_ktype);
 		drv->cpus[cpu] = pcpu;
 	}
 	return 0;
+}
 
-out_put_cpus:
-	for_each_possible_cpu(cpu) {
-		if (drv->cpus[cpu])
-			kobject_put(&drv->cpus[cpu]->kobj);
-		drv->cpus[cpu] = NULL;
-	}
+/* Remove the cpuN directories added so far, then the root. */
+static void pmuscope_sysfs_remove(struct pmuscope_driver *drv)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (drv->cpus[cpu] && drv->cpus[cpu]->kobj.state_in_sysfs)
+			kobject_del(&drv->cpus[cpu]->kobj);
 	sysfs_remove_group(drv->root, &pmuscope_root_group);
+	kobject_put(drv->root);
+	drv->root = NULL;
+}
+
+/*
+ * Publish /sys/kernel/pmuscope: at load, once every online CPU is probed
+ * and the PMUs run. With the hotplug lock held, so that the files show
+ * each CPU as it is and no hotplug callback updates a half-made directory.
+ */
+int pmuscope_sysfs_publish(struct pmuscope_driver *drv)
+{
+	unsigned int cpu;
+	int ret;
+
+	cpus_read_lock();
+	drv->root = kobject_create_and_add(PMUSCOPE_DRV_NAME, kernel_kobj);
+	if (!drv->root) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	ret = sysfs_create_group(drv->root, &pmuscope_root_group);
+	if (ret)
+		goto out_put_root;
+	for_each_possible_cpu(cpu) {
+		ret = kobject_add(&drv->cpus[cpu]->kobj, drv->root, "cpu%u", cpu);
+		if (ret) {
+			pmuscope_sysfs_remove(drv);
+			goto out_unlock;
+		}
+	}
+	drv->published = true;
+	cpus_read_unlock();
+	return 0;
+
 out_put_root:
 	kobject_put(drv->root);
-out_free_attrs:
-	pmuscope_event_attrs_exit();
+	drv->root = NULL;
+out_unlock:
+	cpus_read_unlock();
 	return ret;
 }
 
 /*
  * Remove every file (waiting for readers and writers in them to finish), so
- * that no sysfs store can start after this; the structures stay allocated.
+ * that no sysfs access can start after this; the structures stay allocated.
+ * First at unload. The hotplug lock is not held while the files go: a
+ * store waiting for it would never finish.
  */
 void pmuscope_sysfs_unpublish(struct pmuscope_driver *drv)
 {
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu)
-		if (drv->cpus[cpu])
-			kobject_del(&drv->cpus[cpu]->kobj);
-	sysfs_remove_group(drv->root, &pmuscope_root_group);
-	kobject_del(drv->root);
+	cpus_read_lock();
+	drv->published = false;
+	cpus_read_unlock();
+	if (drv->root)
+		pmuscope_sysfs_remove(drv);
 }
 
 /* Drop the structures (struct pmuscope_cpu is freed by its kobject). */
@@ -798,6 +780,5 @@ void pmuscope_sysfs_free(struct pmuscope_driver *drv)
 			kobject_put(&drv->cpus[cpu]->kobj);
 		drv->cpus[cpu] = NULL;
 	}
-	kobject_put(drv->root);
 	pmuscope_event_attrs_exit();
 }

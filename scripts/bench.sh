@@ -13,6 +13,16 @@ cd "$PMUSCOPE_TOP"
 scripts/setup.sh
 export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-bench.config
 kdir=$(scripts/build-kernel.sh)
+# build-kernel.sh checks the fragment's "=y" lines; a "# CONFIG_X is not
+# set" line that Kconfig ignores (an option without a prompt, such as
+# SLUB_DEBUG without EXPERT) would leave a debug option on unseen.
+while IFS= read -r line; do
+	case "$line" in "# CONFIG_"*" is not set") ;; *) continue ;; esac
+	opt=${line#"# "}
+	opt=${opt%% *}
+	! grep -q "^$opt=" "$kdir/.config" ||
+		pmuscope_die "the bench kernel has $(grep "^$opt=" "$kdir/.config"): fix $PMUSCOPE_KFRAG"
+done <"$PMUSCOPE_KFRAG"
 rm -rf build/bench-src && mkdir -p build/bench-src
 cp -r Kbuild drivers include build/bench-src/
 make --no-print-directory -C "$kdir" M="$PMUSCOPE_TOP/build/bench-src" ARCH=arm64 \

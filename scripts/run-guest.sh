@@ -34,10 +34,18 @@ done
 [ -n "$log" ] || [ -n "$interactive" ] || pmuscope_die "run-guest.sh: --log is required"
 
 kdir=$("$PMUSCOPE_TOP/scripts/build-kernel.sh")
+# slub_debug (poison, red zones, sanity checks on every slab object) is
+# part of the test kernel's debugging, like lockdep: only the test kernel
+# (scripts/kernel/pmuscope-test.config, also for linux 6.1) boots with it.
+# make bench measures what a production kernel costs: its kernel
+# (PMUSCOPE_KFRAG=pmuscope-bench.config) has no SLUB debugging and no
+# slub_debug either.
+slub_debug=
+[ "$(basename "$PMUSCOPE_KFRAG")" != pmuscope-test.config ] || slub_debug=slub_debug=FZP
 args=(-M "$machine" -cpu "$cpu" -smp "$smp" -m 512M -nographic -no-reboot
       -monitor none -serial stdio -nic none
       -kernel "$kdir/arch/arm64/boot/Image" -initrd "$initrd"
-      -append "console=ttyAMA0 panic=-1 loglevel=7 slub_debug=FZP $blacklist pmuscope_plan=$plan pmuscope_profile=$cpu $append")
+      -append "console=ttyAMA0 panic=-1 loglevel=7 $slub_debug $blacklist pmuscope_plan=$plan pmuscope_profile=$cpu $append")
 [ -z "$icount" ] || args+=(-icount "shift=$icount,sleep=off")
 
 if [ -n "$interactive" ]; then

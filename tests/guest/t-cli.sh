@@ -14,6 +14,19 @@ unbanner() {
 
 json() { "$@" | sed 's/^/pmuscope-json: /'; }
 
+# An event cpu0 does not implement, as "NAME NUMBER": QEMU implements few
+# events, a Cortex-A53 (PMCEID0 0x67FFBFFF) has L1D_CACHE_REFILL but not
+# BR_RETURN_RETIRED.
+unimplemented_event() {
+	for e in "L1D_CACHE_REFILL 0x0003" "BR_RETURN_RETIRED 0x000e" \
+		"INST_SPEC 0x001b" "STALL_SLOT 0x003f" "SAMPLE_POP 0x4000"; do
+		if [ ! -e "$PMUSCOPE_SYS/cpu0/events/${e%% *}" ]; then
+			echo "$e"
+			return
+		fi
+	done
+}
+
 check "insmod" insmod "$PMUSCOPE_KO"
 check "pmuscope list names CPU_CYCLES" sh -c "pmuscope list | grep -q 'CPU_CYCLES *0x0011 *cycles'"
 json pmuscope list --json
@@ -53,9 +66,10 @@ case "$err" in
 "pmuscope: unknown event 'INST_RETIRD': did you mean INST_RETIRED, "*) tap_ok "unknown event: message suggests INST_RETIRED: $err" ;;
 *) tap_not_ok "unknown event: message '$err'" ;;
 esac
-err=$(pmuscope stat -e L1D_CACHE_REFILL -- true 2>&1); rc=$?; err=$(unbanner "$err")
-check_eq "unimplemented event: exit 3" "$rc" 3
-check_eq "unimplemented event: message" "$err" "pmuscope: event L1D_CACHE_REFILL (0x0003) is not implemented on cpu0 ($(cat $PMUSCOPE_SYS/cpu0/cpu_name))"
+unimpl=$(unimplemented_event)
+err=$(pmuscope stat -e "${unimpl% *}" -- true 2>&1); rc=$?; err=$(unbanner "$err")
+check_eq "unimplemented event (${unimpl% *}): exit 3" "$rc" 3
+check_eq "unimplemented event: message" "$err" "pmuscope: event ${unimpl% *} (${unimpl#* }) is not implemented on cpu0 ($(cat $PMUSCOPE_SYS/cpu0/cpu_name))"
 err=$(pmuscope stat -C 9 -e cycles -- true 2>&1); rc=$?; err=$(unbanner "$err")
 check_eq "absent CPU: exit 1" "$rc" 1
 check_eq "absent CPU: message" "$err" "pmuscope: cpu9 does not exist"

@@ -2,7 +2,24 @@
 # Counting from a busybox shell script, through sysfs only.
 . /tests/lib.sh
 
+# An event cpu0 does not implement, as "NAME NUMBER": QEMU implements few
+# events, a Cortex-A53 (PMCEID0 0x67FFBFFF) has L1D_CACHE_REFILL but not
+# BR_RETURN_RETIRED.
+unimplemented_event() {
+	for e in "L1D_CACHE_REFILL 0x0003" "BR_RETURN_RETIRED 0x000e" \
+		"INST_SPEC 0x001b" "STALL_SLOT 0x003f" "SAMPLE_POP 0x4000"; do
+		if [ ! -e "$PMUSCOPE_SYS/cpu0/events/${e%% *}" ]; then
+			echo "$e"
+			return
+		fi
+	done
+}
+
 check "insmod" insmod "$PMUSCOPE_KO"
+for cpu in $(online_cpus); do
+	check "cpu$cpu: every event of events/ reads back from select by its full name" \
+		/bin/sysfs-events-check --select "$PMUSCOPE_SYS/cpu$cpu"
+done
 C=$PMUSCOPE_SYS/cpu0
 check "select CPU_CYCLES and SW_INCR on cpu0" sh -c "echo CPU_CYCLES,sw_incr:k > $C/select"
 check_eq "select reads back" "$(cat $C/select)" "CPU_CYCLES:uk,SW_INCR:k"
@@ -21,7 +38,8 @@ check_eq "cycles frozen while disabled" "$(cat $C/counter_value/cycle)" "$a"
 check "reset" sh -c "echo 1 > $C/reset"
 check_eq "reset zeroes the count" "$(cat $C/counter_value/cycle)" 0
 check_fails "unknown event name rejected" sh -c "echo NO_SUCH_EVENT > $C/select"
-check_fails "unimplemented event rejected" sh -c "echo L1D_CACHE_REFILL > $C/select"
+unimpl=$(unimplemented_event)
+check_fails "unimplemented event (${unimpl% *}) rejected" sh -c "echo ${unimpl% *} > $C/select"
 check_fails "bad modifier rejected" sh -c "echo CPU_CYCLES:x > $C/select"
 check_fails "empty modifier rejected" sh -c "echo CPU_CYCLES: > $C/select"
 many=SW_INCR
@@ -34,5 +52,5 @@ check "empty selection gives the counters back" sh -c "echo > $C/select"
 check_eq "cycle counter free again" "$(cat $C/counter_owner/cycle)" free
 check_fails "enable without a selection" sh -c "echo 1 > $C/enable"
 check_eq "counter_value files only for implemented counters" \
-	"$(ls $C/counter_value | wc -l)" 7
+	"$(ls $C/counter_value | wc -l)" "$(( $(cat $C/num_event_counters) + 1 ))"
 check "rmmod" rmmod pmuscope

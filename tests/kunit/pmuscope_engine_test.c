@@ -38,9 +38,10 @@ static int pmuscope_engine_test_init(struct kunit *test)
 		return -ENOMEM;
 	raw_spin_lock_init(&t->pmu->lock);
 	t->m = pmuscope_model_get(t->cpu);
+	/* Late polls are the business of pmuscope_test_late_poll() only. */
 	pmuscope_engine = (struct pmuscope_engine){
-		.mode = PMUSCOPE_FOLD_IRQ, .poll_ns = 100 * NSEC_PER_MSEC,
-		.storm_limit = 1000,
+		.mode = PMUSCOPE_FOLD_IRQ, .poll_ns = 20 * NSEC_PER_MSEC,
+		.fold_safe_ns = U64_MAX, .storm_limit = 1000,
 	};
 	test->priv = t;
 	return 0;
@@ -49,8 +50,8 @@ static int pmuscope_engine_test_init(struct kunit *test)
 static void pmuscope_engine_test_exit(struct kunit *test)
 {
 	pmuscope_engine = (struct pmuscope_engine){
-		.mode = PMUSCOPE_FOLD_POLL, .poll_ns = 100 * NSEC_PER_MSEC,
-		.storm_limit = 1000,
+		.mode = PMUSCOPE_FOLD_POLL, .poll_ns = 20 * NSEC_PER_MSEC,
+		.fold_safe_ns = U64_MAX, .storm_limit = 1000,
 	};
 }
 
@@ -93,6 +94,16 @@ static void etest_call(struct pmuscope_pmu *pmu,
 	raw_spin_unlock_irqrestore(&pmu->lock, flags);
 }
 
+/* The poll timer's work, at @now (which a test may make late). */
+static void etest_poll(struct pmuscope_pmu *pmu, u64 now)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	pmuscope_pmu_poll_locked(pmu, now);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
 static bool etest_overflow(struct pmuscope_pmu *pmu)
 {
 	unsigned long flags;
@@ -130,6 +141,40 @@ static u64 etest_read(struct pmuscope_pmu *pmu, unsigned int idx, u32 *flags)
 #define UK		(PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1)
 
 /* ------------------------------------------------------ programming order */
+
+/*
+ * Compare the model's log (writes and ISBs, and reads too when @reads)
+ * with @expect, NULL-terminated: "REG=0xVAL" for a write, "REG?" for a
+ * read, "isb" for an ISB.
+ */
+static void etest_expect_log(struct kunit *test, const char *const *expect,
+			     bool reads)
+{
+	struct pmuscope_etest *t = test->priv;
+	unsigned int i, n = 0;
+	char got[48];
+
+	KUNIT_ASSERT_LE(test, t->m->nlog, PMUSCOPE_MODEL_LOG);
+	for (i = 0; i < t->m->nlog; i++) {
+		struct pmuscope_model_access *a = &t->m->log[i];
+		char name[32];
+
+		pmuscope_model_reg_name(a->reg, name, sizeof(name));
+		if (a->reg == PMUSCOPE_MODEL_ISB)
+			snprintf(got, sizeof(got), "isb");
+		else if (a->write)
+			snprintf(got, sizeof(got), "%s=0x%llx", name, a->val);
+		else if (reads)
+			snprintf(got, sizeof(got), "%s?", name);
+		else
+			continue;	/* reads may come anywhere */
+		KUNIT_ASSERT_NOT_NULL_MSG(test, expect[n], "extra access %s", got);
+		KUNIT_EXPECT_STREQ_MSG(test, got, expect[n], "access %u", n);
+		n++;
+	}
+	KUNIT_EXPECT_NULL_MSG(test, expect[n], "missing access %s", expect[n]);
+}
+
 struct pmuscope_order_case {
 	const char *name;
 	const struct pmuscope_model_profile *prof;
@@ -141,14 +186,14 @@ static const struct pmuscope_order_case pmuscope_order_cases[] = {
 	  { "PMCR_EL0=0x0", "isb", "PMCNTENCLR_EL0=0xffffffff",
 	    "PMINTENCLR_EL1=0xffffffff", "PMCR_EL0=0x6", "PMOVSCLR_EL0=0xffffffff",
 	    "PMCR_EL0=0x40", "PMUSERENR_EL0=0x0", "isb", "PMEVTYPER0_EL0=0x8",
-	    "PMCCFILTR_EL0=0x0", "PMINTENSET_EL1=0x1", "PMCNTENSET_EL0=0x80000001",
-	    "PMCR_EL0=0x41", "isb" } },
+	    "PMCCFILTR_EL0=0x0", "PMINTENSET_EL1=0x1", "isb",
+	    "PMCNTENSET_EL0=0x80000001", "PMCR_EL0=0x41", "isb" } },
 	{ "v9.4-like: LP=1, 64-bit counters need no interrupt", &pmuscope_model_v94,
 	  { "PMCR_EL0=0x0", "isb", "PMCNTENCLR_EL0=0xffffffff",
 	    "PMINTENCLR_EL1=0xffffffff", "PMCR_EL0=0x6", "PMOVSCLR_EL0=0xffffffff",
 	    "PMCR_EL0=0xc0", "PMUSERENR_EL0=0x0", "isb", "PMEVTYPER0_EL0=0x8",
-	    "PMCCFILTR_EL0=0x0", "PMINTENSET_EL1=0x0", "PMCNTENSET_EL0=0x80000001",
-	    "PMCR_EL0=0xc1", "isb" } },
+	    "PMCCFILTR_EL0=0x0", "PMINTENSET_EL1=0x0", "isb",
+	    "PMCNTENSET_EL0=0x80000001", "PMCR_EL0=0xc1", "isb" } },
 };
 
 static void pmuscope_order_desc(const struct pmuscope_order_case *c, char *d)
@@ -160,40 +205,120 @@ KUNIT_ARRAY_PARAM(pmuscope_order, pmuscope_order_cases, pmuscope_order_desc);
 
 /*
  * Counting off, counters and overflow flags reset, LC (LP) set, event
- * types, PMINTENSET, PMCNTENSET, PMCR_EL0.E = 1, with the ISBs.
+ * types, PMINTENSET, ISB (the types take effect before any counter is
+ * enabled), PMCNTENSET, PMCR_EL0.E = 1, ISB.
  */
 static void pmuscope_test_program_order(struct kunit *test)
 {
 	const struct pmuscope_order_case *c = test->param_value;
 	struct pmuscope_etest *t = test->priv;
 	struct pmuscope_pmu *pmu = etest_pmu(test, c->prof);
-	unsigned int i, n = 0;
-	char got[40];
 
 	etest_assign(pmu, 0, 0x08, UK);
 	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, UK);
 	etest_call(pmu, pmuscope_pmu_cpu_up);
 
-	KUNIT_ASSERT_LE(test, t->m->nlog, PMUSCOPE_MODEL_LOG);
-	for (i = 0; i < t->m->nlog; i++) {
-		struct pmuscope_model_access *a = &t->m->log[i];
-		char name[32];
-
-		if (a->reg == PMUSCOPE_MODEL_ISB) {
-			snprintf(got, sizeof(got), "isb");
-		} else if (a->write) {
-			pmuscope_model_reg_name(a->reg, name, sizeof(name));
-			snprintf(got, sizeof(got), "%s=0x%llx", name, a->val);
-		} else {
-			continue;	/* reads may come anywhere */
-		}
-		KUNIT_ASSERT_NOT_NULL_MSG(test, c->expect[n], "extra access %s", got);
-		KUNIT_EXPECT_STREQ_MSG(test, got, c->expect[n], "access %u", n);
-		n++;
-	}
-	KUNIT_EXPECT_NULL_MSG(test, c->expect[n], "missing access %s", c->expect[n]);
+	etest_expect_log(test, c->expect, false);
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 	KUNIT_EXPECT_TRUE(test, pmu->hw_ready);
+}
+
+/*
+ * The barriers of Arm ARM D13 ("Synchronization of changes to the PMU
+ * registers") where upstream's armv8pmu_* (drivers/perf/arm_pmuv3.c) put
+ * them. Each case starts with counters 0 (CPU_CYCLES) and 1 (INST_RETIRED)
+ * running on a cortex-a53 with their interrupts, and logs one operation,
+ * reads included.
+ */
+static void etest_set_enabled(struct pmuscope_pmu *pmu, unsigned int idx, bool on)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	pmuscope_hwc_set_enabled(pmu, idx, on, ktime_get_ns());
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
+static void etest_act_start_event(struct pmuscope_pmu *pmu, unsigned int cpu)
+{
+	etest_assign(pmu, 2, 0x08, UK);
+	pmu->hwc[2].enabled = false;
+	etest_set_enabled(pmu, 2, true);
+}
+
+static void etest_act_start_cycle(struct pmuscope_pmu *pmu, unsigned int cpu)
+{
+	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, UK);
+	pmu->hwc[PMUSCOPE_CYCLE_IDX].enabled = false;
+	etest_set_enabled(pmu, PMUSCOPE_CYCLE_IDX, true);
+}
+
+static void etest_act_stop(struct pmuscope_pmu *pmu, unsigned int cpu)
+{
+	etest_set_enabled(pmu, 1, false);
+}
+
+static void etest_act_read(struct pmuscope_pmu *pmu, unsigned int cpu)
+{
+	struct pmuscope_value v;
+
+	etest_value(pmu, 0, &v);
+}
+
+static void etest_act_overflow(struct pmuscope_pmu *pmu, unsigned int cpu)
+{
+	pmuscope_model_count(cpu, 0x11, 1ULL << 32);
+	etest_overflow(pmu);
+}
+
+struct pmuscope_barrier_case {
+	const char *name;
+	void (*act)(struct pmuscope_pmu *pmu, unsigned int cpu);
+	const char *expect[16];		/* writes, reads ("REG?") and ISBs */
+};
+
+static const struct pmuscope_barrier_case pmuscope_barrier_cases[] = {
+	{ "start an event counter: type and value, ISB, then PMCNTENSET",
+	  etest_act_start_event,
+	  { "PMCNTENCLR_EL0=0x4", "PMINTENCLR_EL1=0x4", "isb",
+	    "PMEVTYPER2_EL0=0x8", "PMEVCNTR2_EL0=0x0", "PMOVSCLR_EL0=0x4",
+	    "PMINTENSET_EL1=0x4", "isb", "PMCNTENSET_EL0=0x4", "isb" } },
+	{ "start the cycle counter: PMCCFILTR and PMCCNTR, ISB, then PMCNTENSET",
+	  etest_act_start_cycle,
+	  { "PMCNTENCLR_EL0=0x80000000", "PMINTENCLR_EL1=0x80000000", "isb",
+	    "PMCCFILTR_EL0=0x0", "PMCCNTR_EL0=0x0", "PMOVSCLR_EL0=0x80000000",
+	    "isb", "PMCNTENSET_EL0=0x80000000", "isb" } },
+	{ "stop: ISB after PMINTENCLR and after PMOVSCLR", etest_act_stop,
+	  { "PMCNTENCLR_EL0=0x2", "isb", "PMEVCNTR1_EL0?", "isb", "PMOVSSET_EL0?",
+	    "PMINTENCLR_EL1=0x2", "isb", "PMOVSCLR_EL0=0x2", "isb" } },
+	{ "fold: ISB between the counter read and the PMOVSSET read", etest_act_read,
+	  { "PMCNTENSET_EL0?", "PMCR_EL0?", "PMEVCNTR0_EL0?", "isb", "PMOVSSET_EL0?" } },
+	{ "overflow interrupt: ISB after PMOVSCLR before returning", etest_act_overflow,
+	  { "PMOVSSET_EL0?", "PMEVCNTR0_EL0?", "isb", "PMOVSSET_EL0?",
+	    "PMOVSCLR_EL0=0x1", "isb" } },
+};
+
+static void pmuscope_barrier_desc(const struct pmuscope_barrier_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_barrier, pmuscope_barrier_cases, pmuscope_barrier_desc);
+
+static void pmuscope_test_barriers(struct kunit *test)
+{
+	const struct pmuscope_barrier_case *c = test->param_value;
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+
+	etest_assign(pmu, 0, 0x11, ALL_EL);
+	etest_assign(pmu, 1, 0x08, ALL_EL);
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	t->m->nlog = 0;
+	c->act(pmu, t->cpu);
+	etest_expect_log(test, c->expect, true);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
 }
 
 /* ------------------------------------------------------ privilege filters */
@@ -343,10 +468,138 @@ static void pmuscope_test_polling(struct kunit *test)
 	for (i = 0; i < 21; i++) {
 		pmuscope_model_count(t->cpu, 0x11, chunk);
 		total += chunk;
-		etest_call(pmu, pmuscope_pmu_poll_locked);
+		etest_poll(pmu, ktime_get_ns());
 	}
 	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, NULL), total);
 	KUNIT_EXPECT_EQ(test, pmu->overflows, total >> 32);
+}
+
+/* ------------------------------------------------------- the poll period */
+struct pmuscope_period_case {
+	u32 events_per_cycle, max_mhz, poll_ms;
+	u64 safe_ns;		/* 2^31 events at that rate */
+	int expect;
+	u32 period_ms;		/* the period used, or the longest allowed */
+};
+
+static const struct pmuscope_period_case pmuscope_period_cases[] = {
+	/* The defaults: 8 events per cycle at 4 GHz, 67 ms, polls of 33 ms. */
+	{ 8, 4000, 0, 67108864, 0, 33 },
+	{ 8, 4000, 33, 67108864, 0, 33 },
+	{ 8, 4000, 1, 67108864, 0, 1 },
+	{ 8, 4000, 34, 67108864, -EINVAL, 33 },
+	{ 8, 4000, 100, 67108864, -EINVAL, 33 },	/* the old default */
+	/* CPU_CYCLES at 3 GHz: the old rule, 715 ms. */
+	{ 1, 3000, 0, 715827882, 0, 357 },
+	/* AM62L: Cortex-A53 at 1.25 GHz, dual issue. */
+	{ 2, 1250, 400, 858993459, 0, 400 },
+	{ 2, 1250, 430, 858993459, -EINVAL, 429 },
+	/* Slow enough that 1 s polls are safe: never above 1000 ms. */
+	{ 1, 1000, 0, 2147483648ULL, 0, 1000 },
+	{ 1, 1000, 1000, 2147483648ULL, 0, 1000 },
+	{ 1, 1000, 1001, 2147483648ULL, -EINVAL, 1000 },
+	{ 64, 10000, 0, 3355443, 0, 1 },
+	/* No period is short enough; a rate of 0 is meaningless. */
+	{ 1000, 10000, 0, 214748, -EINVAL, 0 },
+	{ 0, 4000, 10, 0, -EINVAL, 0 },
+	{ 8, 0, 10, 0, -EINVAL, 0 },
+};
+
+static void pmuscope_period_desc(const struct pmuscope_period_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%u events/cycle at %u MHz, poll_ms=%u",
+		 c->events_per_cycle, c->max_mhz, c->poll_ms);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_period, pmuscope_period_cases, pmuscope_period_desc);
+
+static void pmuscope_test_poll_period(struct kunit *test)
+{
+	const struct pmuscope_period_case *c = test->param_value;
+	u32 period = 12345;
+
+	KUNIT_EXPECT_EQ(test, pmuscope_fold_safe_ns(32, c->events_per_cycle, c->max_mhz),
+			c->safe_ns);
+	KUNIT_EXPECT_EQ_MSG(test, pmuscope_fold_safe_ns(64, c->events_per_cycle, c->max_mhz),
+			    U64_MAX, "64-bit counters never wrap in practice");
+	KUNIT_EXPECT_EQ(test, pmuscope_poll_period(c->poll_ms, c->events_per_cycle,
+						   c->max_mhz, &period), c->expect);
+	KUNIT_EXPECT_EQ(test, period, c->period_ms);
+}
+
+/*
+ * A poll later than the safe period: a wrap may have been missed, the
+ * value is flagged lost (and late_polls counts it) for a counter whose
+ * wraps only the poll catches; never for one the interrupt folds, nor for
+ * a 64-bit counter. A read past the deadline says so already.
+ */
+struct pmuscope_late_case {
+	const char *name;
+	enum pmuscope_fold_mode mode;
+	bool shared;
+	bool throttled;
+	unsigned int idx;
+	bool flagged;
+};
+
+static const struct pmuscope_late_case pmuscope_late_cases[] = {
+	{ "poll mode", PMUSCOPE_FOLD_POLL, false, false, 0, true },
+	{ "interrupt mode: the interrupt folds", PMUSCOPE_FOLD_IRQ, false, false, 0, false },
+	{ "interrupt mode, interrupt throttled", PMUSCOPE_FOLD_IRQ, false, true, 0, true },
+	{ "shared mode", PMUSCOPE_FOLD_POLL, true, false, 0, true },
+	{ "poll mode, 64-bit cycle counter", PMUSCOPE_FOLD_POLL, false, false,
+	  PMUSCOPE_CYCLE_IDX, false },
+};
+
+static void pmuscope_late_desc(const struct pmuscope_late_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_late, pmuscope_late_cases, pmuscope_late_desc);
+
+static void pmuscope_test_late_poll(struct kunit *test)
+{
+	const struct pmuscope_late_case *c = test->param_value;
+	const u64 safe = 67108864;	/* the default bound */
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_value v = { };
+	struct pmuscope_pmu *pmu;
+	unsigned long flags;
+	u64 t0;
+
+	pmuscope_engine.mode = c->mode;
+	pmuscope_engine.shared = c->shared;
+	pmuscope_engine.fold_safe_ns = safe;
+	pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	etest_assign(pmu, c->idx, 0x11, ALL_EL);
+	pmu->hwc[c->idx].irq_off = c->throttled;
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	t0 = pmu->hwc[c->idx].poll_at;
+	KUNIT_ASSERT_NE(test, t0, 0);
+
+	/* Polls exactly at the deadline are in time. */
+	pmuscope_model_count(t->cpu, 0x11, 1000);
+	etest_poll(pmu, t0 + safe);
+	pmuscope_model_count(t->cpu, 0x11, 1000);
+	etest_poll(pmu, t0 + 2 * safe);
+	KUNIT_EXPECT_EQ(test, pmu->hwc[c->idx].flags, 0);
+	KUNIT_EXPECT_EQ(test, pmu->late_polls, 0);
+
+	/* The next poll is overdue: a read says so before it comes. */
+	pmuscope_model_count(t->cpu, 0x11, 1000);
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	pmuscope_hwc_read(pmu, c->idx, t0 + 3 * safe + 1, &v);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+	KUNIT_EXPECT_EQ(test, v.count, 3000);
+	KUNIT_EXPECT_EQ_MSG(test, !!(v.flags & PMUSCOPE_VAL_LOST), c->flagged,
+			    "read after the deadline, flags %#x", v.flags);
+	etest_poll(pmu, t0 + 4 * safe);
+	KUNIT_EXPECT_EQ(test, pmu->late_polls, c->flagged ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, c->idx, &v.flags), 3000);
+	KUNIT_EXPECT_EQ_MSG(test, !!(v.flags & PMUSCOPE_VAL_LOST), c->flagged,
+			    "after the late poll, flags %#x", v.flags);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 
 /* An absurd overflow rate: the counter's interrupt is throttled, flagged. */
@@ -514,11 +767,11 @@ static void pmuscope_test_shared(struct kunit *test)
 	 * 32-bit wraps seen without PMOVS (perf's handler clears every flag):
 	 * up to 2^32 - 1 events between two polls.
 	 */
-	etest_call(pmu, pmuscope_pmu_poll_locked);
+	etest_poll(pmu, ktime_get_ns());
 	for (i = 0; i < 2; i++) {
 		pmuscope_model_count(t->cpu, 0x11, i ? 0x1000 : 0xfffff000);
 		pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMOVSCLR_EL0, U32_MAX);
-		etest_call(pmu, pmuscope_pmu_poll_locked);
+		etest_poll(pmu, ktime_get_ns());
 	}
 	KUNIT_EXPECT_EQ(test, etest_read(pmu, 1, &flags), 1022 + BIT_ULL(32));
 	KUNIT_EXPECT_EQ(test, flags, 0);
@@ -530,13 +783,13 @@ static void pmuscope_test_shared(struct kunit *test)
 	cnten_writes = t->m->writes[PMUSCOPE_REG_PMCNTENSET_EL0];
 	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCNTENCLR_EL0, BIT(0));
 	pmuscope_model_count(t->cpu, 0x11, 100);
-	etest_call(pmu, pmuscope_pmu_poll_locked);
+	etest_poll(pmu, ktime_get_ns());
 	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCNTENSET_EL0, BIT(0));	/* perf's now */
 	pmuscope_model_count(t->cpu, 0x11, 100);
 	KUNIT_EXPECT_EQ_MSG(test, etest_read(pmu, 0, &flags), c0,
 			    "a counter perf took still counted as ours");
 	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
-	etest_call(pmu, pmuscope_pmu_poll_locked);
+	etest_poll(pmu, ktime_get_ns());
 	KUNIT_EXPECT_EQ_MSG(test, t->m->writes[PMUSCOPE_REG_PMEVTYPER(0)], typer0_writes,
 			    "pmuscope reprogrammed the counter perf took");
 	KUNIT_EXPECT_EQ(test, t->m->writes[PMUSCOPE_REG_PMCNTENSET_EL0], cnten_writes + 1);
@@ -565,7 +818,7 @@ static void pmuscope_test_shared(struct kunit *test)
 	/* perf stops the PMU (nothing of its own to count): switched back on. */
 	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCR_EL0, 0);
 	pmuscope_model_count(t->cpu, 0x11, 50);		/* missed */
-	etest_call(pmu, pmuscope_pmu_poll_locked);
+	etest_poll(pmu, ktime_get_ns());
 	KUNIT_EXPECT_TRUE(test, t->m->pmcr & PMUSCOPE_PMCR_E);
 	pmuscope_model_count(t->cpu, 0x11, 9);
 	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, NULL), c3 + 9);
@@ -728,10 +981,13 @@ static void pmuscope_test_place(struct kunit *test)
 
 static struct kunit_case pmuscope_engine_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_program_order, pmuscope_order_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_barriers, pmuscope_barrier_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_filters, pmuscope_filter_gen_params),
 	KUNIT_CASE(pmuscope_test_irq_folds),
 	KUNIT_CASE_PARAM(pmuscope_test_wrap_race, pmuscope_race_gen_params),
 	KUNIT_CASE(pmuscope_test_polling),
+	KUNIT_CASE_PARAM(pmuscope_test_poll_period, pmuscope_period_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_late_poll, pmuscope_late_gen_params),
 	KUNIT_CASE(pmuscope_test_storm),
 	KUNIT_CASE(pmuscope_test_hotplug),
 	KUNIT_CASE(pmuscope_test_cpu_pm),

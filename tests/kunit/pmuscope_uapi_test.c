@@ -400,21 +400,35 @@ static void pmuscope_test_cpu_rules(struct kunit *test)
 }
 
 /* ------------------------------------------------------------ permission */
+#define EL0		PMUSCOPE_EV_EL0
+#define EL1		PMUSCOPE_EV_EL1
+#define EL2		PMUSCOPE_EV_EL2
+
 struct pmuscope_perm_case {
 	const char *name;
 	int cap;		/* capability kept, -1: none */
 	int group;		/* -1: no group parameter */
 	bool member;
-	bool allowed;
+	u32 flags[2];		/* exception levels of the events (0: no event) */
+	int expect;		/* pmuscope_check_perm() */
 };
 
 static const struct pmuscope_perm_case pmuscope_perm_cases[] = {
-	{ "no capability", -1, -1, false, false },
-	{ "CAP_PERFMON", CAP_PERFMON, -1, false, true },
-	{ "CAP_SYS_ADMIN", CAP_SYS_ADMIN, -1, false, true },
-	{ "CAP_NET_ADMIN only", CAP_NET_ADMIN, -1, false, false },
-	{ "member of the group parameter", -1, 4242, true, true },
-	{ "not a member of the group parameter", -1, 4242, false, false },
+	{ "no capability", -1, -1, false, { EL0 }, -EPERM },
+	{ "no capability, before the events are read", -1, -1, false, { }, -EPERM },
+	{ "CAP_PERFMON, user and kernel", CAP_PERFMON, -1, false, { EL0 | EL1 }, 0 },
+	{ "CAP_PERFMON, EL2", CAP_PERFMON, -1, false, { EL0, EL2 }, 0 },
+	{ "CAP_SYS_ADMIN, kernel", CAP_SYS_ADMIN, -1, false, { EL1 }, 0 },
+	{ "CAP_NET_ADMIN only", CAP_NET_ADMIN, -1, false, { EL0 }, -EPERM },
+	{ "group member, EL0 only", -1, 4242, true, { EL0, EL0 }, 0 },
+	{ "group member, before the events are read", -1, 4242, true, { }, 0 },
+	{ "group member, default user and kernel (uk)", -1, 4242, true, { EL0 | EL1 },
+	  -EACCES },
+	{ "group member, kernel only (k)", -1, 4242, true, { EL1 }, -EACCES },
+	{ "group member, EL2 (h)", -1, 4242, true, { EL0 | EL2 }, -EACCES },
+	{ "group member, EL0 then EL1", -1, 4242, true, { EL0, EL1 }, -EACCES },
+	{ "group member with CAP_PERFMON, kernel", CAP_PERFMON, 4242, true, { EL1 }, 0 },
+	{ "not a member of the group parameter", -1, 4242, false, { EL0 }, -EPERM },
 };
 
 static void pmuscope_perm_desc(const struct pmuscope_perm_case *c, char *d)
@@ -428,10 +442,17 @@ static void pmuscope_test_permission(struct kunit *test)
 {
 	const struct pmuscope_perm_case *c = test->param_value;
 	kgid_t group = c->group >= 0 ? KGIDT_INIT(c->group) : INVALID_GID;
+	struct pmuscope_event evs[2] = { };
 	const struct cred *old;
 	struct cred *cred;
-	bool allowed;
+	u32 nr = 0;
+	int got;
 
+	while (nr < ARRAY_SIZE(c->flags) && c->flags[nr]) {
+		evs[nr].event = 0x11;
+		evs[nr].flags = c->flags[nr];
+		nr++;
+	}
 	cred = prepare_creds();
 	KUNIT_ASSERT_NOT_NULL(test, cred);
 	cred->fsuid = KUIDT_INIT(65534);
@@ -449,16 +470,168 @@ static void pmuscope_test_permission(struct kunit *test)
 		put_group_info(gi);
 	}
 	old = override_creds(cred);
-	allowed = pmuscope_may_count(group);
+	got = pmuscope_check_perm(group, nr ? evs : NULL, nr);
 	revert_creds(old);
 	put_cred(cred);
-	KUNIT_EXPECT_EQ_MSG(test, allowed, c->allowed, "%s", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, got, c->expect, "%s", c->name);
+}
+
+/* ------------------------------------------------------- sysfs selection */
+
+/* One parameter per event of the table: every name must round-trip. */
+static const void *pmuscope_event_names_gen_params(const void *prev, char *desc)
+{
+	const struct pmuscope_event_desc *e = prev ?
+		(const struct pmuscope_event_desc *)prev + 1 : pmuscope_events;
+
+	if (e >= pmuscope_events + pmuscope_nr_events)
+		return NULL;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", e->name);
+	return e;
+}
+
+/* Parse @text as a selection and format it back, as select does. */
+static int utest_select(struct kunit *test, const char *text, unsigned int kernel_el,
+			char *out, size_t len, u32 *nr)
+{
+	struct pmuscope_sess_event *sev;
+	struct pmuscope_event *evs;
+	char *str;
+	int ret;
+	u32 i;
+
+	str = kunit_kstrdup(test, text, GFP_KERNEL);
+	evs = kunit_kcalloc(test, PMUSCOPE_MAX_EVENTS, sizeof(*evs), GFP_KERNEL);
+	sev = kunit_kcalloc(test, PMUSCOPE_MAX_EVENTS, sizeof(*sev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, str);
+	KUNIT_ASSERT_NOT_NULL(test, evs);
+	KUNIT_ASSERT_NOT_NULL(test, sev);
+	*out = '\0';
+	ret = pmuscope_parse_selection(str, kernel_el, evs, nr);
+	if (ret)
+		return ret;
+	for (i = 0; i < *nr; i++) {
+		sev[i].event = evs[i].event;
+		sev[i].flags = evs[i].flags;
+	}
+	pmuscope_format_selection(sev, *nr, kernel_el, out, len);
+	return 0;
+}
+
+/*
+ * Every event of the table, written with each modifier set, reads back
+ * with its full name (names of 16 characters and more were cut).
+ */
+static void pmuscope_test_select_names(struct kunit *test)
+{
+	const struct pmuscope_event_desc *e = test->param_value;
+	static const struct {
+		const char *mods;
+		unsigned int kernel_el;
+		const char *canon;
+	} forms[] = {
+		{ "", 1, "uk" }, { ":u", 1, "u" }, { ":k", 1, "k" }, { ":h", 1, "h" },
+		{ ":hku", 1, "ukh" }, { "", 2, "uk" }, { ":h", 2, "k" },
+	};
+	char in[64], want[64], *got = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	unsigned int i;
+	u32 nr;
+
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	for (i = 0; i < ARRAY_SIZE(forms); i++) {
+		snprintf(in, sizeof(in), "%s%s", e->name, forms[i].mods);
+		snprintf(want, sizeof(want), "%s:%s", e->name, forms[i].canon);
+		KUNIT_EXPECT_EQ_MSG(test, utest_select(test, in, forms[i].kernel_el, got,
+						       PAGE_SIZE, &nr), 0, "%s", in);
+		KUNIT_EXPECT_EQ(test, nr, 1);
+		KUNIT_EXPECT_STREQ_MSG(test, got, want, "'%s' read back (kernel at EL%u)",
+				       in, forms[i].kernel_el);
+	}
+}
+
+/* The whole table, 32 events per selection, in one write each. */
+static void pmuscope_test_select_lists(struct kunit *test)
+{
+	char *in = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	char *got = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	unsigned int first, i, n;
+	u32 nr;
+
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	for (first = 0; first < pmuscope_nr_events; first += PMUSCOPE_MAX_EVENTS) {
+		n = 0;
+		for (i = first; i < pmuscope_nr_events && i < first + PMUSCOPE_MAX_EVENTS; i++)
+			n += scnprintf(in + n, PAGE_SIZE - n, "%s%s:%s", i > first ? "," : "",
+				       pmuscope_events[i].name, i & 1 ? "u" : "uk");
+		KUNIT_EXPECT_EQ(test, utest_select(test, in, 1, got, PAGE_SIZE, &nr), 0);
+		KUNIT_EXPECT_EQ(test, nr, i - first);
+		KUNIT_EXPECT_STREQ_MSG(test, got, in, "events %u..%u", first, i - 1);
+	}
+}
+
+struct pmuscope_select_case {
+	const char *in;
+	int expect;
+	const char *canon;	/* read back, when accepted */
+	unsigned int repeat;	/* @in that many times, comma-separated */
+};
+
+static const struct pmuscope_select_case pmuscope_select_cases[] = {
+	{ "cpu_cycles,  inst_retired:u", 0, "CPU_CYCLES:uk,INST_RETIRED:u" },
+	{ "0x11:k", 0, "CPU_CYCLES:k" },
+	{ "r0xc0:u", 0, "r0xc0:u" },
+	{ "r0x11", 0, "r0x11:uk" },
+	{ "0x4123", 0, "0x4123:uk" },
+	{ "", 0, "" },
+	{ "NO_SUCH_EVENT", -ENOENT },
+	{ "CPU_CYCLES:", -EINVAL },
+	{ "CPU_CYCLES:x", -EINVAL },
+	{ "SW_INCR:k", 0, NULL, PMUSCOPE_MAX_EVENTS },
+	{ "SW_INCR", -E2BIG, NULL, PMUSCOPE_MAX_EVENTS + 1 },
+};
+
+static void pmuscope_select_desc(const struct pmuscope_select_case *c, char *d)
+{
+	if (c->repeat)
+		snprintf(d, KUNIT_PARAM_DESC_SIZE, "%u x '%s'", c->repeat, c->in);
+	else
+		snprintf(d, KUNIT_PARAM_DESC_SIZE, "'%s'", c->in);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_select, pmuscope_select_cases, pmuscope_select_desc);
+
+static void pmuscope_test_select_rules(struct kunit *test)
+{
+	const struct pmuscope_select_case *c = test->param_value;
+	char *got = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	char *in = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	unsigned int i, n = 0;
+	u32 nr;
+
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	for (i = 0; i < (c->repeat ?: 1); i++)
+		n += scnprintf(in + n, PAGE_SIZE - n, "%s%s", i ? "," : "", c->in);
+	KUNIT_EXPECT_EQ_MSG(test, utest_select(test, in, 1, got, PAGE_SIZE, &nr),
+			    c->expect, "'%s'", in);
+	if (c->expect)
+		return;
+	if (c->repeat) {
+		KUNIT_EXPECT_EQ(test, nr, c->repeat);
+		KUNIT_EXPECT_STREQ(test, got, in);
+	} else {
+		KUNIT_EXPECT_STREQ(test, got, c->canon);
+	}
 }
 
 static struct kunit_case pmuscope_uapi_test_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_uapi_rules, pmuscope_uapi_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_cpu_rules, pmuscope_cpu_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_permission, pmuscope_perm_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_select_names, pmuscope_event_names_gen_params),
+	KUNIT_CASE(pmuscope_test_select_lists),
+	KUNIT_CASE_PARAM(pmuscope_test_select_rules, pmuscope_select_gen_params),
 	{}
 };
 
