@@ -199,6 +199,7 @@ enum pmuscope_backend {
 	PMUSCOPE_BACKEND_DIRECT,	/* pmuscope, with MRS/MSR */
 	PMUSCOPE_BACKEND_PERF,		/* perf's PMU driver; pmuscope uses perf events */
 };
+
 /*
  * The fastest any event counts, by default: no PMUv3 core with 32-bit
  * event counters counts more than 8 events per cycle (STALL_SLOT of an

@@ -519,6 +519,7 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 		sess = *fresh;
 		*fresh = NULL;
 		pmuscope_session_link_locked(sess);
+		/* Pairs with smp_load_acquire() in pmuscope_ioctl(). */
 		smp_store_release(slot, sess);
 	}
 	if (sess->enabled) {
