@@ -3,9 +3,14 @@
 # make bench: what pmuscope's interfaces cost, measured in the AM62L-like
 # guest (cortex-a53, 2 CPUs) under -icount shift=0, where one guest
 # nanosecond is one instruction: exact, repeatable instruction counts
-# (kernel and user, every CPU involved), in interrupt and in poll mode.
-# The kernel is the test kernel without its debug options
-# (scripts/kernel/pmuscope-bench.config, cached like the others).
+# (kernel and user, every CPU involved). Two boots of the same bench kernel
+# (the test kernel without its debug options,
+# scripts/kernel/pmuscope-bench.config, cached like the others): perf's PMU
+# driver kept off (the direct backend, interrupt and poll mode), and perf's
+# driver active (the perf backend, and the real peer: perf_event_open()
+# reads of the same events). One boot cannot hold both: the direct backend
+# is refused while perf's driver drives the PMU, and perf_event_open() has
+# no hardware PMU without it.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$PMUSCOPE_TOP"
@@ -32,19 +37,49 @@ scripts/mkinitramfs.sh build/initramfs-bench.cpio build/bench-src/pmuscope.ko
 scripts/run-guest.sh --cpu cortex-a53 --smp 2 --icount 0 --plan bench \
 	--initrd build/initramfs-bench.cpio --log build/bench.log --timeout 300 ||
 	pmuscope_die "guest failed, see build/bench.log"
-python3 scripts/pmuscope_console.py build/bench.log bench | grep -v '^PASS' || true
+scripts/run-guest.sh --cpu cortex-a53 --smp 2 --icount 0 --plan bench-perf --no-blacklist \
+	--initrd build/initramfs-bench.cpio --log build/bench-perf.log --timeout 300 ||
+	pmuscope_die "guest failed, see build/bench-perf.log"
+for log in build/bench.log build/bench-perf.log; do
+	python3 scripts/pmuscope_console.py "$log" bench | grep -v '^PASS' || true
+done
 echo "pmuscope bench (QEMU cortex-a53 x2, -icount shift=0: instructions per operation)"
-printf '%-30s %12s %12s\n' operation "irq mode" "poll mode"
-python3 - build/bench.log <<'PY'
+python3 - build/bench.log build/bench-perf.log <<'PY'
 import sys
 rows, order = {}, []
-for line in open(sys.argv[1], errors="replace"):
-    if line.startswith("pmuscope-bench: "):
-        _, mode, name, value = line.split()
-        if name not in rows:
-            rows[name] = {}
-            order.append(name)
-        rows[name][mode] = value
+for path in sys.argv[1:]:
+    for line in open(path, errors="replace"):
+        if line.startswith("pmuscope-bench: "):
+            _, mode, name, value = line.split()
+            if name not in rows:
+                rows[name] = {}
+                order.append(name)
+            rows[name][mode] = value
+cols = [("irq", "direct, irq"), ("poll", "direct, poll"), ("perf", "perf backend")]
+print(f"{'operation':<32}" + "".join(f"{t:>15}" for _, t in cols))
 for name in order:
-    print(f"{name:<30} {rows[name].get('irq', '-'):>12} {rows[name].get('poll', '-'):>12}")
+    if name.startswith("perf_event_open"):
+        continue
+    print(f"{name:<32}" + "".join(f"{rows[name].get(c, '-'):>15}" for c, _ in cols))
+print()
+print("the peer, perf_event_open() on CPU 0 with perf's driver (same events):")
+for name in order:
+    if name.startswith("perf_event_open"):
+        print(f"  {name:<30} {rows[name].get('perf', '-'):>12}")
+def num(name, col):
+    try:
+        return float(rows[name][col])
+    except (KeyError, ValueError):
+        return None
+d7, g7 = num("read_7_events_local_cpu", "irq"), num("perf_event_open_group_read_7", "perf")
+p1, p7 = num("read_1_event_local_cpu", "perf"), num("read_7_events_local_cpu", "perf")
+r1 = num("perf_event_open_read_1_event", "perf")
+print()
+if d7 and g7:
+    print(f"goal: direct READ of 7 counters <= 0.5 x the perf group read: "
+          f"{d7:.0f} / {g7:.0f} = {d7 / g7:.2f}x")
+if p7 and r1:
+    print(f"goal: perf backend per event <= one perf_event_open read(): "
+          f"READ of 7 = {p7:.0f} = {p7 / 7:.0f} per event (READ of 1: {p1:.0f}), "
+          f"read() of 1 event = {r1:.0f}")
 PY

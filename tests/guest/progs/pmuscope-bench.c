@@ -6,6 +6,10 @@
  * every CPU involved, and repeat exactly from run to run.
  *
  * Prints "pmuscope-bench: NAME NS_PER_OP".
+ *
+ *   pmuscope-bench         pmuscope's interfaces (either backend)
+ *   pmuscope-bench perf    also perf_event_open() reads of the same events,
+ *                          the peer (needs perf's PMU driver)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -17,7 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
 #include <linux/pmuscope.h>
+#include <sys/syscall.h>
 
 #define ITER	2000
 
@@ -106,7 +112,44 @@ static void bench_sysfs(void)
 		return;
 }
 
-int main(void)
+/*
+ * The peer: perf_event_open() counters of the same events on CPU 0 (CPU
+ * counters, all tasks, as pmuscope's session), read with read(): a group
+ * of @nev with PERF_FORMAT_GROUP (one read for all), or a single event.
+ */
+static void bench_perf(const char *name, unsigned int nev, int group)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_RAW, .size = sizeof(attr),
+		.read_format = group ? PERF_FORMAT_GROUP : 0,
+	};
+	unsigned long long buf[16];
+	int fd[8], leader = -1;
+	double t;
+
+	for (unsigned int i = 0; i < nev; i++) {
+		attr.config = i ? 0x00 : 0x11;	/* CPU_CYCLES, then SW_INCR */
+		fd[i] = syscall(SYS_perf_event_open, &attr, -1, 0, group ? leader : -1, 0);
+		if (fd[i] < 0) {
+			perror("pmuscope-bench: perf_event_open");
+			return;
+		}
+		if (!i)
+			leader = fd[0];
+	}
+	if (read(fd[0], buf, sizeof(buf)) <= 0)	/* warm up */
+		return;
+	t = now();
+	for (int i = 0; i < ITER; i++)
+		if (read(fd[0], buf, sizeof(buf)) <= 0)
+			return;
+	t = now() - t;
+	printf("pmuscope-bench: %s %.0f\n", name, t / ITER);
+	for (unsigned int i = 0; i < nev; i++)
+		close(fd[i]);
+}
+
+int main(int argc, char **argv)
 {
 	cpu_set_t set;
 
@@ -119,5 +162,10 @@ int main(void)
 	bench_read("read_7_events_remote_cpu", 7, 0x2);
 	bench_read("read_7_events_2_cpus", 7, 0x3);
 	bench_sysfs();
+	if (argc > 1 && !strcmp(argv[1], "perf")) {
+		bench_perf("perf_event_open_read_1_event", 1, 0);
+		bench_perf("perf_event_open_group_read_1", 1, 1);
+		bench_perf("perf_event_open_group_read_7", 7, 1);
+	}
 	return 0;
 }
