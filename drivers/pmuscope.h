@@ -305,6 +305,15 @@ struct pmuscope_session {
 	 * the direct engine on the counters of hw[].
 	 */
 	struct pmuscope_pevent *pev;
+	/*
+	 * Taken inside pmuscope_drv.lock by everything that changes the
+	 * session (configure, enable, reset, release), and alone, inside
+	 * cpus_read_lock(), by its READ: one session's READ waits on no other
+	 * session. Protects @vbuf, READ's values, sized at CONFIG.
+	 */
+	struct mutex lock;
+	struct pmuscope_value *vbuf;
+	u32 vbuf_n;
 };
 
 struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu);
@@ -353,8 +362,9 @@ int pmuscope_session_configure(void **slot,
 			       const struct cpumask *cpus);
 int pmuscope_session_enable(struct pmuscope_session *sess, bool enable);
 int pmuscope_session_reset(struct pmuscope_session *sess);
-int pmuscope_session_read(struct pmuscope_session *sess, u32 room,
-			  struct pmuscope_value **vals, u32 *nr);
+int pmuscope_session_read_begin(struct pmuscope_session *sess, u32 room,
+				const struct pmuscope_value **vals, u32 *nr);
+void pmuscope_session_read_end(struct pmuscope_session *sess);
 int pmuscope_session_swinc(struct pmuscope_session *sess, u64 event_mask,
 			   unsigned int cpu, u32 count);
 void pmuscope_session_describe(const struct pmuscope_session *sess,

@@ -263,7 +263,7 @@ static int pmuscope_copy_values(u64 uptr, const struct pmuscope_value *vals,
 /* @sess NULL: the file was never configured. */
 static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 {
-	struct pmuscope_value *vals = NULL;
+	const struct pmuscope_value *vals;
 	struct pmuscope_read rd;
 	u32 nr = 0;
 	int ret;
@@ -276,16 +276,16 @@ static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 		return ret;
 	if (!sess)
 		return -EINVAL;		/* never configured */
-	ret = pmuscope_session_read(sess, rd.nr_values, &vals, &nr);
+	ret = pmuscope_session_read_begin(sess, rd.nr_values, &vals, &nr);
 	if (!ret)
 		ret = pmuscope_copy_values(rd.values, vals, nr, rd.value_size);
+	pmuscope_session_read_end(sess);
 	if (!ret || ret == -ENOSPC) {
 		/* Tell the caller how many values there are (or would be). */
 		if (put_user(nr, (u32 __user *)(uarg +
 				 offsetof(struct pmuscope_read, nr_values))))
 			ret = -EFAULT;
 	}
-	kvfree(vals);
 	return ret;
 }
 

@@ -5,8 +5,10 @@
  * event and CPU, and enables, disables, resets and reads them together.
  *
  * Locking: cpus_read_lock() (CPUs neither come nor go), then
- * pmuscope_drv.lock (sessions and counter ownership), then on each CPU
- * pmu->lock with IRQs off (counter state and registers).
+ * pmuscope_drv.lock (sessions and counter ownership), then the session's
+ * own lock (its state, for its READ), then on each CPU pmu->lock with IRQs
+ * off (counter state and registers). READ takes cpus_read_lock() and the
+ * session's lock only.
  */
 
 #define pr_fmt(fmt) "pmuscope: " fmt
@@ -214,6 +216,7 @@ struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu)
 		return NULL;
 	}
 	memset(sess->hw, PMUSCOPE_NO_COUNTER, nr_cpu_ids * PMUSCOPE_MAX_EVENTS);
+	mutex_init(&sess->lock);
 	sess->sysfs_cpu = sysfs_cpu;
 	sess->pid = sysfs_cpu >= 0 ? 0 : task_tgid_nr(current);
 	get_task_comm(sess->comm, current);
@@ -227,8 +230,30 @@ void pmuscope_session_free(struct pmuscope_session *sess)
 	if (!sess)
 		return;
 	free_cpumask_var(sess->cpus);
+	kvfree(sess->vbuf);
 	kfree(sess->hw);
+	mutex_destroy(&sess->lock);
 	kfree(sess);
+}
+
+/*
+ * READ's buffer for @n values, allocated at CONFIG (before anything
+ * changes) so that READ allocates nothing. Installed by
+ * pmuscope_session_set_vbuf() under the session's lock.
+ */
+static struct pmuscope_value *pmuscope_vbuf_alloc(u32 n)
+{
+	return kvcalloc(n, sizeof(struct pmuscope_value), GFP_KERNEL_ACCOUNT);
+}
+
+/* Caller holds sess->lock; frees the old buffer, *@vbuf NULL after. */
+static void pmuscope_session_set_vbuf(struct pmuscope_session *sess,
+				      struct pmuscope_value **vbuf, u32 n)
+{
+	swap(sess->vbuf, *vbuf);
+	sess->vbuf_n = n;
+	kvfree(*vbuf);
+	*vbuf = NULL;
 }
 
 /* Put @sess on the driver's list. Caller holds pmuscope_drv.lock. */
@@ -268,7 +293,9 @@ static void pmuscope_session_release(struct pmuscope_session *sess)
 void pmuscope_session_unlink_locked(struct pmuscope_session *sess)
 {
 	lockdep_assert_held(&pmuscope_drv.lock);
+	mutex_lock(&sess->lock);
 	pmuscope_session_release(sess);
+	mutex_unlock(&sess->lock);
 	list_del_init(&sess->node);
 }
 
@@ -353,6 +380,7 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 				      const struct cpumask *cpus)
 {
 	struct pmuscope_sess_event new_ev[PMUSCOPE_MAX_EVENTS];
+	struct pmuscope_value *vbuf = NULL;
 	bool multiplex = false;
 	u8 *plan;
 	unsigned int cpu;
@@ -427,6 +455,12 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 			goto out;
 	}
 
+	vbuf = pmuscope_vbuf_alloc(nr * cpumask_weight(cpus));
+	ret = -ENOMEM;
+	if (!vbuf)
+		goto out;
+
+	mutex_lock(&sess->lock);
 	pmuscope_session_release(sess);
 	memcpy(sess->ev, new_ev, sizeof(new_ev[0]) * nr);
 	sess->nr_events = nr;
@@ -450,11 +484,15 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 			       PMUSCOPE_MAX_EVENTS);
 		cpumask_clear(sess->cpus);
 		sess->nr_events = 0;
+		mutex_unlock(&sess->lock);
 		goto out;
 	}
+	pmuscope_session_set_vbuf(sess, &vbuf, nr * cpumask_weight(cpus));
 	sess->configured = true;
+	mutex_unlock(&sess->lock);
 	ret = 0;
 out:
+	kvfree(vbuf);
 	kfree(plan);
 	return ret;
 }
@@ -502,6 +540,7 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 				    struct task_struct *task, u32 cfg_flags)
 {
 	struct pmuscope_sess_event new_ev[PMUSCOPE_MAX_EVENTS];
+	struct pmuscope_value *vbuf = NULL;
 	struct pmuscope_session *sess;
 	unsigned int cpu;
 	int ret = 0;
@@ -549,6 +588,11 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 		new_ev[i].flags = evs[i].flags;
 		new_ev[i].evtyper = pmuscope_evtyper(evs[i].event, evs[i].flags);
 	}
+	vbuf = pmuscope_vbuf_alloc(nr);
+	ret = -ENOMEM;
+	if (!vbuf)
+		goto out;
+	mutex_lock(&sess->lock);
 	pmuscope_session_release(sess);
 	memcpy(sess->ev, new_ev, sizeof(new_ev[0]) * nr);
 	sess->nr_events = nr;
@@ -560,15 +604,19 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 		sess->nr_events = 0;
 		sess->target = PMUSCOPE_TARGET_CPUS;
 		sess->cfg_flags = 0;
+		mutex_unlock(&sess->lock);
 		goto out;
 	}
+	pmuscope_session_set_vbuf(sess, &vbuf, nr);
 	sess->configured = true;
 	/* Armed: perf starts the counters at the task's next exec. */
 	if (cfg_flags & PMUSCOPE_CFG_ENABLE_ON_EXEC)
 		sess->enabled = true;
+	mutex_unlock(&sess->lock);
 out:
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
+	kvfree(vbuf);
 	return ret;
 }
 
@@ -580,12 +628,14 @@ int pmuscope_session_enable_locked(struct pmuscope_session *sess, bool enable)
 	if (!sess->configured)
 		return -EINVAL;
 	if (sess->enabled != enable) {
+		mutex_lock(&sess->lock);
 		if (sess->pev)
 			pmuscope_psess_enable(sess, enable);
 		else
 			pmuscope_session_op(sess, enable ? PMUSCOPE_OP_ENABLE :
 					    PMUSCOPE_OP_DISABLE, NULL);
 		sess->enabled = enable;
+		mutex_unlock(&sess->lock);
 	}
 	return 0;
 }
@@ -608,10 +658,12 @@ int pmuscope_session_reset_locked(struct pmuscope_session *sess)
 	lockdep_assert_held(&pmuscope_drv.lock);
 	if (!sess->configured)
 		return -EINVAL;
+	mutex_lock(&sess->lock);
 	if (sess->pev)
 		pmuscope_psess_reset(sess);
 	else
 		pmuscope_session_op(sess, PMUSCOPE_OP_RESET, NULL);
+	mutex_unlock(&sess->lock);
 	return 0;
 }
 
@@ -628,19 +680,22 @@ int pmuscope_session_reset(struct pmuscope_session *sess)
 }
 
 /*
- * Read every counter of @sess into a buffer it allocates (*@vals, for
- * kvfree()): nr_events values per CPU, CPUs in ascending order. -ENOSPC,
- * allocating nothing, when @room is below the number of values; *@nr is
- * that number either way. One hold of the locks, sized before allocating.
+ * READ: every value of @sess into its buffer (sized at CONFIG), returned in
+ * *@vals; *@nr is the number of values, also with -ENOSPC when @room is
+ * below it. Neither the driver's lock nor any allocation: CPUs are held
+ * still, and the session's own lock keeps it as it is. Returns with the
+ * session's lock held, whatever the result, until
+ * pmuscope_session_read_end() (the caller copies the values out between).
  */
-int pmuscope_session_read(struct pmuscope_session *sess, u32 room,
-			  struct pmuscope_value **vals, u32 *nr)
+int pmuscope_session_read_begin(struct pmuscope_session *sess, u32 room,
+				const struct pmuscope_value **vals, u32 *nr)
 {
 	int ret = 0;
 
 	*vals = NULL;
+	*nr = 0;
 	cpus_read_lock();
-	mutex_lock(&pmuscope_drv.lock);
+	mutex_lock(&sess->lock);
 	if (!sess->configured) {
 		ret = -EINVAL;
 		goto out;
@@ -651,19 +706,24 @@ int pmuscope_session_read(struct pmuscope_session *sess, u32 room,
 		ret = -ENOSPC;
 		goto out;
 	}
-	*vals = kvcalloc(*nr, sizeof(**vals), GFP_KERNEL);
-	if (!*vals) {
-		ret = -ENOMEM;
+	if (WARN_ON_ONCE(*nr > sess->vbuf_n)) {
+		ret = -EIO;
 		goto out;
 	}
+	memset(sess->vbuf, 0, *nr * sizeof(*sess->vbuf));
 	if (sess->pev)
-		pmuscope_psess_read(sess, *vals);
+		pmuscope_psess_read(sess, sess->vbuf);
 	else
-		pmuscope_session_op(sess, PMUSCOPE_OP_READ, *vals);
+		pmuscope_session_op(sess, PMUSCOPE_OP_READ, sess->vbuf);
+	*vals = sess->vbuf;
 out:
-	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
 	return ret;
+}
+
+void pmuscope_session_read_end(struct pmuscope_session *sess)
+{
+	mutex_unlock(&sess->lock);
 }
 
 int pmuscope_session_swinc(struct pmuscope_session *sess, u64 event_mask,

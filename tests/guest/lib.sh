@@ -12,8 +12,10 @@ PMUSCOPE_SYS=/sys/kernel/pmuscope
 # extra units, in place of pmuscope.ko. "insmod $PMUSCOPE_KO ..." and
 # "rmmod pmuscope" in the tests keep their meaning.
 PMUSCOPE_EMU=${pmuscope_emu:-}
+PMUSCOPE_MOD=pmuscope			# /sys/module/$PMUSCOPE_MOD
 if [ -n "$PMUSCOPE_EMU" ]; then
 	PMUSCOPE_KO=/lib/modules/pmuscope_emu.ko
+	PMUSCOPE_MOD=pmuscope_emu
 	insmod() {
 		case "$1" in
 		*/pmuscope_emu.ko) command insmod "$@" profile="$PMUSCOPE_EMU" ;;

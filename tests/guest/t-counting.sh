@@ -51,7 +51,7 @@ check "rmmod" rmmod pmuscope
 # per cycle at 4 GHz) takes to count 2^31; a longer poll_ms is refused.
 check "insmod" insmod "$PMUSCOPE_KO"
 check_eq "default poll_ms: the longest safe period" \
-	"$(cat /sys/module/pmuscope/parameters/poll_ms)" 33
+	"$(cat /sys/module/$PMUSCOPE_MOD/parameters/poll_ms)" 33
 check "rmmod" rmmod pmuscope
 dmesg -c >/dev/null
 check_fails "insmod poll_ms=100 refused: longer than the safe period" \
@@ -60,7 +60,7 @@ check "the kernel log says why, and what is safe" \
 	sh -c "dmesg | grep -q 'poll_ms=100 is longer than the longest safe poll period, 33 ms'"
 check "insmod poll_ms=400 events_per_cycle=2 max_mhz=1250 (the AM62L's bounds)" \
 	insmod "$PMUSCOPE_KO" poll_ms=400 events_per_cycle=2 max_mhz=1250
-check_eq "poll_ms" "$(cat /sys/module/pmuscope/parameters/poll_ms)" 400
+check_eq "poll_ms" "$(cat /sys/module/$PMUSCOPE_MOD/parameters/poll_ms)" 400
 check "rmmod" rmmod pmuscope
 check_fails "insmod poll_ms=430 events_per_cycle=2 max_mhz=1250 refused" \
 	insmod "$PMUSCOPE_KO" poll_ms=430 events_per_cycle=2 max_mhz=1250

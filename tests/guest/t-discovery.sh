@@ -7,7 +7,15 @@
 # What each unit should be; an emulated boot (pmuscope_emu.ko) shows the
 # model's profile: its ID registers, over QEMU's own PMU (PMCR_EL0.N, PMCEID).
 want_ss=absent want_spe=absent want_amu=absent
-case "${PMUSCOPE_EMU:-$pmuscope_profile}" in
+# On a board (no QEMU profile on the command line) the CPU says what it is:
+# a Cortex-A53 (part 0xd03, the AM62L) has the same PMU as QEMU's model.
+board_profile() {
+	case "$(awk '/^CPU part/ { print $4; exit }' /proc/cpuinfo)" in
+	0xd03) echo cortex-a53 ;;
+	*) echo unknown ;;
+	esac
+}
+case "${PMUSCOPE_EMU:-${pmuscope_profile:-$(board_profile)}}" in
 cortex-a53)	want_ver=1; want_name=PMUv3;   want_width=32; want_cpu=cortex-a53 ;;
 max)		want_ver=6; want_name=PMUv3p5; want_width=64; want_cpu=qemu-max ;;
 neoverse-n1)	want_ver=4; want_name=PMUv3p1; want_width=32; want_cpu=neoverse-n1

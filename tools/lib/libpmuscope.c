@@ -700,9 +700,12 @@ static void pmuscope_explain(struct pmuscope *h, int ret,
 			     "%u events do not fit the chosen CPUs' counters", nr);
 		break;
 	case -EPERM:
-	case -EACCES:
 		pmuscope_fmt(h->msg, sizeof(h->msg),
 			     "permission denied: system-wide counting needs CAP_PERFMON or CAP_SYS_ADMIN, or membership of the group set by the pmuscope module parameter 'group'");
+		break;
+	case -EACCES:
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "permission denied: members of the pmuscope module's group count user space only (:u); kernel events (modifier k, on by default) need CAP_PERFMON or CAP_SYS_ADMIN");
 		break;
 	case -EOPNOTSUPP:
 		pmuscope_fmt(h->msg, sizeof(h->msg),
@@ -780,6 +783,10 @@ int pmuscope_configure_task(struct pmuscope *h, const struct pmuscope_event_spec
 		uint64_t online[PMUSCOPE_CPU_WORDS] = { 0 };
 
 		switch (ret) {
+		case -EACCES:
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "permission denied: members of the pmuscope module's group count user space only (:u); kernel events (modifier k, on by default) need CAP_PERFMON or CAP_SYS_ADMIN");
+			break;
 		case -EPERM:
 			if (tid && tid != (int)syscall(SYS_gettid))
 				pmuscope_fmt(h->msg, sizeof(h->msg),

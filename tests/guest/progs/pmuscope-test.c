@@ -1201,6 +1201,17 @@ static int watch_load(int ready_fd)
 	return bad;
 }
 
+/* rmmod the module of @ko (a path): its file name without ".ko". */
+static int rmmod_ko(const char *ko)
+{
+	const char *base = strrchr(ko, '/');
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rmmod %.*s", (int)strcspn(base ? base + 1 : ko, "."),
+		 base ? base + 1 : ko);
+	return system(cmd);
+}
+
 static void test_loadorder(const char *ko, unsigned int n)
 {
 	unsigned int i, early = 0, loads = 0;
@@ -1235,7 +1246,7 @@ static void test_loadorder(const char *ko, unsigned int n)
 			kill(watcher, SIGKILL);
 			waitpid(watcher, &ws, 0);
 		}
-		if (system("rmmod pmuscope"))
+		if (rmmod_ko(ko))
 			break;
 	}
 	tap(loads == n, "insmod/rmmod %u times (%u loaded)", n, loads);
