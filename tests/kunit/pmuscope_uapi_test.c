@@ -500,7 +500,10 @@ static int utest_select(struct kunit *test, const char *text, unsigned int kerne
 	int ret;
 	u32 i;
 
-	str = kunit_kstrdup(test, text, GFP_KERNEL);
+	/* kunit_kstrdup() is 6.4+: the module builds against 6.1 too. */
+	str = kunit_kzalloc(test, strlen(text) + 1, GFP_KERNEL);
+	if (str)
+		memcpy(str, text, strlen(text));
 	evs = kunit_kcalloc(test, PMUSCOPE_MAX_EVENTS, sizeof(*evs), GFP_KERNEL);
 	sev = kunit_kcalloc(test, PMUSCOPE_MAX_EVENTS, sizeof(*sev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, str);
