@@ -498,6 +498,26 @@ out:
 }
 
 /*
+ * The session of an open file: *@slot, or *@fresh put on the list and
+ * published there (*@fresh NULL after). *@slot never goes back to NULL.
+ * Caller holds pmuscope_drv.lock.
+ */
+static struct pmuscope_session *pmuscope_session_publish_locked(void **slot,
+								struct pmuscope_session **fresh)
+{
+	struct pmuscope_session *sess = *slot;
+
+	if (!sess) {
+		sess = *fresh;
+		*fresh = NULL;
+		pmuscope_session_link_locked(sess);
+		/* Pairs with smp_load_acquire() in pmuscope_ioctl(). */
+		smp_store_release(slot, sess);
+	}
+	return sess;
+}
+
+/*
  * Configure the session of an open /dev/pmuscope, *@slot (the file's
  * private data), creating it on first use from *@fresh, which the caller
  * allocated (when *@slot was NULL) and frees if it is still there after.
@@ -514,15 +534,7 @@ int pmuscope_session_configure(void **slot,
 
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
-	sess = *slot;
-	if (!sess) {
-		/* *@slot never goes back to NULL: @fresh is there. */
-		sess = *fresh;
-		*fresh = NULL;
-		pmuscope_session_link_locked(sess);
-		/* Pairs with smp_load_acquire() in pmuscope_ioctl(). */
-		smp_store_release(slot, sess);
-	}
+	sess = pmuscope_session_publish_locked(slot, fresh);
 	ret = pmuscope_session_configure_locked(sess, evs, nr, cpus);
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
@@ -552,15 +564,7 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 		return -EINVAL;
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
-	sess = *slot;
-	if (!sess) {
-		/* As pmuscope_session_configure(): published once, never unset. */
-		sess = *fresh;
-		*fresh = NULL;
-		pmuscope_session_link_locked(sess);
-		/* Pairs with smp_load_acquire() in pmuscope_ioctl(). */
-		smp_store_release(slot, sess);
-	}
+	sess = pmuscope_session_publish_locked(slot, fresh);
 	if (sess->enabled) {
 		ret = -EBUSY;
 		goto out;

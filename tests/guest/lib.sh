@@ -80,6 +80,19 @@ check_eq() {
 	fi
 }
 
+# An event cpu0 does not implement, as "NAME NUMBER": QEMU implements few
+# events, a Cortex-A53 (PMCEID0 0x67FFBFFF) has L1D_CACHE_REFILL but not
+# BR_RETURN_RETIRED.
+unimplemented_event() {
+	for e in "L1D_CACHE_REFILL 0x0003" "BR_RETURN_RETIRED 0x000e" \
+		"INST_SPEC 0x001b" "STALL_SLOT 0x003f" "SAMPLE_POP 0x4000"; do
+		if [ ! -e "$PMUSCOPE_SYS/cpu0/events/${e%% *}" ]; then
+			echo "$e"
+			return
+		fi
+	done
+}
+
 online_cpus() {
 	for c in /sys/devices/system/cpu/cpu[0-9]*; do
 		n=${c##*/cpu}

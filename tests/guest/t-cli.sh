@@ -14,19 +14,6 @@ unbanner() {
 
 json() { "$@" | sed 's/^/pmuscope-json: /'; }
 
-# An event cpu0 does not implement, as "NAME NUMBER": QEMU implements few
-# events, a Cortex-A53 (PMCEID0 0x67FFBFFF) has L1D_CACHE_REFILL but not
-# BR_RETURN_RETIRED.
-unimplemented_event() {
-	for e in "L1D_CACHE_REFILL 0x0003" "BR_RETURN_RETIRED 0x000e" \
-		"INST_SPEC 0x001b" "STALL_SLOT 0x003f" "SAMPLE_POP 0x4000"; do
-		if [ ! -e "$PMUSCOPE_SYS/cpu0/events/${e%% *}" ]; then
-			echo "$e"
-			return
-		fi
-	done
-}
-
 check "insmod" insmod "$PMUSCOPE_KO"
 check "pmuscope list names CPU_CYCLES" sh -c "pmuscope list | grep -q 'CPU_CYCLES *0x0011 *cycles'"
 json pmuscope list --json

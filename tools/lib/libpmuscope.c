@@ -717,6 +717,15 @@ static void pmuscope_explain(struct pmuscope *h, int ret,
 	}
 }
 
+/* The uapi's events of @nr parsed events. */
+static void pmuscope_kernel_events(const struct pmuscope_event_spec *evs, unsigned int nr,
+				   struct pmuscope_event *kev)
+{
+	for (unsigned int i = 0; i < nr; i++)
+		kev[i] = (struct pmuscope_event){ .event = evs[i].number,
+						  .flags = evs[i].flags };
+}
+
 int pmuscope_configure(struct pmuscope *h, const struct pmuscope_event_spec *evs,
 		       unsigned int nr, const uint64_t *cpus, size_t words)
 {
@@ -734,9 +743,7 @@ int pmuscope_configure(struct pmuscope *h, const struct pmuscope_event_spec *evs
 	}
 	while (used > 1 && !cpus[used - 1])
 		used--;
-	for (unsigned int i = 0; i < nr; i++)
-		kev[i] = (struct pmuscope_event){ .event = evs[i].number,
-						  .flags = evs[i].flags };
+	pmuscope_kernel_events(evs, nr, kev);
 	cfg.nr_events = nr;
 	cfg.events = (uintptr_t)kev;
 	cfg.cpus = (uintptr_t)cpus;
@@ -772,9 +779,7 @@ int pmuscope_configure_task(struct pmuscope *h, const struct pmuscope_event_spec
 			     PMUSCOPE_MAX_EVENTS);
 		return -EINVAL;
 	}
-	for (unsigned int i = 0; i < nr; i++)
-		kev[i] = (struct pmuscope_event){ .event = evs[i].number,
-						  .flags = evs[i].flags };
+	pmuscope_kernel_events(evs, nr, kev);
 	cfg.nr_events = nr;
 	cfg.events = (uintptr_t)kev;
 	if (ioctl(h->fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
