@@ -11,9 +11,11 @@
 #include <linux/cred.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/module.h>
 #include <linux/string.h>
 
 #include "pmuscope.h"
+#include "pmuscope_kunit_export.h"
 #include "pmuscope_modifiers.h"
 #include "pmuscope_regs.h"
 
@@ -46,6 +48,7 @@ int pmuscope_event_check(const struct pmuscope_cpu_caps *caps,
 		return 0;
 	return pmuscope_caps_has_event(caps, ev->event) ? 0 : -EOPNOTSUPP;
 }
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_event_check);
 
 /* Counters a CPU with @caps implements: 0..N-1 and the cycle counter. */
 u32 pmuscope_counters_of(const struct pmuscope_cpu_caps *caps)
@@ -54,6 +57,7 @@ u32 pmuscope_counters_of(const struct pmuscope_cpu_caps *caps)
 		return 0;
 	return (u32)GENMASK(caps->num_counters, 0) >> 1 | BIT(PMUSCOPE_CYCLE_IDX);
 }
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_counters_of);
 
 /*
  * Place @nr events on the counters of one CPU. CPU_CYCLES goes to the cycle
@@ -90,6 +94,7 @@ int pmuscope_place_events(const struct pmuscope_cpu_caps *caps, u32 free,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_place_events);
 
 /* ------------------------------------------------------- ioctl arguments */
 
@@ -120,6 +125,7 @@ int pmuscope_check_size(u32 usize, size_t min)
 		return -EINVAL;
 	return usize > PAGE_SIZE ? -E2BIG : 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_size);
 
 /* HANDSHAKE: every output field and reserved word must come in as zero. */
 int pmuscope_check_handshake(const struct pmuscope_handshake *hs)
@@ -129,6 +135,7 @@ int pmuscope_check_handshake(const struct pmuscope_handshake *hs)
 		return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_handshake);
 
 /*
  * An element size of an array argument (version 2): 0 means version 1's
@@ -169,6 +176,7 @@ int pmuscope_check_config(const struct pmuscope_config *cfg)
 		return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_config);
 
 int pmuscope_check_read(const struct pmuscope_read *rd)
 {
@@ -176,6 +184,7 @@ int pmuscope_check_read(const struct pmuscope_read *rd)
 		return -EINVAL;
 	return pmuscope_check_elem_size(rd->value_size, sizeof(struct pmuscope_value));
 }
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_read);
 
 int pmuscope_check_swinc(const struct pmuscope_swinc *sw)
 {
@@ -185,6 +194,7 @@ int pmuscope_check_swinc(const struct pmuscope_swinc *sw)
 		return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_swinc);
 
 /*
  * A CPU named in a configuration: -ENODEV if the system cannot have it or
@@ -201,6 +211,7 @@ int pmuscope_check_cpu(bool possible, bool online,
 		return -ENODEV;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_cpu);
 
 /*
  * May the caller count @evs (@nr of them) system-wide?
@@ -224,6 +235,7 @@ int pmuscope_check_perm(kgid_t group, const struct pmuscope_event *evs, u32 nr)
 			return -EACCES;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_perm);
 
 /* ------------------------------------------------------- sysfs selection */
 
@@ -269,6 +281,7 @@ int pmuscope_parse_event(char *tok, unsigned int kernel_el,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_parse_event);
 
 /*
  * Parse a whole selection, items separated by commas or blanks, into
@@ -293,6 +306,7 @@ int pmuscope_parse_selection(char *str, unsigned int kernel_el,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_parse_selection);
 
 /* One event as a selection shows it, "NAME:MODS"; returns its length. */
 int pmuscope_format_event(u32 event, u32 flags, unsigned int kernel_el,
@@ -307,6 +321,7 @@ int pmuscope_format_event(u32 event, u32 flags, unsigned int kernel_el,
 	return scnprintf(buf, len, "%s0x%x:%s", flags & PMUSCOPE_EV_RAW ? "r" : "",
 			 event, mods);
 }
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_format_event);
 
 /* A selection, comma-separated, no newline; returns its length. */
 int pmuscope_format_selection(const struct pmuscope_sess_event *evs, u32 nr,
@@ -323,3 +338,4 @@ int pmuscope_format_selection(const struct pmuscope_sess_event *evs, u32 nr,
 	}
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_format_selection);

@@ -17,7 +17,7 @@ if grep -E '(warning|error):' "$build/logs/kunit-build.log"; then
 fi
 make --no-print-directory -C tools >"$build/logs/kunit-tools.log" 2>&1 ||
 	{ tail -20 "$build/logs/kunit-tools.log"; exit 1; }
-scripts/mkinitramfs.sh "$build/initramfs-kunit.cpio" pmuscope_kunit.ko || exit 1
+scripts/mkinitramfs.sh "$build/initramfs-kunit.cpio" pmuscope.ko pmuscope_kunit.ko || exit 1
 log=$build/logs/guest-kunit.log
 scripts/run-guest.sh --log "$log" --cpu cortex-a53 --smp 2 --plan kunit \
 	--initrd "$build/initramfs-kunit.cpio" --timeout 300

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The driver's logic, compiled against the register model: with
- * PMUSCOPE_HW_MODEL defined, pmuscope_hw_read()/write() call into
- * tests/kunit/pmuscope_model.c instead of issuing MRS/MSR.
+ * The driver's logic that touches registers, compiled against the register
+ * model: with PMUSCOPE_HW_MODEL defined, pmuscope_hw_read()/write() call
+ * into tests/kunit/pmuscope_model.c instead of issuing MRS/MSR.
  */
 #define PMUSCOPE_HW_MODEL
 #include <linux/module.h>
@@ -10,7 +10,13 @@
 #include "../../drivers/pmuscope_discovery.c"
 #include "../../drivers/pmuscope_events.c"
 #include "../../drivers/pmuscope_pmu.c"
-#include "../../drivers/pmuscope_alloc.c"
+
+/*
+ * The pure checks and placement of pmuscope_alloc.c are not copied: the
+ * suites test those of pmuscope.ko itself, exported to KUnit only
+ * (EXPORT_SYMBOL_IF_KUNIT); pmuscope.ko is loaded first.
+ */
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 MODULE_DESCRIPTION("pmuscope KUnit tests and register model");
 MODULE_LICENSE("GPL");
