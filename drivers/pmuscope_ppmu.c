@@ -194,9 +194,15 @@ static void pmuscope_ppmu_read(struct perf_event *event)
 	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
 }
 
+/*
+ * PERF_PMU_CAP_HETEROGENEOUS_CPUS: one engine serves every CPU, of
+ * whatever type; and before 6.2 the perf core lets a second PMU (this one,
+ * loaded again) into perf_hw_context only with it.
+ */
 static struct pmu pmuscope_ppmu = {
 	.module = THIS_MODULE,
 	.task_ctx_nr = perf_hw_context,
+	.capabilities = PERF_PMU_CAP_HETEROGENEOUS_CPUS,
 	.event_init = pmuscope_ppmu_event_init,
 	.add = pmuscope_ppmu_add,
 	.del = pmuscope_ppmu_del,
