@@ -195,14 +195,21 @@ static void pmuscope_ppmu_read(struct perf_event *event)
 }
 
 /*
- * PERF_PMU_CAP_HETEROGENEOUS_CPUS: one engine serves every CPU, of
- * whatever type; and before 6.2 the perf core lets a second PMU (this one,
- * loaded again) into perf_hw_context only with it.
+ * Before 6.2 the perf core lets a second PMU (this one, loaded again) into
+ * perf_hw_context only with PERF_PMU_CAP_HETEROGENEOUS_CPUS, which says
+ * what is true here too: one engine serves every CPU, of whatever type.
+ * Later kernels have no such flag.
  */
+#ifdef PERF_PMU_CAP_HETEROGENEOUS_CPUS
+#define PMUSCOPE_PPMU_CAPS	PERF_PMU_CAP_HETEROGENEOUS_CPUS
+#else
+#define PMUSCOPE_PPMU_CAPS	0
+#endif
+
 static struct pmu pmuscope_ppmu = {
 	.module = THIS_MODULE,
 	.task_ctx_nr = perf_hw_context,
-	.capabilities = PERF_PMU_CAP_HETEROGENEOUS_CPUS,
+	.capabilities = PMUSCOPE_PPMU_CAPS,
 	.event_init = pmuscope_ppmu_event_init,
 	.add = pmuscope_ppmu_add,
 	.del = pmuscope_ppmu_del,
