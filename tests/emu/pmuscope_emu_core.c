@@ -18,7 +18,10 @@
 #include <linux/bitfield.h>
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/gfp.h>
 #include <linux/hrtimer.h>
+#include <linux/interrupt.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
@@ -60,6 +63,22 @@ struct pmuscope_emu_cpu {
 };
 
 static DEFINE_PER_CPU(struct pmuscope_emu_cpu, pmuscope_emu_cpus);
+
+/*
+ * The handler of the modelled PMBIRQ (the SPE driver's, or the self-test's
+ * below): called from the model's clock, in hard-IRQ context, on the CPU
+ * whose PMBIRQ line (PMBSR_EL1.S) is high, at every tick while it is, as a
+ * level-triggered PPI would be taken.
+ */
+static irq_handler_t pmuscope_emu_pmbirq_fn;
+static void *pmuscope_emu_pmbirq_dev;
+
+void pmuscope_emu_set_pmbirq(irq_handler_t fn, void *dev)
+{
+	WRITE_ONCE(pmuscope_emu_pmbirq_dev, dev);
+	/* Pairs with the READ_ONCE() of the tick: dev is set first. */
+	smp_store_release(&pmuscope_emu_pmbirq_fn, fn);
+}
 static struct dentry *pmuscope_emu_dir;
 static int pmuscope_emu_hp_state;
 
@@ -88,6 +107,7 @@ static enum hrtimer_restart pmuscope_emu_tick(struct hrtimer *t)
 	struct pmuscope_model_work w = { .el = 1 };
 	u64 now = ktime_get_ns(), idle_us;
 	s64 idle = get_cpu_idle_time_us(cpu, NULL);
+	irq_handler_t fn;
 
 	idle_us = idle < 0 ? ec->last_idle_us : idle;
 	w.ns = now - ec->last_ns;
@@ -97,6 +117,10 @@ static enum hrtimer_restart pmuscope_emu_tick(struct hrtimer *t)
 	ec->last_ns = now;
 	ec->last_idle_us = idle_us;
 	pmuscope_model_run(cpu, &w);
+	/* Pairs with smp_store_release() in pmuscope_emu_set_pmbirq(). */
+	fn = smp_load_acquire(&pmuscope_emu_pmbirq_fn);
+	if (fn && pmuscope_model_spe_irq_line(cpu))
+		fn(0, READ_ONCE(pmuscope_emu_pmbirq_dev));
 
 	hrtimer_forward_now(t, ns_to_ktime((u64)pmuscope_emu_param_tick_us * NSEC_PER_USEC));
 	return HRTIMER_RESTART;
@@ -284,6 +308,144 @@ static int pmuscope_emu_amu_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(pmuscope_emu_amu);
 
+/*
+ * /sys/kernel/debug/pmuscope_emu/spe_selftest: "cpu=N" programs the
+ * modelled SPE of CPU N into a registered buffer, runs a workload that
+ * fills it (buffer full: PMBSR_EL1.S, PMBIRQ), and waits for the model's
+ * clock to deliver PMBIRQ to a handler. Reading gives what happened:
+ * deliveries, whether every one came in hard-IRQ context, the buffer-full
+ * status seen and the bytes of records written.
+ */
+#define PMUSCOPE_EMU_SPE_BUF	(2 * PAGE_SIZE)
+
+static struct {
+	unsigned int cpu;
+	atomic_t irqs;
+	atomic_t not_hardirq;
+	u64 pmbsr;
+	u64 bytes;
+} pmuscope_emu_spe_st;
+
+static irqreturn_t pmuscope_emu_spe_st_irq(int irq, void *dev)
+{
+	unsigned int cpu = smp_processor_id();
+	void *buf = dev;
+
+	if (cpu != pmuscope_emu_spe_st.cpu)
+		return IRQ_NONE;
+	if (!in_hardirq())
+		atomic_inc(&pmuscope_emu_spe_st.not_hardirq);
+	/* What an SPE driver does first: synchronise, then read PMBSR_EL1. */
+	pmuscope_model_barrier(PMUSCOPE_BARRIER_PSB_CSYNC);
+	pmuscope_model_barrier(PMUSCOPE_BARRIER_DSB_NSH);
+	pmuscope_emu_spe_st.pmbsr = pmuscope_model_read_cpu(cpu, PMUSCOPE_REG_PMBSR_EL1);
+	pmuscope_emu_spe_st.bytes = pmuscope_model_read_cpu(cpu, PMUSCOPE_REG_PMBPTR_EL1) -
+				    (u64)(uintptr_t)buf;
+	/* Stop profiling, then clear PMBSR_EL1: the line goes low. */
+	pmuscope_model_write_cpu(cpu, PMUSCOPE_REG_PMSCR_EL1, 0);
+	pmuscope_model_write_cpu(cpu, PMUSCOPE_REG_PMBLIMITR_EL1, 0);
+	pmuscope_model_write_cpu(cpu, PMUSCOPE_REG_PMBSR_EL1, 0);
+	atomic_inc(&pmuscope_emu_spe_st.irqs);
+	return IRQ_HANDLED;
+}
+
+static int pmuscope_emu_spe_selftest(unsigned int cpu)
+{
+	struct pmuscope_model_work w = {
+		.ns = 10000000, .cycles = 10000000, .insts = 4000000,
+		.loads = 1000000, .stores = 500000, .branches = 500000,
+		.pc = 0xffff800010000000ULL, .data_addr = 0xffff800020000000ULL,
+		.load_latency = 20, .el = 1,
+	};
+	u64 pmsidr, interval;
+	void *buf;
+	int ret, i;
+
+	if (!pmuscope_model_implements(pmuscope_emu_prof, PMUSCOPE_REG_PMSIDR_EL1))
+		return -ENODEV;
+	buf = (void *)__get_free_pages(GFP_KERNEL | __GFP_ZERO,
+				       get_order(PMUSCOPE_EMU_SPE_BUF));
+	if (!buf)
+		return -ENOMEM;
+	ret = pmuscope_model_spe_add_buffer(cpu, buf, PMUSCOPE_EMU_SPE_BUF);
+	if (ret)
+		goto out_free;
+	memset(&pmuscope_emu_spe_st, 0, sizeof(pmuscope_emu_spe_st));
+	pmuscope_emu_spe_st.cpu = cpu;
+	pmuscope_emu_set_pmbirq(pmuscope_emu_spe_st_irq, buf);
+
+	pmsidr = pmuscope_model_read_cpu(cpu, PMUSCOPE_REG_PMSIDR_EL1);
+	interval = 256 << FIELD_GET(PMUSCOPE_PMSIDR_INTERVAL, pmsidr);
+	pmuscope_model_write_cpu(cpu, PMUSCOPE_REG_PMSIRR_EL1,
+				 FIELD_PREP(PMUSCOPE_PMSIRR_INTERVAL, interval >> 8));
+	pmuscope_model_write_cpu(cpu, PMUSCOPE_REG_PMSFCR_EL1, 0);
+	pmuscope_model_write_cpu(cpu, PMUSCOPE_REG_PMSICR_EL1, 0);
+	pmuscope_model_write_cpu(cpu, PMUSCOPE_REG_PMBPTR_EL1, (u64)(uintptr_t)buf);
+	pmuscope_model_write_cpu(cpu, PMUSCOPE_REG_PMBSR_EL1, 0);
+	pmuscope_model_write_cpu(cpu, PMUSCOPE_REG_PMBLIMITR_EL1,
+				 ((u64)(uintptr_t)buf + PMUSCOPE_EMU_SPE_BUF) |
+				 PMUSCOPE_PMBLIMITR_E);
+	pmuscope_model_write_cpu(cpu, PMUSCOPE_REG_PMSCR_EL1,
+				 PMUSCOPE_PMSCR_E0SPE | PMUSCOPE_PMSCR_E1SPE);
+	pmuscope_model_run(cpu, &w);
+	/* The model's clock takes the interrupt within a tick or two. */
+	for (i = 0; i < 50 && !atomic_read(&pmuscope_emu_spe_st.irqs); i++)
+		msleep(20);
+
+	pmuscope_emu_set_pmbirq(NULL, NULL);
+	pmuscope_model_write_cpu(cpu, PMUSCOPE_REG_PMSCR_EL1, 0);
+	pmuscope_model_write_cpu(cpu, PMUSCOPE_REG_PMBLIMITR_EL1, 0);
+	pmuscope_model_write_cpu(cpu, PMUSCOPE_REG_PMBSR_EL1, 0);
+	synchronize_rcu();	/* a tick that saw the handler has ended */
+	pmuscope_model_spe_remove_buffer(cpu, buf);
+out_free:
+	free_pages((unsigned long)buf, get_order(PMUSCOPE_EMU_SPE_BUF));
+	return ret;
+}
+
+static ssize_t pmuscope_emu_spe_st_write(struct file *file, const char __user *ubuf,
+					 size_t len, loff_t *ppos)
+{
+	unsigned int cpu;
+	char buf[32];
+	int ret;
+
+	if (len >= sizeof(buf))
+		return -E2BIG;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "cpu=%u", &cpu) != 1)
+		return -EINVAL;
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -ENXIO;
+	ret = pmuscope_emu_spe_selftest(cpu);
+	return ret ? ret : len;
+}
+
+static int pmuscope_emu_spe_st_show(struct seq_file *s, void *unused)
+{
+	seq_printf(s, "cpu=%u pmbirq=%d not_hardirq=%d pmbsr=0x%llx bytes=%llu\n",
+		   pmuscope_emu_spe_st.cpu, atomic_read(&pmuscope_emu_spe_st.irqs),
+		   atomic_read(&pmuscope_emu_spe_st.not_hardirq),
+		   pmuscope_emu_spe_st.pmbsr, pmuscope_emu_spe_st.bytes);
+	return 0;
+}
+
+static int pmuscope_emu_spe_st_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, pmuscope_emu_spe_st_show, NULL);
+}
+
+static const struct file_operations pmuscope_emu_spe_st_fops = {
+	.owner = THIS_MODULE,
+	.open = pmuscope_emu_spe_st_open,
+	.read = seq_read,
+	.write = pmuscope_emu_spe_st_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 /* ------------------------------------------------------------ load/unload */
 
 static const struct pmuscope_model_profile *pmuscope_emu_find(const char *name)
@@ -339,6 +501,8 @@ int pmuscope_emu_init(void)
 	debugfs_create_file("profile", 0444, pmuscope_emu_dir, NULL,
 			    &pmuscope_emu_profile_fops);
 	debugfs_create_file("amu", 0444, pmuscope_emu_dir, NULL, &pmuscope_emu_amu_fops);
+	debugfs_create_file("spe_selftest", 0600, pmuscope_emu_dir, NULL,
+			    &pmuscope_emu_spe_st_fops);
 
 	pr_info("pmuscope_emu: EMULATED %s: the register model supplies snapshot, SPE, AMU and ICNTR; PMUv3 is the CPU's own. Not hardware.\n",
 		prof->name);

@@ -63,6 +63,20 @@ if [ "$(cat $PMUSCOPE_SYS/cpu0/amu)" = present ]; then
 		test "$(grep -c '^cpu' $D/amu)" = "$(online_cpus | wc -l)"
 fi
 
+# The modelled SPE fills a buffer; its PMBIRQ reaches a handler from the
+# model's clock, in hard-IRQ context, which finds PMBSR_EL1 = buffer full.
+if [ "$(cat $PMUSCOPE_SYS/cpu0/spe)" = present ]; then
+	check "SPE self-test on cpu0" sh -c "echo cpu=0 >$D/spe_selftest"
+	st=$(cat $D/spe_selftest)
+	tap_diag "spe_selftest: $st"
+	field() { echo "$st" | sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
+	check "PMBIRQ delivered once (the handler cleared PMBSR_EL1)" test "$(field pmbirq)" = 1
+	check_eq "PMBIRQ handler ran in hard-IRQ context (times it did not)" "$(field not_hardirq)" 0
+	check_eq "PMBSR_EL1 seen by the handler: S, buffer full" "$(field pmbsr)" 0x20001
+	check "records were written before the buffer filled ($(field bytes) bytes)" \
+		test "$(field bytes)" -gt 0
+fi
+
 # The model's clock keeps running across CPU hotplug.
 check "cpu1 offline" set_online 1 0
 check "cpu1 online" set_online 1 1
