@@ -76,9 +76,10 @@ static void *pmuscope_emu_pmbirq_dev;
 void pmuscope_emu_set_pmbirq(irq_handler_t fn, void *dev)
 {
 	WRITE_ONCE(pmuscope_emu_pmbirq_dev, dev);
-	/* Pairs with the READ_ONCE() of the tick: dev is set first. */
+	/* Pairs with the smp_load_acquire() of the tick: dev is set first. */
 	smp_store_release(&pmuscope_emu_pmbirq_fn, fn);
 }
+
 static struct dentry *pmuscope_emu_dir;
 static int pmuscope_emu_hp_state;
 
