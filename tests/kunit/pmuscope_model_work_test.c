@@ -188,11 +188,11 @@ static void pmuscope_work_test_consistency(struct kunit *test)
 				    "%s: BR_RETIRED auxiliary counter", p->name);
 
 	/*
-	 * SPE: to be added when the SPE model lands. With sampling enabled
-	 * on the same work, the operations SPE counts down its interval on
-	 * are the instructions the PMU and the AMU retire here: check the
-	 * records written against INST_RETIRED (interval), their PCs against
-	 * w->pc, and that no record comes from idle time.
+	 * SPE on the same workload path (pmuscope_model_run()):
+	 * pmuscope_spe_test_count in pmuscope_model_spe_test.c counts the
+	 * SPU's SAMPLE_POP/FEED/FILTRATE on PMU counters against the
+	 * workload's operations and the records written against
+	 * operations / interval within the jitter (D17.3.4).
 	 */
 
 	KUNIT_EXPECT_EQ(test, pmuscope_model_get(PMUSCOPE_WORK_TEST_CPU)->violations, 0);
