@@ -153,7 +153,6 @@ struct pmuscope_hwc {
 	u16 slot;			/* index of the event in the owner's config */
 	u16 event;
 	u64 evtyper;			/* PMEVTYPER<n>_EL0 / PMCCFILTR_EL0 value */
-	u64 evtyper_hw;			/* shared mode: that register as read back */
 
 	bool enabled;			/* the owner wants it counting */
 	bool on_hw;			/* programmed and counting on the CPU */
@@ -164,7 +163,6 @@ struct pmuscope_hwc {
 	u64 last_hw;			/* the counter's value at the last fold */
 	u32 flags;			/* PMUSCOPE_VAL_* seen since the last reset */
 	bool irq_off;			/* overflow IRQ throttled for this counter */
-	bool yielded;			/* shared mode: taken by another agent */
 	bool clock_on;			/* enabled and its CPU online: time runs */
 	u64 t_enabled, t_running;	/* ns accumulated while clock_on */
 	u64 clock_at;			/* ktime_get_ns() when clock_on was set */
@@ -214,7 +212,6 @@ enum pmuscope_backend {
 struct pmuscope_engine {
 	enum pmuscope_backend backend;
 	enum pmuscope_fold_mode mode;
-	bool shared;			/* perf also drives the PMU: check and flag */
 	u64 poll_ns;			/* poll period */
 	/* Longest gap between two polls of a 32-bit counter that is exact. */
 	u64 fold_safe_ns;
@@ -242,7 +239,6 @@ void pmuscope_hwc_stop(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
 u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx);
 bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu);
 void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now);
-u32 pmuscope_pmu_foreign(struct pmuscope_pmu *pmu);
 void pmuscope_pmu_swinc(struct pmuscope_pmu *pmu, u32 mask, u32 count);
 
 /* Any CPU: pmu->lock held; on the PMU's CPU unless it is offline. */

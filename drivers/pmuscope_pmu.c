@@ -134,19 +134,17 @@ static bool pmuscope_hwc_wants_irq(const struct pmuscope_pmu *pmu,
 
 /*
  * Are the wraps of counter @idx caught by the poll timer alone: a 32-bit
- * counter in poll or shared mode, or whose interrupt was throttled?
+ * counter in poll mode, or whose interrupt was throttled?
  */
 static bool pmuscope_hwc_polled(const struct pmuscope_pmu *pmu, unsigned int idx)
 {
 	return pmuscope_hwc_width(pmu, idx) == 32 &&
-	       (pmuscope_engine.mode == PMUSCOPE_FOLD_POLL ||
-		pmuscope_engine.shared || pmu->hwc[idx].irq_off);
+	       (pmuscope_engine.mode == PMUSCOPE_FOLD_POLL || pmu->hwc[idx].irq_off);
 }
 
 /*
  * A polled counter whose last poll is longer ago than the safe period may
- * have wrapped twice (or, in shared mode, gone round unseen) without a
- * fold: a lost wrap cannot be excluded, the count is flagged lost.
+ * have wrapped twice without a fold: a lost wrap cannot be excluded, the count is flagged lost.
  * Returns true when it was so.
  */
 static bool pmuscope_hwc_late(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
@@ -185,13 +183,6 @@ static void pmuscope_type_write(unsigned int idx, u64 evtyper)
 		pmuscope_hw_write(PMUSCOPE_REG_PMEVTYPER(idx), evtyper);
 }
 
-static u64 pmuscope_type_read(unsigned int idx)
-{
-	if (idx == PMUSCOPE_CYCLE_IDX)
-		return pmuscope_hw_read(PMUSCOPE_REG_PMCCFILTR_EL0);
-	return pmuscope_hw_read(PMUSCOPE_REG_PMEVTYPER(idx));
-}
-
 /* ------------------------------------------------------------------ clocks */
 static void pmuscope_hwc_clock(struct pmuscope_hwc *hwc, bool on, u64 now)
 {
@@ -209,13 +200,9 @@ static void pmuscope_hwc_clock(struct pmuscope_hwc *hwc, bool on, u64 now)
 /* ------------------------------------------------------------------- folds */
 
 /*
- * The counter's 64-bit count now; folds a pending wrap. In shared mode perf
- * may clear PMOVS behind our back (its interrupt handler clears every
- * flag), so a 32-bit wrap is seen as the value going down between two
- * reads instead, which the poll period keeps unambiguous. A 64-bit counter
- * whose value goes down (or, in shared mode, leaps by more than 2^48) was
- * rewritten by someone else: flagged, and the count carries on from the
- * last value seen.
+ * The counter's 64-bit count now; folds a pending wrap. A 64-bit counter
+ * whose value goes down was rewritten by someone else: flagged, and the
+ * count carries on from the last value seen.
  */
 u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx)
 {
@@ -226,23 +213,11 @@ u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx)
 	hw = pmuscope_cnt_read(idx);
 	pmu->folds++;
 	if (pmuscope_hwc_width(pmu, idx) == 64) {
-		/*
-		 * Backwards, or (shared mode) further forward than any counter
-		 * runs between two polls: someone wrote it.
-		 */
-		if (hw < hwc->last_hw ||
-		    (pmuscope_engine.shared && hw - hwc->last_hw > BIT_ULL(48))) {
-			hwc->flags |= pmuscope_engine.shared ?
-				      PMUSCOPE_VAL_CLOBBERED : PMUSCOPE_VAL_LOST;
+		/* Backwards: someone wrote it. */
+		if (hw < hwc->last_hw) {
+			hwc->flags |= PMUSCOPE_VAL_LOST;
 			hwc->base += hwc->last_hw - hw;
 			pmu->resyncs++;
-		}
-		val = hwc->base + hw;
-	} else if (pmuscope_engine.shared) {
-		hw &= U32_MAX;
-		if (hw < hwc->last_hw) {
-			hwc->base += BIT_ULL(32);
-			pmu->overflows++;
 		}
 		val = hwc->base + hw;
 	} else {
@@ -271,20 +246,6 @@ u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx)
 
 /* ------------------------------------------------------- start and stop */
 
-static void pmuscope_hwc_yield(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
-
-/*
- * Shared mode: the counters someone else (perf) uses, enabled or with
- * their overflow interrupt enabled, and not running for pmuscope.
- */
-static u32 pmuscope_pmu_others(struct pmuscope_pmu *pmu)
-{
-	u64 used = pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0) |
-		   pmuscope_hw_read(PMUSCOPE_REG_PMINTENSET_EL1);
-
-	return (u32)used & ~pmu->on_hw_mask;
-}
-
 /*
  * Program and start one counter; the others keep counting undisturbed.
  * @now: its polls are late from then on (pmuscope_hwc_late()).
@@ -293,18 +254,6 @@ static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx, u64 n
 {
 	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 	u64 bit = BIT_ULL(idx);
-	u64 pmcr;
-
-	/*
-	 * Shared mode: a counter enabled, or with its overflow interrupt
-	 * enabled, that is not running for us is perf's (pmuscope never
-	 * enables the interrupt in shared mode): give it up, do not take it.
-	 */
-	if (pmuscope_engine.shared && !hwc->on_hw && (pmuscope_pmu_others(pmu) & bit)) {
-		/* NMI-safe clock: this runs in cpu_pm_exit() on resume too. */
-		pmuscope_hwc_yield(pmu, idx, ktime_get_mono_fast_ns());
-		return;
-	}
 
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, bit);
 	pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, bit);
@@ -316,23 +265,13 @@ static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx, u64 n
 		pmuscope_hw_write(PMUSCOPE_REG_PMINTENSET_EL1, bit);
 	/* The type and the value take effect before the counter is enabled. */
 	pmuscope_hw_isb();
-	/*
-	 * Shared mode: what the register kept of our value (NSH reads as 0
-	 * without EL2, for one) is what later checks compare with.
-	 */
-	if (pmuscope_engine.shared)
-		hwc->evtyper_hw = pmuscope_type_read(idx);
 	hwc->base = hwc->saved;
 	hwc->last_hw = 0;
 	hwc->poll_at = now;
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, bit);
-	if (!pmu->on_hw_mask || pmuscope_engine.shared) {
-		pmcr = pmuscope_engine.shared ?
-		       pmuscope_hw_read(PMUSCOPE_REG_PMCR_EL0) &
-		       (PMUSCOPE_PMCR_D | PMUSCOPE_PMCR_X | PMUSCOPE_PMCR_DP) : 0;
-		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, pmcr |
+	if (!pmu->on_hw_mask)
+		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0,
 				  pmuscope_pmcr_mode(pmu) | PMUSCOPE_PMCR_E);
-	}
 	pmuscope_hw_isb();
 	pmu->on_hw_mask |= bit;
 	hwc->on_hw = true;
@@ -359,7 +298,7 @@ static void pmuscope_hwc_hw_off(struct pmuscope_pmu *pmu, unsigned int idx, u64 
 	pmuscope_hw_isb();
 	hwc->on_hw = false;
 	pmu->on_hw_mask &= ~bit;
-	if (!pmu->on_hw_mask && !pmuscope_engine.shared) {
+	if (!pmu->on_hw_mask) {
 		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, pmuscope_pmcr_mode(pmu));
 		pmuscope_hw_isb();
 	}
@@ -368,8 +307,7 @@ static void pmuscope_hwc_hw_off(struct pmuscope_pmu *pmu, unsigned int idx, u64 
 void pmuscope_hwc_start(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
 {
 	pmuscope_hwc_hw_on(pmu, idx, now);
-	if (!pmu->hwc[idx].yielded)
-		pmuscope_hwc_clock(&pmu->hwc[idx], true, now);
+	pmuscope_hwc_clock(&pmu->hwc[idx], true, now);
 }
 
 void pmuscope_hwc_stop(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
@@ -381,13 +319,10 @@ void pmuscope_hwc_stop(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
 /*
  * Bring the PMU to a known state in the order the architecture asks for:
  * counting off, counters and stale overflow flags reset, LC (and LP) set.
- * In shared mode perf owns the global state: nothing global is touched.
  */
 void pmuscope_pmu_hw_reset(struct pmuscope_pmu *pmu)
 {
 	pmu->on_hw_mask = 0;
-	if (pmuscope_engine.shared)
-		return;
 	pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, 0);
 	pmuscope_hw_isb();
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, U32_MAX);
@@ -411,16 +346,6 @@ static void pmuscope_pmu_program(struct pmuscope_pmu *pmu, u64 now, bool clocks)
 	u64 cnten = 0, inten = 0;
 	unsigned long idx;
 
-	if (pmuscope_engine.shared) {
-		for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
-			if (!pmu->hwc[idx].enabled || pmu->hwc[idx].yielded)
-				continue;
-			pmuscope_hwc_hw_on(pmu, idx, now);
-			if (clocks && !pmu->hwc[idx].yielded)
-				pmuscope_hwc_clock(&pmu->hwc[idx], true, now);
-		}
-		return;
-	}
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
 		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 
@@ -485,7 +410,7 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu)
 	}
 	mine = ovs & pmu->on_hw_mask;
 	pending = ovs & ~mine;
-	if (pending && !pmuscope_engine.shared) {
+	if (pending) {
 		/* Not a counter of ours: a stale flag, clear it. */
 		pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, pending);
 		pmu->spurious++;
@@ -519,75 +444,27 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu)
 }
 
 /*
- * Shared mode: another agent (perf) took counter @idx. It is perf's now:
- * never touched again, its count and clocks stay where the last fold left
- * them, flagged clobbered, until its owner configures again.
+ * Verify that the counters we run are still programmed as we left them:
+ * a PMU reset nobody announced (a power-down without cpu_pm) leaves the
+ * counters' values and overflow flags UNKNOWN. Nothing is folded from
+ * them then; each counter resumes from the last count folded, flagged
+ * lost.
  */
-static void pmuscope_hwc_yield(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
-{
-	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
-
-	if (hwc->on_hw)
-		hwc->saved = hwc->last;
-	hwc->on_hw = false;
-	hwc->yielded = true;
-	hwc->flags |= PMUSCOPE_VAL_CLOBBERED;
-	pmu->on_hw_mask &= ~BIT_ULL(idx);
-	pmu->resyncs++;
-	pmuscope_hwc_clock(hwc, false, now);
-}
-
-/*
- * Verify that the counters we run are still programmed as we left them.
- *
- * Shared mode: perf enables the overflow interrupt of every counter it
- * uses (pmuscope never does in shared mode), writes its event type, and
- * disables a counter to reprogram it. Any of these: perf took the counter,
- * and pmuscope yields it rather than fight over it, which would corrupt
- * perf's counts without perf knowing. PMCR_EL0.E alone cleared: perf
- * stopped the PMU (it does when it has nothing to count); our counters
- * missed what ran meanwhile (flagged) and are switched back on.
- *
- * Otherwise: a PMU reset nobody announced (a power-down without cpu_pm).
- * The counters' values and overflow flags are UNKNOWN then: nothing is
- * folded from them; each counter resumes from the last count folded,
- * flagged lost.
- */
-static void pmuscope_pmu_check_ex(struct pmuscope_pmu *pmu, u64 now, bool pm_enter)
+void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
 {
 	unsigned long mask = pmu->on_hw_mask;
 	unsigned long idx;
 	bool restart = false;
-	u64 cnten, inten = 0, pmcr;
+	u64 cnten, pmcr;
 
 	if (!mask)
 		return;
 	cnten = pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0);
 	pmcr = pmuscope_hw_read(PMUSCOPE_REG_PMCR_EL0);
-	if (pmuscope_engine.shared)
-		inten = pmuscope_hw_read(PMUSCOPE_REG_PMINTENSET_EL1);
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
 		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 		u64 bit = BIT_ULL(idx);
 
-		if (pmuscope_engine.shared) {
-			if (!(cnten & bit) || (inten & bit) ||
-			    pmuscope_type_read(idx) != hwc->evtyper_hw) {
-				pmuscope_hwc_yield(pmu, idx, now);
-				continue;
-			}
-			/*
-			 * Entering idle, perf's own cpu_pm notifier (registered
-			 * first) has just stopped the PMU: nothing was missed,
-			 * and perf starts it again on the way out.
-			 */
-			if (!(pmcr & PMUSCOPE_PMCR_E) && !pm_enter) {
-				hwc->flags |= PMUSCOPE_VAL_CLOBBERED;
-				pmu->resyncs++;
-				restart = true;
-			}
-			continue;
-		}
 		if ((cnten & bit) && (pmcr & PMUSCOPE_PMCR_E))
 			continue;
 		hwc->flags |= PMUSCOPE_VAL_LOST;
@@ -602,33 +479,13 @@ static void pmuscope_pmu_check_ex(struct pmuscope_pmu *pmu, u64 now, bool pm_ent
 	}
 	if (!restart)
 		return;
-	if (!pmuscope_engine.shared) {
-		/*
-		 * The whole PMU was reset: everything else it holds is
-		 * UNKNOWN too (PMUSERENR_EL0 may let EL0 in). Reset it in the
-		 * architecture's order and program it again, as after idle.
-		 */
-		pmuscope_pmu_hw_reset(pmu);
-		pmuscope_pmu_program(pmu, now, false);
-		return;
-	}
-	/* perf stopped the PMU: switch it back on. */
-	pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, pmcr | pmuscope_pmcr_mode(pmu) |
-			  PMUSCOPE_PMCR_E);
-	pmuscope_hw_isb();
-}
-
-void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
-{
-	pmuscope_pmu_check_ex(pmu, now, false);
-}
-
-/* Shared mode: the counters perf uses on this CPU; placement leaves them out. */
-u32 pmuscope_pmu_foreign(struct pmuscope_pmu *pmu)
-{
-	if (!pmuscope_engine.shared || !pmu->hw_ready)
-		return 0;
-	return pmuscope_pmu_others(pmu);
+	/*
+	 * The whole PMU was reset: everything else it holds is UNKNOWN too
+	 * (PMUSERENR_EL0 may let EL0 in). Reset it in the architecture's
+	 * order and program it again, as after idle.
+	 */
+	pmuscope_pmu_hw_reset(pmu);
+	pmuscope_pmu_program(pmu, now, false);
 }
 
 /*
@@ -701,8 +558,7 @@ void pmuscope_hwc_reset(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
 
 	hwc->offset = hwc->on_hw ? pmuscope_hwc_fold(pmu, idx) : hwc->saved;
 	/* What stays true after the reset stays flagged. */
-	hwc->flags = (hwc->irq_off ? PMUSCOPE_VAL_THROTTLED : 0) |
-		     (hwc->yielded ? PMUSCOPE_VAL_CLOBBERED : 0);
+	hwc->flags = hwc->irq_off ? PMUSCOPE_VAL_THROTTLED : 0;
 	hwc->t_enabled = 0;
 	hwc->t_running = 0;
 	hwc->clock_at = now;
@@ -716,7 +572,7 @@ void pmuscope_hwc_set_enabled(struct pmuscope_pmu *pmu, unsigned int idx,
 	if (hwc->enabled == enable)
 		return;
 	hwc->enabled = enable;
-	if (!pmu->hw_ready || hwc->yielded)
+	if (!pmu->hw_ready)
 		return;		/* offline: started when the CPU comes up */
 	if (enable)
 		pmuscope_hwc_start(pmu, idx, now);
@@ -741,14 +597,10 @@ void pmuscope_pmu_cpu_down(struct pmuscope_pmu *pmu)
 {
 	u64 now = ktime_get_ns();
 
-	if (pmuscope_engine.shared && pmu->hw_ready)
-		pmuscope_pmu_check(pmu, now);
 	pmuscope_pmu_hw_stop_all(pmu, now);
-	if (!pmuscope_engine.shared) {
-		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, 0);
-		pmuscope_hw_write(PMUSCOPE_REG_PMUSERENR_EL0, 0);
-		pmuscope_hw_isb();
-	}
+	pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, 0);
+	pmuscope_hw_write(PMUSCOPE_REG_PMUSERENR_EL0, 0);
+	pmuscope_hw_isb();
 	pmu->hw_ready = false;
 }
 
@@ -767,12 +619,9 @@ void pmuscope_pmu_pm_enter(struct pmuscope_pmu *pmu)
 		return;
 	/*
 	 * The NMI-safe clock: timekeeping is suspended when the last CPU
-	 * enters cpu_pm on system suspend. Shared mode: give up what perf
-	 * took first.
+	 * enters cpu_pm on system suspend.
 	 */
 	now = ktime_get_mono_fast_ns();
-	if (pmuscope_engine.shared)
-		pmuscope_pmu_check_ex(pmu, now, true);
 	mask = pmu->on_hw_mask;
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
 		pmuscope_hwc_hw_off(pmu, idx, now);
@@ -798,7 +647,7 @@ void pmuscope_pmu_poll_locked(struct pmuscope_pmu *pmu, u64 now)
  * in poll mode it is the only way wraps are caught; in interrupt mode it
  * is the backstop for late overflow interrupts (QEMU, for one, raises the
  * flag only when it next samples the counter, which a tickless idle CPU
- * may not do for seconds). Also in shared mode, to check the programming.
+ * may not do for seconds).
  */
 bool pmuscope_pmu_needs_poll(const struct pmuscope_pmu *pmu)
 {
@@ -807,8 +656,6 @@ bool pmuscope_pmu_needs_poll(const struct pmuscope_pmu *pmu)
 
 	if (!mask)
 		return false;
-	if (pmuscope_engine.shared)
-		return true;
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
 		if (pmuscope_hwc_width(pmu, idx) == 32)
 			return true;

@@ -102,12 +102,8 @@ static void pmuscope_op_on_cpu(void *info)
 	u32 i;
 
 	raw_spin_lock_irqsave(&pmu->lock, flags);
-	/*
-	 * Before the reads: once for all of them. In shared mode before any
-	 * op: a counter perf took since the last poll must be given up, not
-	 * stopped, folded or cleared under perf.
-	 */
-	if (pmu->hw_ready && (a->op == PMUSCOPE_OP_READ || pmuscope_engine.shared))
+	/* Before the reads: once for all of them. */
+	if (pmu->hw_ready && a->op == PMUSCOPE_OP_READ)
 		pmuscope_pmu_check(pmu, now);
 	/*
 	 * A perf event (task counter, pmuscope_ppmu.c) may have taken a
@@ -313,7 +309,7 @@ void pmuscope_session_destroy(struct pmuscope_session *sess)
 
 /* Log who holds the counters of @cpu that @sess could not get. */
 static void pmuscope_report_busy(struct pmuscope_session *sess, unsigned int cpu,
-				 u32 taken, u32 foreign)
+				 u32 taken)
 {
 	struct pmuscope_pmu *pmu = pmuscope_pmu_of(cpu);
 	char who[64], holder[64];
@@ -328,37 +324,6 @@ static void pmuscope_report_busy(struct pmuscope_session *sess, unsigned int cpu
 				    idx == PMUSCOPE_CYCLE_IDX ? " (cycle counter)" : "",
 				    holder);
 	}
-	mask = foreign & ~taken;
-	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
-		pr_info_ratelimited("cpu%u: counter %lu%s used by perf (shared mode)\n", cpu,
-				    idx, idx == PMUSCOPE_CYCLE_IDX ? " (cycle counter)" : "");
-}
-
-struct pmuscope_foreign_args {
-	unsigned int cpu;
-	u32 mask;
-};
-
-static void pmuscope_foreign_on_cpu(void *info)
-{
-	struct pmuscope_foreign_args *a = info;
-	struct pmuscope_pmu *pmu = pmuscope_pmu_of(a->cpu);
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&pmu->lock, flags);
-	a->mask = pmuscope_pmu_foreign(pmu);
-	raw_spin_unlock_irqrestore(&pmu->lock, flags);
-}
-
-/* Shared mode: the counters of @cpu perf uses now (read on the CPU). */
-static u32 pmuscope_foreign_counters(unsigned int cpu)
-{
-	struct pmuscope_foreign_args a = { .cpu = cpu };
-
-	if (!pmuscope_engine.shared || !cpu_online(cpu))
-		return 0;
-	pmuscope_on_cpu(cpu, pmuscope_foreign_on_cpu, &a);
-	return a.mask;
 }
 
 /* Check a CPU of a configuration: -ENODEV absent, -ENXIO offline. */
@@ -405,7 +370,7 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 	/* Validate everything, and plan every CPU, before touching anything. */
 	for_each_cpu(cpu, cpus) {
 		struct pmuscope_cpu *pcpu;
-		u32 mine = 0, free, foreign;
+		u32 mine = 0, free;
 
 		ret = pmuscope_cpu_check(cpu);
 		if (ret)
@@ -419,8 +384,7 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 		if (sess->configured && cpumask_test_cpu(cpu, sess->cpus))
 			for (i = 0; i < sess->nr_events; i++)
 				mine |= BIT(pmuscope_sess_hw(sess, cpu)[i]);
-		foreign = pmuscope_foreign_counters(cpu);
-		free = (~pcpu->pmu.allocated | mine) & ~foreign;
+		free = ~pcpu->pmu.allocated | mine;
 		/*
 		 * perf backend: perf places the events. The plan is the
 		 * counters each would have on a free PMU (sysfs shows the
@@ -449,8 +413,7 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 		}
 		if (ret == -EBUSY)
 			pmuscope_report_busy(sess, cpu, pcpu->pmu.allocated & ~mine &
-					     pmuscope_counters_of(&pcpu->caps),
-					     foreign & pmuscope_counters_of(&pcpu->caps));
+					     pmuscope_counters_of(&pcpu->caps));
 		if (ret)
 			goto out;
 	}

@@ -2,7 +2,7 @@
 /*
  * KUnit: the PMUv3 counting engine against the register model: programming
  * order, privilege filters, 32-bit wrap folding (including a wrap racing a
- * read), polling, interrupt storms, hotplug and cpu_pm, shared mode, and
+ * read), polling, interrupt storms, hotplug and cpu_pm, and
  * the validation and placement of events.
  */
 
@@ -536,18 +536,16 @@ static void pmuscope_test_poll_period(struct kunit *test)
 struct pmuscope_late_case {
 	const char *name;
 	enum pmuscope_fold_mode mode;
-	bool shared;
 	bool throttled;
 	unsigned int idx;
 	bool flagged;
 };
 
 static const struct pmuscope_late_case pmuscope_late_cases[] = {
-	{ "poll mode", PMUSCOPE_FOLD_POLL, false, false, 0, true },
-	{ "interrupt mode: the interrupt folds", PMUSCOPE_FOLD_IRQ, false, false, 0, false },
-	{ "interrupt mode, interrupt throttled", PMUSCOPE_FOLD_IRQ, false, true, 0, true },
-	{ "shared mode", PMUSCOPE_FOLD_POLL, true, false, 0, true },
-	{ "poll mode, 64-bit cycle counter", PMUSCOPE_FOLD_POLL, false, false,
+	{ "poll mode", PMUSCOPE_FOLD_POLL, false, 0, true },
+	{ "interrupt mode: the interrupt folds", PMUSCOPE_FOLD_IRQ, false, 0, false },
+	{ "interrupt mode, interrupt throttled", PMUSCOPE_FOLD_IRQ, true, 0, true },
+	{ "poll mode, 64-bit cycle counter", PMUSCOPE_FOLD_POLL, false,
 	  PMUSCOPE_CYCLE_IDX, false },
 };
 
@@ -569,7 +567,6 @@ static void pmuscope_test_late_poll(struct kunit *test)
 	u64 t0;
 
 	pmuscope_engine.mode = c->mode;
-	pmuscope_engine.shared = c->shared;
 	pmuscope_engine.fold_safe_ns = safe;
 	pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
 	etest_assign(pmu, c->idx, 0x11, ALL_EL);
@@ -714,174 +711,6 @@ static void pmuscope_test_lost(struct kunit *test)
 			    "counter not put back after the reset");
 }
 
-/*
- * Shared mode: perf may take any of our counters (it does not know them).
- * pmuscope never resets the PMU, follows 32-bit wraps without PMOVS,
- * gives up a counter perf took rather than fight over it, and carries on
- * from the last good value past a rewritten one; all flagged.
- */
-static void pmuscope_test_shared(struct kunit *test)
-{
-	struct pmuscope_etest *t = test->priv;
-	struct pmuscope_pmu *pmu;
-	unsigned int typer0_writes, cnten_writes;
-	struct pmuscope_value v = { };
-	unsigned long irqflags;
-	u64 c0, c3;
-	u32 flags;
-	int i;
-
-	pmuscope_engine.shared = true;
-	pmuscope_engine.mode = PMUSCOPE_FOLD_POLL;
-	pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
-	/* perf's own counter 5 runs: we must not reset the PMU under it. */
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMEVTYPER(5), 0x11);
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMINTENSET_EL1, BIT(5));
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCNTENSET_EL0, BIT(5));
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCR_EL0, PMUSCOPE_PMCR_E);
-	pmuscope_model_count(t->cpu, 0x11, 77);
-
-	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, UK);
-	for (i = 0; i < 4; i++)
-		etest_assign(pmu, i, 0x11, UK);
-	etest_call(pmu, pmuscope_pmu_cpu_up);
-	KUNIT_EXPECT_EQ_MSG(test, t->m->evcnt[5], 77, "perf's counter was reset");
-	KUNIT_EXPECT_EQ_MSG(test, t->m->inten, BIT(5), "pmuscope enabled an overflow interrupt");
-	pmuscope_model_count(t->cpu, 0x11, 1000);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags), 1000);
-	KUNIT_EXPECT_EQ(test, flags, 0);
-
-	/*
-	 * perf writes the cycle counter with a large start value: what was
-	 * counted since our last read is lost with it, and said to be.
-	 */
-	pmuscope_model_count(t->cpu, 0x11, 10);
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCCNTR_EL0, 0x8000000000000000ULL);
-	pmuscope_model_count(t->cpu, 0x11, 5);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags), 1000);
-	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
-	pmuscope_model_count(t->cpu, 0x11, 7);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags), 1007);
-
-	/*
-	 * 32-bit wraps seen without PMOVS (perf's handler clears every flag):
-	 * up to 2^32 - 1 events between two polls.
-	 */
-	etest_poll(pmu, ktime_get_ns());
-	for (i = 0; i < 2; i++) {
-		pmuscope_model_count(t->cpu, 0x11, i ? 0x1000 : 0xfffff000);
-		pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMOVSCLR_EL0, U32_MAX);
-		etest_poll(pmu, ktime_get_ns());
-	}
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 1, &flags), 1022 + BIT_ULL(32));
-	KUNIT_EXPECT_EQ(test, flags, 0);
-
-	/* perf disables counter 0 to reprogram it: pmuscope gives it up. */
-	c0 = etest_read(pmu, 0, NULL);
-	KUNIT_EXPECT_EQ(test, c0, 1022 + BIT_ULL(32));
-	typer0_writes = t->m->writes[PMUSCOPE_REG_PMEVTYPER(0)];
-	cnten_writes = t->m->writes[PMUSCOPE_REG_PMCNTENSET_EL0];
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCNTENCLR_EL0, BIT(0));
-	pmuscope_model_count(t->cpu, 0x11, 100);
-	etest_poll(pmu, ktime_get_ns());
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCNTENSET_EL0, BIT(0));	/* perf's now */
-	pmuscope_model_count(t->cpu, 0x11, 100);
-	KUNIT_EXPECT_EQ_MSG(test, etest_read(pmu, 0, &flags), c0,
-			    "a counter perf took still counted as ours");
-	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
-	etest_poll(pmu, ktime_get_ns());
-	KUNIT_EXPECT_EQ_MSG(test, t->m->writes[PMUSCOPE_REG_PMEVTYPER(0)], typer0_writes,
-			    "pmuscope reprogrammed the counter perf took");
-	KUNIT_EXPECT_EQ(test, t->m->writes[PMUSCOPE_REG_PMCNTENSET_EL0], cnten_writes + 1);
-	/* RESET: the count restarts at 0, the counter stays perf's. */
-	raw_spin_lock_irqsave(&pmu->lock, irqflags);
-	pmuscope_hwc_reset(pmu, 0, ktime_get_ns());
-	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, &flags), 0);
-	KUNIT_EXPECT_EQ(test, flags, PMUSCOPE_VAL_CLOBBERED);
-
-	/*
-	 * perf takes counter 2 with the same event type: its overflow
-	 * interrupt enabled and its start value written give it away.
-	 */
-	c3 = etest_read(pmu, 3, NULL);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 2, NULL), c3);
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMINTENSET_EL1, BIT(2));
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMEVCNTR(2), 0x80000000);
-	pmuscope_model_count(t->cpu, 0x11, 30);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 2, &flags), c3);
-	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
-
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, NULL), c3 + 30);
-	c3 += 30;
-
-	/* perf stops the PMU (nothing of its own to count): switched back on. */
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCR_EL0, 0);
-	pmuscope_model_count(t->cpu, 0x11, 50);		/* missed */
-	etest_poll(pmu, ktime_get_ns());
-	KUNIT_EXPECT_TRUE(test, t->m->pmcr & PMUSCOPE_PMCR_E);
-	pmuscope_model_count(t->cpu, 0x11, 9);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, NULL), c3 + 9);
-	c3 += 9;
-
-	/*
-	 * perf takes counter 3 between two polls, then the CPU goes idle;
-	 * perf's cpu_pm notifier (registered first) stops the PMU before
-	 * ours runs. pmuscope gives counter 3 up before saving, never stops
-	 * or clears it, and takes the stopped PMU for what it is: no flag,
-	 * not started again behind perf. While the CPU is idle perf takes
-	 * counter 1 too (ours, stopped for idle): coming back, pmuscope
-	 * gives it up rather than program it.
-	 */
-	raw_spin_lock_irqsave(&pmu->lock, irqflags);
-	pmuscope_hwc_reset(pmu, 1, ktime_get_ns());
-	pmuscope_hwc_reset(pmu, PMUSCOPE_CYCLE_IDX, ktime_get_ns());
-	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMINTENSET_EL1, BIT(3));
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMEVCNTR(3), 0x80000000);
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCR_EL0, 0);
-	etest_call(pmu, pmuscope_pmu_pm_enter);
-	KUNIT_EXPECT_TRUE_MSG(test, t->m->cnten & BIT(3), "perf's counter stopped");
-	KUNIT_EXPECT_TRUE_MSG(test, t->m->inten & BIT(3), "perf's interrupt masked");
-	KUNIT_EXPECT_FALSE_MSG(test, t->m->pmcr & PMUSCOPE_PMCR_E,
-			       "PMU started again behind perf on the way into idle");
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMEVTYPER(1), 0x08);
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMINTENSET_EL1, BIT(1));
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCNTENSET_EL0, BIT(1));
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMCR_EL0, PMUSCOPE_PMCR_E);
-	etest_call(pmu, pmuscope_pmu_pm_exit);
-	KUNIT_EXPECT_EQ(test, t->m->evcnt[3], 0x80000000);
-	KUNIT_EXPECT_EQ_MSG(test, t->m->evtyper[1], 0x08, "perf's counter 1 reprogrammed");
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, &flags), c3);
-	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
-	etest_read(pmu, 1, &flags);
-	KUNIT_EXPECT_EQ(test, flags, PMUSCOPE_VAL_CLOBBERED);
-	etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags);
-	KUNIT_EXPECT_EQ_MSG(test, flags, 0, "flagged for perf stopping the PMU to idle");
-
-	/*
-	 * A counter perf holds when pmuscope starts one there (a new session
-	 * placed on it): given up at once, never programmed, no time runs.
-	 */
-	etest_assign(pmu, 5, 0x11, UK);
-	pmu->hwc[5].enabled = false;
-	typer0_writes = t->m->writes[PMUSCOPE_REG_PMEVTYPER(5)];
-	c0 = t->m->evcnt[5];
-	raw_spin_lock_irqsave(&pmu->lock, irqflags);
-	pmuscope_hwc_set_enabled(pmu, 5, true, ktime_get_ns());
-	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
-	KUNIT_EXPECT_EQ(test, t->m->writes[PMUSCOPE_REG_PMEVTYPER(5)], typer0_writes);
-	KUNIT_EXPECT_EQ_MSG(test, t->m->evcnt[5], c0, "perf's counter written");
-	KUNIT_EXPECT_TRUE(test, t->m->inten & BIT(5));
-	usleep_range(2000, 3000);
-	etest_value(pmu, 5, &v);
-	KUNIT_EXPECT_EQ(test, v.count, 0);
-	KUNIT_EXPECT_EQ(test, v.flags, PMUSCOPE_VAL_CLOBBERED);
-	KUNIT_EXPECT_EQ_MSG(test, v.time_enabled + v.time_running, 0,
-			    "time runs for a counter given up to perf");
-	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
-}
-
 /* ------------------------------------------------- validation, placement */
 struct pmuscope_check_case {
 	const char *name;
@@ -992,7 +821,6 @@ static struct kunit_case pmuscope_engine_cases[] = {
 	KUNIT_CASE(pmuscope_test_hotplug),
 	KUNIT_CASE(pmuscope_test_cpu_pm),
 	KUNIT_CASE(pmuscope_test_lost),
-	KUNIT_CASE(pmuscope_test_shared),
 	KUNIT_CASE_PARAM(pmuscope_test_event_check, pmuscope_check_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_place, pmuscope_place_gen_params),
 	{}

@@ -10,7 +10,6 @@
  *   pmuscope-test exact N1 N2  INST_RETIRED:u of a known loop (icount, -smp 1)
  *   pmuscope-test wrap MS MIN  CPU_CYCLES on an event counter and on the cycle
  *                              counter for MS ms, at least MIN 2^32 wraps
- *   pmuscope-test clobber      shared mode: perf reprograms our counter, flagged
  *   pmuscope-test group GID    loaded with group=GID: its members may count
  *                              at EL0 only
  *   pmuscope-test alloc        no session is made for a caller who may not count
@@ -944,61 +943,6 @@ static void test_wrap(unsigned int ms, unsigned int min_wraps)
 }
 
 /*
- * Shared mode: perf counts cycles on cpu0 while we do. perf reprograms the
- * cycle counter we use; our value must say so (clobbered), never go back.
- */
-static void test_clobber(void)
-{
-	struct pmuscope_event ev = { .event = EV_CPU_CYCLES, .flags = ALL_EL };
-	struct perf_event_attr pa = {
-		.type = PERF_TYPE_HARDWARE, .size = sizeof(pa),
-		.config = PERF_COUNT_HW_CPU_CYCLES,
-	};
-	struct pmuscope_value a[4], b[4], c[4];
-	unsigned long long perf_count = 0;
-	int fd = dev_open(), pfd;
-	unsigned int nr;
-
-	pin(0);
-	expect("CONFIG CPU_CYCLES:uk on cpu0 (shared mode)", configure(fd, &ev, 1, 1), 0);
-	xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL);
-	for (volatile int i = 0; i < 2000000; i++)
-		;
-	read_values(fd, a, 4, &nr);
-	tap(a[0].flags == 0 && a[0].count > 0, "counting before perf starts: %llu, flags %#x",
-	    a[0].count, a[0].flags);
-	pfd = syscall(__NR_perf_event_open, &pa, -1, 0, -1, 0);
-	tap(pfd >= 0, "perf_event_open(cycles, cpu0) with perf's driver active");
-	for (volatile int i = 0; i < 2000000; i++)
-		;
-	usleep(300000);	/* at least one poll period */
-	read_values(fd, b, 4, &nr);
-	tap(b[0].flags & PMUSCOPE_VAL_CLOBBERED,
-	    "perf reprogrammed our counter: value flagged clobbered");
-	tap(b[0].count >= a[0].count, "the count never went back");
-	close(fd);
-
-	/* A new session keeps off the counter perf uses (the cycle counter). */
-	fd = dev_open();
-	expect("CONFIG CPU_CYCLES:uk on cpu0 while perf counts cycles", configure(fd, &ev, 1, 1), 0);
-	xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL);
-	for (volatile int i = 0; i < 2000000; i++)
-		;
-	read_values(fd, c, 4, &nr);
-	tap(c[0].counter != 31 && c[0].count > 0 && !c[0].flags,
-	    "placed beside perf's counter: counter %u, count %llu, flags %#x",
-	    c[0].counter, c[0].count, c[0].flags);
-	close(fd);
-	if (pfd >= 0) {
-		if (read(pfd, &perf_count, sizeof(perf_count)) != sizeof(perf_count))
-			perf_count = 0;
-		close(pfd);
-	}
-	diag("perf counted %llu cycles; pmuscope %llu -> %llu, flags %#x",
-	     perf_count, a[0].count, b[0].count, b[0].flags);
-}
-
-/*
  * Counts survive a real cpu_pm save/restore: pmuscope_cpupm.ko runs
  * cpu_pm_enter()/cpu_pm_exit() on every CPU while we count.
  */
@@ -1281,8 +1225,6 @@ int main(int argc, char **argv)
 		test_exact(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
 	else if (!strcmp(sub, "wrap") && argc == 4)
 		test_wrap(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
-	else if (!strcmp(sub, "clobber"))
-		test_clobber();
 	else if (!strcmp(sub, "group") && argc == 3)
 		test_group(strtoul(argv[2], NULL, 0));
 	else if (!strcmp(sub, "alloc"))
