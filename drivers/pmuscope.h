@@ -133,6 +133,7 @@ struct pmuscope_session;
 struct perf_event;
 
 #define PMUSCOPE_NR_COUNTERS		32	/* 0..30 event counters, 31 cycle */
+#define PMUSCOPE_NO_COUNTER		0xff	/* a session's event without a counter here */
 
 /* How counter wraps are folded into the 64-bit software counts. */
 enum pmuscope_fold_mode {
@@ -244,6 +245,8 @@ void pmuscope_pmu_swinc(struct pmuscope_pmu *pmu, u32 mask, u32 count);
 /* Any CPU: pmu->lock held; on the PMU's CPU unless it is offline. */
 void pmuscope_hwc_read(struct pmuscope_pmu *pmu, unsigned int idx, u64 now,
 		       struct pmuscope_value *val);
+void pmuscope_pmu_read(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
+		       u64 now, struct pmuscope_value *vals);
 void pmuscope_hwc_reset(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
 void pmuscope_hwc_set_enabled(struct pmuscope_pmu *pmu, unsigned int idx,
 			      bool enable, u64 now);
@@ -310,6 +313,8 @@ struct pmuscope_session {
 	struct mutex lock;
 	struct pmuscope_value *vbuf;
 	u32 vbuf_n;
+	/* Under @lock: a direct session of one CPU, that CPU (READ's hot path); else -1. */
+	int only_cpu;
 };
 
 struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu);

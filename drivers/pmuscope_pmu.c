@@ -136,7 +136,8 @@ static bool pmuscope_hwc_wants_irq(const struct pmuscope_pmu *pmu,
  * Are the wraps of counter @idx caught by the poll timer alone: a 32-bit
  * counter in poll mode, or whose interrupt was throttled?
  */
-static bool pmuscope_hwc_polled(const struct pmuscope_pmu *pmu, unsigned int idx)
+static __always_inline bool pmuscope_hwc_polled(const struct pmuscope_pmu *pmu,
+						unsigned int idx)
 {
 	return pmuscope_hwc_width(pmu, idx) == 32 &&
 	       (pmuscope_engine.mode == PMUSCOPE_FOLD_POLL || pmu->hwc[idx].irq_off);
@@ -147,7 +148,8 @@ static bool pmuscope_hwc_polled(const struct pmuscope_pmu *pmu, unsigned int idx
  * have wrapped twice without a fold: a lost wrap cannot be excluded, the count is flagged lost.
  * Returns true when it was so.
  */
-static bool pmuscope_hwc_late(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
+static __always_inline bool pmuscope_hwc_late(struct pmuscope_pmu *pmu,
+					      unsigned int idx, u64 now)
 {
 	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 
@@ -159,7 +161,7 @@ static bool pmuscope_hwc_late(struct pmuscope_pmu *pmu, unsigned int idx, u64 no
 }
 
 /* ---------------------------------------------------------- register access */
-static u64 pmuscope_cnt_read(unsigned int idx)
+static __always_inline u64 pmuscope_cnt_read(unsigned int idx)
 {
 	if (idx == PMUSCOPE_CYCLE_IDX)
 		return pmuscope_hw_read(PMUSCOPE_REG_PMCCNTR_EL0);
@@ -200,17 +202,19 @@ static void pmuscope_hwc_clock(struct pmuscope_hwc *hwc, bool on, u64 now)
 /* ------------------------------------------------------------------- folds */
 
 /*
- * The counter's 64-bit count now; folds a pending wrap. A 64-bit counter
- * whose value goes down was rewritten by someone else: flagged, and the
- * count carries on from the last value seen.
+ * The counter's 64-bit count from @hw, its value, and @ovs, PMOVSSET_EL0
+ * read after it with an ISB between (a 32-bit counter's; unused for a
+ * 64-bit one). A 64-bit counter whose value goes down was rewritten by
+ * someone else: flagged, and the count carries on from the last value
+ * seen.
  */
-u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx)
+static __always_inline u64 pmuscope_hwc_fold_from(struct pmuscope_pmu *pmu,
+						  unsigned int idx, u64 hw, u64 ovs)
 {
 	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 	u64 bit = BIT_ULL(idx);
-	u64 hw, val;
+	u64 val;
 
-	hw = pmuscope_cnt_read(idx);
 	pmu->folds++;
 	if (pmuscope_hwc_width(pmu, idx) == 64) {
 		/* Backwards: someone wrote it. */
@@ -223,17 +227,15 @@ u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx)
 	} else {
 		hw &= U32_MAX;
 		val = hwc->base + hw;
-		/*
-		 * The bit-31 rule below needs the counter read before
-		 * PMOVSSET: direct reads of two system registers are not
-		 * ordered without a context synchronization event.
-		 */
-		pmuscope_hw_isb();
-		if (pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0) & bit) {
+		if (ovs & bit) {
 			pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
 			pmu->overflows++;
 			hwc->base += BIT_ULL(32);
-			/* Bit 31 clear: @hw was read after the wrap. */
+			/*
+			 * Bit 31 clear: @hw was read after the wrap (the
+			 * counter cannot count 2^31 events between the two
+			 * reads).
+			 */
 			if (!(hw & BIT_ULL(31)))
 				val += BIT_ULL(32);
 		}
@@ -242,6 +244,24 @@ u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx)
 	if (val > hwc->last)
 		hwc->last = val;
 	return val;
+}
+
+/* The counter's 64-bit count now; folds a pending wrap. */
+u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx)
+{
+	u64 hw, ovs = 0;
+
+	hw = pmuscope_cnt_read(idx);
+	if (pmuscope_hwc_width(pmu, idx) == 32) {
+		/*
+		 * The bit-31 rule needs the counter read before PMOVSSET:
+		 * direct reads of two system registers are not ordered
+		 * without a context synchronization event.
+		 */
+		pmuscope_hw_isb();
+		ovs = pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0);
+	}
+	return pmuscope_hwc_fold_from(pmu, idx, hw, ovs);
 }
 
 /* ------------------------------------------------------- start and stop */
@@ -461,6 +481,8 @@ void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
 		return;
 	cnten = pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0);
 	pmcr = pmuscope_hw_read(PMUSCOPE_REG_PMCR_EL0);
+	if ((pmcr & PMUSCOPE_PMCR_E) && (cnten & mask) == mask)
+		return;			/* as we left it: the usual case */
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
 		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 		u64 bit = BIT_ULL(idx);
@@ -521,24 +543,14 @@ void pmuscope_pmu_swinc(struct pmuscope_pmu *pmu, u32 mask, u32 count)
 
 /* ------------------------------------------------- reads, enable, reset */
 
-/*
- * One counter's value. Callers run pmuscope_pmu_check() once before reading
- * a CPU's counters, so that a counter someone else stopped or reset is put
- * back (and flagged) before it is read.
- */
-void pmuscope_hwc_read(struct pmuscope_pmu *pmu, unsigned int idx, u64 now,
-		       struct pmuscope_value *val)
+/* Counter @idx's value into @val, its 64-bit count being @count. */
+static __always_inline void pmuscope_hwc_value(struct pmuscope_pmu *pmu,
+					       unsigned int idx, u64 now, u64 count,
+					       struct pmuscope_value *val)
 {
 	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
-	u64 count, run = 0;
+	u64 run = 0;
 
-	if (hwc->on_hw) {
-		/* The poll is overdue already: say so now, not at the poll. */
-		pmuscope_hwc_late(pmu, idx, now);
-		count = pmuscope_hwc_fold(pmu, idx);
-	} else {
-		count = hwc->saved;
-	}
 	if (hwc->clock_on)
 		run = now - hwc->clock_at;
 	val->count = count - hwc->offset;
@@ -550,6 +562,78 @@ void pmuscope_hwc_read(struct pmuscope_pmu *pmu, unsigned int idx, u64 now,
 	if (val->time_running < val->time_enabled)
 		val->flags |= PMUSCOPE_VAL_MULTIPLEXED;
 	val->counter = idx;
+}
+
+/*
+ * One counter's value. Callers run pmuscope_pmu_check() once before reading
+ * a CPU's counters, so that a counter someone else stopped or reset is put
+ * back (and flagged) before it is read.
+ */
+void pmuscope_hwc_read(struct pmuscope_pmu *pmu, unsigned int idx, u64 now,
+		       struct pmuscope_value *val)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+	u64 count;
+
+	if (hwc->on_hw) {
+		/* The poll is overdue already: say so now, not at the poll. */
+		pmuscope_hwc_late(pmu, idx, now);
+		count = pmuscope_hwc_fold(pmu, idx);
+	} else {
+		count = hwc->saved;
+	}
+	pmuscope_hwc_value(pmu, idx, now, count, val);
+}
+
+/*
+ * READ of one session's counters on this CPU: @idx[i] is the counter of
+ * value @vals[i] (PMUSCOPE_NO_COUNTER: a value of zeros). Every counter is
+ * read first, then one ISB and one PMOVSSET_EL0 read serve the folds of
+ * all of them (the bit-31 rule of pmuscope_hwc_fold_from() holds for each:
+ * its counter was read before PMOVSSET). After pmuscope_pmu_check(), with
+ * pmu->lock held: on the PMU's CPU, or anywhere while it is offline (then
+ * nothing is on the hardware and no register is read).
+ */
+void pmuscope_pmu_read(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
+		       u64 now, struct pmuscope_value *vals)
+{
+	bool narrow = false;
+	u64 ovs = 0;
+	u32 i;
+
+	/* vals[i].count holds the counter's raw value until its fold. */
+	for (i = 0; i < nr; i++) {
+		unsigned int n = idx[i];
+
+		if (n == PMUSCOPE_NO_COUNTER || !pmu->hwc[n].on_hw)
+			continue;
+		vals[i].count = pmuscope_cnt_read(n);
+		if (n != PMUSCOPE_CYCLE_IDX)
+			narrow = true;
+	}
+	if (narrow && pmu->evcnt_width == 32) {
+		pmuscope_hw_isb();
+		ovs = pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0);
+	}
+	for (i = 0; i < nr; i++) {
+		struct pmuscope_value *val = &vals[i];
+		unsigned int n = idx[i];
+		u64 count;
+
+		if (n == PMUSCOPE_NO_COUNTER) {
+			memset(val, 0, sizeof(*val));
+			continue;
+		}
+		if (pmu->hwc[n].on_hw) {
+			pmuscope_hwc_late(pmu, n, now);
+			count = pmuscope_hwc_fold_from(pmu, n, val->count, ovs);
+		} else {
+			count = pmu->hwc[n].saved;
+		}
+		pmuscope_hwc_value(pmu, n, now, count, val);
+		val->cpu = pmu->cpu;
+		val->index = i;
+	}
 }
 
 void pmuscope_hwc_reset(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)

@@ -24,8 +24,6 @@
 #include "pmuscope_modifiers.h"
 #include "pmuscope_regs.h"
 
-#define PMUSCOPE_NO_COUNTER	0xff
-
 static u8 *pmuscope_sess_hw(struct pmuscope_session *sess, unsigned int cpu)
 {
 	return &sess->hw[cpu * PMUSCOPE_MAX_EVENTS];
@@ -38,10 +36,23 @@ static struct pmuscope_pmu *pmuscope_pmu_of(unsigned int cpu)
 
 /*
  * Run @fn(@arg) for @cpu: on it if online, else here (its PMU is off).
- * The caller holds cpus_read_lock(), so the CPU stays as it is.
+ * The caller holds cpus_read_lock(), so the CPU stays as it is. For the
+ * CPU we run on, @fn is called here with interrupts off, as
+ * smp_call_function_single() would, without its cross-call bookkeeping
+ * (the READ of a session on the reader's own CPU is the hot path).
  */
 static void pmuscope_on_cpu(unsigned int cpu, smp_call_func_t fn, void *arg)
 {
+	unsigned long flags;
+
+	if (cpu == get_cpu()) {
+		local_irq_save(flags);
+		fn(arg);
+		local_irq_restore(flags);
+		put_cpu();
+		return;
+	}
+	put_cpu();
 	if (cpu_online(cpu))
 		WARN_ON(smp_call_function_single(cpu, fn, arg, 1));
 	else
@@ -102,9 +113,14 @@ static void pmuscope_op_on_cpu(void *info)
 	u32 i;
 
 	raw_spin_lock_irqsave(&pmu->lock, flags);
-	/* Before the reads: once for all of them. */
-	if (pmu->hw_ready && a->op == PMUSCOPE_OP_READ)
-		pmuscope_pmu_check(pmu, now);
+	if (a->op == PMUSCOPE_OP_READ) {
+		/* Before the reads: once for all of them. */
+		if (pmu->hw_ready)
+			pmuscope_pmu_check(pmu, now);
+		pmuscope_pmu_read(pmu, hw, sess->nr_events, now, a->vals);
+		raw_spin_unlock_irqrestore(&pmu->lock, flags);
+		return;
+	}
 	/*
 	 * A perf event (task counter, pmuscope_ppmu.c) may have taken a
 	 * planned counter since the plan: assign nothing on this CPU then.
@@ -143,11 +159,7 @@ static void pmuscope_op_on_cpu(void *info)
 		case PMUSCOPE_OP_RESET:
 			pmuscope_hwc_reset(pmu, idx, now);
 			break;
-		case PMUSCOPE_OP_READ:
-			pmuscope_hwc_read(pmu, idx, now, &a->vals[i]);
-			a->vals[i].cpu = a->cpu;
-			a->vals[i].index = i;
-			break;
+		case PMUSCOPE_OP_READ:	/* pmuscope_pmu_read() above */
 		case PMUSCOPE_OP_SWINC:
 			break;
 		}
@@ -213,6 +225,7 @@ struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu)
 	}
 	memset(sess->hw, PMUSCOPE_NO_COUNTER, nr_cpu_ids * PMUSCOPE_MAX_EVENTS);
 	mutex_init(&sess->lock);
+	sess->only_cpu = -1;
 	sess->sysfs_cpu = sysfs_cpu;
 	sess->pid = sysfs_cpu >= 0 ? 0 : task_tgid_nr(current);
 	get_task_comm(sess->comm, current);
@@ -451,6 +464,8 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 		goto out;
 	}
 	pmuscope_session_set_vbuf(sess, &vbuf, nr * cpumask_weight(cpus));
+	sess->only_cpu = !sess->pev && cpumask_weight(cpus) == 1 ?
+			 cpumask_first(cpus) : -1;
 	sess->configured = true;
 	mutex_unlock(&sess->lock);
 	ret = 0;
@@ -575,6 +590,7 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 		goto out;
 	}
 	pmuscope_session_set_vbuf(sess, &vbuf, nr);
+	sess->only_cpu = -1;
 	sess->configured = true;
 	/* Armed: perf starts the counters at the task's next exec. */
 	if (cfg_flags & PMUSCOPE_CFG_ENABLE_ON_EXEC)
@@ -647,12 +663,43 @@ int pmuscope_session_reset(struct pmuscope_session *sess)
 }
 
 /*
+ * The READ of a direct session that counts on one CPU, by a reader on that
+ * CPU (the usual case: a daemon per CPU, or a program reading the CPU it
+ * runs on): done here, interrupts off, without the CPU hotplug lock or a
+ * cross call. None is needed: a CPU we run on is not torn down under us
+ * while interrupts are off, and pmu->hw_ready (under pmu->lock) says
+ * whether the PMU's registers are the driver's, as on every other path.
+ * False when the reader is elsewhere. Caller holds sess->lock.
+ */
+static bool pmuscope_session_read_here(struct pmuscope_session *sess)
+{
+	unsigned int cpu = sess->only_cpu;
+	struct pmuscope_pmu *pmu = pmuscope_pmu_of(cpu);
+	unsigned long flags;
+	u64 now;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	if (cpu != smp_processor_id()) {
+		raw_spin_unlock_irqrestore(&pmu->lock, flags);
+		return false;
+	}
+	now = ktime_get_ns();
+	if (pmu->hw_ready)
+		pmuscope_pmu_check(pmu, now);
+	pmuscope_pmu_read(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
+			  now, sess->vbuf);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+	return true;
+}
+
+/*
  * READ: every value of @sess into its buffer (sized at CONFIG), returned in
  * *@vals; *@nr is the number of values, also with -ENOSPC when @room is
  * below it. Neither the driver's lock nor any allocation: CPUs are held
- * still, and the session's own lock keeps it as it is. Returns with the
- * session's lock held, whatever the result, until
- * pmuscope_session_read_end() (the caller copies the values out between).
+ * still (or the reader is on the session's only CPU), and the session's
+ * own lock keeps it as it is. Returns with the session's lock held,
+ * whatever the result, until pmuscope_session_read_end() (the caller
+ * copies the values out between).
  */
 int pmuscope_session_read_begin(struct pmuscope_session *sess, u32 room,
 				const struct pmuscope_value **vals, u32 *nr)
@@ -661,6 +708,17 @@ int pmuscope_session_read_begin(struct pmuscope_session *sess, u32 room,
 
 	*vals = NULL;
 	*nr = 0;
+	/* The hot path first: the session's lock alone. */
+	mutex_lock(&sess->lock);
+	if (sess->configured && sess->only_cpu >= 0 && sess->nr_events <= room &&
+	    sess->nr_events <= sess->vbuf_n && pmuscope_session_read_here(sess)) {
+		*nr = sess->nr_events;
+		*vals = sess->vbuf;
+		return 0;
+	}
+	mutex_unlock(&sess->lock);
+
+	/* CPUs held still, then the session's lock (the driver's order). */
 	cpus_read_lock();
 	mutex_lock(&sess->lock);
 	if (!sess->configured) {
@@ -677,11 +735,13 @@ int pmuscope_session_read_begin(struct pmuscope_session *sess, u32 room,
 		ret = -EIO;
 		goto out;
 	}
-	memset(sess->vbuf, 0, *nr * sizeof(*sess->vbuf));
-	if (sess->pev)
+	if (sess->pev) {
+		memset(sess->vbuf, 0, *nr * sizeof(*sess->vbuf));
 		pmuscope_psess_read(sess, sess->vbuf);
-	else
+	} else {
+		/* Writes every value (pmuscope_pmu_read()). */
 		pmuscope_session_op(sess, PMUSCOPE_OP_READ, sess->vbuf);
+	}
 	*vals = sess->vbuf;
 out:
 	cpus_read_unlock();

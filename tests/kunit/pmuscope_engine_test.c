@@ -265,6 +265,27 @@ static void etest_act_read(struct pmuscope_pmu *pmu, unsigned int cpu)
 	etest_value(pmu, 0, &v);
 }
 
+/* The session READ's batch: counters 0 and 1, and an event without one. */
+static void etest_read_batch(struct pmuscope_pmu *pmu, struct pmuscope_value *v)
+{
+	static const u8 idx[] = { 1, 0, PMUSCOPE_NO_COUNTER };
+	unsigned long flags;
+	u64 now = ktime_get_ns();
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	if (pmu->hw_ready)
+		pmuscope_pmu_check(pmu, now);
+	pmuscope_pmu_read(pmu, idx, ARRAY_SIZE(idx), now, v);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
+static void etest_act_read_batch(struct pmuscope_pmu *pmu, unsigned int cpu)
+{
+	struct pmuscope_value v[3];
+
+	etest_read_batch(pmu, v);
+}
+
 static void etest_act_overflow(struct pmuscope_pmu *pmu, unsigned int cpu)
 {
 	pmuscope_model_count(cpu, 0x11, 1ULL << 32);
@@ -293,6 +314,10 @@ static const struct pmuscope_barrier_case pmuscope_barrier_cases[] = {
 	    "PMINTENCLR_EL1=0x2", "isb", "PMOVSCLR_EL0=0x2", "isb" } },
 	{ "fold: ISB between the counter read and the PMOVSSET read", etest_act_read,
 	  { "PMCNTENSET_EL0?", "PMCR_EL0?", "PMEVCNTR0_EL0?", "isb", "PMOVSSET_EL0?" } },
+	{ "READ of several counters: every counter, one ISB, one PMOVSSET",
+	  etest_act_read_batch,
+	  { "PMCNTENSET_EL0?", "PMCR_EL0?", "PMEVCNTR1_EL0?", "PMEVCNTR0_EL0?", "isb",
+	    "PMOVSSET_EL0?" } },
 	{ "overflow interrupt: ISB after PMOVSCLR before returning", etest_act_overflow,
 	  { "PMOVSSET_EL0?", "PMEVCNTR0_EL0?", "isb", "PMOVSSET_EL0?",
 	    "PMOVSCLR_EL0=0x1", "isb" } },
@@ -448,6 +473,47 @@ static void pmuscope_test_wrap_race(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, NULL), c->first);
 	KUNIT_EXPECT_EQ_MSG(test, etest_read(pmu, 0, NULL), c->before + c->during,
 			    "second read after %s", c->name);
+	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
+}
+
+/*
+ * The same races through the session READ's batch (pmuscope_pmu_read()):
+ * the wrap comes after both counter reads, before the one PMOVSSET read.
+ * Counter 1 (INST_RETIRED, idle) and an event without a counter are read
+ * alongside, unchanged by the fold of counter 0.
+ */
+static void pmuscope_test_wrap_race_batch(struct kunit *test)
+{
+	const struct pmuscope_race_case *c = test->param_value;
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	struct pmuscope_value v[3], zero = { };
+	u64 before = c->before;
+
+	etest_assign(pmu, 0, 0x11, ALL_EL);
+	etest_assign(pmu, 1, 0x08, PMUSCOPE_EV_EL2);
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	while (before > U32_MAX) {
+		pmuscope_model_count(t->cpu, 0x11, 1ULL << 32);
+		before -= 1ULL << 32;
+		etest_overflow(pmu);
+	}
+	pmuscope_model_count(t->cpu, 0x11, before);
+	if (c->during)
+		pmuscope_model_inject(t->cpu, PMUSCOPE_REG_PMOVSSET_EL0, 0x11, c->during);
+	etest_read_batch(pmu, v);
+	KUNIT_EXPECT_EQ(test, v[1].count, c->first);
+	KUNIT_EXPECT_EQ(test, v[1].counter, 0);
+	KUNIT_EXPECT_EQ(test, v[1].index, 1);
+	KUNIT_EXPECT_EQ(test, v[1].cpu, t->cpu);
+	KUNIT_EXPECT_EQ(test, v[0].count, 0);
+	KUNIT_EXPECT_EQ(test, v[0].counter, 1);
+	KUNIT_EXPECT_EQ(test, v[0].index, 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&v[2], &zero, sizeof(zero)), 0);
+	etest_read_batch(pmu, v);
+	KUNIT_EXPECT_EQ_MSG(test, v[1].count, c->before + c->during,
+			    "second read after %s", c->name);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, NULL), c->before + c->during);
 	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
 }
 
@@ -814,6 +880,7 @@ static struct kunit_case pmuscope_engine_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_filters, pmuscope_filter_gen_params),
 	KUNIT_CASE(pmuscope_test_irq_folds),
 	KUNIT_CASE_PARAM(pmuscope_test_wrap_race, pmuscope_race_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_wrap_race_batch, pmuscope_race_gen_params),
 	KUNIT_CASE(pmuscope_test_polling),
 	KUNIT_CASE_PARAM(pmuscope_test_poll_period, pmuscope_period_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_late_poll, pmuscope_late_gen_params),
