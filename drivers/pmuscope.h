@@ -340,6 +340,7 @@ u32 pmuscope_counters_of(const struct pmuscope_cpu_caps *caps);
 #define PMUSCOPE_CFG_ALL		(PMUSCOPE_CFG_INHERIT | PMUSCOPE_CFG_ENABLE_ON_EXEC)
 
 int pmuscope_check_size(u32 usize, size_t min);
+int pmuscope_parse_01(const char *buf, size_t count, bool *val);
 int pmuscope_check_handshake(const struct pmuscope_handshake *hs);
 int pmuscope_check_config(const struct pmuscope_config *cfg);
 int pmuscope_check_read(const struct pmuscope_read *rd);

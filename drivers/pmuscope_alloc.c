@@ -127,6 +127,22 @@ int pmuscope_check_size(u32 usize, size_t min)
 }
 EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_size);
 
+/*
+ * A sysfs boolean (enable, reset): exactly "0" or "1", with or without the
+ * newline echo adds. kstrtobool() would also take "1x", "yes", "on" and
+ * read "0x1" as 0; the ABI promises 0 and 1 only.
+ */
+int pmuscope_parse_01(const char *buf, size_t count, bool *val)
+{
+	if (count == 2 && buf[1] == '\n')
+		count = 1;
+	if (count != 1 || (buf[0] != '0' && buf[0] != '1'))
+		return -EINVAL;
+	*val = buf[0] == '1';
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_parse_01);
+
 /* HANDSHAKE: every output field and reserved word must come in as zero. */
 int pmuscope_check_handshake(const struct pmuscope_handshake *hs)
 {

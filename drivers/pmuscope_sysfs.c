@@ -282,7 +282,7 @@ static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
 	bool on;
 	int ret;
 
-	ret = kstrtobool(buf, &on);
+	ret = pmuscope_parse_01(buf, count, &on);
 	if (!ret)
 		ret = pmuscope_sysfs_act(kobj, on ? PMUSCOPE_SYSFS_ENABLE :
 					 PMUSCOPE_SYSFS_DISABLE);
@@ -297,7 +297,7 @@ static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 	bool yes;
 	int ret;
 
-	ret = kstrtobool(buf, &yes);
+	ret = pmuscope_parse_01(buf, count, &yes);
 	if (!ret)
 		ret = yes ? pmuscope_sysfs_act(kobj, PMUSCOPE_SYSFS_RESET) : -EINVAL;
 	return ret ? ret : count;

@@ -628,6 +628,52 @@ static void pmuscope_test_select_rules(struct kunit *test)
 	}
 }
 
+/* The sysfs booleans take what their ABI entries say, and nothing else. */
+struct pmuscope_bool_case {
+	const char *in;
+	size_t len;		/* 0: strlen(in) */
+	int expect;
+	bool val;
+};
+
+static const struct pmuscope_bool_case pmuscope_bool_cases[] = {
+	{ "1", 0, 0, true },
+	{ "1\n", 0, 0, true },
+	{ "0", 0, 0, false },
+	{ "0\n", 0, 0, false },
+	{ "", 0, -EINVAL },
+	{ "\n", 0, -EINVAL },
+	{ "1x", 0, -EINVAL },
+	{ "0x1", 0, -EINVAL },
+	{ "yes", 0, -EINVAL },
+	{ "on", 0, -EINVAL },
+	{ "y", 0, -EINVAL },
+	{ "2", 0, -EINVAL },
+	{ "01", 0, -EINVAL },
+	{ " 1", 0, -EINVAL },
+	{ "1\n\n", 0, -EINVAL },
+	{ "1\0", 2, -EINVAL },
+};
+
+static void pmuscope_bool_desc(const struct pmuscope_bool_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "'%*pE'",
+		 (int)(c->len ?: strlen(c->in)), c->in);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_bool, pmuscope_bool_cases, pmuscope_bool_desc);
+
+static void pmuscope_test_sysfs_bool(struct kunit *test)
+{
+	const struct pmuscope_bool_case *c = test->param_value;
+	bool val = !c->val;
+
+	KUNIT_EXPECT_EQ(test, pmuscope_parse_01(c->in, c->len ?: strlen(c->in), &val),
+			c->expect);
+	if (!c->expect)
+		KUNIT_EXPECT_EQ(test, val, c->val);
+}
+
 static struct kunit_case pmuscope_uapi_test_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_uapi_rules, pmuscope_uapi_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_cpu_rules, pmuscope_cpu_gen_params),
@@ -635,6 +681,7 @@ static struct kunit_case pmuscope_uapi_test_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_select_names, pmuscope_event_names_gen_params),
 	KUNIT_CASE(pmuscope_test_select_lists),
 	KUNIT_CASE_PARAM(pmuscope_test_select_rules, pmuscope_select_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_sysfs_bool, pmuscope_bool_gen_params),
 	{}
 };
 
