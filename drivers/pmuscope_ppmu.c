@@ -153,7 +153,7 @@ static int pmuscope_ppmu_add(struct perf_event *event, int flags)
 
 	hwc = &pmu->hwc[idx];
 	memset(hwc, 0, sizeof(*hwc));
-	hwc->owner = &pmuscope_ppmu_owner;
+	WRITE_ONCE(hwc->owner, &pmuscope_ppmu_owner);	/* read without our locks */
 	hwc->event = event->attr.config;
 	hwc->evtyper = event->hw.config_base;
 	pmu->allocated |= BIT(idx);
@@ -176,7 +176,7 @@ static void pmuscope_ppmu_del(struct perf_event *event, int flags)
 		return;
 	pmuscope_ppmu_stop(event, PERF_EF_UPDATE);
 	raw_spin_lock_irqsave(&pmu->lock, irqflags);
-	pmu->hwc[idx].owner = NULL;
+	WRITE_ONCE(pmu->hwc[idx].owner, NULL);	/* read without our locks */
 	pmu->allocated &= ~BIT(idx);
 	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
 	event->hw.idx = -1;

@@ -332,7 +332,17 @@ static void pmuscope_report_busy(struct pmuscope_session *sess, unsigned int cpu
 	pmuscope_session_describe(sess, who, sizeof(who));
 	pr_info_ratelimited("cpu%u: not enough free counters for %s\n", cpu, who);
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
-		pmuscope_session_describe(pmu->hwc[idx].owner, holder, sizeof(holder));
+		/*
+		 * Read once: a task counter (pmuscope_ppmu.c) takes and gives
+		 * back its counter as perf switches tasks, on its CPU, without
+		 * our locks. A session's pointer stays valid under
+		 * pmuscope_drv.lock (held), the task counters' is static.
+		 */
+		const struct pmuscope_session *owner = READ_ONCE(pmu->hwc[idx].owner);
+
+		if (!owner)
+			continue;	/* given back since */
+		pmuscope_session_describe(owner, holder, sizeof(holder));
 		pr_info_ratelimited("cpu%u: counter %lu%s held by %s\n", cpu, idx,
 				    idx == PMUSCOPE_CYCLE_IDX ? " (cycle counter)" : "",
 				    holder);
@@ -395,8 +405,13 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 				goto out;
 		}
 		if (sess->configured && cpumask_test_cpu(cpu, sess->cpus))
-			for (i = 0; i < sess->nr_events; i++)
-				mine |= BIT(pmuscope_sess_hw(sess, cpu)[i]);
+			for (i = 0; i < sess->nr_events; i++) {
+				u8 idx = pmuscope_sess_hw(sess, cpu)[i];
+
+				/* An event perf multiplexes has no counter. */
+				if (idx != PMUSCOPE_NO_COUNTER)
+					mine |= BIT(idx);
+			}
 		free = ~pcpu->pmu.allocated | mine;
 		/*
 		 * perf backend: perf places the events. The plan is the

@@ -384,6 +384,7 @@ static ssize_t pmuscope_counter_show(struct kobject *kobj,
 	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
 	struct pmuscope_hwc *hwc = &pcpu->pmu.hwc[ca->idx];
 	struct pmuscope_read_one r = { .pmu = &pcpu->pmu, .idx = ca->idx };
+	const struct pmuscope_session *owner;
 	char text[64];
 	ssize_t ret;
 
@@ -396,7 +397,14 @@ static ssize_t pmuscope_counter_show(struct kobject *kobj,
 		ret = pmuscope_counter_show_perf(pcpu, ca, buf);
 		goto out;
 	}
-	if (!hwc->owner) {
+	/*
+	 * Read once: a task counter (pmuscope_ppmu.c) takes and gives back
+	 * its counter as perf switches tasks, on its CPU, without our locks.
+	 * A session's pointer stays valid under pmuscope_drv.lock (held),
+	 * the task counters' is static.
+	 */
+	owner = READ_ONCE(hwc->owner);
+	if (!owner) {
 		ret = ca->what == PMUSCOPE_CF_VALUE ? -ENODATA :
 		      sysfs_emit(buf, "%s\n", ca->what == PMUSCOPE_CF_OWNER ?
 				 "free" : "none");
@@ -404,11 +412,11 @@ static ssize_t pmuscope_counter_show(struct kobject *kobj,
 	}
 	switch (ca->what) {
 	case PMUSCOPE_CF_OWNER:
-		pmuscope_session_describe(hwc->owner, text, sizeof(text));
+		pmuscope_session_describe(owner, text, sizeof(text));
 		ret = sysfs_emit(buf, "%s\n", text);
 		break;
 	case PMUSCOPE_CF_EVENT:
-		if (hwc->owner == &pmuscope_ppmu_owner) {
+		if (owner == &pmuscope_ppmu_owner) {
 			const struct pmuscope_event_desc *d = pmuscope_event_by_number(hwc->event);
 
 			if (d)
@@ -416,8 +424,8 @@ static ssize_t pmuscope_counter_show(struct kobject *kobj,
 			else
 				snprintf(text, sizeof(text), "r%04x", hwc->event);
 		} else {
-			pmuscope_format_event(hwc->owner->ev[hwc->slot].event,
-					      hwc->owner->ev[hwc->slot].flags,
+			pmuscope_format_event(owner->ev[hwc->slot].event,
+					      owner->ev[hwc->slot].flags,
 					      pmuscope_kernel_el(), text, sizeof(text));
 		}
 		ret = sysfs_emit(buf, "%s\n", text);

@@ -150,6 +150,21 @@ guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 120
 # ... with -icount: per-task counting and multiplexing through perf, exact.
 guest a53-perf-exact --cpu cortex-a53 --smp 1 --icount 0 --plan perf-exact --no-blacklist \
 	--timeout 240
+# 6. The reliability gate: the debug kernel (KASAN, kmemleak, UBSAN, debug
+# objects, fault injection; cached), the modules with GCOV, no -icount.
+# Any report on a console fails its boot's "clean console" check.
+if step "gate: debug kernel (cached build) and the modules with GCOV" scripts/gate-build.sh; then
+	gate=(--kernel debug --mem 1G --smp 2 --initrd "$build/initramfs-gate.cpio")
+	guest gate --require-ktap "${gate[@]}" --cpu cortex-a53 --plan gate --timeout 900
+	guest gate-perf "${gate[@]}" --cpu cortex-a53 --plan gate-perf --no-blacklist --timeout 600
+	guest gate-emu "${gate[@]}" --cpu neoverse-n1 --plan gate-emu \
+		--append pmuscope_emu=neoverse-n1 --timeout 600
+	step "gate: coverage data of every gate boot intact and merged (build/coverage.txt)" \
+		python3 scripts/coverage.py build/gate-src "$build/coverage.txt" \
+		"$build/logs/guest-gate.log" "$build/logs/guest-gate-perf.log" \
+		"$build/logs/guest-gate-emu.log"
+	[ -f "$build/coverage.txt" ] && grep -v 'not run:' "$build/coverage.txt" | sed 's/^/# /'
+fi
 echo "# CPU_CYCLES totals, event counter vs cycle counter:"
 sed 's/^/#   /' "$build/wrap-totals.txt"
 

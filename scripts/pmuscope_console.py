@@ -33,7 +33,7 @@ PROBLEMS = [
         r"inconsistent lock state", r"suspicious RCU usage",
         r"INFO: (possible|trying)", r"DEBUG_LOCKS_WARN_ON",
         r"sleeping function called from invalid context",
-        r"UBSAN:", r"KASAN:", r"kmemleak: .*suspected",
+        r"UBSAN:", r"KASAN:", r"kmemleak: .*suspected", r"ODEBUG:",
         r"detected stalls", r"soft lockup", r"blocked for more than",
         r"Modules linked in:",
     )

@@ -6,11 +6,12 @@
 #                     [--smp N] [--icount SHIFT] [--timeout S] [--no-blacklist]
 #                     [--initrd FILE] [--append "..."] [--kver 6.1]
 #                     [--el2]   (virtualization=on: Linux at EL2, VHE on max)
+#                     [--kernel test|debug|bench] [--mem SIZE]
 #        run-guest.sh --interactive [--cpu ...]   (busybox shell on the console)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-cpu=cortex-a53 smp=2 plan=discovery log= icount= timeout=300 append= interactive= machine=virt
+cpu=cortex-a53 smp=2 plan=discovery log= icount= timeout=300 append= interactive= machine=virt mem=512M
 blacklist="initcall_blacklist=armv8_pmu_driver_init"
 initrd=$PMUSCOPE_TOP/build/initramfs.cpio
 while [ $# -gt 0 ]; do
@@ -26,6 +27,11 @@ while [ $# -gt 0 ]; do
 	--append) append=$2; shift ;;
 	--no-blacklist) blacklist= ;;
 	--kver) export PMUSCOPE_KVER=$2; shift ;;
+	# The kernel of scripts/kernel/pmuscope-<name>.config: test (default),
+	# debug (the reliability gate's: KASAN, kmemleak, fault injection, GCOV)
+	# or bench.
+	--kernel) export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-$2.config; shift ;;
+	--mem) mem=$2; shift ;;
 	--interactive) interactive=1; plan=shell ;;
 	*) pmuscope_die "run-guest.sh: unknown option $1" ;;
 	esac
@@ -42,7 +48,7 @@ kdir=$("$PMUSCOPE_TOP/scripts/build-kernel.sh")
 # slub_debug either.
 slub_debug=
 [ "$(basename "$PMUSCOPE_KFRAG")" != pmuscope-test.config ] || slub_debug=slub_debug=FZP
-args=(-M "$machine" -cpu "$cpu" -smp "$smp" -m 512M -nographic -no-reboot
+args=(-M "$machine" -cpu "$cpu" -smp "$smp" -m "$mem" -nographic -no-reboot
       -monitor none -serial stdio -nic none
       -kernel "$kdir/arch/arm64/boot/Image" -initrd "$initrd"
       -append "console=ttyAMA0 panic=-1 loglevel=7 $slub_debug $blacklist pmuscope_plan=$plan pmuscope_profile=$cpu $append")

@@ -20,8 +20,7 @@ b=$(cat $C/counter_value/cycle)
 check "cycles advance while enabled ($a -> $b)" test "$b" -gt "$a"
 # The ABI's booleans: exactly 0 or 1. "0x1" once read as 0 and stopped counting.
 for bad in 1x 0x1 yes on 2 01; do
-	err=$(printf '%s' "$bad" 2>&1 >$C/enable)
-	check "enable '$bad' refused (EINVAL: $err)" sh -c "echo '$err' | grep -q 'Invalid argument'"
+	check_fails "enable '$bad' refused" sh -c "printf '%s' '$bad' > $C/enable"
 	check_eq "enable '$bad' changed nothing" "$(cat $C/enable)" 1
 	check_fails "reset '$bad' refused" sh -c "printf '%s' '$bad' > $C/reset"
 done

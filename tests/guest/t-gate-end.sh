@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0
+# The reliability gate, last script of its plans: kmemleak (scanned twice,
+# past the minimum object age), then the module's coverage data written to
+# the console for the host (scripts/coverage.py): the guest has no shared
+# folder and no network.
+. /tests/lib.sh
+
+D=/sys/kernel/debug
+# A module loaded at the scan names its frames in the reports.
+check "insmod (for the leak scan)" insmod "$PMUSCOPE_KO"
+echo scan >$D/kmemleak
+sleep 6		# kmemleak reports objects older than 5 s only
+echo scan >$D/kmemleak
+# Reports whose backtrace has a pmuscope frame, or a frame no symbol
+# names (a module unloaded since: the only modules here are pmuscope's).
+leaks=$(awk '
+	/^unreferenced object/ { if (rep != "" && ours) n++; rep = $0; ours = 0; next }
+	/\[<[0-9a-f]+>\] (pmuscope|0x)/ { ours = 1 }
+	/\[pmuscope/ { ours = 1 }
+	{ rep = rep "\n" $0 }
+	END { if (rep != "" && ours) n++; print n + 0 }' $D/kmemleak)
+check_eq "kmemleak: no unreferenced object allocated by pmuscope" "$leaks" 0
+[ "$leaks" = 0 ] || tap_diag "$(head -c 3000 $D/kmemleak)"
+check "rmmod" rmmod pmuscope
+
+n=0
+for f in $(find $D/gcov -name '*.gcda'); do
+	case "$f" in */gate-src/*) ;; *) continue ;; esac
+	rel=${f#*/gate-src/}
+	echo "pmuscope-gcov: begin $rel $(md5sum <"$f" | cut -d' ' -f1)"
+	base64 <"$f" | sed 's/^/pmuscope-gcov: /'
+	echo "pmuscope-gcov: end $rel"
+	n=$((n + 1))
+done
+check "gcov: coverage data of the modules written out ($n files)" test "$n" -gt 0
