@@ -145,6 +145,8 @@ guest max-vhe --cpu max --smp 2 --el2 --plan vhe --timeout 120
 guest emu-n1 --cpu neoverse-n1 --smp 2 --plan emu --append pmuscope_emu=neoverse-n1 \
 	--timeout 300
 guest emu-v94 --cpu max --smp 2 --plan emu --append pmuscope_emu=v9.4-like --timeout 300
+# The fuzzer at full volume on the test kernel (lockdep, no KASAN: fast).
+guest a53-fuzz --cpu cortex-a53 --smp 2 --plan fuzz --append FUZZ_IOCTLS=750000 --timeout 600
 # perf's own PMU driver active (no initcall_blacklist).
 guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 120
 # ... with -icount: per-task counting and multiplexing through perf, exact.
@@ -155,10 +157,14 @@ guest a53-perf-exact --cpu cortex-a53 --smp 1 --icount 0 --plan perf-exact --no-
 # Any report on a console fails its boot's "clean console" check.
 if step "gate: debug kernel (cached build) and the modules with GCOV" scripts/gate-build.sh; then
 	gate=(--kernel debug --mem 1G --smp 2 --initrd "$build/initramfs-gate.cpio")
-	guest gate --require-ktap "${gate[@]}" --cpu cortex-a53 --plan gate --timeout 900
-	guest gate-perf "${gate[@]}" --cpu cortex-a53 --plan gate-perf --no-blacklist --timeout 600
+	# FUZZ_IOCTLS: the privileged phase of t-fuzz.sh (the unprivileged
+	# one does a quarter of it).
+	guest gate --require-ktap "${gate[@]}" --cpu cortex-a53 --plan gate \
+		--append FUZZ_IOCTLS=50000 --timeout 900
+	guest gate-perf "${gate[@]}" --cpu cortex-a53 --plan gate-perf --no-blacklist \
+		--append FUZZ_IOCTLS=25000 --timeout 600
 	guest gate-emu "${gate[@]}" --cpu neoverse-n1 --plan gate-emu \
-		--append pmuscope_emu=neoverse-n1 --timeout 600
+		--append "pmuscope_emu=neoverse-n1 FUZZ_IOCTLS=25000" --timeout 600
 	step "gate: coverage data of every gate boot intact and merged (build/coverage.txt)" \
 		python3 scripts/coverage.py build/gate-src "$build/coverage.txt" \
 		"$build/logs/guest-gate.log" "$build/logs/guest-gate-perf.log" \

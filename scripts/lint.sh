@@ -14,6 +14,12 @@ if python3 "$PMUSCOPE_TOP/scripts/gen-regs.py" --check; then
 else
 	status=1
 fi
+# The fuzzer's tables match the uapi header and Documentation/ioctl.rst.
+if python3 "$PMUSCOPE_TOP/scripts/gen-fuzz.py" --check; then
+	echo "fuzzer tables: generated file up to date"
+else
+	status=1
+fi
 ksrc=$(readlink -f "$kdir/source")
 
 out=$(make -s -C "$kdir" M="$PMUSCOPE_TOP" ARCH=arm64 CROSS_COMPILE="$PMUSCOPE_CROSS" \

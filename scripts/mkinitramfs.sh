@@ -27,7 +27,11 @@ for src in "$PMUSCOPE_TOP"/tests/guest/progs/*.c; do
 	[ -e "$src" ] || continue
 	name=$(basename "$src" .c)
 	bin=$build/progs/$name
-	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+	# A header of progs/ or of include/ (the uapi, the fuzzer's generated
+	# tables) newer than the binary rebuilds it too.
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] ||
+	   [ -n "$(find "$PMUSCOPE_TOP/tests/guest/progs" "$PMUSCOPE_TOP/include" \
+		-name '*.h' -newer "$bin" | head -n 1)" ]; then
 		"${PMUSCOPE_CROSS}gcc" -static -O2 -Wall -Wextra -Werror \
 			-I"$PMUSCOPE_TOP/include/uapi" -I"$PMUSCOPE_TOP/include" -o "$bin" "$src"
 	fi
