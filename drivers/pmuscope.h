@@ -270,6 +270,7 @@ struct pmuscope_pevent {
 	struct perf_event *pe;		/* NULL: none now (CPU offline) */
 	u64 count, enabled, running;	/* carried from released counters */
 	u64 offset;			/* RESET: subtracted from the total */
+	bool lost;			/* its CPU came back, perf refused it */
 };
 
 /* One event of a session's configuration. */

@@ -30,6 +30,7 @@
 
 #include <linux/cpu.h>
 #include <linux/cred.h>
+#include <linux/error-injection.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
 #include <linux/sched/task.h>
@@ -81,8 +82,12 @@ static int pmuscope_perf_attr(const struct pmuscope_sess_event *ev, u32 type,
 	return 0;
 }
 
-static struct perf_event *pmuscope_perf_create(struct perf_event_attr *attr, int cpu,
-					       struct task_struct *task)
+/*
+ * noinline and ALLOW_ERROR_INJECTION: the reliability gate makes the perf
+ * core refuse counters here (fail_function), at CONFIG and at CPU online.
+ */
+static noinline struct perf_event *pmuscope_perf_create(struct perf_event_attr *attr,
+							int cpu, struct task_struct *task)
 {
 	const struct cred *old = override_creds(pmuscope_kcred);
 	struct perf_event *pe;
@@ -97,6 +102,8 @@ static struct perf_event *pmuscope_perf_create(struct perf_event_attr *attr, int
 	}
 	return pe;
 }
+
+ALLOW_ERROR_INJECTION(pmuscope_perf_create, ERRNO);
 
 static struct pmuscope_pevent *pmuscope_pev(struct pmuscope_session *sess,
 					    unsigned int slot, unsigned int i)
@@ -291,7 +298,8 @@ void pmuscope_psess_read(struct pmuscope_session *sess, struct pmuscope_value *v
 			v->counter = PMUSCOPE_COUNTER_NONE;
 			v->cpu = sess->target == PMUSCOPE_TARGET_TASK ? PMUSCOPE_CPU_ANY : slot;
 			if (sess->target == PMUSCOPE_TARGET_CPUS && !pev->pe)
-				v->flags |= PMUSCOPE_VAL_OFFLINE;
+				v->flags |= pev->lost ? PMUSCOPE_VAL_LOST :
+					    PMUSCOPE_VAL_OFFLINE;
 			if (v->time_running < v->time_enabled)
 				v->flags |= PMUSCOPE_VAL_MULTIPLEXED;
 			if (pev->pe && pev->pe->state == PERF_EVENT_STATE_ERROR)
@@ -334,9 +342,14 @@ void pmuscope_perf_cpu_online(unsigned int cpu)
 			continue;
 		ret = pmuscope_psess_create_slot(sess, cpu);
 		if (ret) {
+			u32 i;
+
 			pr_warn("cpu%u: session %u: cannot count again after CPU online (%d)\n",
 				cpu, sess->id, ret);
 			pmuscope_psess_release_slot(sess, cpu);
+			/* READ says LOST from now on, not OFFLINE. */
+			for (i = 0; i < sess->nr_events; i++)
+				pmuscope_pev(sess, cpu, i)->lost = true;
 		}
 	}
 	mutex_unlock(&pmuscope_drv.lock);

@@ -13,6 +13,16 @@
  *                                  by less than SOAK_SKEW per cycle: they
  *                                  stop and start in the same callbacks).
  *
+ *   pmuscope-soak errinj           perf backend, with function error
+ *                                  injection (fail_function) making the
+ *                                  perf core refuse pmuscope's counters:
+ *                                  CONFIG fails with the errno injected and
+ *                                  the fd configures once it stops; a
+ *                                  session of CPU 1 whose counters perf
+ *                                  refuses when CPU 1 comes back online
+ *                                  reads LOST (not OFFLINE), frozen, and
+ *                                  the CPU's other users are unharmed.
+ *
  * One TAP line per thing verified ("pmuscope-tap: ok - [soak] ...");
  * exit status 1 if one failed.
  */
@@ -189,10 +199,117 @@ static int soak_hotplug(unsigned int cycles)
 	return fails != 0;
 }
 
+#define FAILFN	"/sys/kernel/debug/fail_function"
+
+static int put(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Make pmuscope_perf_create() return -EBUSY (retval: a u64) from now on, or stop it. */
+static int inject(int on)
+{
+	if (!on)
+		return put(FAILFN "/inject", "!pmuscope_perf_create");
+	return put(FAILFN "/inject", "pmuscope_perf_create") ||
+	       put(FAILFN "/pmuscope_perf_create/retval", "0xfffffffffffffff0") ||
+	       put(FAILFN "/probability", "100") ||
+	       put(FAILFN "/interval", "1") ||
+	       put(FAILFN "/times", "-1") ||
+	       put(FAILFN "/verbose", "0");
+}
+
+static int config_cpu(int fd, unsigned int cpu)
+{
+	struct pmuscope_event ev = {
+		.event = 0x11, .flags = PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1,
+	};
+	uint64_t cpus = 1ULL << cpu;
+	struct pmuscope_config cfg = {
+		.size = sizeof(cfg), .nr_events = 1, .cpus_size = 8,
+		.events = (uintptr_t)&ev, .cpus = (uintptr_t)&cpus,
+	};
+
+	return ioctl(fd, PMUSCOPE_IOC_CONFIG, &cfg);
+}
+
+static int read_one(int fd, struct pmuscope_value *v)
+{
+	struct pmuscope_read rd = {
+		.size = sizeof(rd), .values = (uintptr_t)v, .nr_values = 1,
+	};
+
+	return ioctl(fd, PMUSCOPE_IOC_READ, &rd);
+}
+
+static int soak_errinj(void)
+{
+	struct pmuscope_value v, w;
+	int fd = open("/dev/pmuscope", O_RDWR), other, err;
+
+	if (fd < 0 || inject(1)) {
+		tap(0, "errinj: fail_function set up for pmuscope_perf_create (%s)",
+		    strerror(errno));
+		inject(0);
+		return 1;
+	}
+	err = config_cpu(fd, 0) ? errno : 0;
+	tap(err == EBUSY, "errinj: CONFIG fails with the perf core's EBUSY (%s)",
+	    strerror(err));
+	err = ioctl(fd, PMUSCOPE_IOC_ENABLE) ? errno : 0;
+	tap(err == EINVAL, "errinj: the failed CONFIG left the session unconfigured "
+	    "(ENABLE: %s)", strerror(err));
+	inject(0);
+	tap(!config_cpu(fd, 1) && !ioctl(fd, PMUSCOPE_IOC_ENABLE) && !read_one(fd, &v) &&
+	    !(v.flags & (PMUSCOPE_VAL_LOST | PMUSCOPE_VAL_OFFLINE)),
+	    "errinj: the same fd configures once the perf core accepts again");
+	/* Another session of CPU 1, configured only after it is back. */
+	pin(0);
+	set_online(1, 0);
+	inject(1);
+	set_online(1, 1);
+	inject(0);
+	other = open("/dev/pmuscope", O_RDWR);
+	tap(other >= 0 && !config_cpu(other, 1) && !ioctl(other, PMUSCOPE_IOC_ENABLE),
+	    "errinj: CPU 1 back online, a new session counts there");
+	pin(1);
+	spin();
+	read_one(fd, &v);
+	spin();
+	read_one(fd, &w);
+	tap((v.flags & PMUSCOPE_VAL_LOST) && !(v.flags & PMUSCOPE_VAL_OFFLINE),
+	    "errinj: perf refused the counter at CPU online: READ says LOST, not OFFLINE "
+	    "(flags 0x%x)", v.flags);
+	tap(w.count == v.count, "errinj: its count is frozen (%llu, %llu)",
+	    (unsigned long long)v.count, (unsigned long long)w.count);
+	read_one(other, &v);
+	spin();
+	read_one(other, &w);
+	tap(w.count > v.count && !(w.flags & (PMUSCOPE_VAL_LOST | PMUSCOPE_VAL_OFFLINE)),
+	    "errinj: the other session counts on CPU 1 (%llu -> %llu)",
+	    (unsigned long long)v.count, (unsigned long long)w.count);
+	tap(!ioctl(fd, PMUSCOPE_IOC_DISABLE) && !config_cpu(fd, 1) &&
+	    !ioctl(fd, PMUSCOPE_IOC_ENABLE) && !read_one(fd, &v) &&
+	    !(v.flags & PMUSCOPE_VAL_LOST),
+	    "errinj: CONFIG again (after DISABLE) clears LOST");
+	pin(0);
+	close(other);
+	close(fd);
+	return fails != 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "errinj"))
+		return soak_errinj();
 	if (argc == 3 && !strcmp(argv[1], "hotplug"))
 		return soak_hotplug(strtoul(argv[2], NULL, 0));
-	fprintf(stderr, "usage: pmuscope-soak hotplug CYCLES\n");
+	fprintf(stderr, "usage: pmuscope-soak hotplug CYCLES | errinj\n");
 	return 2;
 }
