@@ -543,24 +543,27 @@ void pmuscope_pmu_swinc(struct pmuscope_pmu *pmu, u32 mask, u32 count)
 
 /* ------------------------------------------------- reads, enable, reset */
 
-/* Counter @idx's value into @val, its 64-bit count being @count. */
+/*
+ * Counter @idx's value into @val, its 64-bit count being @count. Every
+ * field is computed in locals and stored once: READ's hot path.
+ */
 static __always_inline void pmuscope_hwc_value(struct pmuscope_pmu *pmu,
 					       unsigned int idx, u64 now, u64 count,
 					       struct pmuscope_value *val)
 {
-	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
-	u64 run = 0;
+	const struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+	u64 run = hwc->clock_on ? now - hwc->clock_at : 0;
+	u64 enabled = hwc->t_enabled + run, running = hwc->t_running + run;
+	u32 flags = hwc->flags;
 
-	if (hwc->clock_on)
-		run = now - hwc->clock_at;
+	if (unlikely(hwc->enabled && !pmu->hw_ready))
+		flags |= PMUSCOPE_VAL_OFFLINE;
+	if (unlikely(running < enabled))
+		flags |= PMUSCOPE_VAL_MULTIPLEXED;
 	val->count = count - hwc->offset;
-	val->time_enabled = hwc->t_enabled + run;
-	val->time_running = hwc->t_running + run;
-	val->flags = hwc->flags;
-	if (hwc->enabled && !pmu->hw_ready)
-		val->flags |= PMUSCOPE_VAL_OFFLINE;
-	if (val->time_running < val->time_enabled)
-		val->flags |= PMUSCOPE_VAL_MULTIPLEXED;
+	val->time_enabled = enabled;
+	val->time_running = running;
+	val->flags = flags;
 	val->counter = idx;
 }
 
