@@ -423,7 +423,8 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 			free = ~0U;
 		ret = pmuscope_place_events(&pcpu->caps, free, new_ev, nr,
 					    &plan[cpu * PMUSCOPE_MAX_EVENTS]);
-		if (ret == -EBUSY && pmuscope_backend_perf() && sess->sysfs_cpu < 0) {
+		if ((ret == -EBUSY || ret == -ENOSPC) && pmuscope_backend_perf() &&
+		    sess->sysfs_cpu < 0) {
 			memset(&plan[cpu * PMUSCOPE_MAX_EVENTS], PMUSCOPE_NO_COUNTER,
 			       PMUSCOPE_MAX_EVENTS);
 			ret = 0;
@@ -598,6 +599,15 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 	sess->task = get_task_struct(task);
 	ret = pmuscope_psess_configure(sess);
 	if (ret) {
+		/*
+		 * pmuscope_psess_configure() drops the task only once it has
+		 * counters to release; failing before (its own allocation),
+		 * the reference is still ours.
+		 */
+		if (sess->task) {
+			put_task_struct(sess->task);
+			sess->task = NULL;
+		}
 		sess->nr_events = 0;
 		sess->target = PMUSCOPE_TARGET_CPUS;
 		sess->cfg_flags = 0;

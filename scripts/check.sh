@@ -159,10 +159,12 @@ if step "gate: debug kernel (cached build) and the modules with GCOV" scripts/ga
 	gate=(--kernel debug --mem 1G --smp 2 --initrd "$build/initramfs-gate.cpio")
 	# FUZZ_IOCTLS: the privileged phase of t-fuzz.sh (the unprivileged
 	# one does a quarter of it).
+	# pmuscope_faults_load: the load path's last sites (where the module's
+	# own init runs), the whole of it takes about 8 minutes (plan faults).
 	guest gate --require-ktap "${gate[@]}" --cpu cortex-a53 --plan gate \
-		--append FUZZ_IOCTLS=50000 --timeout 900
+		--append "FUZZ_IOCTLS=50000 pmuscope_faults_load=-200:150" --timeout 900
 	guest gate-perf "${gate[@]}" --cpu cortex-a53 --plan gate-perf --no-blacklist \
-		--append FUZZ_IOCTLS=25000 --timeout 600
+		--append "FUZZ_IOCTLS=25000 pmuscope_faults_load=-200:150" --timeout 600
 	guest gate-emu "${gate[@]}" --cpu neoverse-n1 --plan gate-emu \
 		--append "pmuscope_emu=neoverse-n1 FUZZ_IOCTLS=25000" --timeout 600
 	step "gate: coverage data of every gate boot intact and merged (build/coverage.txt)" \

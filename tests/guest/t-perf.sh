@@ -42,6 +42,16 @@ check "stat -a -- cmd: all CPUs" \
 	sh -c "pmuscope stat -a -e cycles -- /bin/loop 1000 2>&1 | grep -q 'stats for CPUs 0-1'"
 check "stat --json -- cmd says target task" \
 	sh -c "pmuscope stat --json -e cycles -- /bin/loop 1000 | grep -q '\"target\":\"task\"'"
+# More events than counters on CPUs: perf multiplexes them (CONFIG used to
+# fail with ENOSPC on this backend).
+many=cycles
+for i in $(seq 2 $(( $(cat $PMUSCOPE_SYS/cpu0/num_event_counters) * 2 + 2 ))); do
+	many="$many,cycles"
+done
+out=$(pmuscope stat -C 0 -e "$many" -- /bin/loop 200000 2>&1)
+echo "$out" | sed 's/^/pmuscope-tap: # /'
+check "CPUs: more events than counters are multiplexed: scaled, (xx.xx%)" \
+	sh -c "echo \"\$0\" | grep -q '%)'" "$out"
 check "rmmod" rmmod pmuscope
 # shared=1 is gone: the module loader ignores an unknown parameter, says so.
 check "insmod shared=1 (shared mode removed)" insmod "$PMUSCOPE_KO" shared=1

@@ -57,6 +57,8 @@
 #define SCEN_BUDGET_S	300		/* nor one that takes longer */
 
 static int nth_fd = -1;
+/* The load scenario's last K sites only (0: all), of load_sites. */
+static unsigned int last_k, load_sites;
 static int any_failed;
 static int module_unloaded_between;	/* load scenario: no usable() check */
 /* The load scenario may start at a later site and stop at a time budget
@@ -936,6 +938,29 @@ static int main_load(const char *ko, unsigned int every)
 		tap(0, "module load: rmmod: %s", strerror(-ret));
 		return 1;
 	}
+	if (last_k) {
+		/*
+		 * The last K sites only: the module's own init (probe, sysfs,
+		 * char device, hotplug state, interrupt) runs at the end of
+		 * the load, after the loader's allocations. Count the sites of
+		 * a plain load first: fail-nth counts down at every site.
+		 */
+		unsigned int left;
+
+		nth_set(1000000);
+		ret = load();
+		left = nth_get();
+		if (ret || !left) {
+			tap(0, "module load: counting its fault sites: %s",
+			    ret ? strerror(-ret) : "fail-nth ran out");
+			return 1;
+		}
+		load_sites = 1000000 - left;
+		unload();
+		first_n = load_sites > last_k ? load_sites - last_k + 1 : 1;
+		diag("module load: %u fault sites in a plain load; the last %u from site %u",
+		     load_sites, last_k, first_n);
+	}
 	module_unloaded_between = 1;	/* check_load() checks a load itself */
 	run_scenario(&s);
 	module_unloaded_between = 0;
@@ -1056,7 +1081,9 @@ int main(int argc, char **argv)
 
 	if (argc >= 3 && !strcmp(argv[1], "load")) {
 		/* load KO [VERIFY_EVERY [FIRST_SITE [SECONDS]]] */
-		if (argc > 4)
+		if (argc > 4 && argv[4][0] == '-')	/* -K: the last K sites */
+			last_k = strtoul(argv[4] + 1, NULL, 0);
+		else if (argc > 4)
 			first_n = strtoul(argv[4], NULL, 0) ?: 1;
 		if (argc > 5) {
 			budget_s = strtoul(argv[5], NULL, 0);
