@@ -13,6 +13,11 @@ root=$build/initramfs
 bb=$PMUSCOPE_CACHE/busybox-arm64/bin/busybox
 [ -x "$bb" ] || pmuscope_die "no arm64 busybox (run scripts/setup.sh)"
 
+# make check builds the gate's initramfs beside the others: one at a time
+# (the staging directory and the programs are shared).
+mkdir -p "$build"
+exec 9>"$build/.mkinitramfs.lock"
+flock 9
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,etc,lib/modules,tests}
 cp "$bb" "$root/bin/busybox"
