@@ -451,17 +451,16 @@ static void pmuscope_race_desc(const struct pmuscope_race_case *c, char *d)
 
 KUNIT_ARRAY_PARAM(pmuscope_race, pmuscope_race_cases, pmuscope_race_desc);
 
-/* A wrap racing a read is neither missed nor counted twice. */
-static void pmuscope_test_wrap_race(struct kunit *test)
+/*
+ * CPU_CYCLES on counter 0 counts @c->before (whole wraps folded, as the
+ * interrupt would), and @c->during more between the next counter read and
+ * the PMOVSSET read after it.
+ */
+static void etest_race_setup(struct pmuscope_etest *t, struct pmuscope_pmu *pmu,
+			     const struct pmuscope_race_case *c)
 {
-	const struct pmuscope_race_case *c = test->param_value;
-	struct pmuscope_etest *t = test->priv;
-	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
 	u64 before = c->before;
 
-	etest_assign(pmu, 0, 0x11, ALL_EL);
-	etest_call(pmu, pmuscope_pmu_cpu_up);
-	/* Whole wraps before: each folded, as the interrupt would. */
 	while (before > U32_MAX) {
 		pmuscope_model_count(t->cpu, 0x11, 1ULL << 32);
 		before -= 1ULL << 32;
@@ -470,6 +469,18 @@ static void pmuscope_test_wrap_race(struct kunit *test)
 	pmuscope_model_count(t->cpu, 0x11, before);
 	if (c->during)
 		pmuscope_model_inject(t->cpu, PMUSCOPE_REG_PMOVSSET_EL0, 0x11, c->during);
+}
+
+/* A wrap racing a read is neither missed nor counted twice. */
+static void pmuscope_test_wrap_race(struct kunit *test)
+{
+	const struct pmuscope_race_case *c = test->param_value;
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+
+	etest_assign(pmu, 0, 0x11, ALL_EL);
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	etest_race_setup(t, pmu, c);
 	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, NULL), c->first);
 	KUNIT_EXPECT_EQ_MSG(test, etest_read(pmu, 0, NULL), c->before + c->during,
 			    "second read after %s", c->name);
@@ -488,19 +499,11 @@ static void pmuscope_test_wrap_race_batch(struct kunit *test)
 	struct pmuscope_etest *t = test->priv;
 	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
 	struct pmuscope_value v[3], zero = { };
-	u64 before = c->before;
 
 	etest_assign(pmu, 0, 0x11, ALL_EL);
 	etest_assign(pmu, 1, 0x08, PMUSCOPE_EV_EL2);
 	etest_call(pmu, pmuscope_pmu_cpu_up);
-	while (before > U32_MAX) {
-		pmuscope_model_count(t->cpu, 0x11, 1ULL << 32);
-		before -= 1ULL << 32;
-		etest_overflow(pmu);
-	}
-	pmuscope_model_count(t->cpu, 0x11, before);
-	if (c->during)
-		pmuscope_model_inject(t->cpu, PMUSCOPE_REG_PMOVSSET_EL0, 0x11, c->during);
+	etest_race_setup(t, pmu, c);
 	etest_read_batch(pmu, v);
 	KUNIT_EXPECT_EQ(test, v[1].count, c->first);
 	KUNIT_EXPECT_EQ(test, v[1].counter, 0);

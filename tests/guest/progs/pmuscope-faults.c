@@ -46,6 +46,8 @@
 
 #include <linux/pmuscope.h>
 
+#include "pmuscope-guest.h"
+
 #define DEV		"/dev/pmuscope"
 #define SYS		"/sys/kernel/pmuscope"
 #define DBG		"/sys/kernel/debug"
@@ -59,7 +61,6 @@
 static int nth_fd = -1;
 /* The load scenario's last K sites only (0: all), of load_sites. */
 static unsigned int last_k, load_sites;
-static int any_failed;
 static int module_unloaded_between;	/* load scenario: no usable() check */
 /* The load scenario may start at a later site and stop at a time budget
  * (it has thousands of sites at about 0.5 s each under TCG and KASAN). */
@@ -67,31 +68,7 @@ static unsigned int first_n = 1, budget_s = SCEN_BUDGET_S, budget_is_skip;
 static unsigned int nr_scenarios, total_sites, total_failures;
 static uint64_t features;
 
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
 
-	printf("pmuscope-tap: # ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static void tap(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("pmuscope-tap: %s - [faults] ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		any_failed = 1;
-}
 
 static double now_s(void)
 {
@@ -101,18 +78,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return n;
-}
 
 static int read_file(const char *path, char *buf, size_t len)
 {
@@ -972,7 +937,7 @@ static int main_load(const char *ko, unsigned int every)
 	ret = load();
 	w = ret ? strerror(-ret) : check_loaded();
 	tap(!w, "module load: a plain load after the faults works%s%s", w ? ": " : "", w ? w : "");
-	return any_failed;
+	return tap_failures;
 }
 
 /* ------------------------------------------------------------------ main */
@@ -993,14 +958,14 @@ static void run_in_child(const struct scen *s)
 	pid = fork();
 	if (pid == 0) {
 		close(p[0]);
-		any_failed = 0;
+		tap_failures = 0;
 		nr_scenarios = total_sites = total_failures = 0;
 		prefault();
 		if (nth_open())
 			_exit(3);
 		run_scenario(s);
 		res[0] = nr_scenarios, res[1] = total_sites, res[2] = total_failures;
-		res[3] = any_failed;
+		res[3] = tap_failures;
 		if (write(p[1], res, sizeof(res)) != sizeof(res))
 			_exit(3);
 		_exit(0);
@@ -1010,7 +975,7 @@ static void run_in_child(const struct scen *s)
 		tap(0, "%s: the child did not report", s->name);
 		res[0] = 1, res[1] = res[2] = 0;
 	} else if (res[3]) {
-		any_failed = 1;
+		tap_failures = 1;
 	}
 	close(p[0]);
 	if (pid > 0)
@@ -1022,6 +987,7 @@ static void run_in_child(const struct scen *s)
 
 int main(int argc, char **argv)
 {
+	tap_tag = "faults";
 	static const struct scen scens[] = {
 		{ "open " DEV, NULL, op_open, check_open, close_cur, e_nomem },
 		{ "CONFIG CPUs 0-1, 3 events, fresh fd", setup_fresh, op_config3,
@@ -1147,5 +1113,5 @@ int main(int argc, char **argv)
 	}
 	printf("pmuscope-faults: scenarios=%u fault_sites=%u failures_injected=%u\n",
 	       nr_scenarios, total_sites, total_failures);
-	return any_failed;
+	return tap_failures;
 }

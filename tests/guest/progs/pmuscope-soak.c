@@ -40,6 +40,8 @@
 
 #include <linux/pmuscope.h>
 
+#include "pmuscope-guest.h"
+
 /*
  * Cycles by which the two counters' difference may move in one off/on
  * cycle: both are stopped and started by the same hotplug callbacks, but
@@ -51,36 +53,7 @@
  */
 #define SOAK_SKEW	(1ULL << 28)
 
-static int fails;
 
-static void tap(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void tap(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("pmuscope-tap: %s - [soak] ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		fails++;
-}
-
-static int set_online(unsigned int cpu, int on)
-{
-	char path[64];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, on ? "1" : "0", 1) == 1;
-	close(fd);
-	return ok ? 0 : -1;
-}
 
 static void pin(unsigned int cpu)
 {
@@ -196,33 +169,23 @@ static int soak_hotplug(unsigned int cycles)
 	    (unsigned long long)v[cyc].count, (unsigned long long)v[evc].count);
 	printf("pmuscope-soak: hotplug_cycles=%u\n", done);
 	close(fd);
-	return fails != 0;
+	return tap_failures != 0;
 }
 
 #define FAILFN	"/sys/kernel/debug/fail_function"
 
-static int put(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
-}
 
 /* Make pmuscope_perf_create() return -EBUSY (retval: a u64) from now on, or stop it. */
 static int inject(int on)
 {
 	if (!on)
-		return put(FAILFN "/inject", "!pmuscope_perf_create");
-	return put(FAILFN "/inject", "pmuscope_perf_create") ||
-	       put(FAILFN "/pmuscope_perf_create/retval", "0xfffffffffffffff0") ||
-	       put(FAILFN "/probability", "100") ||
-	       put(FAILFN "/interval", "1") ||
-	       put(FAILFN "/times", "-1") ||
-	       put(FAILFN "/verbose", "0");
+		return write_file(FAILFN "/inject", "!pmuscope_perf_create");
+	return write_file(FAILFN "/inject", "pmuscope_perf_create") ||
+	       write_file(FAILFN "/pmuscope_perf_create/retval", "0xfffffffffffffff0") ||
+	       write_file(FAILFN "/probability", "100") ||
+	       write_file(FAILFN "/interval", "1") ||
+	       write_file(FAILFN "/times", "-1") ||
+	       write_file(FAILFN "/verbose", "0");
 }
 
 static int config_cpu(int fd, unsigned int cpu)
@@ -301,11 +264,12 @@ static int soak_errinj(void)
 	pin(0);
 	close(other);
 	close(fd);
-	return fails != 0;
+	return tap_failures != 0;
 }
 
 int main(int argc, char **argv)
 {
+	tap_tag = "soak";
 	if (argc == 2 && !strcmp(argv[1], "errinj"))
 		return soak_errinj();
 	if (argc == 3 && !strcmp(argv[1], "hotplug"))

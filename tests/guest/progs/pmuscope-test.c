@@ -46,6 +46,8 @@
 
 #include <linux/perf_event.h>
 #include <linux/pmuscope.h>
+
+#include "pmuscope-guest.h"
 #include <sys/syscall.h>
 
 #define EV_SW_INCR	0x00
@@ -56,34 +58,9 @@
 static unsigned int kernel_flag = PMUSCOPE_EV_EL1;
 
 static const char *sub = "";
-static int failures;
 static const char *profile;
 
-static void tap(int ok, const char *fmt, ...)
-{
-	va_list ap;
 
-	printf("pmuscope-tap: %s - [pmuscope-test %s] ", ok ? "ok" : "not ok", sub);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("pmuscope-tap: # ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
 
 /*
  * The tests must hold on a real AM62L (Cortex-A53) too. Where one relies
@@ -198,19 +175,6 @@ static int swinc(int fd, unsigned long long mask, unsigned int cpu, unsigned int
 	return xioctl(fd, PMUSCOPE_IOC_SWINC, &sw);
 }
 
-static int set_online(int cpu, int on)
-{
-	char path[64];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, on ? "1" : "0", 1) == 1;
-	close(fd);
-	return ok ? 0 : -1;
-}
 
 /*
  * CONFIG CPU_CYCLES counting at @flags on cpu0 from a child running as uid
@@ -1203,6 +1167,12 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return 2;
 	sub = argv[1];
+	{
+		static char tag[48];
+
+		snprintf(tag, sizeof(tag), "pmuscope-test %s", sub);
+		tap_tag = tag;
+	}
 	profile = getenv("pmuscope_profile");
 	{
 		FILE *f = fopen("/sys/kernel/pmuscope/kernel_el", "r");
@@ -1249,5 +1219,5 @@ int main(int argc, char **argv)
 		test_loadorder(argv[2], strtoul(argv[3], NULL, 0));
 	else
 		return 2;
-	return failures ? 1 : 0;
+	return tap_failures ? 1 : 0;
 }
