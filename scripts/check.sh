@@ -73,6 +73,48 @@ step "build pmuscope.ko and pmuscope_kunit.ko, W=1, no warnings" \
 step "tools: libpmuscope and pmuscope, host and static arm64, -Werror" \
 	make --no-print-directory -C tools || { summary; exit 1; }
 
+guest() {	# guest NAME [--require-ktap] run-guest.sh-options...
+	local name=$1 log=$build/logs/guest-$1.log s=$(date +%s) rc=0 ktap=
+	shift
+	if [ "$1" = --require-ktap ]; then ktap=$1; shift; fi
+	scripts/run-guest.sh --log "$log" "$@" || rc=$?
+	echo "# guest $name: qemu exit $rc after $(( $(date +%s) - s )) s ($*)"
+	[ $rc = 124 ] && record FAIL "$name/boot timed out"
+	python3 scripts/pmuscope_console.py "$log" "$name" $ktap |
+		tee -a "$results" | grep -v '^PASS '
+	grep -h '^pmuscope-wrap:' "$log" >>"$build/wrap-totals.txt"
+}
+
+# 6. The reliability gate: the debug kernel (KASAN, kmemleak, UBSAN, debug
+# objects, fault injection; cached), the modules with GCOV, no -icount.
+# Any report on a console fails its boot's "clean console" check.
+gate_lane() {
+	step "gate: debug kernel (cached build) and the modules with GCOV" scripts/gate-build.sh ||
+		return
+	touch "$build/.gate-built"
+	gate=(--kernel debug --mem 1G --smp 2 --initrd "$build/initramfs-gate.cpio")
+	# FUZZ_IOCTLS: the privileged phase of t-fuzz.sh (the unprivileged
+	# one does a quarter of it).
+	# pmuscope_faults_load: the load path's last sites (where the module's
+	# own init runs), the whole of it takes about 8 minutes (plan faults).
+	guest gate --require-ktap "${gate[@]}" --cpu cortex-a53 --plan gate \
+		--append "FUZZ_IOCTLS=50000 STRESS_ROUNDS=100 pmuscope_faults_load=-150:150" --timeout 900
+	guest gate-perf "${gate[@]}" --cpu cortex-a53 --plan gate-perf --no-blacklist \
+		--append "FUZZ_IOCTLS=25000 pmuscope_faults_load=-150:150" --timeout 600
+}
+
+# The gate's build and boots run beside the rest (the 6.1 build, lint, the
+# other boots): most of those keep one core busy (make without -j, shell
+# scripts, or -icount, which makes TCG single-threaded), so the second
+# core would idle. The lane has its own results file, merged below.
+rm -f "$build/.gate-built"
+(
+	results=$build/results-gate.txt
+	: >"$results"
+	gate_lane
+) >"$build/logs/gate-lane.log" 2>&1 &
+gate_pid=$!
+
 # The module also builds, and is tested below, against Debian's 6.1.
 step "linux-source-6.1: test kernel (cached build)" \
 	env PMUSCOPE_KVER=6.1 scripts/build-kernel.sh &&
@@ -105,50 +147,8 @@ step "initramfs" scripts/mkinitramfs.sh "$build/initramfs.cpio" pmuscope.ko pmus
 	pmuscope_cpupm.ko pmuscope_emu.ko ||
 	{ summary; exit 1; }
 
-guest() {	# guest NAME [--require-ktap] run-guest.sh-options...
-	local name=$1 log=$build/logs/guest-$1.log s=$(date +%s) rc=0 ktap=
-	shift
-	if [ "$1" = --require-ktap ]; then ktap=$1; shift; fi
-	scripts/run-guest.sh --log "$log" "$@" || rc=$?
-	echo "# guest $name: qemu exit $rc after $(( $(date +%s) - s )) s ($*)"
-	[ $rc = 124 ] && record FAIL "$name/boot timed out"
-	python3 scripts/pmuscope_console.py "$log" "$name" $ktap |
-		tee -a "$results" | grep -v '^PASS '
-	grep -h '^pmuscope-wrap:' "$log" >>"$build/wrap-totals.txt"
-}
 
-# 6. The reliability gate: the debug kernel (KASAN, kmemleak, UBSAN, debug
-# objects, fault injection; cached), the modules with GCOV, no -icount.
-# Any report on a console fails its boot's "clean console" check.
-gate_lane() {
-	step "gate: debug kernel (cached build) and the modules with GCOV" scripts/gate-build.sh ||
-		return
-	gate=(--kernel debug --mem 1G --smp 2 --initrd "$build/initramfs-gate.cpio")
-	# FUZZ_IOCTLS: the privileged phase of t-fuzz.sh (the unprivileged
-	# one does a quarter of it).
-	# pmuscope_faults_load: the load path's last sites (where the module's
-	# own init runs), the whole of it takes about 8 minutes (plan faults).
-	guest gate --require-ktap "${gate[@]}" --cpu cortex-a53 --plan gate \
-		--append "FUZZ_IOCTLS=50000 pmuscope_faults_load=-200:150" --timeout 900
-	guest gate-perf "${gate[@]}" --cpu cortex-a53 --plan gate-perf --no-blacklist \
-		--append "FUZZ_IOCTLS=25000 pmuscope_faults_load=-200:150" --timeout 600
-	guest gate-emu "${gate[@]}" --cpu neoverse-n1 --plan gate-emu \
-		--append "pmuscope_emu=neoverse-n1 FUZZ_IOCTLS=25000" --timeout 600
-	step "gate: coverage data of every gate boot intact and merged (build/coverage.txt)" \
-		python3 scripts/coverage.py build/gate-src "$build/coverage.txt" \
-		"$build/logs/guest-gate.log" "$build/logs/guest-gate-perf.log" \
-		"$build/logs/guest-gate-emu.log"
-}
 
-# The gate's boots run beside the others: most of those keep one vCPU busy
-# (shell scripts, or -icount, which makes TCG single-threaded), so the
-# second core would idle. The lane has its own results file, merged below.
-(
-	results=$build/results-gate.txt
-	: >"$results"
-	gate_lane
-) >"$build/logs/gate-lane.log" 2>&1 &
-gate_pid=$!
 
 : >"$build/wrap-totals.txt"
 # AM62L-like (PMUv3, 32-bit event counters) and PMUv3p5, 2 CPUs each.
@@ -185,9 +185,24 @@ guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 120
 # ... with -icount: per-task counting and multiplexing through perf, exact.
 guest a53-perf-exact --cpu cortex-a53 --smp 1 --icount 0 --plan perf-exact --no-blacklist \
 	--timeout 240
+# The emulated units on the debug kernel, last (the gate lane is longer).
+while [ ! -e "$build/.gate-built" ] && kill -0 "$gate_pid" 2>/dev/null; do
+	sleep 5
+done
+if [ -e "$build/.gate-built" ]; then
+	guest gate-emu --kernel debug --mem 1G --smp 2 --initrd "$build/initramfs-gate.cpio" \
+		--cpu neoverse-n1 --plan gate-emu \
+		--append "pmuscope_emu=neoverse-n1 FUZZ_IOCTLS=25000" --timeout 600
+else
+	record FAIL "gate-emu: no gate build (see build/logs/gate-lane.log)"
+fi
 wait "$gate_pid"
 cat "$build/logs/gate-lane.log"
 cat "$build/results-gate.txt" >>"$results"
+step "gate: coverage data of every gate boot intact and merged (build/coverage.txt)" \
+	python3 scripts/coverage.py build/gate-src "$build/coverage.txt" \
+	"$build/logs/guest-gate.log" "$build/logs/guest-gate-perf.log" \
+	"$build/logs/guest-gate-emu.log"
 [ -f "$build/coverage.txt" ] && grep -v 'not run:' "$build/coverage.txt" | sed 's/^/# /'
 echo "# CPU_CYCLES totals, event counter vs cycle counter:"
 sed 's/^/#   /' "$build/wrap-totals.txt"

@@ -14,6 +14,9 @@ kdir=$(scripts/build-kernel.sh)
 src=build/gate-src
 rm -rf "$src" && mkdir -p "$src"
 cp -r Kbuild drivers include tests "$src/"
+# Sources only: make check runs this beside in-tree builds (lint).
+find "$src" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod' \
+	-o -name '*.mod.c' -o -name '*.gcno' -o -name '*.gcda' -o -name '*.a' \) -delete
 make --no-print-directory -C "$kdir" M="$PMUSCOPE_TOP/$src" ARCH=arm64 \
 	CROSS_COMPILE="$PMUSCOPE_CROSS" PMUSCOPE_KUNIT=1 PMUSCOPE_GCOV=1 modules
 scripts/mkinitramfs.sh build/initramfs-gate.cpio "$src/pmuscope.ko" \
