@@ -24,7 +24,10 @@ GUEST_DONE = "pmuscope-guest: done"
 GUEST_RUNNING = re.compile(r"^pmuscope-guest: running (\S+)$")
 GUEST_EXIT = re.compile(r"^pmuscope-guest: (\S+) exit (\d+)$")
 
-# Anything that must never appear on a passing run's console.
+# Anything that must never appear on a passing run's console. kmemleak's
+# "N new suspected memory leaks" is not here: the gate judges its reports
+# itself and fails on those with a pmuscope frame only (t-gate-end.sh,
+# t-faults.sh), not on the kernel's own.
 PROBLEMS = [
     re.compile(p) for p in (
         r"Oops", r"Internal error:", r"Unable to handle kernel",
@@ -33,7 +36,7 @@ PROBLEMS = [
         r"inconsistent lock state", r"suspicious RCU usage",
         r"INFO: (possible|trying)", r"DEBUG_LOCKS_WARN_ON",
         r"sleeping function called from invalid context",
-        r"UBSAN:", r"KASAN:", r"kmemleak: .*suspected", r"ODEBUG:",
+        r"UBSAN:", r"KASAN:", r"ODEBUG:",
         r"detected stalls", r"soft lockup", r"blocked for more than",
         r"Modules linked in:",
     )
