@@ -101,13 +101,21 @@ gate_lane() {
 		--append "FUZZ_IOCTLS=50000 STRESS_ROUNDS=100 pmuscope_faults_load=-150:150" --timeout 900
 	guest gate-perf "${gate[@]}" --cpu cortex-a53 --plan gate-perf --no-blacklist \
 		--append "FUZZ_IOCTLS=25000 pmuscope_faults_load=-150:150" --timeout 600
+	# The fuzzer at full volume on the test kernel (lockdep, no KASAN:
+	# fast), in this lane to even the two out; its initramfs is the other
+	# lane's.
+	while [ ! -e "$build/.initramfs-built" ]; do
+		sleep 5
+	done
+	guest a53-fuzz --cpu cortex-a53 --smp 2 --plan fuzz --append FUZZ_IOCTLS=750000 \
+		--timeout 600
 }
 
 # The gate's build and boots run beside the rest (the 6.1 build, lint, the
 # other boots): most of those keep one core busy (make without -j, shell
 # scripts, or -icount, which makes TCG single-threaded), so the second
 # core would idle. The lane has its own results file, merged below.
-rm -f "$build/.gate-built"
+rm -f "$build/.gate-built" "$build/.initramfs-built"
 (
 	results=$build/results-gate.txt
 	: >"$results"
@@ -145,7 +153,8 @@ grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-tools.log" ||
 # 5. QEMU: KUnit and the in-guest tests, once per CPU profile.
 step "initramfs" scripts/mkinitramfs.sh "$build/initramfs.cpio" pmuscope.ko pmuscope_kunit.ko \
 	pmuscope_cpupm.ko pmuscope_emu.ko ||
-	{ summary; exit 1; }
+	{ kill "$gate_pid"; wait; summary; exit 1; }
+touch "$build/.initramfs-built"
 
 
 
@@ -178,8 +187,6 @@ guest max-vhe --cpu max --smp 2 --el2 --plan vhe --timeout 120
 guest emu-n1 --cpu neoverse-n1 --smp 2 --plan emu --append pmuscope_emu=neoverse-n1 \
 	--timeout 300
 guest emu-v94 --cpu max --smp 2 --plan emu --append pmuscope_emu=v9.4-like --timeout 300
-# The fuzzer at full volume on the test kernel (lockdep, no KASAN: fast).
-guest a53-fuzz --cpu cortex-a53 --smp 2 --plan fuzz --append FUZZ_IOCTLS=750000 --timeout 600
 # perf's own PMU driver active (no initcall_blacklist).
 guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 120
 # ... with -icount: per-task counting and multiplexing through perf, exact.
