@@ -780,6 +780,61 @@ static void pmuscope_test_lost(struct kunit *test)
 			    "counter not put back after the reset");
 }
 
+/*
+ * What another agent (or a power state nobody announced) can do to the PMU
+ * behind the driver's back, each met as the driver says: an interrupt
+ * without an overflow, a stale flag of a counter that is not ours, the
+ * 64-bit cycle counter flagged as overflowed or written lower, a counter
+ * switched off while PMCR_EL0.E stays on.
+ */
+static void pmuscope_test_foreign(struct kunit *test)
+{
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	u64 spurious, before;
+	u32 flags;
+
+	etest_assign(pmu, 0, 0x11, ALL_EL);
+	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, ALL_EL);
+	etest_call(pmu, pmuscope_pmu_cpu_up);
+	spurious = pmu->spurious;
+
+	KUNIT_EXPECT_FALSE_MSG(test, etest_overflow(pmu), "no overflow flag: not ours");
+	KUNIT_EXPECT_EQ(test, pmu->spurious, spurious + 1);
+
+	t->m->ovs |= BIT(3);		/* counter 3: nobody's */
+	etest_overflow(pmu);
+	KUNIT_EXPECT_EQ_MSG(test, t->m->ovs & BIT(3), 0, "stale flag cleared");
+	KUNIT_EXPECT_EQ(test, pmu->spurious, spurious + 2);
+
+	t->m->ovs |= BIT(PMUSCOPE_CYCLE_IDX);	/* 64 bits cannot wrap: written */
+	etest_overflow(pmu);
+	KUNIT_EXPECT_EQ(test, t->m->ovs & BIT(PMUSCOPE_CYCLE_IDX), 0);
+	etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags);
+	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
+
+	pmuscope_model_count(t->cpu, 0x11, 1000);
+	before = etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL);
+	t->m->ccnt = 10;		/* written lower */
+	pmuscope_model_count(t->cpu, 0x11, 5);
+	/* What it counted since the write cannot be known: flagged lost. */
+	KUNIT_EXPECT_EQ_MSG(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags), before,
+			    "the count resumes from the last value seen");
+	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_LOST);
+	pmuscope_model_count(t->cpu, 0x11, 5);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL), before + 5);
+
+	before = etest_read(pmu, 0, NULL);
+	t->m->cnten &= ~BIT(0);		/* counter 0 off, PMCR_EL0.E still on */
+	pmuscope_model_count(t->cpu, 0x11, 7);	/* not counted: it is off */
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, &flags), before);
+	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_LOST);
+	KUNIT_EXPECT_TRUE_MSG(test, t->m->cnten & BIT(0), "counter 0 put back");
+	pmuscope_model_count(t->cpu, 0x11, 3);
+	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, NULL), before + 3);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+}
+
 /* ------------------------------------------------- validation, placement */
 struct pmuscope_check_case {
 	const char *name;
@@ -891,6 +946,7 @@ static struct kunit_case pmuscope_engine_cases[] = {
 	KUNIT_CASE(pmuscope_test_hotplug),
 	KUNIT_CASE(pmuscope_test_cpu_pm),
 	KUNIT_CASE(pmuscope_test_lost),
+	KUNIT_CASE(pmuscope_test_foreign),
 	KUNIT_CASE_PARAM(pmuscope_test_event_check, pmuscope_check_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_place, pmuscope_place_gen_params),
 	{}
