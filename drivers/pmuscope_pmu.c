@@ -593,9 +593,11 @@ void pmuscope_hwc_read(struct pmuscope_pmu *pmu, unsigned int idx, u64 now,
  * value @vals[i] (PMUSCOPE_NO_COUNTER: a value of zeros). Every counter is
  * read first, then one ISB and one PMOVSSET_EL0 read serve the folds of
  * all of them (the bit-31 rule of pmuscope_hwc_fold_from() holds for each:
- * its counter was read before PMOVSSET). After pmuscope_pmu_check(), with
- * pmu->lock held: on the PMU's CPU, or anywhere while it is offline (then
- * nothing is on the hardware and no register is read).
+ * its counter was read before PMOVSSET). First pmuscope_pmu_check(), so
+ * that a counter someone else stopped or reset is put back (and flagged)
+ * before it is read. With pmu->lock held: on the PMU's CPU, or anywhere
+ * while it is offline (then nothing is on the hardware and no register is
+ * read).
  */
 void pmuscope_pmu_read(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 		       u64 now, struct pmuscope_value *vals)
@@ -604,6 +606,8 @@ void pmuscope_pmu_read(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 	u64 ovs = 0;
 	u32 i;
 
+	if (pmu->hw_ready)
+		pmuscope_pmu_check(pmu, now);
 	/* vals[i].count holds the counter's raw value until its fold. */
 	for (i = 0; i < nr; i++) {
 		unsigned int n = idx[i];

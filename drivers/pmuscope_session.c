@@ -114,9 +114,6 @@ static void pmuscope_op_on_cpu(void *info)
 
 	raw_spin_lock_irqsave(&pmu->lock, flags);
 	if (a->op == PMUSCOPE_OP_READ) {
-		/* Before the reads: once for all of them. */
-		if (pmu->hw_ready)
-			pmuscope_pmu_check(pmu, now);
 		pmuscope_pmu_read(pmu, hw, sess->nr_events, now, a->vals);
 		raw_spin_unlock_irqrestore(&pmu->lock, flags);
 		return;
@@ -709,8 +706,6 @@ static bool pmuscope_session_read_here(struct pmuscope_session *sess)
 		return false;
 	}
 	now = ktime_get_ns();
-	if (pmu->hw_ready)
-		pmuscope_pmu_check(pmu, now);
 	pmuscope_pmu_read(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
 			  now, sess->vbuf);
 	raw_spin_unlock_irqrestore(&pmu->lock, flags);

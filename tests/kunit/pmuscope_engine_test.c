@@ -273,9 +273,7 @@ static void etest_read_batch(struct pmuscope_pmu *pmu, struct pmuscope_value *v)
 	u64 now = ktime_get_ns();
 
 	raw_spin_lock_irqsave(&pmu->lock, flags);
-	if (pmu->hw_ready)
-		pmuscope_pmu_check(pmu, now);
-	pmuscope_pmu_read(pmu, idx, ARRAY_SIZE(idx), now, v);
+	pmuscope_pmu_read(pmu, idx, ARRAY_SIZE(idx), now, v);	/* checks first */
 	raw_spin_unlock_irqrestore(&pmu->lock, flags);
 }
 
