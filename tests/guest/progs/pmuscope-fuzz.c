@@ -57,6 +57,7 @@
 
 #include <linux/pmuscope.h>
 #include "pmuscope-fuzz-gen.h"
+#include "pmuscope-session.h"
 
 #define DEV		"/dev/pmuscope"
 #define SYSDIR		"/sys/kernel/pmuscope"
@@ -1213,28 +1214,6 @@ static int handshake(int fd, struct pmuscope_handshake *hs)
 	return ioctl(fd, PMUSCOPE_IOC_HANDSHAKE, hs);
 }
 
-static int config_one(int fd, unsigned int event, unsigned int flags)
-{
-	struct pmuscope_event ev = { .event = event, .flags = flags };
-	uint64_t cpus = 1;	/* CPU 0 */
-	struct pmuscope_config cfg = {
-		.size = sizeof(cfg), .nr_events = 1, .cpus_size = 8,
-		.events = (uintptr_t)&ev, .cpus = (uintptr_t)&cpus,
-	};
-
-	return ioctl(fd, PMUSCOPE_IOC_CONFIG, &cfg);
-}
-
-static int read_one(int fd, struct pmuscope_value *v)
-{
-	struct pmuscope_read rd = {
-		.size = sizeof(rd), .values = (uintptr_t)v, .nr_values = 1,
-	};
-
-	memset(v, 0, sizeof(*v));
-	return ioctl(fd, PMUSCOPE_IOC_READ, &rd);
-}
-
 static void check_counts(void)
 {
 	struct pmuscope_swinc sw = {
@@ -1244,7 +1223,7 @@ static void check_counts(void)
 	volatile unsigned long spin;
 	int fd = open_dev(), ret;
 
-	ret = config_one(fd, EV_SW_INCR, PMUSCOPE_EV_EL0 | kernel_el_flag);
+	ret = config_one(fd, 0, EV_SW_INCR, PMUSCOPE_EV_EL0 | kernel_el_flag);
 	if (ret) {
 		tap(0, "session counts exactly after fuzzing (CONFIG SW_INCR on cpu0: %s)",
 		    errname(errno));
@@ -1258,7 +1237,7 @@ static void check_counts(void)
 		/* The perf backend: perf chooses the counters, no SWINC. */
 		close(fd);
 		fd = open_dev();
-		ret = config_one(fd, EV_CPU_CYCLES, PMUSCOPE_EV_EL0 | kernel_el_flag);
+		ret = config_one(fd, 0, EV_CPU_CYCLES, PMUSCOPE_EV_EL0 | kernel_el_flag);
 		if (!ret)
 			ret = ioctl(fd, PMUSCOPE_IOC_ENABLE);
 		if (!ret)

@@ -41,6 +41,7 @@
 #include <linux/pmuscope.h>
 
 #include "pmuscope-guest.h"
+#include "pmuscope-session.h"
 
 /*
  * Cycles by which the two counters' difference may move in one off/on
@@ -188,27 +189,10 @@ static int inject(int on)
 	       write_file(FAILFN "/verbose", "0");
 }
 
-static int config_cpu(int fd, unsigned int cpu)
+/* CPU_CYCLES at EL0 and EL1 on @cpu alone. */
+static int config_cycles(int fd, unsigned int cpu)
 {
-	struct pmuscope_event ev = {
-		.event = 0x11, .flags = PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1,
-	};
-	uint64_t cpus = 1ULL << cpu;
-	struct pmuscope_config cfg = {
-		.size = sizeof(cfg), .nr_events = 1, .cpus_size = 8,
-		.events = (uintptr_t)&ev, .cpus = (uintptr_t)&cpus,
-	};
-
-	return ioctl(fd, PMUSCOPE_IOC_CONFIG, &cfg);
-}
-
-static int read_one(int fd, struct pmuscope_value *v)
-{
-	struct pmuscope_read rd = {
-		.size = sizeof(rd), .values = (uintptr_t)v, .nr_values = 1,
-	};
-
-	return ioctl(fd, PMUSCOPE_IOC_READ, &rd);
+	return config_one(fd, cpu, 0x11, PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1);
 }
 
 static int soak_errinj(void)
@@ -222,14 +206,14 @@ static int soak_errinj(void)
 		inject(0);
 		return 1;
 	}
-	err = config_cpu(fd, 0) ? errno : 0;
+	err = config_cycles(fd, 0) ? errno : 0;
 	tap(err == EBUSY, "errinj: CONFIG fails with the perf core's EBUSY (%s)",
 	    strerror(err));
 	err = ioctl(fd, PMUSCOPE_IOC_ENABLE) ? errno : 0;
 	tap(err == EINVAL, "errinj: the failed CONFIG left the session unconfigured "
 	    "(ENABLE: %s)", strerror(err));
 	inject(0);
-	tap(!config_cpu(fd, 1) && !ioctl(fd, PMUSCOPE_IOC_ENABLE) && !read_one(fd, &v) &&
+	tap(!config_cycles(fd, 1) && !ioctl(fd, PMUSCOPE_IOC_ENABLE) && !read_one(fd, &v) &&
 	    !(v.flags & (PMUSCOPE_VAL_LOST | PMUSCOPE_VAL_OFFLINE)),
 	    "errinj: the same fd configures once the perf core accepts again");
 	/* Another session of CPU 1, configured only after it is back. */
@@ -239,7 +223,7 @@ static int soak_errinj(void)
 	set_online(1, 1);
 	inject(0);
 	other = open("/dev/pmuscope", O_RDWR);
-	tap(other >= 0 && !config_cpu(other, 1) && !ioctl(other, PMUSCOPE_IOC_ENABLE),
+	tap(other >= 0 && !config_cycles(other, 1) && !ioctl(other, PMUSCOPE_IOC_ENABLE),
 	    "errinj: CPU 1 back online, a new session counts there");
 	pin(1);
 	spin();
@@ -257,7 +241,7 @@ static int soak_errinj(void)
 	tap(w.count > v.count && !(w.flags & (PMUSCOPE_VAL_LOST | PMUSCOPE_VAL_OFFLINE)),
 	    "errinj: the other session counts on CPU 1 (%llu -> %llu)",
 	    (unsigned long long)v.count, (unsigned long long)w.count);
-	tap(!ioctl(fd, PMUSCOPE_IOC_DISABLE) && !config_cpu(fd, 1) &&
+	tap(!ioctl(fd, PMUSCOPE_IOC_DISABLE) && !config_cycles(fd, 1) &&
 	    !ioctl(fd, PMUSCOPE_IOC_ENABLE) && !read_one(fd, &v) &&
 	    !(v.flags & PMUSCOPE_VAL_LOST),
 	    "errinj: CONFIG again (after DISABLE) clears LOST");
