@@ -172,6 +172,24 @@ struct pmuscope_hwc {
 	unsigned int storm_count;	/* overflows in the storm window */
 };
 
+/*
+ * The hardware snapshot path (FEAT_PMUv3_SS) of one CPU, as last found;
+ * sysfs cpuN/snapshot_hw shows it. Set at CPU online from the probe and
+ * the snapshot parameter; a failed capture sets the reason, and the CPU
+ * uses the software path until it comes online again.
+ */
+enum pmuscope_ss_hw {
+	PMUSCOPE_SS_HW_ABSENT,		/* no FEAT_PMUv3_SS */
+	PMUSCOPE_SS_HW_OFF,		/* snapshot=0 (the default), or the perf backend */
+	PMUSCOPE_SS_HW_UNDER_EL2,	/* at EL1 under an EL2, and not snapshot=2 */
+	PMUSCOPE_SS_HW_UNTRIED,		/* allowed; no capture yet */
+	PMUSCOPE_SS_HW_READY,		/* the last capture came back fresh */
+	PMUSCOPE_SS_HW_PROHIBITED,	/* a capture ended with NC = 1 */
+	PMUSCOPE_SS_HW_TIMEOUT,		/* a capture did not complete in time */
+	PMUSCOPE_SS_HW_STALE,		/* a capture returned values older than the request */
+	PMUSCOPE_NR_SS_HW
+};
+
 /* The PMU of one CPU. */
 struct pmuscope_pmu {
 	/* Protects the running state of hwc[] and the CPU's PMU registers. */
@@ -189,6 +207,14 @@ struct pmuscope_pmu {
 	u64 resyncs;			/* counters found clobbered or lost */
 	u64 folds;			/* counter reads that folded */
 	u64 late_polls;			/* polls later than fold_safe_ns */
+	/* Snapshots (pmuscope_snapshot.c), also under @lock. */
+	u8 ss_hw;			/* enum pmuscope_ss_hw */
+	bool ss_pmecr_set;		/* EL1: PMECR_EL1.SSE set by pmuscope */
+	bool ss_el2_set;		/* VHE: MDCR_EL2.PMSSE set by pmuscope ... */
+	u8 ss_el2_old;			/* ... and the value it had before */
+	u64 ss_captures;		/* hardware captures used */
+	u64 ss_fallbacks;		/* hardware captures that failed */
+	u64 sw_snapshots;		/* software (frozen) snapshots */
 	struct hrtimer poll_timer;
 	struct pmuscope_hwc hwc[PMUSCOPE_NR_COUNTERS];
 };
@@ -218,6 +244,8 @@ struct pmuscope_engine {
 	u64 fold_safe_ns;
 	unsigned int storm_limit;	/* overflows per second before throttling */
 	int irq;			/* PMU PPI, 0 if none */
+	/* snapshot=2: capture in hardware at EL1 under an EL2 too. */
+	bool ss_under_el2;
 };
 
 extern struct pmuscope_engine pmuscope_engine;
@@ -247,6 +275,10 @@ void pmuscope_hwc_read(struct pmuscope_pmu *pmu, unsigned int idx, u64 now,
 		       struct pmuscope_value *val);
 void pmuscope_pmu_read(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 		       u64 now, struct pmuscope_value *vals);
+u64 pmuscope_pmu_read_raw(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
+			  struct pmuscope_value *vals);
+void pmuscope_pmu_fold_vals(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
+			    u64 now, u64 ovs, struct pmuscope_value *vals);
 void pmuscope_hwc_reset(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
 void pmuscope_hwc_set_enabled(struct pmuscope_pmu *pmu, unsigned int idx,
 			      bool enable, u64 now);
@@ -258,6 +290,20 @@ void pmuscope_pmu_cpu_up(struct pmuscope_pmu *pmu);
 void pmuscope_pmu_cpu_down(struct pmuscope_pmu *pmu);
 void pmuscope_pmu_pm_enter(struct pmuscope_pmu *pmu);
 void pmuscope_pmu_pm_exit(struct pmuscope_pmu *pmu);
+
+/* --------------------------------------------------------------- snapshots */
+#define PMUSCOPE_SNAP_F_ALL		(PMUSCOPE_SNAP_F_SOFTWARE | PMUSCOPE_SNAP_F_HARDWARE)
+/* PMSSCR_EL1 reads before a capture is given up (and the hardware path with it). */
+#define PMUSCOPE_SS_POLLS		4096
+
+const char *pmuscope_ss_hw_name(enum pmuscope_ss_hw st);
+void pmuscope_ss_setup(struct pmuscope_pmu *pmu, const struct pmuscope_cpu_caps *caps);
+bool pmuscope_ss_usable(const struct pmuscope_pmu *pmu);
+void pmuscope_ss_cpu_down(struct pmuscope_pmu *pmu);
+/* On the PMU's CPU, IRQs off, pmu->lock held (offline: anywhere). */
+void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
+			   u32 flags, u64 deadline, u64 now,
+			   struct pmuscope_value *vals, struct pmuscope_snap_cpu *sc);
 
 /* ---------------------------------------------------------------- sessions */
 
@@ -346,6 +392,7 @@ int pmuscope_check_handshake(const struct pmuscope_handshake *hs);
 int pmuscope_check_config(const struct pmuscope_config *cfg);
 int pmuscope_check_read(const struct pmuscope_read *rd);
 int pmuscope_check_swinc(const struct pmuscope_swinc *sw);
+int pmuscope_check_snapshot(const struct pmuscope_snapshot *sn);
 int pmuscope_check_cpu(bool possible, bool online,
 		       const struct pmuscope_cpu_caps *caps);
 int pmuscope_check_perm(kgid_t group, const struct pmuscope_event *evs, u32 nr);
@@ -368,6 +415,19 @@ int pmuscope_session_reset(struct pmuscope_session *sess);
 int pmuscope_session_read_begin(struct pmuscope_session *sess, u32 room,
 				const struct pmuscope_value **vals, u32 *nr);
 void pmuscope_session_read_end(struct pmuscope_session *sess);
+
+/* A SNAPSHOT's results: in the session's buffers, valid until read_end. */
+struct pmuscope_snap_result {
+	const struct pmuscope_value *vals;
+	u32 nr_vals;
+	struct pmuscope_snap_cpu *cpus;	/* kmalloc'ed: the caller frees it */
+	u32 nr_cpus;
+	u64 skew;
+};
+
+int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
+			      u32 lead_us, u32 room_vals, u32 room_cpus,
+			      struct pmuscope_snap_result *res);
 int pmuscope_session_swinc(struct pmuscope_session *sess, u64 event_mask,
 			   unsigned int cpu, u32 count);
 void pmuscope_session_describe(const struct pmuscope_session *sess,

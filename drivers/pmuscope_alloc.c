@@ -202,6 +202,23 @@ int pmuscope_check_read(const struct pmuscope_read *rd)
 }
 EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_read);
 
+int pmuscope_check_snapshot(const struct pmuscope_snapshot *sn)
+{
+	int ret;
+
+	if (sn->flags & ~PMUSCOPE_SNAP_F_ALL ||
+	    (sn->flags & PMUSCOPE_SNAP_F_ALL) == PMUSCOPE_SNAP_F_ALL ||
+	    sn->reserved0 || sn->freq || sn->skew ||
+	    !pmuscope_zero(sn->reserved, ARRAY_SIZE(sn->reserved)) ||
+	    sn->lead_us > PMUSCOPE_SNAP_LEAD_US_MAX)
+		return -EINVAL;
+	ret = pmuscope_check_elem_size(sn->value_size, sizeof(struct pmuscope_value));
+	if (ret)
+		return ret;
+	return pmuscope_check_elem_size(sn->cpu_size, sizeof(struct pmuscope_snap_cpu));
+}
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_snapshot);
+
 int pmuscope_check_swinc(const struct pmuscope_swinc *sw)
 {
 	if (sw->flags || !pmuscope_zero(sw->reserved, ARRAY_SIZE(sw->reserved)))

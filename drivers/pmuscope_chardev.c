@@ -17,12 +17,14 @@
 #include <linux/uaccess.h>
 
 #include "pmuscope.h"
+#include "pmuscope_hw.h"
 
 /* Smallest size of each argument struct: version 1 of the API. */
 #define PMUSCOPE_HANDSHAKE_SIZE_VER0	sizeof(struct pmuscope_handshake)
 #define PMUSCOPE_CONFIG_SIZE_VER0	sizeof(struct pmuscope_config)
 #define PMUSCOPE_READ_SIZE_VER0		sizeof(struct pmuscope_read)
 #define PMUSCOPE_SWINC_SIZE_VER0	sizeof(struct pmuscope_swinc)
+#define PMUSCOPE_SNAPSHOT_SIZE_VER0	sizeof(struct pmuscope_snapshot)
 
 /*
  * Copy a size-first argument: -EINVAL if its size is below @min,
@@ -42,22 +44,29 @@ static int pmuscope_copy_arg(void *dst, size_t ksize, size_t min,
 	return copy_struct_from_user(dst, ksize, uarg, usize);
 }
 
-/* Does any CPU have a PMU pmuscope counts with? */
-static bool pmuscope_any_pmu(void)
+/*
+ * PMUSCOPE_FEAT_PMU and PMUSCOPE_FEAT_SNAPSHOT if any CPU has a PMU
+ * pmuscope counts with; PMUSCOPE_FEAT_SNAPSHOT_HW if any of them may
+ * capture in hardware.
+ */
+static u64 pmuscope_pmu_features(void)
 {
 	unsigned int cpu;
-	bool any = false;
+	u64 feat = 0;
 
 	mutex_lock(&pmuscope_drv.lock);
 	for_each_possible_cpu(cpu) {
 		struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[cpu];
 
-		if (pcpu && pcpu->probed &&
-		    pcpu->caps.state[PMUSCOPE_UNIT_PMU] == PMUSCOPE_STATE_PRESENT)
-			any = true;
+		if (!pcpu || !pcpu->probed ||
+		    pcpu->caps.state[PMUSCOPE_UNIT_PMU] != PMUSCOPE_STATE_PRESENT)
+			continue;
+		feat |= PMUSCOPE_FEAT_PMU | PMUSCOPE_FEAT_SNAPSHOT;
+		if (pmuscope_ss_usable(&pcpu->pmu))
+			feat |= PMUSCOPE_FEAT_SNAPSHOT_HW;
 	}
 	mutex_unlock(&pmuscope_drv.lock);
-	return any;
+	return feat;
 }
 
 static long pmuscope_ioc_handshake(void __user *uarg)
@@ -76,7 +85,7 @@ static long pmuscope_ioc_handshake(void __user *uarg)
 	memset(&hs, 0, sizeof(hs));
 	hs.size = sizeof(hs);
 	hs.api_version = PMUSCOPE_API_VERSION;
-	hs.features = (pmuscope_any_pmu() ? PMUSCOPE_FEAT_PMU : 0) |
+	hs.features = pmuscope_pmu_features() |
 		      (pmuscope_backend_perf() ? 0 : PMUSCOPE_FEAT_SWINC) |
 		      (pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ ?
 		       PMUSCOPE_FEAT_OVERFLOW_IRQ : PMUSCOPE_FEAT_POLL) |
@@ -289,6 +298,64 @@ static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 	return ret;
 }
 
+/* Copy @nr CPU records out with a stride of @csize (0 = 48), zero beyond ours. */
+static int pmuscope_copy_snap_cpus(u64 uptr, const struct pmuscope_snap_cpu *cpus,
+				   u32 nr, u32 csize)
+{
+	u32 i;
+
+	if (!csize)
+		csize = sizeof(*cpus);
+	for (i = 0; i < nr; i++) {
+		void __user *dst = u64_to_user_ptr(uptr + (u64)i * csize);
+
+		if (copy_to_user(dst, &cpus[i], sizeof(*cpus)) ||
+		    clear_user(dst + sizeof(*cpus), csize - sizeof(*cpus)))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/* @sess NULL: the file was never configured. */
+static long pmuscope_ioc_snapshot(struct pmuscope_session *sess, void __user *uarg)
+{
+	struct pmuscope_snapshot __user *usn = uarg;
+	struct pmuscope_snap_result res;
+	struct pmuscope_snapshot sn;
+	int ret;
+
+	ret = pmuscope_copy_arg(&sn, sizeof(sn), PMUSCOPE_SNAPSHOT_SIZE_VER0, uarg);
+	if (ret)
+		return ret;
+	ret = pmuscope_check_snapshot(&sn);
+	if (ret)
+		return ret;
+	if (!sess)
+		return -EINVAL;		/* never configured */
+	ret = pmuscope_session_snapshot(sess, sn.flags, sn.lead_us, sn.nr_values,
+					sn.nr_cpus, &res);
+	if (!ret)
+		ret = pmuscope_copy_values(sn.values, res.vals, res.nr_vals,
+					   sn.value_size);
+	if (!ret)
+		ret = pmuscope_copy_snap_cpus(sn.cpus, res.cpus, res.nr_cpus,
+					      sn.cpu_size);
+	pmuscope_session_read_end(sess);
+	kfree(res.cpus);
+	if (!ret) {
+		if (put_user(pmuscope_hw_syscnt_freq(), &usn->freq) ||
+		    put_user(res.skew, &usn->skew))
+			ret = -EFAULT;
+	}
+	if (!ret || ret == -ENOSPC) {
+		/* Tell the caller how many there are (or would be). */
+		if (put_user(res.nr_vals, &usn->nr_values) ||
+		    put_user(res.nr_cpus, &usn->nr_cpus))
+			ret = -EFAULT;
+	}
+	return ret;
+}
+
 /* @sess NULL: the file was never configured. */
 static long pmuscope_ioc_swinc(struct pmuscope_session *sess, void __user *uarg)
 {
@@ -333,6 +400,8 @@ static long pmuscope_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		return pmuscope_ioc_read(sess, uarg);
 	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_SWINC):
 		return pmuscope_ioc_swinc(sess, uarg);
+	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_SNAPSHOT):
+		return pmuscope_ioc_snapshot(sess, uarg);
 	}
 	switch (cmd) {		/* no argument: no size either */
 	case PMUSCOPE_IOC_ENABLE:

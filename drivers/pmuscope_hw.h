@@ -21,8 +21,11 @@
 #define __PMUSCOPE_HW_H
 
 #include <linux/types.h>
+#include <clocksource/arm_arch_timer.h>
+#include <asm/arch_timer.h>
 #include <asm/barrier.h>
 #include <asm/sysreg.h>
+#include <asm/virt.h>
 
 #include "pmuscope_regs.h"
 
@@ -33,10 +36,23 @@ enum pmuscope_barrier {
 	PMUSCOPE_BARRIER_DSB_NSH,	/* dsb nsh: completes this PE's accesses */
 };
 
+/*
+ * Who owns EL2 on this CPU: the snapshot unit's capture control
+ * MDCR_EL2.PMSSE belongs to it.
+ */
+enum pmuscope_hw_el2 {
+	PMUSCOPE_HW_EL2_NONE,	/* no EL2 (ID_AA64PFR0_EL1.EL2 = 0) */
+	PMUSCOPE_HW_EL2_ABOVE,	/* the kernel at EL1 under EL2: Linux's own EL2 code or a hypervisor */
+	PMUSCOPE_HW_EL2_KERNEL,	/* VHE: the kernel itself runs at EL2 */
+};
+
 /* The register model's entry points (tests/kunit/pmuscope_model.c). */
 u64 pmuscope_model_read(enum pmuscope_reg reg);
 void pmuscope_model_write(enum pmuscope_reg reg, u64 val);
 void pmuscope_model_barrier(enum pmuscope_barrier b);
+u64 pmuscope_model_syscnt(void);
+u32 pmuscope_model_syscnt_freq(void);
+enum pmuscope_hw_el2 pmuscope_model_el2(void);
 
 #ifdef PMUSCOPE_HW_MODEL
 
@@ -53,6 +69,21 @@ static inline void pmuscope_hw_write(enum pmuscope_reg reg, u64 val)
 static inline void pmuscope_hw_barrier(enum pmuscope_barrier b)
 {
 	pmuscope_model_barrier(b);
+}
+
+static inline u64 pmuscope_hw_syscnt(void)
+{
+	return pmuscope_model_syscnt();
+}
+
+static inline u32 pmuscope_hw_syscnt_freq(void)
+{
+	return pmuscope_model_syscnt_freq();
+}
+
+static inline enum pmuscope_hw_el2 pmuscope_hw_el2(void)
+{
+	return pmuscope_model_el2();
 }
 
 #else /* !PMUSCOPE_HW_MODEL */
@@ -81,6 +112,34 @@ static __always_inline void pmuscope_hw_barrier(enum pmuscope_barrier b)
 		dsb(nsh);
 		break;
 	}
+}
+
+/*
+ * The system counter (CNTVCT_EL0 as the kernel reads it: ordered by an
+ * ISB, with the errata workarounds of the arch timer driver) and its
+ * frequency (CNTFRQ_EL0).
+ */
+static __always_inline u64 pmuscope_hw_syscnt(void)
+{
+	return arch_timer_read_counter();
+}
+
+static inline u32 pmuscope_hw_syscnt_freq(void)
+{
+	return arch_timer_get_cntfrq();
+}
+
+static inline enum pmuscope_hw_el2 pmuscope_hw_el2(void)
+{
+	if (is_kernel_in_hyp_mode())
+		return PMUSCOPE_HW_EL2_KERNEL;
+	/*
+	 * Whether Linux itself booted at EL2 (__boot_cpu_mode) is not
+	 * exported to modules: any EL2 above the kernel counts as not ours.
+	 */
+	if (pmuscope_hw_mrs(PMUSCOPE_REG_ID_AA64PFR0_EL1) & PMUSCOPE_PFR0_EL2)
+		return PMUSCOPE_HW_EL2_ABOVE;
+	return PMUSCOPE_HW_EL2_NONE;
 }
 
 #endif /* PMUSCOPE_HW_MODEL */

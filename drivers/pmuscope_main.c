@@ -33,10 +33,10 @@ static bool pmuscope_param_pmu = true;
 module_param_named(pmu, pmuscope_param_pmu, bool, 0444);
 MODULE_PARM_DESC(pmu, "Use the PMUv3 event counters (default: 1)");
 
-static bool pmuscope_param_snapshot = true;
-module_param_named(snapshot, pmuscope_param_snapshot, bool, 0444);
+static unsigned int pmuscope_param_snapshot;
+module_param_named(snapshot, pmuscope_param_snapshot, uint, 0444);
 MODULE_PARM_DESC(snapshot,
-		 "Use PMU snapshots (FEAT_PMUv3_SS); set 0 if firmware does not set MDCR_EL3.EnPMSS (default: 1)");
+		 "Hardware snapshots (FEAT_PMUv3_SS): 0 never (software snapshots), 1 where the kernel runs at the highest EL below EL3 (VHE, or no EL2), 2 also at EL1 under an EL2 that grants them; 1 and 2 need firmware to set MDCR_EL3.EnPMSS and EnPM2, which no register shows (default: 0)");
 
 static bool pmuscope_param_spe = true;
 module_param_named(spe, pmuscope_param_spe, bool, 0444);
@@ -397,6 +397,11 @@ static int pmuscope_engine_init(void)
 		pr_err("storm_limit must be at least 1\n");
 		return -EINVAL;
 	}
+	if (pmuscope_param_snapshot > 2) {
+		pr_err("snapshot must be 0, 1 or 2\n");
+		return -EINVAL;
+	}
+	pmuscope_engine.ss_under_el2 = pmuscope_param_snapshot == 2;
 	ret = pmuscope_poll_init();
 	if (ret)
 		return ret;

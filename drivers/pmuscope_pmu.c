@@ -113,6 +113,7 @@ void pmuscope_pmu_setup(struct pmuscope_pmu *pmu, unsigned int cpu,
 	pmu->usable = caps->state[PMUSCOPE_UNIT_PMU] == PMUSCOPE_STATE_PRESENT;
 	pmu->nr_counters = caps->num_counters;
 	pmu->evcnt_width = caps->evcnt_width;
+	pmuscope_ss_setup(pmu, caps);
 }
 
 /* PMCR_EL0 as pmuscope runs it: LC = 1, LP = 1 from PMUv3p5. */
@@ -589,26 +590,20 @@ void pmuscope_hwc_read(struct pmuscope_pmu *pmu, unsigned int idx, u64 now,
 }
 
 /*
- * READ of one session's counters on this CPU: @idx[i] is the counter of
- * value @vals[i] (PMUSCOPE_NO_COUNTER: a value of zeros). Every counter is
- * read first, then one ISB and one PMOVSSET_EL0 read serve the folds of
- * all of them (the bit-31 rule of pmuscope_hwc_fold_from() holds for each:
- * its counter was read before PMOVSSET). First pmuscope_pmu_check(), so
- * that a counter someone else stopped or reset is put back (and flagged)
- * before it is read. With pmu->lock held: on the PMU's CPU, or anywhere
- * while it is offline (then nothing is on the hardware and no register is
- * read).
+ * The raw values of the counters @idx[0..@nr) that are on the hardware,
+ * into @vals[i].count, then PMOVSSET_EL0 (returned; 0 if no 32-bit counter
+ * was read): every counter is read first, then one ISB and one PMOVSSET
+ * read serve the folds of all of them (the bit-31 rule of
+ * pmuscope_hwc_fold_from() holds for each: its counter was read before
+ * PMOVSSET). On the PMU's CPU, pmu->lock held.
  */
-void pmuscope_pmu_read(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
-		       u64 now, struct pmuscope_value *vals)
+static __always_inline u64 pmuscope_pmu_raw(struct pmuscope_pmu *pmu,
+					    const u8 *idx, u32 nr,
+					    struct pmuscope_value *vals)
 {
 	bool narrow = false;
-	u64 ovs = 0;
 	u32 i;
 
-	if (pmu->hw_ready)
-		pmuscope_pmu_check(pmu, now);
-	/* vals[i].count holds the counter's raw value until its fold. */
 	for (i = 0; i < nr; i++) {
 		unsigned int n = idx[i];
 
@@ -618,10 +613,23 @@ void pmuscope_pmu_read(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 		if (n != PMUSCOPE_CYCLE_IDX)
 			narrow = true;
 	}
-	if (narrow && pmu->evcnt_width == 32) {
-		pmuscope_hw_isb();
-		ovs = pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0);
-	}
+	if (!narrow || pmu->evcnt_width != 32)
+		return 0;
+	pmuscope_hw_isb();
+	return pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0);
+}
+
+/*
+ * Turn what pmuscope_pmu_raw() read (@vals[i].count, @ovs) into values:
+ * fold each counter on the hardware, take the saved count of the others
+ * (PMUSCOPE_NO_COUNTER: a value of zeros).
+ */
+static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
+					      const u8 *idx, u32 nr, u64 now,
+					      u64 ovs, struct pmuscope_value *vals)
+{
+	u32 i;
+
 	for (i = 0; i < nr; i++) {
 		struct pmuscope_value *val = &vals[i];
 		unsigned int n = idx[i];
@@ -641,6 +649,36 @@ void pmuscope_pmu_read(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 		val->cpu = pmu->cpu;
 		val->index = i;
 	}
+}
+
+u64 pmuscope_pmu_read_raw(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
+			  struct pmuscope_value *vals)
+{
+	return pmuscope_pmu_raw(pmu, idx, nr, vals);
+}
+
+void pmuscope_pmu_fold_vals(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
+			    u64 now, u64 ovs, struct pmuscope_value *vals)
+{
+	pmuscope_pmu_fold(pmu, idx, nr, now, ovs, vals);
+}
+
+/*
+ * READ of one session's counters on this CPU: @idx[i] is the counter of
+ * value @vals[i]. First pmuscope_pmu_check(), so that a counter someone
+ * else stopped or reset is put back (and flagged) before it is read. With
+ * pmu->lock held: on the PMU's CPU, or anywhere while it is offline (then
+ * nothing is on the hardware and no register is read).
+ */
+void pmuscope_pmu_read(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
+		       u64 now, struct pmuscope_value *vals)
+{
+	u64 ovs;
+
+	if (pmu->hw_ready)
+		pmuscope_pmu_check(pmu, now);
+	ovs = pmuscope_pmu_raw(pmu, idx, nr, vals);
+	pmuscope_pmu_fold(pmu, idx, nr, now, ovs, vals);
 }
 
 void pmuscope_hwc_reset(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
@@ -689,6 +727,7 @@ void pmuscope_pmu_cpu_down(struct pmuscope_pmu *pmu)
 	u64 now = ktime_get_ns();
 
 	pmuscope_pmu_hw_stop_all(pmu, now);
+	pmuscope_ss_cpu_down(pmu);
 	pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, 0);
 	pmuscope_hw_write(PMUSCOPE_REG_PMUSERENR_EL0, 0);
 	pmuscope_hw_isb();

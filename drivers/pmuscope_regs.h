@@ -31,6 +31,7 @@
 #define PMUSCOPE_DFR1_PMICNTR			GENMASK_ULL(39, 36)
 #define PMUSCOPE_DFR1_EBEP			GENMASK_ULL(51, 48)
 #define PMUSCOPE_PFR0_AMU			GENMASK_ULL(47, 44)
+#define PMUSCOPE_PFR0_EL2			GENMASK_ULL(11, 8)
 
 /* ID_AA64DFR0_EL1.PMUVer values (Arm ARM D23.2.59). */
 #define PMUSCOPE_PMUVER_NI			0x0
@@ -115,6 +116,12 @@
 #define PMUSCOPE_PMSSE_LOWER			0x1
 #define PMUSCOPE_PMSSE_PROHIBITED		0x2
 #define PMUSCOPE_PMSSE_ALLOWED			0x3
+
+/*
+ * MDCR_EL2.PMSSE [31:30] (FEAT_PMUv3_SS): the EL2 control of Capture
+ * events; a VHE host kernel (at EL2) sets it, Linux 6.12 leaves it 0b00.
+ */
+#define PMUSCOPE_MDCR_EL2_PMSSE			GENMASK_ULL(31, 30)
 
 /* PMECR_EL1.PMEE (FEAT_EBEP): 0b01 and 0b10 are reserved. */
 #define PMUSCOPE_PMECR_PMEE_IRQ			0x0

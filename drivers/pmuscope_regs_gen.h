@@ -44,6 +44,7 @@
 #define PMUSCOPE_SYS_PMCCNTSVR_EL1		sys_reg(2, 0, 14, 11, 7)
 #define PMUSCOPE_SYS_PMICNTSVR_EL1		sys_reg(2, 0, 14, 12, 0)
 #define PMUSCOPE_SYS_PMEVCNTSVR_EL1(n)		(sys_reg(2, 0, 14, 8, 0) | ((n) << 5))
+#define PMUSCOPE_SYS_MDCR_EL2			sys_reg(3, 4, 1, 1, 1)
 #define PMUSCOPE_SYS_PMSCR_EL1			sys_reg(3, 0, 9, 9, 0)
 #define PMUSCOPE_SYS_PMSNEVFR_EL1		sys_reg(3, 0, 9, 9, 1)
 #define PMUSCOPE_SYS_PMSICR_EL1			sys_reg(3, 0, 9, 9, 2)
@@ -100,7 +101,8 @@ enum pmuscope_reg {
 	PMUSCOPE_REG_PMCCNTSVR_EL1,
 	PMUSCOPE_REG_PMICNTSVR_EL1,
 	PMUSCOPE_REG_PMEVCNTSVR0_EL1,
-	PMUSCOPE_REG_PMSCR_EL1 = PMUSCOPE_REG_PMEVCNTSVR0_EL1 + 31,
+	PMUSCOPE_REG_MDCR_EL2 = PMUSCOPE_REG_PMEVCNTSVR0_EL1 + 31,
+	PMUSCOPE_REG_PMSCR_EL1,
 	PMUSCOPE_REG_PMSNEVFR_EL1,
 	PMUSCOPE_REG_PMSICR_EL1,
 	PMUSCOPE_REG_PMSIRR_EL1,
@@ -178,6 +180,7 @@ enum pmuscope_gate {
 	PMUSCOPE_GATE_AMU_CG0_N,
 	PMUSCOPE_GATE_AMU_CG1,
 	PMUSCOPE_GATE_AMU_CG1_N,
+	PMUSCOPE_GATE_EL2,
 };
 
 /* One register, as the register model sees it. */
@@ -436,6 +439,8 @@ static __always_inline u64 pmuscope_hw_mrs(enum pmuscope_reg reg)
 		return read_sysreg_s(PMUSCOPE_SYS_PMEVCNTSVR_EL1(29));
 	case PMUSCOPE_REG_PMEVCNTSVR(30):
 		return read_sysreg_s(PMUSCOPE_SYS_PMEVCNTSVR_EL1(30));
+	case PMUSCOPE_REG_MDCR_EL2:
+		return read_sysreg_s(PMUSCOPE_SYS_MDCR_EL2);
 	case PMUSCOPE_REG_PMSCR_EL1:
 		return read_sysreg_s(PMUSCOPE_SYS_PMSCR_EL1);
 	case PMUSCOPE_REG_PMSNEVFR_EL1:
@@ -851,6 +856,9 @@ static __always_inline void pmuscope_hw_msr(enum pmuscope_reg reg, u64 val)
 		break;
 	case PMUSCOPE_REG_PMSSCR_EL1:
 		write_sysreg_s(val, PMUSCOPE_SYS_PMSSCR_EL1);
+		break;
+	case PMUSCOPE_REG_MDCR_EL2:
+		write_sysreg_s(val, PMUSCOPE_SYS_MDCR_EL2);
 		break;
 	case PMUSCOPE_REG_PMSCR_EL1:
 		write_sysreg_s(val, PMUSCOPE_SYS_PMSCR_EL1);

@@ -21,6 +21,7 @@
 #include <linux/string.h>
 
 #include "pmuscope.h"
+#include "pmuscope_hw.h"
 #include "pmuscope_modifiers.h"
 #include "pmuscope_regs.h"
 
@@ -710,6 +711,175 @@ static bool pmuscope_session_read_here(struct pmuscope_session *sess)
 			  now, sess->vbuf);
 	raw_spin_unlock_irqrestore(&pmu->lock, flags);
 	return true;
+}
+
+/* ---------------------------------------------------------------- snapshots */
+
+struct pmuscope_snap_args {
+	struct pmuscope_session *sess;
+	u32 flags;
+	u64 deadline;			/* system counter; 0: capture at once */
+	u64 now;			/* ktime_get_ns() of the request */
+	struct pmuscope_snap_cpu *cpus;	/* one per CPU of the session, in order */
+};
+
+/* The position of @cpu among the session's CPUs (ascending). */
+static unsigned int pmuscope_snap_pos(const struct pmuscope_session *sess,
+				      unsigned int cpu)
+{
+	return bitmap_weight(cpumask_bits(sess->cpus), cpu);
+}
+
+/* On each online CPU of the session, IRQs off (on_each_cpu_mask()). */
+static void pmuscope_snap_on_cpu(void *info)
+{
+	struct pmuscope_snap_args *a = info;
+	struct pmuscope_session *sess = a->sess;
+	unsigned int cpu = smp_processor_id();
+	unsigned int pos = pmuscope_snap_pos(sess, cpu);
+	struct pmuscope_pmu *pmu = pmuscope_pmu_of(cpu);
+
+	raw_spin_lock(&pmu->lock);
+	pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
+			      a->flags, a->deadline, a->now,
+			      &sess->vbuf[pos * sess->nr_events], &a->cpus[pos]);
+	raw_spin_unlock(&pmu->lock);
+}
+
+/* The CPUs of a direct session at one deadline; offline ones at rest. */
+static int pmuscope_snap_direct(struct pmuscope_session *sess,
+				struct pmuscope_snap_args *a, u32 lead_us)
+{
+	cpumask_var_t online;
+	unsigned int cpu;
+
+	if (!zalloc_cpumask_var(&online, GFP_KERNEL))
+		return -ENOMEM;
+	cpumask_and(online, sess->cpus, cpu_online_mask);
+	for_each_cpu(cpu, sess->cpus) {
+		struct pmuscope_pmu *pmu = pmuscope_pmu_of(cpu);
+		unsigned int pos = pmuscope_snap_pos(sess, cpu);
+		unsigned long flags;
+
+		if (cpumask_test_cpu(cpu, online))
+			continue;
+		raw_spin_lock_irqsave(&pmu->lock, flags);
+		pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu),
+				      sess->nr_events, a->flags, 0, a->now,
+				      &sess->vbuf[pos * sess->nr_events], &a->cpus[pos]);
+		raw_spin_unlock_irqrestore(&pmu->lock, flags);
+	}
+	/* One CPU needs no deadline: it captures as soon as it is asked. */
+	if (cpumask_weight(online) > 1)
+		a->deadline = pmuscope_hw_syscnt() +
+			div_u64((u64)lead_us * pmuscope_hw_syscnt_freq(), USEC_PER_SEC);
+	on_each_cpu_mask(online, pmuscope_snap_on_cpu, a, true);
+	free_cpumask_var(online);
+	return 0;
+}
+
+/* A session counted by perf events: read one after another. */
+static void pmuscope_snap_perf(struct pmuscope_session *sess, struct pmuscope_snap_cpu *cpus)
+{
+	unsigned int cpu, pos = 0;
+	u64 t0, t1;
+
+	memset(sess->vbuf, 0, pmuscope_psess_nr_values(sess) * sizeof(*sess->vbuf));
+	t0 = pmuscope_hw_syscnt();
+	pmuscope_psess_read(sess, sess->vbuf);
+	t1 = pmuscope_hw_syscnt();
+	for_each_cpu(cpu, sess->cpus) {
+		struct pmuscope_snap_cpu *sc = &cpus[pos++];
+
+		memset(sc, 0, sizeof(*sc));
+		sc->cpu = cpu;
+		sc->method = PMUSCOPE_SNAP_PERF;
+		sc->time = t0;
+		sc->spread = t1 - t0;
+		if (!cpu_online(cpu))
+			sc->flags |= PMUSCOPE_SNAPCPU_OFFLINE;
+	}
+}
+
+/*
+ * SNAPSHOT: every counter of @sess on every CPU of it at one instant (see
+ * pmuscope_snapshot.c), into the session's value buffer and a CPU array
+ * allocated here (res->cpus, freed by the caller). Returns with the
+ * session's lock held, whatever the result, until
+ * pmuscope_session_read_end(); res->nr_vals and res->nr_cpus are set with
+ * -ENOSPC too.
+ */
+int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
+			      u32 lead_us, u32 room_vals, u32 room_cpus,
+			      struct pmuscope_snap_result *res)
+{
+	struct pmuscope_snap_args a = { .sess = sess, .flags = flags };
+	u64 first = U64_MAX, last = 0;
+	unsigned int cpu, i;
+	int ret = 0;
+
+	memset(res, 0, sizeof(*res));
+	cpus_read_lock();
+	mutex_lock(&sess->lock);
+	if (!sess->configured) {
+		ret = -EINVAL;
+		goto out;
+	}
+	/* A task's counters move with it: there is no instant to take. */
+	if (sess->target != PMUSCOPE_TARGET_CPUS) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	res->nr_cpus = cpumask_weight(sess->cpus);
+	res->nr_vals = sess->nr_events * res->nr_cpus;
+	if (room_vals < res->nr_vals || room_cpus < res->nr_cpus) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	if (WARN_ON_ONCE(res->nr_vals > sess->vbuf_n)) {
+		ret = -EIO;
+		goto out;
+	}
+	if (flags & PMUSCOPE_SNAP_F_HARDWARE) {
+		/* Hardware or nothing: every CPU must have a usable path. */
+		if (sess->pev) {
+			ret = -EOPNOTSUPP;
+			goto out;
+		}
+		for_each_cpu(cpu, sess->cpus)
+			if (!pmuscope_ss_usable(pmuscope_pmu_of(cpu))) {
+				ret = -EOPNOTSUPP;
+				goto out;
+			}
+	}
+	res->cpus = kcalloc(res->nr_cpus, sizeof(*res->cpus), GFP_KERNEL_ACCOUNT);
+	if (!res->cpus) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	a.cpus = res->cpus;
+	a.now = ktime_get_ns();
+	if (sess->pev) {
+		pmuscope_snap_perf(sess, res->cpus);
+	} else {
+		ret = pmuscope_snap_direct(sess, &a, lead_us ?: PMUSCOPE_SNAP_LEAD_US_DEFAULT);
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < res->nr_cpus; i++) {
+		if (res->cpus[i].flags & PMUSCOPE_SNAPCPU_OFFLINE)
+			continue;
+		first = min(first, res->cpus[i].time);
+		last = max(last, res->cpus[i].time);
+	}
+	for (i = 0; i < res->nr_cpus; i++)
+		if (!(res->cpus[i].flags & PMUSCOPE_SNAPCPU_OFFLINE))
+			res->cpus[i].skew = res->cpus[i].time - first;
+	res->skew = first <= last ? last - first : 0;
+	res->vals = sess->vbuf;
+out:
+	cpus_read_unlock();
+	return ret;
 }
 
 /*

@@ -295,6 +295,9 @@ static bool pmuscope_model_gate_open(const struct pmuscope_model_profile *p,
 		return cg1 && d->index < FIELD_GET(PMUSCOPE_AMCGCR_CG1NC, p->amcgcr) &&
 		       (amu < PMUSCOPE_AMU_V1P1 ||
 			(FIELD_GET(PMUSCOPE_AMCG1IDR_CNTEN, p->amcg1idr) & BIT(d->index)));
+	case PMUSCOPE_GATE_EL2:
+		/* The profile's part; the CPU's EL is pmuscope_model_cpu_implements(). */
+		return FIELD_GET(PMUSCOPE_PFR0_EL2, p->pfr0);
 	default:
 		return false;
 	}
@@ -312,9 +315,15 @@ bool pmuscope_model_implements(const struct pmuscope_model_profile *p,
 static bool pmuscope_model_cpu_implements(struct pmuscope_model_cpu *m,
 					  enum pmuscope_reg reg)
 {
+	const struct pmuscope_reg_desc *d;
+
 	if (!m->prof || reg >= PMUSCOPE_REG_NR)
 		return false;
-	return pmuscope_model_gate_open(m->prof, m->n, &pmuscope_reg_descs[reg]);
+	d = &pmuscope_reg_descs[reg];
+	/* An EL2 register is UNDEFINED at EL1 (a kernel that is not VHE). */
+	if (d->gate == PMUSCOPE_GATE_EL2 && m->ss.el2 != PMUSCOPE_HW_EL2_KERNEL)
+		return false;
+	return pmuscope_model_gate_open(m->prof, m->n, d);
 }
 
 void pmuscope_model_reg_name(enum pmuscope_reg reg, char *buf, size_t len)

@@ -10,6 +10,7 @@
 #include "../../drivers/pmuscope_discovery.c"
 #include "../../drivers/pmuscope_events.c"
 #include "../../drivers/pmuscope_pmu.c"
+#include "../../drivers/pmuscope_snapshot.c"
 
 /*
  * The pure checks and placement of pmuscope_alloc.c are not copied: the

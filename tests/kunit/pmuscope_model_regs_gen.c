@@ -599,6 +599,11 @@ const struct pmuscope_reg_desc pmuscope_reg_descs[PMUSCOPE_REG_NR] = {
 		.access = PMUSCOPE_ACC_RO, .unit = PMUSCOPE_RU_SS,
 		.gate = PMUSCOPE_GATE_SS_N, .index = 30,
 	},
+	[PMUSCOPE_REG_MDCR_EL2] = {
+		.name = "MDCR_EL2", .encoding = 0x1c1120,
+		.access = PMUSCOPE_ACC_RW, .unit = PMUSCOPE_RU_SS,
+		.gate = PMUSCOPE_GATE_EL2, .index = 0,
+	},
 	[PMUSCOPE_REG_PMSCR_EL1] = {
 		.name = "PMSCR_EL1", .encoding = 0x189900,
 		.access = PMUSCOPE_ACC_RW, .unit = PMUSCOPE_RU_SPE,

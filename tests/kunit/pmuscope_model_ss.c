@@ -8,8 +8,10 @@
  * the register descriptions of D24.5 and the pseudocode of J1.3.
  */
 
+#include <linux/atomic.h>
 #include <linux/bitfield.h>
 #include <linux/kernel.h>
+#include <linux/time64.h>
 
 #include "pmuscope_model.h"
 
@@ -208,6 +210,8 @@ static bool pmuscope_model_ss_trapped(struct pmuscope_model_cpu *m,
 	bool enabled;
 
 	switch (reg) {
+	case PMUSCOPE_REG_MDCR_EL2:
+		return false;	/* an EL2 register: the core checked the EL */
 	case PMUSCOPE_REG_PMECR_EL1:
 	case PMUSCOPE_REG_PMICNTR_EL0:
 	case PMUSCOPE_REG_PMICFILTR_EL0:
@@ -369,6 +373,10 @@ u64 pmuscope_model_ss_read(struct pmuscope_model_cpu *m, enum pmuscope_reg reg)
 	}
 
 	switch (reg) {
+	case PMUSCOPE_REG_MDCR_EL2:
+		/* D24.3.17: PMSSE [31:30]; the other fields are kept as written. */
+		return m->ss.mdcr_el2_rest |
+		       FIELD_PREP(PMUSCOPE_MDCR_EL2_PMSSE, m->ss.mdcr_el2_pmsse);
 	case PMUSCOPE_REG_PMSSCR_EL1:
 		return pmuscope_model_ss_read_pmsscr(m);
 	case PMUSCOPE_REG_PMCCNTSVR_EL1:
@@ -397,6 +405,10 @@ void pmuscope_model_ss_write(struct pmuscope_model_cpu *m, enum pmuscope_reg reg
 		return;
 
 	switch (reg) {
+	case PMUSCOPE_REG_MDCR_EL2:
+		m->ss.mdcr_el2_pmsse = FIELD_GET(PMUSCOPE_MDCR_EL2_PMSSE, val);
+		m->ss.mdcr_el2_rest = val & ~PMUSCOPE_MDCR_EL2_PMSSE;
+		break;
 	case PMUSCOPE_REG_PMSSCR_EL1:
 		/*
 		 * D24.5.23: NC is RO, bits other than SS are RES0, a write of
@@ -549,4 +561,53 @@ enum pmuscope_model_ss_capture pmuscope_model_ss_capture_state(unsigned int cpu)
 		st = pmuscope_model_ss_state(m);
 	raw_spin_unlock_irqrestore(&m->lock, flags);
 	return st;
+}
+
+/*
+ * Who owns EL2 on @cpu (the driver's pmuscope_hw_el2()). With
+ * PMUSCOPE_HW_EL2_KERNEL the driver runs at EL2 (VHE) and may access
+ * MDCR_EL2; otherwise an access is UNDEFINED (a violation).
+ */
+void pmuscope_model_ss_set_el2(unsigned int cpu, enum pmuscope_hw_el2 el2)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&m->lock, flags);
+	m->ss.el2 = el2;
+	raw_spin_unlock_irqrestore(&m->lock, flags);
+}
+
+enum pmuscope_hw_el2 pmuscope_model_el2(void)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(raw_smp_processor_id());
+
+	return READ_ONCE(m->ss.el2);
+}
+
+/*
+ * The system counter. In passthrough (pmuscope_emu.ko) the real one;
+ * otherwise a model counter at 1 GHz that advances one tick per read (so
+ * that a driver waiting for a deadline gets there) and by
+ * pmuscope_model_syscnt_advance().
+ */
+static atomic64_t pmuscope_model_syscnt_val = ATOMIC64_INIT(1000000);
+
+u64 pmuscope_model_syscnt(void)
+{
+	if (pmuscope_model_get(raw_smp_processor_id())->passthrough)
+		return arch_timer_read_counter();
+	return atomic64_inc_return(&pmuscope_model_syscnt_val);
+}
+
+u32 pmuscope_model_syscnt_freq(void)
+{
+	if (pmuscope_model_get(raw_smp_processor_id())->passthrough)
+		return arch_timer_get_cntfrq();
+	return NSEC_PER_SEC;
+}
+
+void pmuscope_model_syscnt_advance(u64 ticks)
+{
+	atomic64_add(ticks, &pmuscope_model_syscnt_val);
 }

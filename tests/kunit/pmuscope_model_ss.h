@@ -84,6 +84,9 @@ struct pmuscope_model_ss {
 	u8 mdcr_el2_pmsse;
 	bool enpmss;
 	bool enpm2;
+	/* Who owns EL2 (pmuscope_hw_el2() of the driver): set by the test. */
+	enum pmuscope_hw_el2 el2;
+	u64 mdcr_el2_rest;	/* MDCR_EL2 without PMSSE, as written at EL2 */
 
 	u64 pmecr;		/* PMECR_EL1 */
 	bool nc;		/* PMSSCR_EL1.NC */
@@ -123,6 +126,8 @@ void pmuscope_model_ss_set_firmware(unsigned int cpu, u8 mdcr_el3_pmsse,
 				    u8 mdcr_el2_pmsse, bool enpmss, bool enpm2);
 void pmuscope_model_ss_set_delay(unsigned int cpu, u32 polls);
 void pmuscope_model_ss_external_request(unsigned int cpu);
+void pmuscope_model_ss_set_el2(unsigned int cpu, enum pmuscope_hw_el2 el2);
+void pmuscope_model_syscnt_advance(u64 ticks);
 enum pmuscope_model_ss_capture pmuscope_model_ss_capture_state(unsigned int cpu);
 
 #endif /* __PMUSCOPE_MODEL_SS_H */

@@ -20,8 +20,9 @@
  * 2: targets (a task or CPUs), inherit and enable-on-exec, element sizes
  * of the event and value arrays, the perf backend, multiplexing. A version
  * 1 caller's structs are version 2 structs with the new fields zero.
+ * 3: PMUSCOPE_IOC_SNAPSHOT.
  */
-#define PMUSCOPE_API_VERSION		2
+#define PMUSCOPE_API_VERSION		3
 
 /* Most events one session may count on each CPU. */
 #define PMUSCOPE_MAX_EVENTS		32
@@ -36,6 +37,8 @@
 #define PMUSCOPE_FEAT_BACKEND_PERF	(1ULL << 6)	/* counts through perf's PMU driver */
 #define PMUSCOPE_FEAT_TASK		(1ULL << 7)	/* PMUSCOPE_TARGET_TASK */
 #define PMUSCOPE_FEAT_MULTIPLEX		(1ULL << 8)	/* more events than counters */
+#define PMUSCOPE_FEAT_SNAPSHOT		(1ULL << 9)	/* PMUSCOPE_IOC_SNAPSHOT */
+#define PMUSCOPE_FEAT_SNAPSHOT_HW	(1ULL << 10)	/* a CPU captures in hardware */
 
 struct pmuscope_handshake {
 	__u32 size;		/* in: sizeof(struct pmuscope_handshake) */
@@ -120,6 +123,51 @@ struct pmuscope_swinc {
 	__u64 reserved[2];
 };
 
+/* How one CPU's counts were taken (struct pmuscope_snap_cpu.method). */
+#define PMUSCOPE_SNAP_HARDWARE		1	/* FEAT_PMUv3_SS: copied at one instant */
+#define PMUSCOPE_SNAP_SOFTWARE		2	/* frozen together by one register write */
+#define PMUSCOPE_SNAP_PERF		3	/* perf events, read one after another */
+#define PMUSCOPE_SNAP_IDLE		4	/* nothing counting: the counts at rest */
+
+/* Snapshot request flags. */
+#define PMUSCOPE_SNAP_F_SOFTWARE	(1U << 0)	/* never the hardware capture */
+#define PMUSCOPE_SNAP_F_HARDWARE	(1U << 1)	/* the hardware capture or nothing */
+
+/* Flags of one CPU's snapshot. */
+#define PMUSCOPE_SNAPCPU_LATE		(1U << 0)	/* reached the deadline after it */
+#define PMUSCOPE_SNAPCPU_FALLBACK	(1U << 1)	/* hardware capture failed: software */
+#define PMUSCOPE_SNAPCPU_OFFLINE	(1U << 2)	/* CPU offline: counts frozen */
+
+struct pmuscope_snap_cpu {
+	__u32 cpu;
+	__u32 method;		/* PMUSCOPE_SNAP_HARDWARE .. IDLE */
+	__u32 flags;		/* PMUSCOPE_SNAPCPU_* */
+	__u32 reserved;
+	__u64 time;		/* system counter (CNTVCT) at the capture */
+	__u64 skew;		/* time - the earliest time of this snapshot */
+	__u64 frozen;		/* SOFTWARE: ticks the counters were stopped (at most) */
+	__u64 spread;		/* PERF: ticks from the first counter read to the last */
+};
+
+struct pmuscope_snapshot {
+	__u32 size;		/* sizeof(struct pmuscope_snapshot) */
+	__u32 flags;		/* PMUSCOPE_SNAP_F_* */
+	__u64 values;		/* pointer to struct pmuscope_value[nr_values] */
+	__u64 cpus;		/* pointer to struct pmuscope_snap_cpu[nr_cpus] */
+	__u32 nr_values;	/* in: room at @values; out: values written */
+	__u32 nr_cpus;		/* in: room at @cpus; out: CPUs written */
+	__u32 value_size;	/* sizeof(struct pmuscope_value) of the caller; 0 = 40 */
+	__u32 cpu_size;		/* sizeof(struct pmuscope_snap_cpu) of the caller; 0 = 48 */
+	__u32 lead_us;		/* the deadline's lead over the request; 0 = 100 */
+	__u32 reserved0;
+	__u64 freq;		/* out: system counter frequency in Hz */
+	__u64 skew;		/* out: latest minus earliest capture time, ticks */
+	__u64 reserved[2];
+};
+
+#define PMUSCOPE_SNAP_LEAD_US_DEFAULT	100
+#define PMUSCOPE_SNAP_LEAD_US_MAX	10000
+
 #define PMUSCOPE_IOC_MAGIC		0xB9
 
 #define PMUSCOPE_IOC_HANDSHAKE	_IOWR(PMUSCOPE_IOC_MAGIC, 0x00, struct pmuscope_handshake)
@@ -129,5 +177,6 @@ struct pmuscope_swinc {
 #define PMUSCOPE_IOC_RESET	_IO(PMUSCOPE_IOC_MAGIC, 0x04)
 #define PMUSCOPE_IOC_READ	_IOWR(PMUSCOPE_IOC_MAGIC, 0x05, struct pmuscope_read)
 #define PMUSCOPE_IOC_SWINC	_IOW(PMUSCOPE_IOC_MAGIC, 0x06, struct pmuscope_swinc)
+#define PMUSCOPE_IOC_SNAPSHOT	_IOWR(PMUSCOPE_IOC_MAGIC, 0x07, struct pmuscope_snapshot)
 
 #endif /* _UAPI_LINUX_PMUSCOPE_H */

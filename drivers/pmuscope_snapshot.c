@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope: PMU snapshots, every counter of a session at one instant.
+ *
+ * On one CPU a snapshot is taken in one of three ways:
+ *
+ *  - hardware (FEAT_PMUv3_SS, Arm ARM D13.9): PMSSCR_EL1.SS = 1 copies
+ *    every counter into its snapshot register (PMEVCNTSVR<n>_EL1,
+ *    PMCCNTSVR_EL1) at one instant. Capture must be enabled and allowed by
+ *    MDCR_EL3.PMSSE, MDCR_EL2.PMSSE and PMECR_EL1.SSE, the first of them
+ *    that is not 0b01 deciding (Table D13-10). Nothing an EL1 kernel can
+ *    read proves that firmware opened the snapshot registers
+ *    (MDCR_EL3.EnPMSS: a trapped access is taken to EL3), so the path is
+ *    used only with snapshot=1. Linux 6.12 booted at EL2 leaves
+ *    MDCR_EL2.PMSSE = 0b00 and the fine-grained traps of these registers
+ *    set (el2_setup.h writes HDFGRTR2_EL2 without nPMSSCR_EL1/nPMSSDATA):
+ *    a kernel at EL1 under Linux's own EL2 code never uses it. A VHE host
+ *    (kernel at EL2) sets MDCR_EL2.PMSSE = 0b11 itself before each capture
+ *    (KVM restores the host's value after running a guest).
+ *    A capture is believed only if it completed (SS read back 0 within
+ *    PMUSCOPE_SS_POLLS reads), was not refused (NC = 0) and is fresh: the
+ *    cycle counter, running across the request, satisfies PMCCNTR before
+ *    <= PMCCNTSVR <= PMCCNTR after. While capture is disabled a write of SS
+ *    is ignored and NC keeps an old 0: only the freshness check tells.
+ *    Each snapshot register becomes the engine's 64-bit count by folding
+ *    it against the counter read just after: count at capture = count now
+ *    - ((raw now - raw captured) mod 2^width). Overflow flags read now are
+ *    not those of the capture instant; this needs none.
+ *  - software: the session's counters on this CPU stop together with one
+ *    PMCNTENCLR_EL0 write, are read, and start again with one
+ *    PMCNTENSET_EL0 write. What happens in between is not counted by any
+ *    of them; the length of that gap is reported (system-counter ticks
+ *    from before the stop to after the start).
+ *  - idle: nothing of the session counts here (disabled, or the CPU is
+ *    offline): the counts at rest are consistent as they are.
+ *
+ * All CPUs at one instant: the request sets a deadline on the system
+ * counter (lead_us ahead), interrupts every CPU of the session, and each
+ * waits with IRQs off until the deadline before it captures. Each reports
+ * the system-counter time of its capture; the spread is the skew.
+ *
+ * Sessions counted by perf events (the perf backend, multiplexing) read
+ * their counters one after another: method PERF, with the spread of the
+ * reads reported.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+
+#include "pmuscope.h"
+#include "pmuscope_hw.h"
+
+static const char *const pmuscope_ss_hw_names[PMUSCOPE_NR_SS_HW] = {
+	[PMUSCOPE_SS_HW_ABSENT] = "absent",
+	[PMUSCOPE_SS_HW_OFF] = "off",
+	[PMUSCOPE_SS_HW_UNDER_EL2] = "under-el2",
+	[PMUSCOPE_SS_HW_UNTRIED] = "untried",
+	[PMUSCOPE_SS_HW_READY] = "ready",
+	[PMUSCOPE_SS_HW_PROHIBITED] = "prohibited",
+	[PMUSCOPE_SS_HW_TIMEOUT] = "timeout",
+	[PMUSCOPE_SS_HW_STALE] = "stale",
+};
+
+const char *pmuscope_ss_hw_name(enum pmuscope_ss_hw st)
+{
+	return st < PMUSCOPE_NR_SS_HW ? pmuscope_ss_hw_names[st] : "?";
+}
+
+/*
+ * At CPU online (and setup): what the probe and the parameter allow. The
+ * perf backend owns no counter: only the direct engine captures.
+ */
+void pmuscope_ss_setup(struct pmuscope_pmu *pmu, const struct pmuscope_cpu_caps *caps)
+{
+	enum pmuscope_ss_hw st;
+
+	switch (caps->state[PMUSCOPE_UNIT_SNAPSHOT]) {
+	case PMUSCOPE_STATE_PRESENT:
+		st = pmuscope_backend_perf() ? PMUSCOPE_SS_HW_OFF : PMUSCOPE_SS_HW_UNTRIED;
+		break;
+	case PMUSCOPE_STATE_ABSENT:
+		st = PMUSCOPE_SS_HW_ABSENT;
+		break;
+	default:
+		st = PMUSCOPE_SS_HW_OFF;
+		break;
+	}
+	WRITE_ONCE(pmu->ss_hw, st);
+}
+
+/* May a snapshot of this CPU try the hardware path? */
+bool pmuscope_ss_usable(const struct pmuscope_pmu *pmu)
+{
+	u8 st = READ_ONCE(pmu->ss_hw);
+
+	return st == PMUSCOPE_SS_HW_UNTRIED || st == PMUSCOPE_SS_HW_READY;
+}
+
+/*
+ * Enable and allow Capture events at the kernel's EL: on a VHE host
+ * MDCR_EL2.PMSSE = 0b11 (checked at every capture: KVM writes the value it
+ * saved at guest entry back at exit, which keeps ours, but a hypervisor
+ * reload would not); at EL1 PMECR_EL1.SSE = 0b11 (UNKNOWN after a power
+ * down). Either only matters where the levels above hand the choice down
+ * (0b01); firmware that decides itself is seen by the capture's outcome.
+ */
+static void pmuscope_ss_enable(struct pmuscope_pmu *pmu)
+{
+	u64 v;
+
+	if (pmuscope_hw_el2() == PMUSCOPE_HW_EL2_KERNEL) {
+		v = pmuscope_hw_read(PMUSCOPE_REG_MDCR_EL2);
+		if (FIELD_GET(PMUSCOPE_MDCR_EL2_PMSSE, v) == PMUSCOPE_PMSSE_ALLOWED)
+			return;
+		if (!pmu->ss_el2_set) {
+			pmu->ss_el2_old = FIELD_GET(PMUSCOPE_MDCR_EL2_PMSSE, v);
+			pmu->ss_el2_set = true;
+		}
+		v &= ~PMUSCOPE_MDCR_EL2_PMSSE;
+		v |= FIELD_PREP(PMUSCOPE_MDCR_EL2_PMSSE, PMUSCOPE_PMSSE_ALLOWED);
+		pmuscope_hw_write(PMUSCOPE_REG_MDCR_EL2, v);
+		pmuscope_hw_isb();
+		return;
+	}
+	v = pmuscope_hw_read(PMUSCOPE_REG_PMECR_EL1);
+	if (FIELD_GET(PMUSCOPE_PMECR_SSE, v) == PMUSCOPE_PMSSE_ALLOWED)
+		return;
+	v &= ~PMUSCOPE_PMECR_SSE;
+	v |= FIELD_PREP(PMUSCOPE_PMECR_SSE, PMUSCOPE_PMSSE_ALLOWED);
+	pmuscope_hw_write(PMUSCOPE_REG_PMECR_EL1, v);
+	pmuscope_hw_isb();
+	pmu->ss_pmecr_set = true;
+}
+
+/*
+ * CPU going offline (or module unload), on the CPU: give back what
+ * pmuscope changed, MDCR_EL2.PMSSE to its old value, PMECR_EL1.SSE to
+ * 0b00 (capture disabled).
+ */
+void pmuscope_ss_cpu_down(struct pmuscope_pmu *pmu)
+{
+	u64 v;
+
+	if (pmu->ss_el2_set) {
+		v = pmuscope_hw_read(PMUSCOPE_REG_MDCR_EL2);
+		v &= ~PMUSCOPE_MDCR_EL2_PMSSE;
+		v |= FIELD_PREP(PMUSCOPE_MDCR_EL2_PMSSE, pmu->ss_el2_old);
+		pmuscope_hw_write(PMUSCOPE_REG_MDCR_EL2, v);
+		pmu->ss_el2_set = false;
+	}
+	if (pmu->ss_pmecr_set) {
+		v = pmuscope_hw_read(PMUSCOPE_REG_PMECR_EL1);
+		pmuscope_hw_write(PMUSCOPE_REG_PMECR_EL1, v & ~PMUSCOPE_PMECR_SSE);
+		pmu->ss_pmecr_set = false;
+	}
+}
+
+/*
+ * Wait for PMSSCR_EL1.SS to read 0: no Capture event ongoing. A read that
+ * returns 0 after a completion is the observation the Arm ARM asks to be
+ * followed by an ISB before the snapshot registers are read (D13.9,
+ * Example D13-8). False if it still reads 1 after PMUSCOPE_SS_POLLS reads.
+ */
+static bool pmuscope_ss_wait(u64 *scr)
+{
+	unsigned int i;
+
+	for (i = 0; i < PMUSCOPE_SS_POLLS; i++) {
+		*scr = pmuscope_hw_read(PMUSCOPE_REG_PMSSCR_EL1);
+		if (!FIELD_GET(PMUSCOPE_PMSSCR_SS, *scr))
+			return true;
+		cpu_relax();
+	}
+	return false;
+}
+
+/*
+ * One hardware capture of the counters in @mask: their snapshot registers
+ * into @svr[counter]; @t the system counter just before the request.
+ * Returns PMUSCOPE_SS_HW_READY, or why the capture cannot be used.
+ */
+static enum pmuscope_ss_hw pmuscope_ss_capture(struct pmuscope_pmu *pmu,
+					       unsigned long mask, u64 *svr, u64 *t)
+{
+	/* The cycle counter is the witness of freshness: it must run. */
+	bool witness = !(pmu->on_hw_mask & BIT(PMUSCOPE_CYCLE_IDX));
+	enum pmuscope_ss_hw st = PMUSCOPE_SS_HW_READY;
+	u64 before, after, scr, cc;
+	unsigned long idx;
+
+	pmuscope_ss_enable(pmu);
+	/*
+	 * An external request (a debugger, a cross-trigger) may be ongoing:
+	 * writing SS = 1 during a capture is CONSTRAINED UNPREDICTABLE.
+	 */
+	if (!pmuscope_ss_wait(&scr))
+		return PMUSCOPE_SS_HW_TIMEOUT;
+	if (witness) {
+		/*
+		 * Not in use by a running counter: run it across the capture
+		 * at every EL (PMCR_EL0.E is set: the counters of @mask run).
+		 * Whoever starts it next programs it again (hwc_hw_on()).
+		 */
+		pmuscope_hw_write(PMUSCOPE_REG_PMCCFILTR_EL0, PMUSCOPE_EVTYPER_NSH);
+		pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, BIT(PMUSCOPE_CYCLE_IDX));
+	}
+	*t = pmuscope_hw_syscnt();
+	/* @before is read, and the witness runs, before the request. */
+	pmuscope_hw_isb();
+	before = pmuscope_hw_read(PMUSCOPE_REG_PMCCNTR_EL0);
+	pmuscope_hw_isb();
+	pmuscope_hw_write(PMUSCOPE_REG_PMSSCR_EL1, PMUSCOPE_PMSSCR_SS);
+	if (!pmuscope_ss_wait(&scr)) {
+		st = PMUSCOPE_SS_HW_TIMEOUT;
+		goto out;
+	}
+	/* Completion observed: synchronize before reading the copies. */
+	pmuscope_hw_isb();
+	if (FIELD_GET(PMUSCOPE_PMSSCR_NC, scr)) {
+		st = PMUSCOPE_SS_HW_PROHIBITED;
+		goto out;
+	}
+	cc = pmuscope_hw_read(PMUSCOPE_REG_PMCCNTSVR_EL1);
+	for_each_set_bit(idx, &mask, PMUSCOPE_CYCLE_IDX)
+		svr[idx] = pmuscope_hw_read(PMUSCOPE_REG_PMEVCNTSVR(idx));
+	/* @after is read after the copies. */
+	pmuscope_hw_isb();
+	after = pmuscope_hw_read(PMUSCOPE_REG_PMCCNTR_EL0);
+	if (cc < before || cc > after)
+		st = PMUSCOPE_SS_HW_STALE;
+	svr[PMUSCOPE_CYCLE_IDX] = cc;
+out:
+	if (witness) {
+		pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, BIT(PMUSCOPE_CYCLE_IDX));
+		pmuscope_hw_isb();
+	}
+	return st;
+}
+
+/* Wait with IRQs off for the system counter to reach @deadline (0: none). */
+static bool pmuscope_snap_wait(u64 deadline)
+{
+	u64 t = pmuscope_hw_syscnt();
+
+	if (!deadline)
+		return false;
+	if (t > deadline)
+		return true;		/* late */
+	while (t < deadline) {
+		cpu_relax();
+		t = pmuscope_hw_syscnt();
+	}
+	return false;
+}
+
+/*
+ * The software snapshot: the counters of @mask stop together, are read,
+ * and start together again.
+ */
+static void pmuscope_snap_sw(struct pmuscope_pmu *pmu, u64 mask, const u8 *idx,
+			     u32 nr, u64 now, struct pmuscope_value *vals,
+			     struct pmuscope_snap_cpu *sc)
+{
+	u64 ovs, t0, t1;
+
+	t0 = pmuscope_hw_syscnt();
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, mask);
+	/* Stopped before they are read. */
+	pmuscope_hw_isb();
+	ovs = pmuscope_pmu_read_raw(pmu, idx, nr, vals);
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, mask);
+	/* Counting again before the gap is timed. */
+	pmuscope_hw_isb();
+	t1 = pmuscope_hw_syscnt();
+	pmuscope_pmu_fold_vals(pmu, idx, nr, now, ovs, vals);
+	pmu->sw_snapshots++;
+	sc->method = PMUSCOPE_SNAP_SOFTWARE;
+	sc->time = t0;
+	sc->frozen = t1 - t0;
+}
+
+/* The hardware snapshot, once captured: fold each copy (see the top). */
+static void pmuscope_snap_hw(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
+			     u64 now, const u64 *svr, struct pmuscope_value *vals)
+{
+	u64 raw[PMUSCOPE_MAX_EVENTS];
+	u64 ovs;
+	u32 i;
+
+	ovs = pmuscope_pmu_read_raw(pmu, idx, nr, vals);
+	for (i = 0; i < nr; i++)
+		raw[i] = vals[i].count;
+	pmuscope_pmu_fold_vals(pmu, idx, nr, now, ovs, vals);
+	for (i = 0; i < nr; i++) {
+		unsigned int n = idx[i];
+		u64 delta;
+
+		if (n == PMUSCOPE_NO_COUNTER || !pmu->hwc[n].on_hw)
+			continue;
+		delta = raw[i] - svr[n];
+		if (pmuscope_hwc_width(pmu, n) == 32)
+			delta &= U32_MAX;
+		vals[i].count -= delta;
+	}
+	pmu->ss_captures++;
+}
+
+/*
+ * Snapshot of one session's counters on this CPU: @idx[i] is the counter
+ * of value @vals[i]; @sc this CPU's record (method, time, flags). Waits
+ * for @deadline (system counter; 0: now) first. @flags: PMUSCOPE_SNAP_F_*.
+ * With pmu->lock held and IRQs off: on the PMU's CPU, or anywhere while
+ * it is offline (the counts at rest; nothing is read from the hardware).
+ */
+void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
+			   u32 flags, u64 deadline, u64 now,
+			   struct pmuscope_value *vals, struct pmuscope_snap_cpu *sc)
+{
+	u64 svr[PMUSCOPE_NR_COUNTERS];
+	enum pmuscope_ss_hw st;
+	u64 mask = 0;
+	u32 i;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->cpu = pmu->cpu;
+	if (!pmu->hw_ready) {
+		pmuscope_pmu_read(pmu, idx, nr, now, vals);
+		sc->method = PMUSCOPE_SNAP_IDLE;
+		sc->flags = PMUSCOPE_SNAPCPU_OFFLINE;
+		return;
+	}
+	/* Put back (and flag) what someone else stopped, before the stop. */
+	pmuscope_pmu_check(pmu, now);
+	for (i = 0; i < nr; i++)
+		if (idx[i] != PMUSCOPE_NO_COUNTER && pmu->hwc[idx[i]].on_hw)
+			mask |= BIT_ULL(idx[i]);
+
+	if (pmuscope_snap_wait(deadline))
+		sc->flags |= PMUSCOPE_SNAPCPU_LATE;
+	if (!mask) {
+		sc->time = pmuscope_hw_syscnt();
+		pmuscope_pmu_fold_vals(pmu, idx, nr, now, 0, vals);
+		sc->method = PMUSCOPE_SNAP_IDLE;
+		return;
+	}
+	if (!(flags & PMUSCOPE_SNAP_F_SOFTWARE) && pmuscope_ss_usable(pmu)) {
+		if (pmuscope_hw_el2() == PMUSCOPE_HW_EL2_ABOVE &&
+		    !pmuscope_engine.ss_under_el2) {
+			st = PMUSCOPE_SS_HW_UNDER_EL2;
+		} else {
+			st = pmuscope_ss_capture(pmu, mask, svr, &sc->time);
+			if (st == PMUSCOPE_SS_HW_READY) {
+				WRITE_ONCE(pmu->ss_hw, st);
+				pmuscope_snap_hw(pmu, idx, nr, now, svr, vals);
+				sc->method = PMUSCOPE_SNAP_HARDWARE;
+				return;
+			}
+			pmu->ss_fallbacks++;
+			sc->flags |= PMUSCOPE_SNAPCPU_FALLBACK;
+		}
+		WRITE_ONCE(pmu->ss_hw, st);
+	}
+	pmuscope_snap_sw(pmu, mask, idx, nr, now, vals, sc);
+}
