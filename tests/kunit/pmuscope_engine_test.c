@@ -14,17 +14,12 @@
 
 #include "pmuscope.h"
 #include "pmuscope_model.h"
+#include "pmuscope_etest.h"
 
 /* A dummy owner: the engine only checks that a counter has one. */
-static struct pmuscope_session pmuscope_test_owner;
+struct pmuscope_session pmuscope_etest_owner;
 
-struct pmuscope_etest {
-	unsigned int cpu;
-	struct pmuscope_pmu *pmu;
-	struct pmuscope_model_cpu *m;
-};
-
-static int pmuscope_engine_test_init(struct kunit *test)
+int pmuscope_etest_init(struct kunit *test)
 {
 	struct pmuscope_etest *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 
@@ -47,7 +42,7 @@ static int pmuscope_engine_test_init(struct kunit *test)
 	return 0;
 }
 
-static void pmuscope_engine_test_exit(struct kunit *test)
+void pmuscope_etest_exit(struct kunit *test)
 {
 	pmuscope_engine = (struct pmuscope_engine){
 		.mode = PMUSCOPE_FOLD_POLL, .poll_ns = 20 * NSEC_PER_MSEC,
@@ -56,7 +51,7 @@ static void pmuscope_engine_test_exit(struct kunit *test)
 }
 
 /* Probe @prof through the model and set the engine's PMU up from it. */
-static struct pmuscope_pmu *etest_pmu(struct kunit *test,
+struct pmuscope_pmu *pmuscope_etest_pmu(struct kunit *test,
 				      const struct pmuscope_model_profile *prof)
 {
 	struct pmuscope_etest *t = test->priv;
@@ -70,13 +65,13 @@ static struct pmuscope_pmu *etest_pmu(struct kunit *test,
 	return t->pmu;
 }
 
-static void etest_assign(struct pmuscope_pmu *pmu, unsigned int idx, u32 event,
+void pmuscope_etest_assign(struct pmuscope_pmu *pmu, unsigned int idx, u32 event,
 			 u32 flags)
 {
 	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 
 	memset(hwc, 0, sizeof(*hwc));
-	hwc->owner = &pmuscope_test_owner;
+	hwc->owner = &pmuscope_etest_owner;
 	hwc->event = event;
 	hwc->evtyper = pmuscope_evtyper(event, flags);
 	hwc->enabled = true;
@@ -84,7 +79,7 @@ static void etest_assign(struct pmuscope_pmu *pmu, unsigned int idx, u32 event,
 }
 
 /* Call an engine entry point as the driver does: pmu->lock, IRQs off. */
-static void etest_call(struct pmuscope_pmu *pmu,
+void pmuscope_etest_call(struct pmuscope_pmu *pmu,
 		       void (*fn)(struct pmuscope_pmu *pmu))
 {
 	unsigned long flags;
@@ -115,7 +110,7 @@ static bool etest_overflow(struct pmuscope_pmu *pmu)
 	return handled;
 }
 
-static void etest_value(struct pmuscope_pmu *pmu, unsigned int idx,
+void pmuscope_etest_value(struct pmuscope_pmu *pmu, unsigned int idx,
 			struct pmuscope_value *v)
 {
 	unsigned long flags;
@@ -127,11 +122,11 @@ static void etest_value(struct pmuscope_pmu *pmu, unsigned int idx,
 	raw_spin_unlock_irqrestore(&pmu->lock, flags);
 }
 
-static u64 etest_read(struct pmuscope_pmu *pmu, unsigned int idx, u32 *flags)
+u64 pmuscope_etest_read(struct pmuscope_pmu *pmu, unsigned int idx, u32 *flags)
 {
 	struct pmuscope_value v = { };
 
-	etest_value(pmu, idx, &v);
+	pmuscope_etest_value(pmu, idx, &v);
 	if (flags)
 		*flags = v.flags;
 	return v.count;
@@ -147,7 +142,7 @@ static u64 etest_read(struct pmuscope_pmu *pmu, unsigned int idx, u32 *flags)
  * with @expect, NULL-terminated: "REG=0xVAL" for a write, "REG?" for a
  * read, "isb" for an ISB.
  */
-static void etest_expect_log(struct kunit *test, const char *const *expect,
+void pmuscope_etest_expect_log(struct kunit *test, const char *const *expect,
 			     bool reads)
 {
 	struct pmuscope_etest *t = test->priv;
@@ -212,13 +207,13 @@ static void pmuscope_test_program_order(struct kunit *test)
 {
 	const struct pmuscope_order_case *c = test->param_value;
 	struct pmuscope_etest *t = test->priv;
-	struct pmuscope_pmu *pmu = etest_pmu(test, c->prof);
+	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, c->prof);
 
-	etest_assign(pmu, 0, 0x08, UK);
-	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, UK);
-	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_etest_assign(pmu, 0, 0x08, UK);
+	pmuscope_etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, UK);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 
-	etest_expect_log(test, c->expect, false);
+	pmuscope_etest_expect_log(test, c->expect, false);
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 	KUNIT_EXPECT_TRUE(test, pmu->hw_ready);
 }
@@ -241,14 +236,14 @@ static void etest_set_enabled(struct pmuscope_pmu *pmu, unsigned int idx, bool o
 
 static void etest_act_start_event(struct pmuscope_pmu *pmu, unsigned int cpu)
 {
-	etest_assign(pmu, 2, 0x08, UK);
+	pmuscope_etest_assign(pmu, 2, 0x08, UK);
 	pmu->hwc[2].enabled = false;
 	etest_set_enabled(pmu, 2, true);
 }
 
 static void etest_act_start_cycle(struct pmuscope_pmu *pmu, unsigned int cpu)
 {
-	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, UK);
+	pmuscope_etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, UK);
 	pmu->hwc[PMUSCOPE_CYCLE_IDX].enabled = false;
 	etest_set_enabled(pmu, PMUSCOPE_CYCLE_IDX, true);
 }
@@ -262,7 +257,7 @@ static void etest_act_read(struct pmuscope_pmu *pmu, unsigned int cpu)
 {
 	struct pmuscope_value v;
 
-	etest_value(pmu, 0, &v);
+	pmuscope_etest_value(pmu, 0, &v);
 }
 
 /* The session READ's batch: counters 0 and 1, and an event without one. */
@@ -332,14 +327,14 @@ static void pmuscope_test_barriers(struct kunit *test)
 {
 	const struct pmuscope_barrier_case *c = test->param_value;
 	struct pmuscope_etest *t = test->priv;
-	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
 
-	etest_assign(pmu, 0, 0x11, ALL_EL);
-	etest_assign(pmu, 1, 0x08, ALL_EL);
-	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_etest_assign(pmu, 0, 0x11, ALL_EL);
+	pmuscope_etest_assign(pmu, 1, 0x08, ALL_EL);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	t->m->nlog = 0;
 	c->act(pmu, t->cpu);
-	etest_expect_log(test, c->expect, true);
+	pmuscope_etest_expect_log(test, c->expect, true);
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
 }
@@ -378,22 +373,22 @@ static void pmuscope_test_filters(struct kunit *test)
 {
 	const struct pmuscope_filter_case *c = test->param_value;
 	struct pmuscope_etest *t = test->priv;
-	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
 	unsigned int el;
 	u64 want = 0;
 
 	KUNIT_EXPECT_EQ(test, pmuscope_filter_bits(c->flags), c->bits);
 	KUNIT_EXPECT_EQ(test, pmuscope_evtyper(0x08, c->flags), 0x08 | c->bits);
-	etest_assign(pmu, 2, 0x08, c->flags);
-	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, c->flags);
-	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_etest_assign(pmu, 2, 0x08, c->flags);
+	pmuscope_etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, c->flags);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	for (el = 0; el < 3; el++) {
 		pmuscope_model_count_el(t->cpu, 0x08, el, 100 << el);
 		pmuscope_model_count_el(t->cpu, 0x11, el, 100 << el);
 		want += c->counted[el] * (100 << el);
 	}
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 2, NULL), want);
-	KUNIT_EXPECT_EQ_MSG(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL), want,
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 2, NULL), want);
+	KUNIT_EXPECT_EQ_MSG(test, pmuscope_etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL), want,
 			    "PMCCFILTR_EL0 filters like PMEVTYPER");
 }
 
@@ -403,14 +398,14 @@ static void pmuscope_test_filters(struct kunit *test)
 static void pmuscope_test_irq_folds(struct kunit *test)
 {
 	struct pmuscope_etest *t = test->priv;
-	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
 	u64 total = 0, chunk = (1ULL << 32) - 12345;
 	bool handled;
 	int i;
 
-	etest_assign(pmu, 0, 0x11, ALL_EL);
-	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, ALL_EL);
-	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_etest_assign(pmu, 0, 0x11, ALL_EL);
+	pmuscope_etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, ALL_EL);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	for (i = 0; i < 40; i++) {
 		pmuscope_model_count(t->cpu, 0x11, chunk);
 		total += chunk;
@@ -421,8 +416,8 @@ static void pmuscope_test_irq_folds(struct kunit *test)
 		KUNIT_EXPECT_FALSE_MSG(test, pmuscope_model_irq_line(t->cpu),
 				       "interrupt still pending after the handler");
 	}
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, NULL), total);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL), total);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 0, NULL), total);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL), total);
 	KUNIT_EXPECT_GE(test, pmu->overflows, 39);
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
@@ -474,13 +469,13 @@ static void pmuscope_test_wrap_race(struct kunit *test)
 {
 	const struct pmuscope_race_case *c = test->param_value;
 	struct pmuscope_etest *t = test->priv;
-	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
 
-	etest_assign(pmu, 0, 0x11, ALL_EL);
-	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_etest_assign(pmu, 0, 0x11, ALL_EL);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	etest_race_setup(t, pmu, c);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, NULL), c->first);
-	KUNIT_EXPECT_EQ_MSG(test, etest_read(pmu, 0, NULL), c->before + c->during,
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 0, NULL), c->first);
+	KUNIT_EXPECT_EQ_MSG(test, pmuscope_etest_read(pmu, 0, NULL), c->before + c->during,
 			    "second read after %s", c->name);
 	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
 }
@@ -495,12 +490,12 @@ static void pmuscope_test_wrap_race_batch(struct kunit *test)
 {
 	const struct pmuscope_race_case *c = test->param_value;
 	struct pmuscope_etest *t = test->priv;
-	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
 	struct pmuscope_value v[3], zero = { };
 
-	etest_assign(pmu, 0, 0x11, ALL_EL);
-	etest_assign(pmu, 1, 0x08, PMUSCOPE_EV_EL2);
-	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_etest_assign(pmu, 0, 0x11, ALL_EL);
+	pmuscope_etest_assign(pmu, 1, 0x08, PMUSCOPE_EV_EL2);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	etest_race_setup(t, pmu, c);
 	etest_read_batch(pmu, v);
 	KUNIT_EXPECT_EQ(test, v[1].count, c->first);
@@ -514,7 +509,7 @@ static void pmuscope_test_wrap_race_batch(struct kunit *test)
 	etest_read_batch(pmu, v);
 	KUNIT_EXPECT_EQ_MSG(test, v[1].count, c->before + c->during,
 			    "second read after %s", c->name);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, NULL), c->before + c->during);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 0, NULL), c->before + c->during);
 	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
 }
 
@@ -527,9 +522,9 @@ static void pmuscope_test_polling(struct kunit *test)
 	int i;
 
 	pmuscope_engine.mode = PMUSCOPE_FOLD_POLL;
-	pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
-	etest_assign(pmu, 3, 0x11, ALL_EL);
-	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
+	pmuscope_etest_assign(pmu, 3, 0x11, ALL_EL);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	KUNIT_EXPECT_TRUE(test, pmuscope_pmu_needs_poll(pmu));
 	KUNIT_EXPECT_EQ(test, t->m->inten, 0);
 	for (i = 0; i < 21; i++) {
@@ -537,7 +532,7 @@ static void pmuscope_test_polling(struct kunit *test)
 		total += chunk;
 		etest_poll(pmu, ktime_get_ns());
 	}
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 3, NULL), total);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 3, NULL), total);
 	KUNIT_EXPECT_EQ(test, pmu->overflows, total >> 32);
 }
 
@@ -635,10 +630,10 @@ static void pmuscope_test_late_poll(struct kunit *test)
 
 	pmuscope_engine.mode = c->mode;
 	pmuscope_engine.fold_safe_ns = safe;
-	pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
-	etest_assign(pmu, c->idx, 0x11, ALL_EL);
+	pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
+	pmuscope_etest_assign(pmu, c->idx, 0x11, ALL_EL);
 	pmu->hwc[c->idx].irq_off = c->throttled;
-	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	t0 = pmu->hwc[c->idx].poll_at;
 	KUNIT_ASSERT_NE(test, t0, 0);
 
@@ -660,7 +655,7 @@ static void pmuscope_test_late_poll(struct kunit *test)
 			    "read after the deadline, flags %#x", v.flags);
 	etest_poll(pmu, t0 + 4 * safe);
 	KUNIT_EXPECT_EQ(test, pmu->late_polls, c->flagged ? 1 : 0);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, c->idx, &v.flags), 3000);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, c->idx, &v.flags), 3000);
 	KUNIT_EXPECT_EQ_MSG(test, !!(v.flags & PMUSCOPE_VAL_LOST), c->flagged,
 			    "after the late poll, flags %#x", v.flags);
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
@@ -676,10 +671,10 @@ static void pmuscope_test_storm(struct kunit *test)
 	int i;
 
 	pmuscope_engine.storm_limit = 5;
-	pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
-	etest_assign(pmu, 1, 0x11, ALL_EL);
-	etest_assign(pmu, 2, 0x08, ALL_EL);
-	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
+	pmuscope_etest_assign(pmu, 1, 0x11, ALL_EL);
+	pmuscope_etest_assign(pmu, 2, 0x08, ALL_EL);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	for (i = 0; i < 10; i++) {
 		pmuscope_model_count(t->cpu, 0x11, 1ULL << 32);
 		total += 1ULL << 32;
@@ -690,9 +685,9 @@ static void pmuscope_test_storm(struct kunit *test)
 			       "PMINTENSET bit of the storming counter still set");
 	KUNIT_EXPECT_TRUE_MSG(test, t->m->inten & BIT(2),
 			      "the quiet counter lost its interrupt");
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 1, &flags), total);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 1, &flags), total);
 	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_THROTTLED);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 2, &flags), 0);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 2, &flags), 0);
 	KUNIT_EXPECT_EQ(test, flags, 0);
 	KUNIT_EXPECT_TRUE(test, pmuscope_pmu_needs_poll(pmu));
 }
@@ -701,15 +696,15 @@ static void pmuscope_test_storm(struct kunit *test)
 static void pmuscope_test_hotplug(struct kunit *test)
 {
 	struct pmuscope_etest *t = test->priv;
-	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
 	struct pmuscope_value v = { };
 	u32 flags;
 
-	etest_assign(pmu, 0, 0x11, ALL_EL);
-	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, ALL_EL);
-	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_etest_assign(pmu, 0, 0x11, ALL_EL);
+	pmuscope_etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, ALL_EL);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	pmuscope_model_count(t->cpu, 0x11, (1ULL << 32) + 7);
-	etest_call(pmu, pmuscope_pmu_cpu_down);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_down);
 	KUNIT_EXPECT_FALSE(test, pmu->hw_ready);
 	KUNIT_EXPECT_FALSE(test, t->m->pmcr & PMUSCOPE_PMCR_E);
 	KUNIT_EXPECT_EQ(test, t->m->userenr, 0);
@@ -717,16 +712,16 @@ static void pmuscope_test_hotplug(struct kunit *test)
 	/* Offline: the CPU and its PMU are gone; values frozen, flagged. */
 	pmuscope_model_power_loss(t->cpu);
 	pmuscope_model_count(t->cpu, 0x11, 1000);
-	etest_value(pmu, 0, &v);
+	pmuscope_etest_value(pmu, 0, &v);
 	KUNIT_EXPECT_EQ(test, v.count, (1ULL << 32) + 7);
 	KUNIT_EXPECT_TRUE(test, v.flags & PMUSCOPE_VAL_OFFLINE);
 
-	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	KUNIT_EXPECT_TRUE(test, t->m->pmcr & PMUSCOPE_PMCR_E);
 	pmuscope_model_count(t->cpu, 0x11, 300);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, &flags), (1ULL << 32) + 307);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 0, &flags), (1ULL << 32) + 307);
 	KUNIT_EXPECT_EQ(test, flags, 0);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL),
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL),
 			(1ULL << 32) + 307);
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
@@ -734,24 +729,24 @@ static void pmuscope_test_hotplug(struct kunit *test)
 static void pmuscope_test_cpu_pm(struct kunit *test)
 {
 	struct pmuscope_etest *t = test->priv;
-	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
 	struct pmuscope_value a = { }, b = { };
 	u32 flags;
 
-	etest_assign(pmu, 4, 0x08, ALL_EL);
-	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_etest_assign(pmu, 4, 0x08, ALL_EL);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	pmuscope_model_count(t->cpu, 0x08, 0xfffffff0);
-	etest_value(pmu, 4, &a);
-	etest_call(pmu, pmuscope_pmu_pm_enter);
+	pmuscope_etest_value(pmu, 4, &a);
+	pmuscope_etest_call(pmu, pmuscope_pmu_pm_enter);
 	pmuscope_model_power_loss(t->cpu);	/* the PMU was powered down */
-	etest_call(pmu, pmuscope_pmu_pm_exit);
+	pmuscope_etest_call(pmu, pmuscope_pmu_pm_exit);
 	KUNIT_EXPECT_EQ(test, t->m->evtyper[4], pmuscope_evtyper(0x08, ALL_EL));
 	KUNIT_EXPECT_TRUE(test, t->m->cnten & BIT(4));
 	KUNIT_EXPECT_TRUE(test, t->m->inten & BIT(4));
 	pmuscope_model_count(t->cpu, 0x08, 0x20);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 4, &flags), 0x100000010ULL);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 4, &flags), 0x100000010ULL);
 	KUNIT_EXPECT_EQ(test, flags, 0);
-	etest_value(pmu, 4, &b);
+	pmuscope_etest_value(pmu, 4, &b);
 	KUNIT_EXPECT_GT_MSG(test, b.time_running, a.time_running,
 			    "time stopped across idle");
 	KUNIT_EXPECT_EQ(test, b.time_enabled, b.time_running);
@@ -761,20 +756,20 @@ static void pmuscope_test_cpu_pm(struct kunit *test)
 static void pmuscope_test_lost(struct kunit *test)
 {
 	struct pmuscope_etest *t = test->priv;
-	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
 	u32 flags;
 
-	etest_assign(pmu, 0, 0x11, ALL_EL);
-	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_etest_assign(pmu, 0, 0x11, ALL_EL);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	pmuscope_model_count(t->cpu, 0x11, 500);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, &flags), 500);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 0, &flags), 500);
 	pmuscope_model_power_loss(t->cpu);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, &flags), 500);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 0, &flags), 500);
 	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_LOST);
 	KUNIT_EXPECT_EQ_MSG(test, t->m->userenr, 0, "EL0 access left as the reset found it");
 	KUNIT_EXPECT_EQ(test, t->m->ovs, 0);
 	pmuscope_model_count(t->cpu, 0x11, 25);
-	KUNIT_EXPECT_EQ_MSG(test, etest_read(pmu, 0, NULL), 525,
+	KUNIT_EXPECT_EQ_MSG(test, pmuscope_etest_read(pmu, 0, NULL), 525,
 			    "counter not put back after the reset");
 }
 
@@ -788,13 +783,13 @@ static void pmuscope_test_lost(struct kunit *test)
 static void pmuscope_test_foreign(struct kunit *test)
 {
 	struct pmuscope_etest *t = test->priv;
-	struct pmuscope_pmu *pmu = etest_pmu(test, &pmuscope_model_cortex_a53);
+	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
 	u64 spurious, before;
 	u32 flags;
 
-	etest_assign(pmu, 0, 0x11, ALL_EL);
-	etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, ALL_EL);
-	etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_etest_assign(pmu, 0, 0x11, ALL_EL);
+	pmuscope_etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, ALL_EL);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	spurious = pmu->spurious;
 
 	KUNIT_EXPECT_FALSE_MSG(test, etest_overflow(pmu), "no overflow flag: not ours");
@@ -808,28 +803,28 @@ static void pmuscope_test_foreign(struct kunit *test)
 	t->m->ovs |= BIT(PMUSCOPE_CYCLE_IDX);	/* 64 bits cannot wrap: written */
 	etest_overflow(pmu);
 	KUNIT_EXPECT_EQ(test, t->m->ovs & BIT(PMUSCOPE_CYCLE_IDX), 0);
-	etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags);
+	pmuscope_etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags);
 	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_CLOBBERED);
 
 	pmuscope_model_count(t->cpu, 0x11, 1000);
-	before = etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL);
+	before = pmuscope_etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL);
 	t->m->ccnt = 10;		/* written lower */
 	pmuscope_model_count(t->cpu, 0x11, 5);
 	/* What it counted since the write cannot be known: flagged lost. */
-	KUNIT_EXPECT_EQ_MSG(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags), before,
+	KUNIT_EXPECT_EQ_MSG(test, pmuscope_etest_read(pmu, PMUSCOPE_CYCLE_IDX, &flags), before,
 			    "the count resumes from the last value seen");
 	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_LOST);
 	pmuscope_model_count(t->cpu, 0x11, 5);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL), before + 5);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL), before + 5);
 
-	before = etest_read(pmu, 0, NULL);
+	before = pmuscope_etest_read(pmu, 0, NULL);
 	t->m->cnten &= ~BIT(0);		/* counter 0 off, PMCR_EL0.E still on */
 	pmuscope_model_count(t->cpu, 0x11, 7);	/* not counted: it is off */
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, &flags), before);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 0, &flags), before);
 	KUNIT_EXPECT_TRUE(test, flags & PMUSCOPE_VAL_LOST);
 	KUNIT_EXPECT_TRUE_MSG(test, t->m->cnten & BIT(0), "counter 0 put back");
 	pmuscope_model_count(t->cpu, 0x11, 3);
-	KUNIT_EXPECT_EQ(test, etest_read(pmu, 0, NULL), before + 3);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 0, NULL), before + 3);
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 
@@ -952,8 +947,8 @@ static struct kunit_case pmuscope_engine_cases[] = {
 
 static struct kunit_suite pmuscope_engine_suite = {
 	.name = "pmuscope_engine",
-	.init = pmuscope_engine_test_init,
-	.exit = pmuscope_engine_test_exit,
+	.init = pmuscope_etest_init,
+	.exit = pmuscope_etest_exit,
 	.test_cases = pmuscope_engine_cases,
 };
 

@@ -19,6 +19,7 @@ enum pmuscope_uapi_arg {
 	ARG_CONFIG,
 	ARG_READ,
 	ARG_SWINC,
+	ARG_SNAPSHOT,
 };
 
 struct pmuscope_uapi_case {
@@ -256,6 +257,91 @@ static void set_swinc_count_max(void *p)
 	((struct pmuscope_swinc *)p)->count = PMUSCOPE_SWINC_MAX;
 }
 
+static void break_snap_flags(void *p)
+{
+	((struct pmuscope_snapshot *)p)->flags = 1U << 2;
+}
+
+static void break_snap_both(void *p)
+{
+	((struct pmuscope_snapshot *)p)->flags = PMUSCOPE_SNAP_F_SOFTWARE | PMUSCOPE_SNAP_F_HARDWARE;
+}
+
+static void break_snap_reserved0(void *p)
+{
+	((struct pmuscope_snapshot *)p)->reserved0 = 1;
+}
+
+static void break_snap_reserved_1_(void *p)
+{
+	((struct pmuscope_snapshot *)p)->reserved[1] = 1;
+}
+
+static void break_snap_freq(void *p)
+{
+	((struct pmuscope_snapshot *)p)->freq = 1;
+}
+
+static void break_snap_skew(void *p)
+{
+	((struct pmuscope_snapshot *)p)->skew = 1;
+}
+
+static void break_snap_lead_above(void *p)
+{
+	((struct pmuscope_snapshot *)p)->lead_us = PMUSCOPE_SNAP_LEAD_US_MAX + 1;
+}
+
+static void break_snap_value_size_32(void *p)
+{
+	((struct pmuscope_snapshot *)p)->value_size = 32;
+}
+
+static void break_snap_value_size_264(void *p)
+{
+	((struct pmuscope_snapshot *)p)->value_size = 264;
+}
+
+static void break_snap_cpu_size_40(void *p)
+{
+	((struct pmuscope_snapshot *)p)->cpu_size = 40;
+}
+
+static void break_snap_cpu_size_52(void *p)
+{
+	((struct pmuscope_snapshot *)p)->cpu_size = 52;
+}
+
+static void break_snap_cpu_size_264(void *p)
+{
+	((struct pmuscope_snapshot *)p)->cpu_size = 264;
+}
+
+static void set_snap_software(void *p)
+{
+	((struct pmuscope_snapshot *)p)->flags = PMUSCOPE_SNAP_F_SOFTWARE;
+}
+
+static void set_snap_hardware(void *p)
+{
+	((struct pmuscope_snapshot *)p)->flags = PMUSCOPE_SNAP_F_HARDWARE;
+}
+
+static void set_snap_lead_max(void *p)
+{
+	((struct pmuscope_snapshot *)p)->lead_us = PMUSCOPE_SNAP_LEAD_US_MAX;
+}
+
+static void set_snap_cpu_size_56(void *p)
+{
+	((struct pmuscope_snapshot *)p)->cpu_size = 56;
+}
+
+static void set_snap_value_size_48(void *p)
+{
+	((struct pmuscope_snapshot *)p)->value_size = 48;
+}
+
 static const struct pmuscope_uapi_case pmuscope_uapi_cases[] = {
 	{ "size 0", ARG_SIZE, NULL, -EINVAL, 0, 56 },
 	{ "size one word short", ARG_SIZE, NULL, -EINVAL, 48, 56 },
@@ -314,6 +400,24 @@ static const struct pmuscope_uapi_case pmuscope_uapi_cases[] = {
 	{ "SWINC too many increments", ARG_SWINC, break_swinc_count_above, -EINVAL },
 	{ "SWINC most increments", ARG_SWINC, set_swinc_count_max, 0 },
 	{ "SWINC no event", ARG_SWINC, break_swinc_event_mask, -EINVAL },
+	{ "SNAPSHOT valid", ARG_SNAPSHOT, NULL, 0 },
+	{ "SNAPSHOT unknown flag", ARG_SNAPSHOT, break_snap_flags, -EINVAL },
+	{ "SNAPSHOT software and hardware", ARG_SNAPSHOT, break_snap_both, -EINVAL },
+	{ "SNAPSHOT reserved0 set", ARG_SNAPSHOT, break_snap_reserved0, -EINVAL },
+	{ "SNAPSHOT reserved[1] set", ARG_SNAPSHOT, break_snap_reserved_1_, -EINVAL },
+	{ "SNAPSHOT freq (out) set", ARG_SNAPSHOT, break_snap_freq, -EINVAL },
+	{ "SNAPSHOT skew (out) set", ARG_SNAPSHOT, break_snap_skew, -EINVAL },
+	{ "SNAPSHOT lead_us above 10 ms", ARG_SNAPSHOT, break_snap_lead_above, -EINVAL },
+	{ "SNAPSHOT value_size below version 1's", ARG_SNAPSHOT, break_snap_value_size_32, -EINVAL },
+	{ "SNAPSHOT value_size too large", ARG_SNAPSHOT, break_snap_value_size_264, -E2BIG },
+	{ "SNAPSHOT cpu_size below the kernel's", ARG_SNAPSHOT, break_snap_cpu_size_40, -EINVAL },
+	{ "SNAPSHOT cpu_size not in words", ARG_SNAPSHOT, break_snap_cpu_size_52, -EINVAL },
+	{ "SNAPSHOT cpu_size too large", ARG_SNAPSHOT, break_snap_cpu_size_264, -E2BIG },
+	{ "SNAPSHOT software only", ARG_SNAPSHOT, set_snap_software, 0 },
+	{ "SNAPSHOT hardware only", ARG_SNAPSHOT, set_snap_hardware, 0 },
+	{ "SNAPSHOT lead_us 10 ms", ARG_SNAPSHOT, set_snap_lead_max, 0 },
+	{ "SNAPSHOT cpu_size of a later version", ARG_SNAPSHOT, set_snap_cpu_size_56, 0 },
+	{ "SNAPSHOT value_size of a later version", ARG_SNAPSHOT, set_snap_value_size_48, 0 },
 };
 
 static void pmuscope_uapi_desc(const struct pmuscope_uapi_case *c, char *d)
@@ -333,6 +437,9 @@ static void pmuscope_test_uapi_rules(struct kunit *test)
 	struct pmuscope_read rd = { .size = sizeof(rd), .nr_values = 4 };
 	struct pmuscope_swinc sw = {
 		.size = sizeof(sw), .event_mask = 1, .count = 1,
+	};
+	struct pmuscope_snapshot sn = {
+		.size = sizeof(sn), .nr_values = 4, .nr_cpus = 2,
 	};
 	int got;
 
@@ -354,6 +461,11 @@ static void pmuscope_test_uapi_rules(struct kunit *test)
 		if (c->breaker)
 			c->breaker(&rd);
 		got = pmuscope_check_read(&rd);
+		break;
+	case ARG_SNAPSHOT:
+		if (c->breaker)
+			c->breaker(&sn);
+		got = pmuscope_check_snapshot(&sn);
 		break;
 	default:
 		if (c->breaker)
