@@ -212,6 +212,9 @@ struct pmuscope_pmu {
 	bool ss_pmecr_set;		/* EL1: PMECR_EL1.SSE set by pmuscope */
 	bool ss_el2_set;		/* VHE: MDCR_EL2.PMSSE set by pmuscope ... */
 	u8 ss_el2_old;			/* ... and the value it had before */
+	bool ss_seen;			/* a capture's witness copy was read: ... */
+	u8 ss_last_w;			/* ... the witness counter */
+	u64 ss_last_copy;		/* ... and its copy */
 	u64 ss_captures;		/* hardware captures used */
 	u64 ss_fallbacks;		/* hardware captures that failed */
 	u64 sw_snapshots;		/* software (frozen) snapshots */
@@ -428,6 +431,9 @@ struct pmuscope_snap_result {
 int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
 			      u32 lead_us, u32 room_vals, u32 room_cpus,
 			      struct pmuscope_snap_result *res);
+int pmuscope_session_snapshot_cpuslocked(struct pmuscope_session *sess, u32 flags,
+					 u32 lead_us, u32 room_vals, u32 room_cpus,
+					 struct pmuscope_snap_result *res);
 int pmuscope_session_swinc(struct pmuscope_session *sess, u64 event_mask,
 			   unsigned int cpu, u32 count);
 void pmuscope_session_describe(const struct pmuscope_session *sess,
@@ -470,6 +476,8 @@ struct pmuscope_cpu {
 	struct pmuscope_cpu_caps caps;
 	/* The sysfs session of this CPU, created on first use (driver lock). */
 	struct pmuscope_session *sysfs_sess;
+	/* snapshot_last: the last snapshot_take, as text (driver lock). */
+	char *snap_text;
 	struct pmuscope_pmu pmu;
 };
 

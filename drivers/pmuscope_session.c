@@ -804,14 +804,15 @@ static void pmuscope_snap_perf(struct pmuscope_session *sess, struct pmuscope_sn
 /*
  * SNAPSHOT: every counter of @sess on every CPU of it at one instant (see
  * pmuscope_snapshot.c), into the session's value buffer and a CPU array
- * allocated here (res->cpus, freed by the caller). Returns with the
+ * allocated here (res->cpus, freed by the caller). The caller holds
+ * cpus_read_lock() (and may hold pmuscope_drv.lock). Returns with the
  * session's lock held, whatever the result, until
  * pmuscope_session_read_end(); res->nr_vals and res->nr_cpus are set with
  * -ENOSPC too.
  */
-int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
-			      u32 lead_us, u32 room_vals, u32 room_cpus,
-			      struct pmuscope_snap_result *res)
+int pmuscope_session_snapshot_cpuslocked(struct pmuscope_session *sess, u32 flags,
+					 u32 lead_us, u32 room_vals, u32 room_cpus,
+					 struct pmuscope_snap_result *res)
 {
 	struct pmuscope_snap_args a = { .sess = sess, .flags = flags };
 	u64 first = U64_MAX, last = 0;
@@ -819,7 +820,6 @@ int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
-	cpus_read_lock();
 	mutex_lock(&sess->lock);
 	if (!sess->configured) {
 		ret = -EINVAL;
@@ -878,6 +878,19 @@ int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
 	res->skew = first <= last ? last - first : 0;
 	res->vals = sess->vbuf;
 out:
+	return ret;
+}
+
+/* The same, CPUs held still here (the ioctl). */
+int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
+			      u32 lead_us, u32 room_vals, u32 room_cpus,
+			      struct pmuscope_snap_result *res)
+{
+	int ret;
+
+	cpus_read_lock();
+	ret = pmuscope_session_snapshot_cpuslocked(sess, flags, lead_us, room_vals,
+						   room_cpus, res);
 	cpus_read_unlock();
 	return ret;
 }

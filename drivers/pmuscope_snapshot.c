@@ -18,10 +18,16 @@
  *    (kernel at EL2) sets MDCR_EL2.PMSSE = 0b11 itself before each capture
  *    (KVM restores the host's value after running a guest).
  *    A capture is believed only if it completed (SS read back 0 within
- *    PMUSCOPE_SS_POLLS reads), was not refused (NC = 0) and is fresh: the
- *    cycle counter, running across the request, satisfies PMCCNTR before
- *    <= PMCCNTSVR <= PMCCNTR after. While capture is disabled a write of SS
- *    is ignored and NC keeps an old 0: only the freshness check tells.
+ *    PMUSCOPE_SS_POLLS reads), was not refused (NC = 0) and is fresh: a
+ *    witness counting cycles at the kernel's EL across the request (the
+ *    cycle counter, or a counter not in use run for the capture) satisfies
+ *    before <= its copy <= after, and its copy is not the one the previous
+ *    capture left (the cycle counter restarts from 0 with a new session,
+ *    so an old copy can fall in a new window). While capture is
+ *    disabled a write of SS is ignored and NC keeps an old 0: only the
+ *    freshness check tells. What it cannot tell: a capture ignored behind
+ *    an external one the driver never saw (a debugger's) whose cycle
+ *    copy happens to fall in the window.
  *    Each snapshot register becomes the engine's 64-bit count by folding
  *    it against the counter read just after: count at capture = count now
  *    - ((raw now - raw captured) mod 2^width). Overflow flags read now are
@@ -180,20 +186,83 @@ static bool pmuscope_ss_wait(u64 *scr)
 	return false;
 }
 
+/* Does a counter with @evtyper count at the EL the kernel runs at? */
+static bool pmuscope_ss_counts_kernel(u64 evtyper)
+{
+	if (pmuscope_hw_el2() == PMUSCOPE_HW_EL2_KERNEL)
+		return FIELD_GET(PMUSCOPE_EVTYPER_NSH, evtyper);
+	return !FIELD_GET(PMUSCOPE_EVTYPER_P, evtyper);
+}
+
+#define PMUSCOPE_SS_NO_WITNESS	PMUSCOPE_NR_COUNTERS
+
+/*
+ * The witness of freshness: a counter that counts CPU cycles at the
+ * kernel's EL across the capture, so that it advances between any two
+ * captures. The cycle counter when it runs so; else a counter not running
+ * (the cycle counter first), run for the capture only (*@temp), from 0,
+ * at every EL. Whoever starts such a counter next programs it again
+ * (pmuscope_hwc_hw_on()). PMUSCOPE_SS_NO_WITNESS when every counter runs
+ * and the cycle counter leaves out the kernel's EL.
+ */
+static unsigned int pmuscope_ss_witness(struct pmuscope_pmu *pmu, bool *temp)
+{
+	const struct pmuscope_hwc *cc = &pmu->hwc[PMUSCOPE_CYCLE_IDX];
+
+	*temp = false;
+	if (cc->on_hw)
+		return pmuscope_ss_counts_kernel(cc->evtyper) ? PMUSCOPE_CYCLE_IDX :
+		       PMUSCOPE_SS_NO_WITNESS;
+	*temp = true;
+	return PMUSCOPE_CYCLE_IDX;
+}
+
+static unsigned int pmuscope_ss_witness_free(struct pmuscope_pmu *pmu, bool *temp)
+{
+	unsigned int i;
+
+	*temp = true;
+	for (i = 0; i < pmu->nr_counters; i++)
+		if (!(pmu->on_hw_mask & BIT(i)))
+			return i;
+	*temp = false;
+	return PMUSCOPE_SS_NO_WITNESS;
+}
+
+static u64 pmuscope_ss_witness_read(unsigned int w)
+{
+	if (w == PMUSCOPE_CYCLE_IDX)
+		return pmuscope_hw_read(PMUSCOPE_REG_PMCCNTR_EL0);
+	return pmuscope_hw_read(PMUSCOPE_REG_PMEVCNTR(w));
+}
+
+static u64 pmuscope_ss_svr_read(unsigned int n)
+{
+	if (n == PMUSCOPE_CYCLE_IDX)
+		return pmuscope_hw_read(PMUSCOPE_REG_PMCCNTSVR_EL1);
+	return pmuscope_hw_read(PMUSCOPE_REG_PMEVCNTSVR(n));
+}
+
 /*
  * One hardware capture of the counters in @mask: their snapshot registers
  * into @svr[counter]; @t the system counter just before the request.
- * Returns PMUSCOPE_SS_HW_READY, or why the capture cannot be used.
+ * Returns PMUSCOPE_SS_HW_READY, or why the capture cannot be used
+ * (PMUSCOPE_SS_HW_UNTRIED: no witness this time; nothing is wrong).
  */
 static enum pmuscope_ss_hw pmuscope_ss_capture(struct pmuscope_pmu *pmu,
 					       unsigned long mask, u64 *svr, u64 *t)
 {
-	/* The cycle counter is the witness of freshness: it must run. */
-	bool witness = !(pmu->on_hw_mask & BIT(PMUSCOPE_CYCLE_IDX));
 	enum pmuscope_ss_hw st = PMUSCOPE_SS_HW_READY;
-	u64 before, after, scr, cc;
+	u64 before, after, scr, copy;
 	unsigned long idx;
+	unsigned int w;
+	bool temp;
 
+	w = pmuscope_ss_witness(pmu, &temp);
+	if (w == PMUSCOPE_SS_NO_WITNESS)
+		w = pmuscope_ss_witness_free(pmu, &temp);
+	if (w == PMUSCOPE_SS_NO_WITNESS)
+		return PMUSCOPE_SS_HW_UNTRIED;
 	pmuscope_ss_enable(pmu);
 	/*
 	 * An external request (a debugger, a cross-trigger) may be ongoing:
@@ -201,19 +270,23 @@ static enum pmuscope_ss_hw pmuscope_ss_capture(struct pmuscope_pmu *pmu,
 	 */
 	if (!pmuscope_ss_wait(&scr))
 		return PMUSCOPE_SS_HW_TIMEOUT;
-	if (witness) {
-		/*
-		 * Not in use by a running counter: run it across the capture
-		 * at every EL (PMCR_EL0.E is set: the counters of @mask run).
-		 * Whoever starts it next programs it again (hwc_hw_on()).
-		 */
-		pmuscope_hw_write(PMUSCOPE_REG_PMCCFILTR_EL0, PMUSCOPE_EVTYPER_NSH);
-		pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, BIT(PMUSCOPE_CYCLE_IDX));
+	if (temp) {
+		/* PMCR_EL0.E is set: the counters of @mask run. */
+		if (w == PMUSCOPE_CYCLE_IDX) {
+			pmuscope_hw_write(PMUSCOPE_REG_PMCCFILTR_EL0, PMUSCOPE_EVTYPER_NSH);
+		} else {
+			pmuscope_hw_write(PMUSCOPE_REG_PMEVTYPER(w),
+					  pmuscope_evtyper(PMUSCOPE_EVENT_CPU_CYCLES,
+							   PMUSCOPE_EV_ALL_EL));
+			pmuscope_hw_write(PMUSCOPE_REG_PMEVCNTR(w), 0);
+		}
+		pmuscope_hw_isb();
+		pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, BIT(w));
 	}
 	*t = pmuscope_hw_syscnt();
 	/* @before is read, and the witness runs, before the request. */
 	pmuscope_hw_isb();
-	before = pmuscope_hw_read(PMUSCOPE_REG_PMCCNTR_EL0);
+	before = pmuscope_ss_witness_read(w);
 	pmuscope_hw_isb();
 	pmuscope_hw_write(PMUSCOPE_REG_PMSSCR_EL1, PMUSCOPE_PMSSCR_SS);
 	if (!pmuscope_ss_wait(&scr)) {
@@ -226,18 +299,28 @@ static enum pmuscope_ss_hw pmuscope_ss_capture(struct pmuscope_pmu *pmu,
 		st = PMUSCOPE_SS_HW_PROHIBITED;
 		goto out;
 	}
-	cc = pmuscope_hw_read(PMUSCOPE_REG_PMCCNTSVR_EL1);
-	for_each_set_bit(idx, &mask, PMUSCOPE_CYCLE_IDX)
-		svr[idx] = pmuscope_hw_read(PMUSCOPE_REG_PMEVCNTSVR(idx));
+	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS)
+		svr[idx] = pmuscope_ss_svr_read(idx);
+	copy = (mask & BIT(w)) ? svr[w] : pmuscope_ss_svr_read(w);
 	/* @after is read after the copies. */
 	pmuscope_hw_isb();
-	after = pmuscope_hw_read(PMUSCOPE_REG_PMCCNTR_EL0);
-	if (cc < before || cc > after)
+	after = pmuscope_ss_witness_read(w);
+	/*
+	 * Fresh: within the window, and not the copy the last capture left
+	 * (the witness advanced in between: it counts the capture itself).
+	 * The second test matters when the witness was restarted since (a
+	 * new session starts the cycle counter from 0): an old copy may then
+	 * fall in the new window by chance.
+	 */
+	if (copy < before || copy > after ||
+	    (pmu->ss_seen && pmu->ss_last_w == w && copy == pmu->ss_last_copy))
 		st = PMUSCOPE_SS_HW_STALE;
-	svr[PMUSCOPE_CYCLE_IDX] = cc;
+	pmu->ss_seen = true;
+	pmu->ss_last_w = w;
+	pmu->ss_last_copy = copy;
 out:
-	if (witness) {
-		pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, BIT(PMUSCOPE_CYCLE_IDX));
+	if (temp) {
+		pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, BIT(w));
 		pmuscope_hw_isb();
 	}
 	return st;
@@ -355,6 +438,8 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 			st = PMUSCOPE_SS_HW_UNDER_EL2;
 		} else {
 			st = pmuscope_ss_capture(pmu, mask, svr, &sc->time);
+			if (st == PMUSCOPE_SS_HW_UNTRIED)
+				goto software;	/* no witness now: not a failure */
 			if (st == PMUSCOPE_SS_HW_READY) {
 				WRITE_ONCE(pmu->ss_hw, st);
 				pmuscope_snap_hw(pmu, idx, nr, now, svr, vals);
@@ -366,5 +451,6 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 		}
 		WRITE_ONCE(pmu->ss_hw, st);
 	}
+software:
 	pmuscope_snap_sw(pmu, mask, idx, nr, now, vals, sc);
 }

@@ -305,6 +305,116 @@ static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute pmuscope_attr_reset = __ATTR_WO(reset);
 
+/* ---------------------------------------------------- snapshots from sysfs */
+
+static ssize_t snapshot_hw_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
+
+	return sysfs_emit(buf, "%s\n", pmuscope_ss_hw_name(READ_ONCE(pcpu->pmu.ss_hw)));
+}
+
+static struct kobj_attribute pmuscope_attr_snapshot_hw = __ATTR_RO(snapshot_hw);
+
+static const char *const pmuscope_snap_method_names[] = {
+	[PMUSCOPE_SNAP_HARDWARE] = "hardware",
+	[PMUSCOPE_SNAP_SOFTWARE] = "software",
+	[PMUSCOPE_SNAP_PERF] = "perf",
+	[PMUSCOPE_SNAP_IDLE] = "idle",
+};
+
+/* snapshot_last's text of one snapshot of the CPU's sysfs session. */
+static int pmuscope_snap_format(const struct pmuscope_session *sess,
+				const struct pmuscope_snap_result *res, char *buf,
+				size_t len)
+{
+	const struct pmuscope_snap_cpu *sc = &res->cpus[0];
+	int n;
+	u32 i;
+
+	n = scnprintf(buf, len, "method %s\nflags%s%s%s%s\ntime %llu\nfrozen %llu\n",
+		      sc->method < ARRAY_SIZE(pmuscope_snap_method_names) &&
+		      pmuscope_snap_method_names[sc->method] ?
+		      pmuscope_snap_method_names[sc->method] : "?",
+		      sc->flags & PMUSCOPE_SNAPCPU_LATE ? " late" : "",
+		      sc->flags & PMUSCOPE_SNAPCPU_FALLBACK ? " fallback" : "",
+		      sc->flags & PMUSCOPE_SNAPCPU_OFFLINE ? " offline" : "",
+		      sc->flags ? "" : " none",
+		      sc->time, sc->frozen);
+	for (i = 0; i < res->nr_vals; i++) {
+		n += pmuscope_format_event(sess->ev[i].event, sess->ev[i].flags,
+					   pmuscope_kernel_el(), buf + n, len - n);
+		n += scnprintf(buf + n, len - n, " %llu\n", res->vals[i].count);
+	}
+	return n;
+}
+
+/*
+ * snapshot_take: "1" takes a snapshot of the CPU's sysfs session (its
+ * selected counters) and keeps it for snapshot_last. With cpus_read_lock()
+ * and pmuscope_drv.lock held, like every sysfs store of the session.
+ */
+static ssize_t snapshot_take_store(struct kobject *kobj, struct kobj_attribute *attr,
+				   const char *buf, size_t count)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
+	struct pmuscope_snap_result res = { };
+	struct pmuscope_session *sess;
+	char *text, *old = NULL;
+	bool yes;
+	int ret;
+
+	ret = pmuscope_parse_01(buf, count, &yes);
+	if (ret)
+		return ret;
+	if (!yes)
+		return -EINVAL;
+	text = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!text)
+		return -ENOMEM;
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	sess = pcpu->sysfs_sess;
+	ret = -EINVAL;		/* nothing selected */
+	if (sess) {
+		ret = pmuscope_session_snapshot_cpuslocked(sess, 0, 0, PMUSCOPE_MAX_EVENTS,
+							   1, &res);
+		if (!ret) {
+			pmuscope_snap_format(sess, &res, text, PAGE_SIZE);
+			old = pcpu->snap_text;
+			pcpu->snap_text = text;
+			text = NULL;
+		}
+		pmuscope_session_read_end(sess);
+	}
+	mutex_unlock(&pmuscope_drv.lock);
+	cpus_read_unlock();
+	kfree(res.cpus);
+	kfree(old);
+	kfree(text);
+	return ret ? ret : count;
+}
+
+static struct kobj_attribute pmuscope_attr_snapshot_take = __ATTR_WO(snapshot_take);
+
+static ssize_t snapshot_last_show(struct kobject *kobj, struct kobj_attribute *attr,
+				  char *buf)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
+	ssize_t len = 0;
+
+	mutex_lock(&pmuscope_drv.lock);
+	if (pcpu->snap_text)
+		len = sysfs_emit(buf, "%s", pcpu->snap_text);
+	mutex_unlock(&pmuscope_drv.lock);
+	return len;
+}
+
+/* Counts of the CPU, as counter_value/: root only. */
+static struct kobj_attribute pmuscope_attr_snapshot_last =
+	__ATTR(snapshot_last, 0400, snapshot_last_show, NULL);
+
 /* counter_owner/<n>, counter_event/<n>, counter_value/<n>: one per counter. */
 enum pmuscope_counter_file {
 	PMUSCOPE_CF_OWNER,
@@ -548,6 +658,9 @@ static struct attribute *pmuscope_cpu_attrs[] = {
 	&pmuscope_attr_pmceid0.attr,
 	&pmuscope_attr_pmceid1.attr,
 	&pmuscope_attr_snapshot.attr,
+	&pmuscope_attr_snapshot_hw.attr,
+	&pmuscope_attr_snapshot_take.attr,
+	&pmuscope_attr_snapshot_last.attr,
 	&pmuscope_attr_spe.attr,
 	&pmuscope_attr_spe_version.attr,
 	&pmuscope_attr_amu.attr,
@@ -653,7 +766,10 @@ static void pmuscope_event_attrs_exit(void)
 /* ---------------------------------------------------------------- kobjects */
 static void pmuscope_cpu_release(struct kobject *kobj)
 {
-	kfree(pmuscope_kobj_to_cpu(kobj));
+	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
+
+	kfree(pcpu->snap_text);
+	kfree(pcpu);
 }
 
 static const struct kobj_type pmuscope_cpu_ktype = {

@@ -51,7 +51,7 @@ slub_debug=
 args=(-M "$machine" -cpu "$cpu" -smp "$smp" -m "$mem" -nographic -no-reboot
       -monitor none -serial stdio -nic none
       -kernel "$kdir/arch/arm64/boot/Image" -initrd "$initrd"
-      -append "console=ttyAMA0 panic=-1 loglevel=7 $slub_debug $blacklist pmuscope_plan=$plan pmuscope_profile=$cpu $append")
+      -append "console=ttyAMA0 panic=-1 loglevel=7 $slub_debug $blacklist pmuscope_plan=$plan pmuscope_profile=$cpu ${icount:+pmuscope_icount=$icount} $append")
 [ -z "$icount" ] || args+=(-icount "shift=$icount,sleep=off")
 
 if [ -n "$interactive" ]; then

@@ -274,6 +274,40 @@ static const struct file_operations pmuscope_emu_run_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * ss_firmware: "CPU EL3 EL2" sets what firmware leaves in MDCR_EL3.PMSSE
+ * and MDCR_EL2.PMSSE (0 disabled, 1 lower EL decides, 2 prohibited, 3
+ * allowed) on CPU, as firmware of a real board would have: the tests of
+ * the snapshot unit's refusals (NC = 1, a stale NC = 0).
+ */
+static ssize_t pmuscope_emu_ss_fw_write(struct file *file, const char __user *ubuf,
+					size_t len, loff_t *ppos)
+{
+	unsigned int cpu, el3, el2;
+	char *buf;
+	int n;
+
+	if (len > 64)
+		return -E2BIG;
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	n = sscanf(buf, "%u %u %u", &cpu, &el3, &el2);
+	kfree(buf);
+	if (n != 3 || el3 > 3 || el2 > 3)
+		return -EINVAL;
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -ENXIO;
+	pmuscope_model_ss_set_firmware(cpu, el3, el2, true, true);
+	return len;
+}
+
+static const struct file_operations pmuscope_emu_ss_fw_fops = {
+	.owner = THIS_MODULE,
+	.write = pmuscope_emu_ss_fw_write,
+	.llseek = noop_llseek,
+};
+
 static int pmuscope_emu_profile_show(struct seq_file *s, void *unused)
 {
 	seq_printf(s, "%s\n", pmuscope_emu_prof->name);
@@ -499,6 +533,8 @@ int pmuscope_emu_init(void)
 
 	pmuscope_emu_dir = debugfs_create_dir("pmuscope_emu", NULL);
 	debugfs_create_file("run", 0200, pmuscope_emu_dir, NULL, &pmuscope_emu_run_fops);
+	debugfs_create_file("ss_firmware", 0200, pmuscope_emu_dir, NULL,
+			    &pmuscope_emu_ss_fw_fops);
 	debugfs_create_file("profile", 0444, pmuscope_emu_dir, NULL,
 			    &pmuscope_emu_profile_fops);
 	debugfs_create_file("amu", 0444, pmuscope_emu_dir, NULL, &pmuscope_emu_amu_fops);

@@ -132,6 +132,7 @@ static void pmuscope_model_ss_complete(struct pmuscope_model_cpu *m)
 {
 	struct pmuscope_model_ss *s = &m->ss;
 	unsigned int i;
+	u64 en = 0;
 
 	s->pending = false;
 	if (!s->pending_allowed) {
@@ -139,9 +140,25 @@ static void pmuscope_model_ss_complete(struct pmuscope_model_cpu *m)
 		s->prohibited++;
 		return;
 	}
+	/*
+	 * Passthrough (pmuscope_emu.ko): the counters are QEMU's, read one
+	 * MRS after another, between which the host may preempt QEMU. Stop
+	 * them for the copy, one PMCNTENCLR_EL0 write, so that the copies are
+	 * of one instant as the architecture's are; the copy's own few
+	 * cycles are not counted.
+	 */
+	if (m->passthrough) {
+		en = pmuscope_hw_mrs(PMUSCOPE_REG_PMCNTENSET_EL0);
+		pmuscope_hw_msr(PMUSCOPE_REG_PMCNTENCLR_EL0, en);
+		isb();
+	}
 	for (i = 0; i < m->n; i++)
 		s->svr.ev[i] = pmuscope_model_pmu_counter_locked(m, i);
 	s->svr.cc = pmuscope_model_pmu_counter_locked(m, PMUSCOPE_CYCLE_IDX);
+	if (m->passthrough) {
+		pmuscope_hw_msr(PMUSCOPE_REG_PMCNTENSET_EL0, en);
+		isb();
+	}
 	if (pmuscope_model_ss_has_icntr(m))
 		s->svr.ic = m->icntr;
 	s->nc = false;

@@ -68,6 +68,7 @@ struct pmuscope_ss_case {
 	u32 delay;
 	bool under_el2;		/* snapshot=2 */
 	bool stale_first;	/* capture once while allowed, then disable */
+	bool restart;		/* ... and restart the counters from 0 */
 	bool external;		/* a debugger's capture is ongoing at the request */
 	u32 flags;		/* PMUSCOPE_SNAP_F_* */
 	u32 method;		/* expected */
@@ -86,33 +87,36 @@ struct pmuscope_ss_case {
 
 static const struct pmuscope_ss_case pmuscope_ss_cases[] = {
 	{ "allowed: firmware hands down, PMECR_EL1.SSE set by the driver",
-	  LOWER, LOWER, PMUSCOPE_HW_EL2_NONE, 2, false, false, false, 0,
+	  LOWER, LOWER, PMUSCOPE_HW_EL2_NONE, 2, false, false, false, false, 0,
 	  HW, 0, PMUSCOPE_SS_HW_READY, 1 },
 	{ "allowed by EL3 itself", ALLOWED, LOWER, PMUSCOPE_HW_EL2_NONE, 0,
-	  false, false, false, 0, HW, 0, PMUSCOPE_SS_HW_READY, 1 },
+	  false, false, false, false, 0, HW, 0, PMUSCOPE_SS_HW_READY, 1 },
 	{ "prohibited by EL3: NC = 1, software", PROHIBITED, LOWER,
-	  PMUSCOPE_HW_EL2_NONE, 2, false, false, false, 0,
+	  PMUSCOPE_HW_EL2_NONE, 2, false, false, false, false, 0,
 	  SW, FALLBACK, PMUSCOPE_SS_HW_PROHIBITED, 0 },
 	{ "disabled after a capture: stale NC = 0 caught by freshness",
-	  LOWER, LOWER, PMUSCOPE_HW_EL2_NONE, 2, false, true, false, 0,
+	  LOWER, LOWER, PMUSCOPE_HW_EL2_NONE, 2, false, true, false, false, 0,
+	  SW, FALLBACK, PMUSCOPE_SS_HW_STALE, 1 },
+	{ "disabled after a capture, counters restarted: the old copy in the window",
+	  LOWER, LOWER, PMUSCOPE_HW_EL2_NONE, 2, false, true, true, false, 0,
 	  SW, FALLBACK, PMUSCOPE_SS_HW_STALE, 1 },
 	{ "never completes: bounded wait, software", LOWER, LOWER,
-	  PMUSCOPE_HW_EL2_NONE, NEVER, false, false, false, 0,
+	  PMUSCOPE_HW_EL2_NONE, NEVER, false, false, false, false, 0,
 	  SW, FALLBACK, PMUSCOPE_SS_HW_TIMEOUT, 0 },
 	{ "under an EL2 (Linux's own, or a hypervisor): not tried",
-	  LOWER, DISABLED, PMUSCOPE_HW_EL2_ABOVE, 2, false, false, false, 0,
+	  LOWER, DISABLED, PMUSCOPE_HW_EL2_ABOVE, 2, false, false, false, false, 0,
 	  SW, 0, PMUSCOPE_SS_HW_UNDER_EL2, 0 },
 	{ "under an EL2 that grants it, with snapshot=2", LOWER, LOWER,
-	  PMUSCOPE_HW_EL2_ABOVE, 2, true, false, false, 0,
+	  PMUSCOPE_HW_EL2_ABOVE, 2, true, false, false, false, 0,
 	  HW, 0, PMUSCOPE_SS_HW_READY, 1 },
 	{ "VHE host: MDCR_EL2.PMSSE left 0 by Linux, set by the driver",
-	  LOWER, DISABLED, PMUSCOPE_HW_EL2_KERNEL, 2, false, false, false, 0,
+	  LOWER, DISABLED, PMUSCOPE_HW_EL2_KERNEL, 2, false, false, false, false, 0,
 	  HW, 0, PMUSCOPE_SS_HW_READY, 1 },
 	{ "software asked for: no request", LOWER, LOWER, PMUSCOPE_HW_EL2_NONE,
-	  2, false, false, false, PMUSCOPE_SNAP_F_SOFTWARE,
+	  2, false, false, false, false, PMUSCOPE_SNAP_F_SOFTWARE,
 	  SW, 0, PMUSCOPE_SS_HW_UNTRIED, 0 },
 	{ "a debugger's capture ongoing: waited for, then ours", LOWER, LOWER,
-	  PMUSCOPE_HW_EL2_NONE, 2, false, false, true, 0,
+	  PMUSCOPE_HW_EL2_NONE, 2, false, false, false, true, 0,
 	  HW, 0, PMUSCOPE_SS_HW_READY, 3 },
 };
 
@@ -147,13 +151,24 @@ static void pmuscope_test_ss_states(struct kunit *test)
 		pmuscope_stest_snap(pmu, pmuscope_stest_idx, 3, 0, 0, v, &sc);
 		KUNIT_ASSERT_EQ(test, sc.method, HW);
 		pmuscope_model_ss_set_firmware(t->cpu, DISABLED, LOWER, true, true);
-		pmuscope_model_count(t->cpu, 0x11, 700);
-		cycles += 700;
+		if (c->restart) {
+			/* The cycle counter from 0 again, to where it was. */
+			pmuscope_etest_call(pmu, pmuscope_pmu_cpu_down);
+			pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
+			pmuscope_model_count(t->cpu, 0x11, cycles);
+			cycles *= 2;
+		} else {
+			pmuscope_model_count(t->cpu, 0x11, 700);
+			cycles += 700;
+		}
 	}
 	if (c->external) {
 		/* Capture enabled (the driver's first one), then the debugger's. */
 		pmuscope_stest_snap(pmu, pmuscope_stest_idx, 3, 0, 0, v, &sc);
 		KUNIT_ASSERT_EQ(test, sc.method, HW);
+		/* Cycles pass between captures, as on any CPU (the model's only when told). */
+		pmuscope_model_count(t->cpu, 0x11, 50);
+		cycles += 50;
 		pmuscope_model_ss_external_request(t->cpu);
 	}
 	/* Counted between the capture and the read: not in the snapshot. */
@@ -207,19 +222,36 @@ static const char *const pmuscope_ss_hw_log[] = {
 	"PMSSCR_EL1?",
 	"isb", "PMCCNTR_EL0?", "isb", "PMSSCR_EL1=0x1",
 	"PMSSCR_EL1?", "PMSSCR_EL1?", "PMSSCR_EL1?",
-	"isb", "PMCCNTSVR_EL1?", "PMEVCNTSVR0_EL1?", "PMEVCNTSVR1_EL1?",
+	"isb", "PMEVCNTSVR0_EL1?", "PMEVCNTSVR1_EL1?", "PMCCNTSVR_EL1?",
 	"isb", "PMCCNTR_EL0?",
 	"PMEVCNTR0_EL0?", "PMEVCNTR1_EL0?", "PMCCNTR_EL0?",
 	NULL
 };
 
-/* Without the cycle counter in the session: it runs across the capture only. */
+/*
+ * The witness of freshness counts cycles at the kernel's EL across the
+ * capture. Without the cycle counter in the session: it runs for the
+ * capture only, at every EL.
+ */
 static const char *const pmuscope_ss_witness_log[] = {
 	"PMECR_EL1=0x18", "isb",
-	"PMCCFILTR_EL0=0x8000000", "PMCNTENSET_EL0=0x80000000",
+	"PMCCFILTR_EL0=0x8000000", "isb", "PMCNTENSET_EL0=0x80000000",
 	"isb", "isb", "PMSSCR_EL1=0x1",
 	"isb", "isb",
 	"PMCNTENCLR_EL0=0x80000000", "isb",
+	NULL
+};
+
+/*
+ * The cycle counter counts EL0 only (it would not advance across the
+ * capture): a free event counter, from 0, counts CPU_CYCLES at every EL.
+ */
+static const char *const pmuscope_ss_witness_ev_log[] = {
+	"PMECR_EL1=0x18", "isb",
+	"PMEVTYPER2_EL0=0x8000011", "PMEVCNTR2_EL0=0x0", "isb", "PMCNTENSET_EL0=0x4",
+	"isb", "isb", "PMSSCR_EL1=0x1",
+	"isb", "isb",
+	"PMCNTENCLR_EL0=0x4", "isb",
 	NULL
 };
 
@@ -251,6 +283,15 @@ static void pmuscope_test_ss_sequence(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sc.method, HW);
 	KUNIT_EXPECT_EQ(test, v[0].count, 10);
 	pmuscope_etest_expect_log(test, pmuscope_ss_witness_log, false);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+
+	pmu = pmuscope_stest_setup(test, &pmuscope_model_v94, false, 10, 10);
+	pmuscope_etest_assign(pmu, CC, 0x11, PMUSCOPE_EV_EL0);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
+	t->m->nlog = 0;
+	pmuscope_stest_snap(pmu, pmuscope_stest_idx, 3, 0, 0, v, &sc);
+	KUNIT_EXPECT_EQ(test, sc.method, HW);
+	pmuscope_etest_expect_log(test, pmuscope_ss_witness_ev_log, false);
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 
 	/* A 32-bit PMU (cortex-a53): software, PMOVSSET read once. */
