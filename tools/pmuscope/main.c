@@ -337,6 +337,40 @@ static int add_events(struct stat_opts *o, char *list)
 	return 0;
 }
 
+/*
+ * A decimal number from @lo to @hi, digits only: strtoull() would take
+ * spaces and signs ("-1" as a huge number).
+ */
+static int parse_uint(const char *arg, unsigned long long lo, unsigned long long hi,
+		      unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (arg[0] < '0' || arg[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* -I MS: 10 ms to a day. */
+static int parse_interval(const char *arg, unsigned int *ms)
+{
+	unsigned long long v;
+
+	if (parse_uint(arg, 10, 86400000, &v)) {
+		fprintf(stderr, "pmuscope: -I needs at least 10 ms (and at most a day): '%s'\n",
+			arg);
+		return -EINVAL;
+	}
+	*ms = v;
+	return 0;
+}
+
 static int cpu_chosen(const struct stat_opts *o, int cpu)
 {
 	return !!(o->cpus[cpu / 64] & (1ULL << (cpu % 64)));
@@ -523,13 +557,12 @@ static int cmd_stat(int argc, char **argv)
 	struct pmuscope_count *vals = NULL, *prev_vals = NULL;
 	struct report *cur = NULL, *total = NULL;
 	struct pmuscope *h = NULL;
-	char err[512], *end, ready_byte;
+	char err[512], ready_byte;
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
 	sigset_t sigs, oldmask;
 	int masked = 0;
 	int opt, ret, status = 0, go[2] = { -1, -1 }, ready[2] = { -1, -1 }, first = 1, reaped = 0;
 	unsigned int nv = 0, room, ncpus = 0;
-	unsigned long long ms;
 	struct timespec t0, next;
 	pid_t child = -1;
 
@@ -552,15 +585,8 @@ static int cmd_stat(int argc, char **argv)
 			o.all_cpus = 1;
 			break;
 		case 'I':
-			errno = 0;
-			ms = strtoull(optarg, &end, 10);
-			if (errno || *end || optarg[0] < '0' || optarg[0] > '9' ||
-			    ms < 10 || ms > 86400000) {
-				fprintf(stderr, "pmuscope: -I needs at least 10 ms (and at most a day): '%s'\n",
-					optarg);
+			if (parse_interval(optarg, &o.interval_ms))
 				return EXIT_USAGE;
-			}
-			o.interval_ms = ms;
 			break;
 		case 'P':
 			o.per_cpu = 1;
