@@ -380,6 +380,112 @@ static void test_table(void)
 	free(buf);
 }
 
+/* ------------------------------------------------------------ snapshots */
+static void test_snap_names(void)
+{
+	static const struct {
+		uint32_t flags;
+		const char *text;
+	} flag_cases[] = {
+		{ 0, "" },
+		{ PMUSCOPE_SNAPCPU_LATE, "late" },
+		{ PMUSCOPE_SNAPCPU_FALLBACK, "fallback" },
+		{ PMUSCOPE_SNAPCPU_OFFLINE, "offline" },
+		{ PMUSCOPE_SNAPCPU_OFFLINE | PMUSCOPE_SNAPCPU_LATE, "late,offline" },
+		{ PMUSCOPE_SNAPCPU_LATE | PMUSCOPE_SNAPCPU_FALLBACK | PMUSCOPE_SNAPCPU_OFFLINE,
+		  "late,fallback,offline" },
+		{ 1U << 3 | 1U << 31, "" },
+		{ PMUSCOPE_SNAPCPU_FALLBACK | 1U << 8, "fallback" },
+	};
+	char buf[64];
+
+	result(!strcmp(pmuscope_snap_method_name(PMUSCOPE_SNAP_HARDWARE), "hardware") &&
+	       !strcmp(pmuscope_snap_method_name(PMUSCOPE_SNAP_SOFTWARE), "software") &&
+	       !strcmp(pmuscope_snap_method_name(PMUSCOPE_SNAP_PERF), "perf") &&
+	       !strcmp(pmuscope_snap_method_name(PMUSCOPE_SNAP_IDLE), "idle"),
+	       "snapshot method names: hardware, software, perf, idle");
+	result(!strcmp(pmuscope_snap_method_name(0), "unknown") &&
+	       !strcmp(pmuscope_snap_method_name(5), "unknown") &&
+	       !strcmp(pmuscope_snap_method_name(~0U), "unknown"),
+	       "snapshot method numbers unknown to the library: \"unknown\"");
+	for (size_t i = 0; i < sizeof(flag_cases) / sizeof(flag_cases[0]); i++) {
+		memset(buf, 'x', sizeof(buf));
+		pmuscope_snap_flags_str(flag_cases[i].flags, buf, sizeof(buf));
+		result(!strcmp(buf, flag_cases[i].text), "snapshot CPU flags %#x -> '%s' (got '%s')",
+		       flag_cases[i].flags, flag_cases[i].text, buf);
+	}
+	memset(buf, 'x', sizeof(buf));
+	pmuscope_snap_flags_str(PMUSCOPE_SNAPCPU_LATE | PMUSCOPE_SNAPCPU_FALLBACK, buf, 8);
+	result(!strcmp(buf, "late,fa") && buf[8] == 'x',
+	       "snapshot CPU flags cut short at the buffer's end: '%s'", buf);
+	result(pmuscope_ticks_ns(16, 62500000) == 256 && pmuscope_ticks_ns(1, 24000000) == 42 &&
+	       pmuscope_ticks_ns(0, 24000000) == 0 && pmuscope_ticks_ns(5, 0) == 0,
+	       "ticks to ns: 16 at 62.5 MHz = 256, 1 at 24 MHz = 42 (rounded), no frequency 0");
+	result(pmuscope_ticks_ns(1ULL << 62, 1000000000) == 1ULL << 62 &&
+	       pmuscope_ticks_ns(1ULL << 40, 1000) == (1ULL << 40) * 1000000,
+	       "ticks to ns without 64-bit overflow in between");
+	result(pmuscope_snapshot(NULL, 0, 0, NULL, 0, NULL, 0, &(struct pmuscope_snap){ 0 }) ==
+	       -EINVAL, "snapshot of a NULL session: -EINVAL");
+}
+
+/* A driver's sysfs with cpuN/snapshot_hw: cpu0 off, 1 ready, 2 absent, 3
+ * untried, 4 without the file, 5 timeout. */
+static void test_snap_hw(void)
+{
+	static const char *const states[] = { "off", "ready", "absent", "untried", NULL,
+					      "timeout" };
+	char tmpl[] = "/tmp/pmuscope-test-XXXXXX", path[300], buf[256], err[64];
+	uint64_t cpus[PMUSCOPE_CPU_WORDS] = { 0x3f };
+	const char *base = mkdtemp(tmpl);
+	int n;
+
+	if (!base) {
+		result(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	for (int cpu = 0; cpu < 6; cpu++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/cpu%d", base, cpu);
+		mkdir(path, 0755);
+		if (!states[cpu])
+			continue;
+		snprintf(path, sizeof(path), "%s/cpu%d/snapshot_hw", base, cpu);
+		f = fopen(path, "w");
+		if (f) {
+			fprintf(f, "%s\n", states[cpu]);
+			fclose(f);
+		}
+	}
+	setenv("PMUSCOPE_SYSFS", base, 1);
+	result(!pmuscope_snap_hw_state(0, buf, sizeof(buf)) && !strcmp(buf, "off") &&
+	       pmuscope_snap_hw_state(4, buf, sizeof(buf)) == -ENOENT && !*buf,
+	       "snapshot_hw read from sysfs, -ENOENT without the file");
+	result(pmuscope_snap_hw_usable("untried") && pmuscope_snap_hw_usable("ready") &&
+	       !pmuscope_snap_hw_usable("off") && !pmuscope_snap_hw_usable("absent") &&
+	       !pmuscope_snap_hw_usable("under-el2") && !pmuscope_snap_hw_usable("prohibited") &&
+	       !pmuscope_snap_hw_usable("timeout") && !pmuscope_snap_hw_usable("stale") &&
+	       !pmuscope_snap_hw_usable(""),
+	       "hardware snapshot usable when untried or ready only");
+	n = pmuscope_snap_hw_explain(cpus, PMUSCOPE_CPU_WORDS, buf, sizeof(buf));
+	result(n == 3 && !strcmp(buf, "cpu0: hardware snapshot off, cpu2: hardware snapshot absent, "
+				      "cpu5: hardware snapshot timeout"),
+	       "the CPUs without a usable hardware snapshot named with their state (%d): %s", n, buf);
+	cpus[0] = 0x1a;		/* 1, 3, 4 */
+	n = pmuscope_snap_hw_explain(cpus, PMUSCOPE_CPU_WORDS, buf, sizeof(buf));
+	result(n == 0 && !*buf, "none named where every state is usable or unknown (%d '%s')",
+	       n, buf);
+	cpus[0] = 0x3f;
+	memset(err, 'x', sizeof(err));
+	n = pmuscope_snap_hw_explain(cpus, PMUSCOPE_CPU_WORDS, err, 40);
+	result(n == 3 && !strcmp(err, "cpu0: hardware snapshot off, ...") && err[40] == 'x',
+	       "a full buffer ends in ', ...', every CPU still counted (%d): %s", n, err);
+	setenv("PMUSCOPE_SYSFS", "/nonexistent/pmuscope-test", 1);
+	snprintf(path, sizeof(path), "rm -rf '%s'", base);
+	if (system(path))
+		result(0, "removing %s", base);
+}
+
 int main(int argc, char **argv)
 {
 	static struct report r;
@@ -417,6 +523,8 @@ int main(int argc, char **argv)
 	test_scale();
 	test_metrics();
 	test_table();
+	test_snap_names();
+	test_snap_hw();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
