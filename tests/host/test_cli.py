@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import tempfile
 import unittest
@@ -163,6 +164,65 @@ class CliTest(unittest.TestCase):
             r = run("list", env={"PMUSCOPE_SYSFS": os.path.join(empty, "none")})
             self.assertEqual(r.returncode, 6)
             self.assertIn("is the pmuscope module loaded", r.stderr)
+
+    def test_snapshot_json_sample(self):
+        lines = sample("snapshot-json").splitlines()
+        self.assertEqual(len(lines), 2)
+        snaps = [json.loads(line) for line in lines]
+        self.assertEqual([s["seq"] for s in snaps], [0, 1])
+        s = snaps[0]
+        self.assertEqual(set(s), {"type", "seq", "time_s", "freq", "time", "skew", "skew_ns",
+                                  "methods", "events", "cpus"})
+        self.assertEqual((s["type"], s["freq"], s["time"], s["skew"], s["skew_ns"]),
+                         ("snapshot", 62500000, 1000000, 16, 256))
+        self.assertAlmostEqual(s["time_s"], 0.1)
+        self.assertEqual(s["methods"], ["hardware", "software", "idle"])
+        self.assertEqual([e["key"] for e in s["events"]], ["cycles", "instructions:u", "cycles#2"])
+        self.assertEqual(s["events"][1], {"key": "instructions:u", "event": "INST_RETIRED",
+                                          "number": 8, "label": "instructions",
+                                          "modifiers": "u", "raw": False})
+        self.assertEqual([c["cpu"] for c in s["cpus"]], [0, 1, 3])
+        c = s["cpus"][1]
+        self.assertEqual(set(c), {"cpu", "method", "time", "skew", "skew_ns", "frozen", "spread",
+                                  "flags", "counts", "value_flags"})
+        self.assertEqual((c["method"], c["time"], c["skew"], c["skew_ns"], c["frozen"],
+                          c["spread"], c["flags"]),
+                         ("software", 1000016, 16, 256, 12, 0, "late"))
+        self.assertEqual(c["counts"], {"cycles": 2000, "instructions:u": 2001, "cycles#2": 2002})
+        # The keys of counts in the order of the events.
+        self.assertEqual(list(c["counts"]), [e["key"] for e in s["events"]])
+        self.assertEqual(s["cpus"][0]["flags"], "")
+        self.assertEqual(s["cpus"][2]["flags"], "offline")
+        self.assertEqual(s["cpus"][2]["value_flags"]["instructions:u"],
+                         ["multiplexed", "offline"])
+        self.assertEqual(snaps[1]["cpus"][1]["counts"]["cycles"], 4000)
+
+    def test_snapshot_csv_sample(self):
+        text = sample("snapshot-csv")
+        rows = list(csv.reader(io.StringIO(text)))
+        self.assertEqual(rows[0], ["seq", "time_s", "cpu", "method", "time", "skew", "skew_ns",
+                                   "frozen", "spread", "flags", "cycles", "instructions:u",
+                                   "cycles#2"])
+        self.assertTrue(all(len(r) == len(rows[0]) for r in rows))
+        rows = list(csv.DictReader(io.StringIO(text)))
+        self.assertEqual(len(rows), 6)             # 3 CPUs, 2 snapshots, one header
+        self.assertEqual([(r["seq"], r["cpu"]) for r in rows],
+                         [("0", "0"), ("0", "1"), ("0", "3"), ("1", "0"), ("1", "1"), ("1", "3")])
+        r = rows[1]
+        self.assertEqual((r["method"], r["time"], r["skew"], r["skew_ns"], r["frozen"],
+                          r["flags"], r["cycles"], r["instructions:u"], r["cycles#2"]),
+                         ("software", "1000016", "16", "256", "12", "late", "2000", "2001",
+                          "2002"))
+        self.assertEqual(rows[2]["flags"], "offline")
+
+    def test_snapshot_table_sample(self):
+        out = sample("snapshot-table")
+        self.assertTrue(out.startswith(
+            "snapshot at 1000000 ticks (62500000 Hz): skew 16 ticks (256 ns), "
+            "methods: hardware (CPU 0), software (CPU 1), idle (CPU 3)\n\n"), out)
+        self.assertEqual(len(re.findall(r"^CPU +METHOD +TIME +SKEW +SKEW_NS +FROZEN +SPREAD +"
+                                        r"FLAGS +cycles +instructions:u +cycles#2$", out, re.M)),
+                         2)
 
     def test_output_that_cannot_be_written_fails(self):
         with tempfile.TemporaryDirectory() as root:
