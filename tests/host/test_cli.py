@@ -150,6 +150,24 @@ class CliTest(unittest.TestCase):
                 (("list", "--yaml"), 2, "usage: pmuscope list"),
                 (("stat", "-e", "CHAIN"), 2, "CHAIN (0x1e) is not a user event"),
                 (("stat", "-C", "0,"), 2, "invalid CPU list"),
+                (("snapshot", "--lead", "0"), 2, "--lead needs 1 to 10000 microseconds: '0'"),
+                (("snapshot", "--lead", "10001"), 2, "--lead needs 1 to 10000 microseconds"),
+                (("snapshot", "--lead", "-5"), 2, "--lead needs 1 to 10000 microseconds"),
+                (("snapshot", "--lead", "1e3"), 2, "--lead needs 1 to 10000 microseconds"),
+                (("snapshot", "--lead"), 2, "usage: pmuscope snapshot"),
+                (("snapshot", "--software", "--hardware"), 2,
+                 "--software and --hardware exclude each other"),
+                (("snapshot", "--hardware", "--software", "--json"), 2,
+                 "--software and --hardware exclude each other"),
+                (("snapshot", "--bogus"), 2, "usage: pmuscope snapshot"),
+                (("snapshot", "-x"), 2, "usage: pmuscope snapshot"),
+                (("snapshot", "-n", "0"), 2, "-n needs a count of snapshots, 1 or more"),
+                (("snapshot", "-n", "two"), 2, "-n needs a count of snapshots"),
+                (("snapshot", "-I", "5"), 2, "at least 10 ms"),
+                (("snapshot", "--", "true"), 2, "snapshot runs no command: 'true'"),
+                (("snapshot", "-e", "cycle"), 2, "did you mean cycles"),
+                (("snapshot", "-C", "1-0"), 2, "invalid CPU range"),
+                (("snapshot", "-C", "5"), 1, "cpu5 does not exist"),
             ]
             for args, code, msg in cases:
                 r = run(*args, env=env)
@@ -160,10 +178,19 @@ class CliTest(unittest.TestCase):
                 r = run("stat", "-e", "cycles", "--", "true", env=env)
                 self.assertEqual(r.returncode, 6, r.stderr)
                 self.assertIn("is the pmuscope module loaded", r.stderr)
+                for args in (("snapshot",), ("snapshot", "--json", "-C", "1", "--hardware")):
+                    r = run(*args, env=env)
+                    self.assertEqual(r.returncode, 6, (args, r.stderr))
+                    self.assertIn("/dev/pmuscope not found: is the pmuscope module loaded",
+                                  r.stderr)
+                    self.assertEqual(r.stdout, "")
         with tempfile.TemporaryDirectory() as empty:
             r = run("list", env={"PMUSCOPE_SYSFS": os.path.join(empty, "none")})
             self.assertEqual(r.returncode, 6)
             self.assertIn("is the pmuscope module loaded", r.stderr)
+            r = run("snapshot", "-e", "cycles", env={"PMUSCOPE_SYSFS": os.path.join(empty, "none")})
+            self.assertEqual(r.returncode, 6)
+            self.assertIn("not found: is the pmuscope module loaded", r.stderr)
 
     def test_snapshot_json_sample(self):
         lines = sample("snapshot-json").splitlines()
