@@ -1,19 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0
 """Host tests of the pmuscope CLI: JSON checked by Python's json parser, CSV
 by its csv reader, list/read against a fake sysfs tree, and the messages
-and exit codes of bad input. Needs tools/build/host (make -C tools host)."""
+and exit codes of bad input; snapshot's whole path against a stand-in for
+/dev/pmuscope (tools/tests/fake_pmuscope.c, preloaded). Needs
+tools/build/host (make -C tools host)."""
 
 import csv
 import io
 import json
 import os
+import re
+import shutil
+import signal
 import subprocess
 import tempfile
+import time
 import unittest
 
 TOP = os.path.join(os.path.dirname(__file__), "..", "..")
 BIN = os.path.join(TOP, "tools", "build", "host")
 CLI = os.path.join(BIN, "pmuscope")
+FAKE = os.path.abspath(os.path.join(BIN, "fake_pmuscope.so"))
 
 
 def run(*args, env=None):
@@ -28,11 +35,21 @@ def sample(fmt):
                           capture_output=True, text=True, check=True).stdout
 
 
-def fake_sysfs(root, owners=None):
-    """/sys/kernel/pmuscope of a 2-CPU Cortex-A53 (AM62L)."""
+def fake_sysfs(root, owners=None, snapshot_hw=None, emulated=False):
+    """/sys/kernel/pmuscope of a 2-CPU Cortex-A53 (AM62L); snapshot_hw:
+    {cpu: state} for the cpuN/snapshot_hw files."""
+    if emulated:
+        os.makedirs(root, exist_ok=True)
+        for name, value in (("emulated", "1"), ("emulated_profile", "cortex-a53")):
+            with open(os.path.join(root, name), "w") as f:
+                f.write(value + "\n")
+    for cpu, state in (snapshot_hw or {}).items():
+        os.makedirs(os.path.join(root, f"cpu{cpu}"), exist_ok=True)
+        with open(os.path.join(root, f"cpu{cpu}", "snapshot_hw"), "w") as f:
+            f.write(state + "\n")
     for cpu in (0, 1):
         d = os.path.join(root, f"cpu{cpu}")
-        os.makedirs(os.path.join(d, "counter_owner"))
+        os.makedirs(os.path.join(d, "counter_owner"), exist_ok=True)
         os.makedirs(os.path.join(d, "counter_event"))
         os.makedirs(os.path.join(d, "counter_value"))
         files = {"probed": "1", "cpu_name": "cortex-a53", "pmu": "present",
@@ -149,6 +166,24 @@ class CliTest(unittest.TestCase):
                 (("list", "--yaml"), 2, "usage: pmuscope list"),
                 (("stat", "-e", "CHAIN"), 2, "CHAIN (0x1e) is not a user event"),
                 (("stat", "-C", "0,"), 2, "invalid CPU list"),
+                (("snapshot", "--lead", "0"), 2, "--lead needs 1 to 10000 microseconds: '0'"),
+                (("snapshot", "--lead", "10001"), 2, "--lead needs 1 to 10000 microseconds"),
+                (("snapshot", "--lead", "-5"), 2, "--lead needs 1 to 10000 microseconds"),
+                (("snapshot", "--lead", "1e3"), 2, "--lead needs 1 to 10000 microseconds"),
+                (("snapshot", "--lead"), 2, "usage: pmuscope snapshot"),
+                (("snapshot", "--software", "--hardware"), 2,
+                 "--software and --hardware exclude each other"),
+                (("snapshot", "--hardware", "--software", "--json"), 2,
+                 "--software and --hardware exclude each other"),
+                (("snapshot", "--bogus"), 2, "usage: pmuscope snapshot"),
+                (("snapshot", "-x"), 2, "usage: pmuscope snapshot"),
+                (("snapshot", "-n", "0"), 2, "-n needs a count of snapshots, 1 or more"),
+                (("snapshot", "-n", "two"), 2, "-n needs a count of snapshots"),
+                (("snapshot", "-I", "5"), 2, "at least 10 ms"),
+                (("snapshot", "--", "true"), 2, "snapshot runs no command: 'true'"),
+                (("snapshot", "-e", "cycle"), 2, "did you mean cycles"),
+                (("snapshot", "-C", "1-0"), 2, "invalid CPU range"),
+                (("snapshot", "-C", "5"), 1, "cpu5 does not exist"),
             ]
             for args, code, msg in cases:
                 r = run(*args, env=env)
@@ -159,10 +194,78 @@ class CliTest(unittest.TestCase):
                 r = run("stat", "-e", "cycles", "--", "true", env=env)
                 self.assertEqual(r.returncode, 6, r.stderr)
                 self.assertIn("is the pmuscope module loaded", r.stderr)
+                for args in (("snapshot",), ("snapshot", "--json", "-C", "1", "--hardware")):
+                    r = run(*args, env=env)
+                    self.assertEqual(r.returncode, 6, (args, r.stderr))
+                    self.assertIn("/dev/pmuscope not found: is the pmuscope module loaded",
+                                  r.stderr)
+                    self.assertEqual(r.stdout, "")
         with tempfile.TemporaryDirectory() as empty:
             r = run("list", env={"PMUSCOPE_SYSFS": os.path.join(empty, "none")})
             self.assertEqual(r.returncode, 6)
             self.assertIn("is the pmuscope module loaded", r.stderr)
+            r = run("snapshot", "-e", "cycles", env={"PMUSCOPE_SYSFS": os.path.join(empty, "none")})
+            self.assertEqual(r.returncode, 6)
+            self.assertIn("not found: is the pmuscope module loaded", r.stderr)
+
+    def test_snapshot_json_sample(self):
+        lines = sample("snapshot-json").splitlines()
+        self.assertEqual(len(lines), 2)
+        snaps = [json.loads(line) for line in lines]
+        self.assertEqual([s["seq"] for s in snaps], [0, 1])
+        s = snaps[0]
+        self.assertEqual(set(s), {"type", "seq", "time_s", "freq", "time", "skew", "skew_ns",
+                                  "methods", "events", "cpus"})
+        self.assertEqual((s["type"], s["freq"], s["time"], s["skew"], s["skew_ns"]),
+                         ("snapshot", 62500000, 1000000, 16, 256))
+        self.assertAlmostEqual(s["time_s"], 0.1)
+        self.assertEqual(s["methods"], ["hardware", "software", "idle"])
+        self.assertEqual([e["key"] for e in s["events"]], ["cycles", "instructions:u", "cycles#2"])
+        self.assertEqual(s["events"][1], {"key": "instructions:u", "event": "INST_RETIRED",
+                                          "number": 8, "label": "instructions",
+                                          "modifiers": "u", "raw": False})
+        self.assertEqual([c["cpu"] for c in s["cpus"]], [0, 1, 3])
+        c = s["cpus"][1]
+        self.assertEqual(set(c), {"cpu", "method", "time", "skew", "skew_ns", "frozen", "spread",
+                                  "flags", "counts", "value_flags"})
+        self.assertEqual((c["method"], c["time"], c["skew"], c["skew_ns"], c["frozen"],
+                          c["spread"], c["flags"]),
+                         ("software", 1000016, 16, 256, 12, 0, "late"))
+        self.assertEqual(c["counts"], {"cycles": 2000, "instructions:u": 2001, "cycles#2": 2002})
+        # The keys of counts in the order of the events.
+        self.assertEqual(list(c["counts"]), [e["key"] for e in s["events"]])
+        self.assertEqual(s["cpus"][0]["flags"], "")
+        self.assertEqual(s["cpus"][2]["flags"], "offline")
+        self.assertEqual(s["cpus"][2]["value_flags"]["instructions:u"],
+                         ["multiplexed", "offline"])
+        self.assertEqual(snaps[1]["cpus"][1]["counts"]["cycles"], 4000)
+
+    def test_snapshot_csv_sample(self):
+        text = sample("snapshot-csv")
+        rows = list(csv.reader(io.StringIO(text)))
+        self.assertEqual(rows[0], ["seq", "time_s", "cpu", "method", "time", "skew", "skew_ns",
+                                   "frozen", "spread", "flags", "cycles", "instructions:u",
+                                   "cycles#2"])
+        self.assertTrue(all(len(r) == len(rows[0]) for r in rows))
+        rows = list(csv.DictReader(io.StringIO(text)))
+        self.assertEqual(len(rows), 6)             # 3 CPUs, 2 snapshots, one header
+        self.assertEqual([(r["seq"], r["cpu"]) for r in rows],
+                         [("0", "0"), ("0", "1"), ("0", "3"), ("1", "0"), ("1", "1"), ("1", "3")])
+        r = rows[1]
+        self.assertEqual((r["method"], r["time"], r["skew"], r["skew_ns"], r["frozen"],
+                          r["flags"], r["cycles"], r["instructions:u"], r["cycles#2"]),
+                         ("software", "1000016", "16", "256", "12", "late", "2000", "2001",
+                          "2002"))
+        self.assertEqual(rows[2]["flags"], "offline")
+
+    def test_snapshot_table_sample(self):
+        out = sample("snapshot-table")
+        self.assertTrue(out.startswith(
+            "snapshot at 1000000 ticks (62500000 Hz): skew 16 ticks (256 ns), "
+            "methods: hardware (CPU 0), software (CPU 1), idle (CPU 3)\n\n"), out)
+        self.assertEqual(len(re.findall(r"^CPU +METHOD +TIME +SKEW +SKEW_NS +FROZEN +SPREAD +"
+                                        r"FLAGS +cycles +instructions:u +cycles#2$", out, re.M)),
+                         2)
 
     def test_output_that_cannot_be_written_fails(self):
         with tempfile.TemporaryDirectory() as root:
@@ -178,6 +281,164 @@ class CliTest(unittest.TestCase):
         r = subprocess.run([os.path.join(BIN, "test_tools")], capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertRegex(r.stdout.splitlines()[-1], r"^\d+ passed, 0 failed$")
+
+
+class SnapshotTest(unittest.TestCase):
+    """pmuscope snapshot against fake_pmuscope.so, a stand-in for the
+    driver: the counts follow its fixed rule (see fake_pmuscope.c)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.join(self.tmp.name, "sysfs")
+        self.log = os.path.join(self.tmp.name, "ioctls")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_fake(self, *args, env=None, **sysfs):
+        """pmuscope snapshot ARGS on a new fake sysfs, with a new ioctl log."""
+        shutil.rmtree(self.root, ignore_errors=True)
+        if os.path.exists(self.log):
+            os.unlink(self.log)
+        fake_sysfs(self.root, **sysfs)
+        e = {"PMUSCOPE_SYSFS": self.root, "LD_PRELOAD": FAKE, "FAKE_PMUSCOPE_LOG": self.log}
+        e.update(env or {})
+        return run("snapshot", *args, env=e)
+
+    def ioctls(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return f.read().splitlines()
+
+    def test_json_one_object_per_snapshot(self):
+        r = self.run_fake("-e", "cycles,instructions:u", "-n", "2", "-I", "10", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        snaps = [json.loads(line) for line in r.stdout.splitlines()]
+        self.assertEqual(len(snaps), 2)
+        s = snaps[0]
+        self.assertEqual((s["freq"], s["time"], s["skew"], s["skew_ns"], s["methods"]),
+                         (62500000, 1000000, 4, 64, ["hardware"]))
+        self.assertEqual([c["cpu"] for c in s["cpus"]], [0, 1])
+        self.assertEqual(s["cpus"][1], {
+            "cpu": 1, "method": "hardware", "time": 1000004, "skew": 4, "skew_ns": 64,
+            "frozen": 0, "spread": 0, "flags": "",
+            "counts": {"cycles": 2000, "instructions:u": 2001},
+            "value_flags": {"cycles": [], "instructions:u": []}})
+        self.assertEqual(snaps[1]["cpus"][0]["counts"], {"cycles": 2000, "instructions:u": 2001})
+        self.assertEqual(snaps[1]["time"], 1001000)
+        self.assertGreaterEqual(snaps[1]["time_s"], 0.02)
+        log = self.ioctls()
+        self.assertEqual(log[:3], ["config nr_events=2", "reset", "enable"])
+        self.assertEqual(log[3:], [
+            "snapshot flags=0 lead_us=0 nr_values=4 nr_cpus=2 value_size=40 cpu_size=48"] * 2 +
+            ["disable"])
+
+    def test_software_lead_and_cpus(self):
+        r = self.run_fake("-C", "1", "-e", "cycles", "--software", "--lead", "250", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        s = json.loads(r.stdout)
+        self.assertEqual(s["methods"], ["software"])
+        self.assertEqual([(c["cpu"], c["method"], c["frozen"]) for c in s["cpus"]],
+                         [(1, "software", 3)])
+        self.assertIn("snapshot flags=1 lead_us=250 nr_values=1 nr_cpus=1", "\n".join(self.ioctls()))
+        r = self.run_fake("-C", "0", "-e", "cycles", "--hardware", "--lead", "10000",
+                          snapshot_hw={0: "ready"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("snapshot flags=2 lead_us=10000", "\n".join(self.ioctls()))
+
+    def test_default_events_and_interval(self):
+        t0 = time.monotonic()
+        r = self.run_fake("--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertGreaterEqual(time.monotonic() - t0, 0.1)
+        s = json.loads(r.stdout)
+        # The Cortex-A53 has no STALL_* events.
+        self.assertEqual([e["key"] for e in s["events"]],
+                         ["cycles", "instructions", "L1D_CACHE_REFILL", "L1D_CACHE",
+                          "BR_MIS_PRED"])
+        self.assertGreaterEqual(s["time_s"], 0.1)
+
+    def test_csv_and_table(self):
+        r = self.run_fake("-e", "cycles,cycles:u", "-n", "2", "-I", "10", "--csv")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = list(csv.DictReader(io.StringIO(r.stdout)))
+        self.assertEqual([(x["seq"], x["cpu"], x["cycles"], x["cycles:u"]) for x in rows],
+                         [("0", "0", "1000", "1001"), ("0", "1", "2000", "2001"),
+                          ("1", "0", "2000", "2001"), ("1", "1", "4000", "4001")])
+        r = self.run_fake("-e", "cycles")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[0], "snapshot at 1000000 ticks (62500000 Hz): skew 4 ticks "
+                                   "(64 ns), methods: hardware")
+        self.assertRegex(lines[2], r"^CPU +METHOD +TIME +SKEW +SKEW_NS +FROZEN +SPREAD +FLAGS "
+                                   r"+cycles$")
+        self.assertRegex(lines[4], r"^1 +hardware +1000004 +4 +64 +0 +0 +- +2,000$")
+
+    def test_hardware_refused_names_the_cpus(self):
+        r = self.run_fake("--hardware", "-e", "cycles", snapshot_hw={0: "ready", 1: "off"})
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("pmuscope: hardware snapshot refused: cpu1: hardware snapshot off",
+                      r.stderr)
+        self.assertNotIn("cpu0", r.stderr)
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(self.ioctls(), [])        # refused before counting
+        r = self.run_fake("--hardware", "--json", snapshot_hw={0: "under-el2", 1: "stale"})
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("cpu0: hardware snapshot under-el2, cpu1: hardware snapshot stale",
+                      r.stderr)
+        # Refused by the driver, every CPU's state usable: counted by perf.
+        r = self.run_fake("--hardware", "-e", "cycles", snapshot_hw={0: "ready", 1: "untried"},
+                          env={"FAKE_PMUSCOPE_SNAP_ERRNO": "95"})
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("hardware snapshot refused: the session counts through perf events",
+                      r.stderr)
+        # Refused by the driver after the check: the state that says why.
+        r = self.run_fake("--hardware", "-e", "cycles", "-C", "1",
+                          snapshot_hw={1: "timeout"}, env={"FAKE_PMUSCOPE_FEATURES": "0x201"})
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("cpu1: hardware snapshot timeout", r.stderr)
+        # --software never asks about the hardware.
+        r = self.run_fake("--software", "-e", "cycles", snapshot_hw={0: "off", 1: "absent"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_driver_without_snapshots(self):
+        r = self.run_fake("-e", "cycles", env={"FAKE_PMUSCOPE_FEATURES": "0x1"})
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("the driver takes no snapshots", r.stderr)
+
+    def test_emulated_banner_keeps_json_valid(self):
+        r = self.run_fake("-e", "cycles", "--json", emulated=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("pmuscope: EMULATED CPU (pmuscope_emu.ko, register model profile "
+                      "cortex-a53): not hardware", r.stderr)
+        json.loads(r.stdout)
+
+    def test_sigint_ends_the_run_between_snapshots(self):
+        fake_sysfs(self.root)
+        env = dict(os.environ, PMUSCOPE_SYSFS=self.root, LD_PRELOAD=FAKE,
+                   FAKE_PMUSCOPE_LOG=self.log)
+        p = subprocess.Popen([CLI, "snapshot", "-e", "cycles", "-n", "1000", "-I", "100",
+                              "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=env)
+        # After the first snapshot: pmuscope waits for the next one.
+        first = p.stdout.readline()
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=10)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertLess(time.monotonic() - t0, 5)
+        snaps = [json.loads(line) for line in (first + out).splitlines()]
+        self.assertTrue(1 <= len(snaps) < 1000, len(snaps))
+        self.assertEqual(self.ioctls()[-1], "disable")
+
+    def test_help(self):
+        r = run("snapshot", "--help")
+        self.assertEqual(r.returncode, 0)
+        for opt in ("-e EVENT", "-C CPUS | -a", "-I MS", "-n COUNT", "--software | --hardware",
+                    "--lead US", "--json | --csv"):
+            self.assertIn(opt, r.stdout)
+        self.assertIn("snapshot", run("--help").stdout)
 
 
 if __name__ == "__main__":

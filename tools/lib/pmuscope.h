@@ -15,7 +15,7 @@
 
 #include <linux/pmuscope.h>
 
-#define PMUSCOPE_LIB_VERSION	"0.2.0"
+#define PMUSCOPE_LIB_VERSION	"0.3.0"
 #define PMUSCOPE_MAX_CPUS	1024
 #define PMUSCOPE_CPU_WORDS	(PMUSCOPE_MAX_CPUS / 64)
 
@@ -187,6 +187,110 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
  */
 int pmuscope_swinc(struct pmuscope *h, uint64_t event_mask, unsigned int cpu,
 		   unsigned int count);
+
+/**
+ * struct pmuscope_snap_info - how one CPU's counts of a snapshot were taken
+ * @cpu: the CPU
+ * @method: PMUSCOPE_SNAP_HARDWARE, _SOFTWARE, _PERF or _IDLE
+ *	(pmuscope_snap_method_name())
+ * @flags: PMUSCOPE_SNAPCPU_LATE, _FALLBACK, _OFFLINE
+ *	(pmuscope_snap_flags_str())
+ * @time: system counter (CNTVCT) at the capture, ticks
+ * @skew: @time minus the earliest capture time of the snapshot, ticks
+ * @frozen: software method: ticks the counters were stopped, at most
+ * @spread: perf method: ticks from the first counter read to the last
+ */
+struct pmuscope_snap_info {
+	uint32_t cpu;
+	uint32_t method;
+	uint32_t flags;
+	uint64_t time;
+	uint64_t skew;
+	uint64_t frozen;
+	uint64_t spread;
+};
+
+/**
+ * struct pmuscope_snap - what a snapshot returns besides the values
+ * @freq: system counter frequency, Hz (pmuscope_ticks_ns())
+ * @skew: latest minus earliest capture time of the CPUs, ticks
+ * @nr_values: values written (with -ENOSPC: the number needed)
+ * @nr_cpus: CPUs written (with -ENOSPC: the number needed)
+ */
+struct pmuscope_snap {
+	uint64_t freq;
+	uint64_t skew;
+	unsigned int nr_values;
+	unsigned int nr_cpus;
+};
+
+/**
+ * pmuscope_snapshot() - all counters of all CPUs, captured at one instant
+ * (PMUSCOPE_IOC_SNAPSHOT, API version 3, PMUSCOPE_FEAT_SNAPSHOT)
+ * @flags: 0 (the driver chooses: hardware where it can, else software),
+ *	PMUSCOPE_SNAP_F_SOFTWARE (never the hardware capture) or
+ *	PMUSCOPE_SNAP_F_HARDWARE (the hardware capture on every CPU, or fail)
+ * @lead_us: the common deadline's lead over the request, 1 to
+ *	PMUSCOPE_SNAP_LEAD_US_MAX microseconds; 0: the driver's default (100)
+ * @out: room for @room values: nr_events x CPUs, CPU by CPU in ascending
+ *	CPU order, as pmuscope_read() gives them (@scaled filled alike)
+ * @cpus: room for @cpu_room CPUs, one per CPU of the session, same order
+ * @res: frequency, total skew and the numbers written
+ *
+ * A CPU session only (pmuscope_configure()). Each CPU waits for a common
+ * system-counter deadline, then captures its counters.
+ * Return: 0, or -errno with pmuscope_errmsg() set: -ENOSPC (@res holds
+ * what is needed), -EOPNOTSUPP (a task session; or F_HARDWARE and a CPU
+ * without a usable hardware capture: the message names each such CPU and
+ * its sysfs snapshot_hw state), -EINVAL (both F_SOFTWARE and F_HARDWARE,
+ * @lead_us too large, no configuration).
+ */
+int pmuscope_snapshot(struct pmuscope *h, uint32_t flags, unsigned int lead_us,
+		      struct pmuscope_count *out, unsigned int room,
+		      struct pmuscope_snap_info *cpus, unsigned int cpu_room,
+		      struct pmuscope_snap *res);
+
+/**
+ * pmuscope_snap_method_name() - "hardware", "software", "perf", "idle" for
+ * PMUSCOPE_SNAP_*; "unknown" for any other number.
+ */
+const char *pmuscope_snap_method_name(uint32_t method);
+
+/**
+ * pmuscope_snap_flags_str() - "late,fallback,offline" for
+ * PMUSCOPE_SNAPCPU_* flags, in that order; "" for none. Unknown bits are
+ * left out. Cut short (never overrun) when @len is too small.
+ */
+void pmuscope_snap_flags_str(uint32_t flags, char *buf, size_t len);
+
+/**
+ * pmuscope_snap_hw_state() - @cpu's hardware snapshot state, from the
+ * driver's sysfs cpuN/snapshot_hw: "absent", "off", "under-el2",
+ * "untried", "ready", "prohibited", "timeout" or "stale"
+ * Return: 0, or -ENOENT (no such file: no driver, or one without it).
+ */
+int pmuscope_snap_hw_state(int cpu, char *buf, size_t len);
+
+/**
+ * pmuscope_snap_hw_usable() - may a CPU in hardware snapshot @state
+ * capture in hardware? 1 for "untried" and "ready", else 0.
+ */
+int pmuscope_snap_hw_usable(const char *state);
+
+/**
+ * pmuscope_snap_hw_explain() - the CPUs of @cpus whose hardware snapshot
+ * is not usable, as "cpu0: hardware snapshot off, cpu1: hardware snapshot
+ * absent" (states as pmuscope_snap_hw_state(); CPUs whose state cannot be
+ * read are left out), ", ..." at the end when @buf is full
+ * Return: how many CPUs are not usable (0: @buf is "").
+ */
+int pmuscope_snap_hw_explain(const uint64_t *cpus, size_t words, char *buf, size_t len);
+
+/**
+ * pmuscope_ticks_ns() - @ticks of a counter running at @freq Hz, in ns,
+ * rounded to the nearest; 0 when @freq is 0.
+ */
+uint64_t pmuscope_ticks_ns(uint64_t ticks, uint64_t freq);
 
 /** pmuscope_scale() - @count scaled by @enabled / @running. */
 uint64_t pmuscope_scale(uint64_t count, uint64_t enabled, uint64_t running);

@@ -6,9 +6,12 @@
  *   pmuscope stat [-e EVENTS] [-C CPUS | -a] [-I MS] [--per-cpu]
  *                 [--json | --csv] [-- CMD ...]
  *   pmuscope read [--json]
+ *   pmuscope snapshot [-e EVENTS] [-C CPUS | -a] [-I MS] [-n COUNT]
+ *                     [--software | --hardware] [--lead US] [--json | --csv]
  *
  * Exit status: 0; the command's status with "stat -- CMD"; 2 usage or
- * unknown event; 3 event not implemented; 4 counters busy; 5 permission;
+ * unknown event; 3 event not implemented, or (snapshot --hardware) a CPU
+ * without a usable hardware capture; 4 counters busy; 5 permission;
  * 6 driver missing or of another API version; 1 anything else.
  */
 #define _GNU_SOURCE
@@ -337,6 +340,40 @@ static int add_events(struct stat_opts *o, char *list)
 	return 0;
 }
 
+/*
+ * A decimal number from @lo to @hi, digits only: strtoull() would take
+ * spaces and signs ("-1" as a huge number).
+ */
+static int parse_uint(const char *arg, unsigned long long lo, unsigned long long hi,
+		      unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (arg[0] < '0' || arg[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* -I MS: 10 ms to a day. */
+static int parse_interval(const char *arg, unsigned int *ms)
+{
+	unsigned long long v;
+
+	if (parse_uint(arg, 10, 86400000, &v)) {
+		fprintf(stderr, "pmuscope: -I needs at least 10 ms (and at most a day): '%s'\n",
+			arg);
+		return -EINVAL;
+	}
+	*ms = v;
+	return 0;
+}
+
 static int cpu_chosen(const struct stat_opts *o, int cpu)
 {
 	return !!(o->cpus[cpu / 64] & (1ULL << (cpu % 64)));
@@ -523,13 +560,12 @@ static int cmd_stat(int argc, char **argv)
 	struct pmuscope_count *vals = NULL, *prev_vals = NULL;
 	struct report *cur = NULL, *total = NULL;
 	struct pmuscope *h = NULL;
-	char err[512], *end, ready_byte;
+	char err[512], ready_byte;
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
 	sigset_t sigs, oldmask;
 	int masked = 0;
 	int opt, ret, status = 0, go[2] = { -1, -1 }, ready[2] = { -1, -1 }, first = 1, reaped = 0;
 	unsigned int nv = 0, room, ncpus = 0;
-	unsigned long long ms;
 	struct timespec t0, next;
 	pid_t child = -1;
 
@@ -552,15 +588,8 @@ static int cmd_stat(int argc, char **argv)
 			o.all_cpus = 1;
 			break;
 		case 'I':
-			errno = 0;
-			ms = strtoull(optarg, &end, 10);
-			if (errno || *end || optarg[0] < '0' || optarg[0] > '9' ||
-			    ms < 10 || ms > 86400000) {
-				fprintf(stderr, "pmuscope: -I needs at least 10 ms (and at most a day): '%s'\n",
-					optarg);
+			if (parse_interval(optarg, &o.interval_ms))
 				return EXIT_USAGE;
-			}
-			o.interval_ms = ms;
 			break;
 		case 'P':
 			o.per_cpu = 1;
@@ -829,6 +858,224 @@ out:
 	return ret;
 }
 
+/* -------------------------------------------------------------- snapshot */
+static void snapshot_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pmuscope snapshot [-e EVENT[,EVENT...]] [-C CPUS | -a] [-I MS] [-n COUNT]\n"
+		"                         [--software | --hardware] [--lead US] [--json | --csv]\n"
+		"  Counts the events on the CPUs (default: all online) and, MS ms after\n"
+		"  enabling (default 100) and every MS ms after, takes COUNT snapshots\n"
+		"  (default 1): the counters of every CPU captured at one instant.\n"
+		"  --software  never the hardware capture (FEAT_PMUv3_SS)\n"
+		"  --hardware  the hardware capture on every CPU, or fail\n"
+		"  --lead US   the capture deadline's lead over the request, 1 to %d us\n"
+		"              (default: the driver's, %d)\n",
+		PMUSCOPE_SNAP_LEAD_US_MAX, PMUSCOPE_SNAP_LEAD_US_DEFAULT);
+}
+
+static int cmd_snapshot(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "csv", no_argument, NULL, 'V' },
+		{ "software", no_argument, NULL, 'S' },
+		{ "hardware", no_argument, NULL, 'H' },
+		{ "lead", required_argument, NULL, 'L' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct stat_opts o = { .fmt = REPORT_TABLE, .interval_ms = 100 };
+	struct pmuscope_snap_info *info = NULL;
+	struct report_snap_cpu *rows = NULL;
+	struct pmuscope_count *vals = NULL;
+	struct report_snapshot snap = { 0 };
+	struct pmuscope_snap res;
+	struct pmuscope *h = NULL;
+	unsigned int room, ncpus = 0, lead_us = 0;
+	unsigned long long count = 1, v;
+	uint32_t flags = 0;
+	char err[512];
+	struct timespec t0, next;
+	sigset_t sigs, oldmask;
+	int opt, ret, status = 0, reaped = 0;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+e:C:aI:n:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			if (add_events(&o, optarg))
+				return EXIT_USAGE;
+			break;
+		case 'C':
+			if (pmuscope_cpulist_parse(optarg, o.cpus, PMUSCOPE_CPU_WORDS, err,
+						   sizeof(err))) {
+				fprintf(stderr, "pmuscope: %s\n", err);
+				return EXIT_USAGE;
+			}
+			o.cpus_given = 1;
+			break;
+		case 'a':
+			o.all_cpus = 1;
+			break;
+		case 'I':
+			if (parse_interval(optarg, &o.interval_ms))
+				return EXIT_USAGE;
+			break;
+		case 'n':
+			if (parse_uint(optarg, 1, 1000000000, &count)) {
+				fprintf(stderr, "pmuscope: -n needs a count of snapshots, 1 or more: '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'S':
+			flags |= PMUSCOPE_SNAP_F_SOFTWARE;
+			break;
+		case 'H':
+			flags |= PMUSCOPE_SNAP_F_HARDWARE;
+			break;
+		case 'L':
+			if (parse_uint(optarg, 1, PMUSCOPE_SNAP_LEAD_US_MAX, &v)) {
+				fprintf(stderr, "pmuscope: --lead needs 1 to %d microseconds: '%s'\n",
+					PMUSCOPE_SNAP_LEAD_US_MAX, optarg);
+				return EXIT_USAGE;
+			}
+			lead_us = v;
+			break;
+		case 'J':
+			o.fmt = REPORT_JSON;
+			break;
+		case 'V':
+			o.fmt = REPORT_CSV;
+			break;
+		case 'h':
+			snapshot_usage(stdout);
+			return 0;
+		default:
+			snapshot_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pmuscope: snapshot runs no command: '%s'\n", argv[optind]);
+		snapshot_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if ((flags & PMUSCOPE_SNAP_F_SOFTWARE) && (flags & PMUSCOPE_SNAP_F_HARDWARE)) {
+		fprintf(stderr, "pmuscope: --software and --hardware exclude each other\n");
+		return EXIT_USAGE;
+	}
+
+	if (!o.cpus_given && pmuscope_online_cpus(o.cpus, PMUSCOPE_CPU_WORDS)) {
+		fprintf(stderr, "pmuscope: %s not found: is the pmuscope module loaded? (insmod pmuscope.ko)\n",
+			pmuscope_sysfs_root());
+		return EXIT_DRIVER;
+	}
+	if (o.cpus_given && check_cpus(&o))
+		return 1;
+	if (!o.nr)
+		default_set(&o);
+	if (!o.nr) {
+		fprintf(stderr, "pmuscope: none of the default events is implemented on these CPUs (pmuscope list)\n");
+		return EXIT_UNSUPPORTED;
+	}
+	for (int w = 0; w < PMUSCOPE_CPU_WORDS; w++)
+		ncpus += __builtin_popcountll(o.cpus[w]);
+
+	ret = pmuscope_open(&h, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "pmuscope: %s\n", err);
+		return open_exit_code(ret);
+	}
+	if (!(pmuscope_features(h) & PMUSCOPE_FEAT_SNAPSHOT)) {
+		fprintf(stderr, "pmuscope: the driver takes no snapshots: no CPU has a PMU it counts with\n");
+		ret = EXIT_UNSUPPORTED;
+		goto out;
+	}
+	/* Hardware or nothing: say which CPUs cannot before counting at all. */
+	if (flags & PMUSCOPE_SNAP_F_HARDWARE) {
+		if (pmuscope_snap_hw_explain(o.cpus, PMUSCOPE_CPU_WORDS, err, sizeof(err))) {
+			fprintf(stderr, "pmuscope: hardware snapshot refused: %s\n", err);
+			ret = EXIT_UNSUPPORTED;
+			goto out;
+		}
+		if (!(pmuscope_features(h) & PMUSCOPE_FEAT_SNAPSHOT_HW)) {
+			fprintf(stderr, "pmuscope: hardware snapshot refused: no CPU has a usable hardware capture\n");
+			ret = EXIT_UNSUPPORTED;
+			goto out;
+		}
+	}
+	ret = pmuscope_configure(h, o.evs, o.nr, o.cpus, PMUSCOPE_CPU_WORDS);
+	if (ret) {
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
+		ret = exit_code_of(ret);
+		goto out;
+	}
+	room = o.nr * ncpus;
+	vals = calloc(room, sizeof(*vals));
+	info = calloc(ncpus, sizeof(*info));
+	rows = calloc(ncpus, sizeof(*rows));
+	ret = 1;
+	if (!vals || !info || !rows) {
+		perror("pmuscope");
+		goto out;
+	}
+	snap.kernel_el = pmuscope_kernel_el();
+	snap.nevents = o.nr;
+	snap.evs = o.evs;
+	snap.cpus = rows;
+
+	/* SIGINT and SIGTERM end the run between snapshots (stat_wait()). */
+	stat_signals(&sigs);
+	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (pmuscope_reset(h) || pmuscope_enable(h)) {
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
+		goto unmask;
+	}
+	next = t0;
+	ret = 0;
+	for (unsigned long long seq = 0; seq < count; seq++) {
+		int sret;
+
+		next.tv_sec += o.interval_ms / 1000;
+		next.tv_nsec += (o.interval_ms % 1000) * 1000000L;
+		if (next.tv_nsec >= 1000000000L) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000L;
+		}
+		if (stat_wait(&next, -1, &status, &reaped))
+			break;
+		snap.time_s = now_s() - (t0.tv_sec + t0.tv_nsec / 1e9);
+		sret = pmuscope_snapshot(h, flags, lead_us, vals, room, info, ncpus, &res);
+		if (sret) {
+			fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
+			ret = exit_code_of(sret);
+			break;
+		}
+		report_snap_fill(rows, info, res.nr_cpus, vals, res.nr_values, o.nr);
+		snap.seq = seq;
+		snap.freq = res.freq;
+		snap.skew = res.skew;
+		snap.ncpus = res.nr_cpus;
+		report_snapshot_print(stdout, &snap, o.fmt, seq == 0);
+	}
+	pmuscope_disable(h);
+unmask:
+	/* A signal still pending acts now: the output is out by then. */
+	fflush(stdout);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+out:
+	free(vals);
+	free(info);
+	free(rows);
+	pmuscope_close(h);
+	return ret;
+}
+
 /* ------------------------------------------------------------------ main */
 static void usage(FILE *f)
 {
@@ -836,6 +1083,8 @@ static void usage(FILE *f)
 		"usage: pmuscope COMMAND [ARGS]\n"
 		"  list [--json]             events implemented on each CPU type\n"
 		"  stat [OPTIONS] [-- CMD]   count events (pmuscope stat --help)\n"
+		"  snapshot [OPTIONS]        every CPU's counts at one instant\n"
+		"                            (pmuscope snapshot --help)\n"
 		"  read [--json]             what every session is counting now\n"
 		"  version                   versions of the tool and the driver\n");
 }
@@ -866,6 +1115,8 @@ static int run(int argc, char **argv)
 		return cmd_stat(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "read"))
 		return cmd_read(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "snapshot"))
+		return cmd_snapshot(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
 		char profile[64];
 

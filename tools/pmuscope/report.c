@@ -2,8 +2,10 @@
 /*
  * pmuscope CLI: derived metrics and the table, JSON and CSV formats.
  * JSON: one object per line (per interval, and one for the total); CSV:
- * one header, then one row per counter (and per CPU) and per metric. The
- * field names are documented in Documentation/cli.rst.
+ * one header, then one row per counter (and per CPU) and per metric.
+ * Snapshots: a table per snapshot, one JSON object per line per snapshot,
+ * or one CSV row per CPU and snapshot. The field names are documented in
+ * Documentation/cli.rst.
  */
 #include <math.h>
 #include <stddef.h>
@@ -366,6 +368,367 @@ void report_print(FILE *f, const struct report *r, enum report_format fmt,
 		break;
 	default:
 		report_table(f, r);
+		break;
+	}
+	fflush(f);
+}
+
+/* ------------------------------------------------------------- snapshots */
+
+/* The key of event @i without the "#N" of a repeat: "cycles", "cycles:u". */
+static void report_event_key_base(const struct pmuscope_event_spec *ev,
+				  unsigned int kernel_el, char *buf, size_t len)
+{
+	char mods[5];
+
+	pmuscope_modifiers_format(ev->flags, kernel_el, mods);
+	if (!strcmp(mods, "uk"))
+		snprintf(buf, len, "%s", ev->label);
+	else
+		snprintf(buf, len, "%s:%s", ev->label, mods);
+}
+
+/*
+ * The name of event @i in a snapshot's output: the label as given, with
+ * ":MODS" where they are not the default (as stat's table), and "#N" for
+ * the N-th (N >= 2) event of the same name: every key is different.
+ */
+void report_event_key(const struct pmuscope_event_spec *evs, unsigned int i,
+		      unsigned int kernel_el, char *buf, size_t len)
+{
+	char other[96];
+	unsigned int n = 1;
+
+	report_event_key_base(&evs[i], kernel_el, buf, len);
+	for (unsigned int j = 0; j < i; j++) {
+		report_event_key_base(&evs[j], kernel_el, other, sizeof(other));
+		n += !strcmp(buf, other);
+	}
+	if (n > 1) {
+		size_t off = strlen(buf);
+
+		if (off < len)
+			snprintf(buf + off, len - off, "#%u", n);
+	}
+}
+
+/*
+ * Rows of @ncpus CPUs (@info, as the snapshot gave them) with the counts of
+ * @vals: each value goes to the row of its CPU, at its event's index.
+ */
+void report_snap_fill(struct report_snap_cpu *rows, const struct pmuscope_snap_info *info,
+		      unsigned int ncpus, const struct pmuscope_count *vals,
+		      unsigned int nv, unsigned int nevents)
+{
+	for (unsigned int k = 0; k < ncpus; k++) {
+		memset(&rows[k], 0, sizeof(rows[k]));
+		rows[k].info = info[k];
+	}
+	for (unsigned int v = 0; v < nv; v++) {
+		const struct pmuscope_count *x = &vals[v];
+		unsigned int k = nevents ? v / nevents : 0;
+
+		if (x->index >= nevents || x->index >= PMUSCOPE_MAX_EVENTS)
+			continue;	/* not ours: never from a sane driver */
+		if (k >= ncpus || rows[k].info.cpu != x->cpu)
+			for (k = 0; k < ncpus; k++)
+				if (rows[k].info.cpu == x->cpu)
+					break;
+		if (k == ncpus)
+			continue;
+		rows[k].count[x->index] = x->scaled;
+		rows[k].vflags[x->index] = x->flags;
+	}
+}
+
+/* The earliest capture time of the CPUs online; 0 if none. */
+uint64_t report_snap_time(const struct report_snapshot *s)
+{
+	uint64_t t = 0;
+	int found = 0;
+
+	for (unsigned int k = 0; k < s->ncpus; k++) {
+		const struct pmuscope_snap_info *c = &s->cpus[k].info;
+
+		if (c->flags & PMUSCOPE_SNAPCPU_OFFLINE)
+			continue;
+		if (!found || c->time < t)
+			t = c->time;
+		found = 1;
+	}
+	return t;
+}
+
+/*
+ * The methods used, in PMUSCOPE_SNAP_* order, into @buf, with their CPUs
+ * if @cpus; or as JSON strings to @json. Returns how many there are.
+ */
+static int report_snap_methods_of(const struct report_snapshot *s, int cpus,
+				   FILE *json, char *buf, size_t len)
+{
+	uint64_t mask[PMUSCOPE_CPU_WORDS];
+	char list[256];
+	size_t off = 0;
+	int n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	/* 0 last: every number the library does not name ("unknown"). */
+	for (uint32_t m = 1; m <= PMUSCOPE_SNAP_IDLE + 1; m++) {
+		uint32_t method = m <= PMUSCOPE_SNAP_IDLE ? m : 0;
+		int found = 0;
+
+		memset(mask, 0, sizeof(mask));
+		for (unsigned int k = 0; k < s->ncpus; k++) {
+			const struct pmuscope_snap_info *c = &s->cpus[k].info;
+			uint32_t cm = c->method;
+
+			if (cm > PMUSCOPE_SNAP_IDLE)
+				cm = 0;
+			if (cm != method)
+				continue;
+			found = 1;
+			if (c->cpu < PMUSCOPE_MAX_CPUS)
+				mask[c->cpu / 64] |= 1ULL << (c->cpu % 64);
+		}
+		if (!found)
+			continue;
+		if (json) {
+			fprintf(json, "%s\"%s\"", n ? "," : "", pmuscope_snap_method_name(method));
+		} else if (off < len) {
+			off += snprintf(buf + off, len - off, "%s%s", n ? ", " : "",
+					pmuscope_snap_method_name(method));
+			if (cpus && off < len) {
+				pmuscope_cpulist_format(mask, PMUSCOPE_CPU_WORDS, list, sizeof(list));
+				off += snprintf(buf + off, len - off, " (CPU%s %s)",
+						strpbrk(list, ",-") ? "s" : "", list);
+			}
+		}
+		n++;
+	}
+	return n;
+}
+
+/*
+ * "software", or where the CPUs differ each method with its CPUs:
+ * "hardware (CPUs 0-2), software (CPU 3)".
+ */
+void report_snap_methods(const struct report_snapshot *s, char *buf, size_t len)
+{
+	if (report_snap_methods_of(s, 0, NULL, buf, len) > 1)
+		report_snap_methods_of(s, 1, NULL, buf, len);
+	if (len && !*buf)
+		snprintf(buf, len, "none");
+}
+
+static int report_width(const char *s, int min)
+{
+	int w = strlen(s);
+
+	return w > min ? w : min;
+}
+
+static void report_u64(uint64_t v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+static void report_snap_table(FILE *f, const struct report_snapshot *s)
+{
+	enum { C_TIME, C_SKEW, C_SKEW_NS, C_FROZEN, C_SPREAD, C_FLAGS, NCOLS };
+	static const char *const heads[NCOLS] = {
+		"TIME", "SKEW", "SKEW_NS", "FROZEN", "SPREAD", "FLAGS",
+	};
+	int w[NCOLS], wc[PMUSCOPE_MAX_EVENTS];
+	char key[PMUSCOPE_MAX_EVENTS][96], methods[512], num[32], vf[64];
+	uint32_t any;
+
+	report_snap_methods(s, methods, sizeof(methods));
+	fprintf(f, "snapshot at %llu ticks (%llu Hz): skew %llu ticks (",
+		(unsigned long long)report_snap_time(s), (unsigned long long)s->freq,
+		(unsigned long long)s->skew);
+	if (s->freq)
+		fprintf(f, "%llu ns", (unsigned long long)pmuscope_ticks_ns(s->skew, s->freq));
+	else
+		fprintf(f, "? ns");
+	fprintf(f, "), methods: %s\n\n", methods);
+
+	for (int c = 0; c < NCOLS; c++)
+		w[c] = strlen(heads[c]);
+	for (unsigned int i = 0; i < s->nevents; i++) {
+		report_event_key(s->evs, i, s->kernel_el, key[i], sizeof(key[i]));
+		wc[i] = strlen(key[i]);
+	}
+	for (unsigned int k = 0; k < s->ncpus; k++) {
+		const struct report_snap_cpu *r = &s->cpus[k];
+		uint64_t v[] = { r->info.time, r->info.skew,
+				 pmuscope_ticks_ns(r->info.skew, s->freq),
+				 r->info.frozen, r->info.spread };
+
+		for (int c = C_TIME; c <= C_SPREAD; c++) {
+			report_u64(v[c], num, sizeof(num));
+			w[c] = report_width(num, w[c]);
+		}
+		pmuscope_snap_flags_str(r->info.flags, vf, sizeof(vf));
+		w[C_FLAGS] = report_width(vf, w[C_FLAGS]);
+		for (unsigned int i = 0; i < s->nevents; i++) {
+			report_thousands(r->count[i], num, sizeof(num));
+			wc[i] = report_width(num, wc[i]);
+		}
+	}
+
+	fprintf(f, "%-4s %-8s", "CPU", "METHOD");
+	for (int c = C_TIME; c <= C_SPREAD; c++)
+		fprintf(f, " %*s", w[c], heads[c]);
+	fprintf(f, " %-*s", w[C_FLAGS], heads[C_FLAGS]);
+	for (unsigned int i = 0; i < s->nevents; i++)
+		fprintf(f, " %*s", wc[i], key[i]);
+	fprintf(f, "\n");
+	for (unsigned int k = 0; k < s->ncpus; k++) {
+		const struct report_snap_cpu *r = &s->cpus[k];
+		uint64_t v[] = { r->info.time, r->info.skew,
+				 pmuscope_ticks_ns(r->info.skew, s->freq),
+				 r->info.frozen, r->info.spread };
+
+		fprintf(f, "%-4u %-8s", r->info.cpu, pmuscope_snap_method_name(r->info.method));
+		for (int c = C_TIME; c <= C_SPREAD; c++) {
+			if (c == C_SKEW_NS && !s->freq)
+				snprintf(num, sizeof(num), "?");
+			else
+				report_u64(v[c], num, sizeof(num));
+			fprintf(f, " %*s", w[c], num);
+		}
+		pmuscope_snap_flags_str(r->info.flags, vf, sizeof(vf));
+		fprintf(f, " %-*s", w[C_FLAGS], *vf ? vf : "-");
+		any = 0;
+		for (unsigned int i = 0; i < s->nevents; i++) {
+			report_thousands(r->count[i], num, sizeof(num));
+			fprintf(f, " %*s", wc[i], num);
+			any |= r->vflags[i];
+		}
+		if (any) {
+			pmuscope_flags_str(any, vf, sizeof(vf));
+			fprintf(f, "  [%s]", vf);
+		}
+		fprintf(f, "\n");
+	}
+}
+
+static void report_json_ns(FILE *f, uint64_t ticks, uint64_t freq)
+{
+	if (freq)
+		fprintf(f, "%llu", (unsigned long long)pmuscope_ticks_ns(ticks, freq));
+	else
+		fprintf(f, "null");
+}
+
+static void report_snap_json(FILE *f, const struct report_snapshot *s)
+{
+	char key[96], mods[5], flags[64];
+
+	fprintf(f, "{\"type\":\"snapshot\",\"seq\":%u,\"time_s\":%.6f,\"freq\":%llu,"
+		"\"time\":%llu,\"skew\":%llu,\"skew_ns\":",
+		s->seq, s->time_s, (unsigned long long)s->freq,
+		(unsigned long long)report_snap_time(s), (unsigned long long)s->skew);
+	report_json_ns(f, s->skew, s->freq);
+	fprintf(f, ",\"methods\":[");
+	report_snap_methods_of(s, 0, f, NULL, 0);
+	fprintf(f, "],\"events\":[");
+	for (unsigned int i = 0; i < s->nevents; i++) {
+		const struct pmuscope_event_spec *ev = &s->evs[i];
+
+		report_event_key(s->evs, i, s->kernel_el, key, sizeof(key));
+		pmuscope_modifiers_format(ev->flags, s->kernel_el, mods);
+		fprintf(f, "%s{\"key\":", i ? "," : "");
+		report_json_str(f, key);
+		fprintf(f, ",\"event\":");
+		report_json_str(f, ev->name);
+		fprintf(f, ",\"number\":%u,\"label\":", ev->number);
+		report_json_str(f, ev->label);
+		fprintf(f, ",\"modifiers\":\"%s\",\"raw\":%s}", mods,
+			ev->flags & PMUSCOPE_EV_RAW ? "true" : "false");
+	}
+	fprintf(f, "],\"cpus\":[");
+	for (unsigned int k = 0; k < s->ncpus; k++) {
+		const struct report_snap_cpu *r = &s->cpus[k];
+
+		pmuscope_snap_flags_str(r->info.flags, flags, sizeof(flags));
+		fprintf(f, "%s{\"cpu\":%u,\"method\":\"%s\",\"time\":%llu,\"skew\":%llu,"
+			"\"skew_ns\":", k ? "," : "", r->info.cpu,
+			pmuscope_snap_method_name(r->info.method),
+			(unsigned long long)r->info.time, (unsigned long long)r->info.skew);
+		report_json_ns(f, r->info.skew, s->freq);
+		fprintf(f, ",\"frozen\":%llu,\"spread\":%llu,\"flags\":\"%s\",\"counts\":{",
+			(unsigned long long)r->info.frozen, (unsigned long long)r->info.spread,
+			flags);
+		for (unsigned int i = 0; i < s->nevents; i++) {
+			report_event_key(s->evs, i, s->kernel_el, key, sizeof(key));
+			fprintf(f, "%s", i ? "," : "");
+			report_json_str(f, key);
+			fprintf(f, ":%llu", (unsigned long long)r->count[i]);
+		}
+		fprintf(f, "},\"value_flags\":{");
+		for (unsigned int i = 0; i < s->nevents; i++) {
+			report_event_key(s->evs, i, s->kernel_el, key, sizeof(key));
+			fprintf(f, "%s", i ? "," : "");
+			report_json_str(f, key);
+			fputc(':', f);
+			report_json_flags(f, r->vflags[i]);
+		}
+		fprintf(f, "}}");
+	}
+	fprintf(f, "]}\n");
+}
+
+static void report_snap_csv(FILE *f, const struct report_snapshot *s, int first)
+{
+	char key[96], flags[64];
+
+	if (first) {
+		fprintf(f, "seq,time_s,cpu,method,time,skew,skew_ns,frozen,spread,flags");
+		for (unsigned int i = 0; i < s->nevents; i++) {
+			report_event_key(s->evs, i, s->kernel_el, key, sizeof(key));
+			fprintf(f, ",%s", key);
+		}
+		fprintf(f, "\n");
+	}
+	for (unsigned int k = 0; k < s->ncpus; k++) {
+		const struct report_snap_cpu *r = &s->cpus[k];
+
+		pmuscope_snap_flags_str(r->info.flags, flags, sizeof(flags));
+		fprintf(f, "%u,%.6f,%u,%s,%llu,%llu,", s->seq, s->time_s, r->info.cpu,
+			pmuscope_snap_method_name(r->info.method),
+			(unsigned long long)r->info.time, (unsigned long long)r->info.skew);
+		if (s->freq)
+			fprintf(f, "%llu", (unsigned long long)pmuscope_ticks_ns(r->info.skew,
+										 s->freq));
+		fprintf(f, ",%llu,%llu,\"%s\"", (unsigned long long)r->info.frozen,
+			(unsigned long long)r->info.spread, flags);
+		for (unsigned int i = 0; i < s->nevents; i++)
+			fprintf(f, ",%llu", (unsigned long long)r->count[i]);
+		fprintf(f, "\n");
+	}
+}
+
+/*
+ * One snapshot. Table: a header line, then one row per CPU; JSON: one
+ * object per line; CSV: the header before the first (@first), then one
+ * row per CPU. The fields are documented in Documentation/cli.rst.
+ */
+void report_snapshot_print(FILE *f, const struct report_snapshot *s,
+			   enum report_format fmt, int first)
+{
+	switch (fmt) {
+	case REPORT_JSON:
+		report_snap_json(f, s);
+		break;
+	case REPORT_CSV:
+		report_snap_csv(f, s, first);
+		break;
+	default:
+		if (!first)
+			fputc('\n', f);
+		report_snap_table(f, s);
 		break;
 	}
 	fflush(f);

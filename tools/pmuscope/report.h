@@ -61,7 +61,36 @@ struct report_metrics {
 	double backend_stall_ratio;
 };
 
+/* One CPU of a snapshot: how it was taken, and its counts. */
+struct report_snap_cpu {
+	struct pmuscope_snap_info info;
+	uint64_t count[PMUSCOPE_MAX_EVENTS];	/* scaled where multiplexed */
+	uint32_t vflags[PMUSCOPE_MAX_EVENTS];	/* PMUSCOPE_VAL_* */
+};
+
+/* One snapshot of a run of pmuscope snapshot. */
+struct report_snapshot {
+	unsigned int seq;		/* 0, 1, ...: its place in the run */
+	double time_s;			/* seconds from enabling to the request */
+	uint64_t freq;			/* system counter, Hz */
+	uint64_t skew;			/* latest minus earliest capture, ticks */
+	unsigned int kernel_el;		/* pmuscope_kernel_el(): what "k" is */
+	unsigned int nevents;
+	const struct pmuscope_event_spec *evs;	/* in configuration order */
+	unsigned int ncpus;
+	const struct report_snap_cpu *cpus;	/* in ascending CPU order */
+};
+
 void report_metrics(const struct report *r, struct report_metrics *m);
+void report_event_key(const struct pmuscope_event_spec *evs, unsigned int i,
+		      unsigned int kernel_el, char *buf, size_t len);
+void report_snap_fill(struct report_snap_cpu *rows, const struct pmuscope_snap_info *info,
+		      unsigned int ncpus, const struct pmuscope_count *vals,
+		      unsigned int nv, unsigned int nevents);
+uint64_t report_snap_time(const struct report_snapshot *s);
+void report_snap_methods(const struct report_snapshot *s, char *buf, size_t len);
+void report_snapshot_print(FILE *f, const struct report_snapshot *s,
+			   enum report_format fmt, int first);
 void report_print(FILE *f, const struct report *r, enum report_format fmt,
 		  int first);
 void report_thousands(uint64_t v, char *buf, size_t len);

@@ -7,6 +7,8 @@
  *   test_tools               run the tests
  *   test_tools --sample json|csv|table   print a sample report (for the
  *                            Python tests, which parse it with real parsers)
+ *   test_tools --sample snapshot-json|snapshot-csv|snapshot-table
+ *                            two sample snapshots of 3 CPUs, 3 events
  */
 #include <errno.h>
 #include <math.h>
@@ -380,6 +382,216 @@ static void test_table(void)
 	free(buf);
 }
 
+/* ------------------------------------------------------------ snapshots */
+static void test_snap_names(void)
+{
+	static const struct {
+		uint32_t flags;
+		const char *text;
+	} flag_cases[] = {
+		{ 0, "" },
+		{ PMUSCOPE_SNAPCPU_LATE, "late" },
+		{ PMUSCOPE_SNAPCPU_FALLBACK, "fallback" },
+		{ PMUSCOPE_SNAPCPU_OFFLINE, "offline" },
+		{ PMUSCOPE_SNAPCPU_OFFLINE | PMUSCOPE_SNAPCPU_LATE, "late,offline" },
+		{ PMUSCOPE_SNAPCPU_LATE | PMUSCOPE_SNAPCPU_FALLBACK | PMUSCOPE_SNAPCPU_OFFLINE,
+		  "late,fallback,offline" },
+		{ 1U << 3 | 1U << 31, "" },
+		{ PMUSCOPE_SNAPCPU_FALLBACK | 1U << 8, "fallback" },
+	};
+	char buf[64];
+
+	result(!strcmp(pmuscope_snap_method_name(PMUSCOPE_SNAP_HARDWARE), "hardware") &&
+	       !strcmp(pmuscope_snap_method_name(PMUSCOPE_SNAP_SOFTWARE), "software") &&
+	       !strcmp(pmuscope_snap_method_name(PMUSCOPE_SNAP_PERF), "perf") &&
+	       !strcmp(pmuscope_snap_method_name(PMUSCOPE_SNAP_IDLE), "idle"),
+	       "snapshot method names: hardware, software, perf, idle");
+	result(!strcmp(pmuscope_snap_method_name(0), "unknown") &&
+	       !strcmp(pmuscope_snap_method_name(5), "unknown") &&
+	       !strcmp(pmuscope_snap_method_name(~0U), "unknown"),
+	       "snapshot method numbers unknown to the library: \"unknown\"");
+	for (size_t i = 0; i < sizeof(flag_cases) / sizeof(flag_cases[0]); i++) {
+		memset(buf, 'x', sizeof(buf));
+		pmuscope_snap_flags_str(flag_cases[i].flags, buf, sizeof(buf));
+		result(!strcmp(buf, flag_cases[i].text), "snapshot CPU flags %#x -> '%s' (got '%s')",
+		       flag_cases[i].flags, flag_cases[i].text, buf);
+	}
+	memset(buf, 'x', sizeof(buf));
+	pmuscope_snap_flags_str(PMUSCOPE_SNAPCPU_LATE | PMUSCOPE_SNAPCPU_FALLBACK, buf, 8);
+	result(!strcmp(buf, "late,fa") && buf[8] == 'x',
+	       "snapshot CPU flags cut short at the buffer's end: '%s'", buf);
+	result(pmuscope_ticks_ns(16, 62500000) == 256 && pmuscope_ticks_ns(1, 24000000) == 42 &&
+	       pmuscope_ticks_ns(0, 24000000) == 0 && pmuscope_ticks_ns(5, 0) == 0,
+	       "ticks to ns: 16 at 62.5 MHz = 256, 1 at 24 MHz = 42 (rounded), no frequency 0");
+	result(pmuscope_ticks_ns(1ULL << 62, 1000000000) == 1ULL << 62 &&
+	       pmuscope_ticks_ns(1ULL << 40, 1000) == (1ULL << 40) * 1000000,
+	       "ticks to ns without 64-bit overflow in between");
+	result(pmuscope_snapshot(NULL, 0, 0, NULL, 0, NULL, 0, &(struct pmuscope_snap){ 0 }) ==
+	       -EINVAL, "snapshot of a NULL session: -EINVAL");
+}
+
+/* A driver's sysfs with cpuN/snapshot_hw: cpu0 off, 1 ready, 2 absent, 3
+ * untried, 4 without the file, 5 timeout. */
+static void test_snap_hw(void)
+{
+	static const char *const states[] = { "off", "ready", "absent", "untried", NULL,
+					      "timeout" };
+	char tmpl[] = "/tmp/pmuscope-test-XXXXXX", path[300], buf[256], err[64];
+	uint64_t cpus[PMUSCOPE_CPU_WORDS] = { 0x3f };
+	const char *base = mkdtemp(tmpl);
+	int n;
+
+	if (!base) {
+		result(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	for (int cpu = 0; cpu < 6; cpu++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/cpu%d", base, cpu);
+		mkdir(path, 0755);
+		if (!states[cpu])
+			continue;
+		snprintf(path, sizeof(path), "%s/cpu%d/snapshot_hw", base, cpu);
+		f = fopen(path, "w");
+		if (f) {
+			fprintf(f, "%s\n", states[cpu]);
+			fclose(f);
+		}
+	}
+	setenv("PMUSCOPE_SYSFS", base, 1);
+	result(!pmuscope_snap_hw_state(0, buf, sizeof(buf)) && !strcmp(buf, "off") &&
+	       pmuscope_snap_hw_state(4, buf, sizeof(buf)) == -ENOENT && !*buf,
+	       "snapshot_hw read from sysfs, -ENOENT without the file");
+	result(pmuscope_snap_hw_usable("untried") && pmuscope_snap_hw_usable("ready") &&
+	       !pmuscope_snap_hw_usable("off") && !pmuscope_snap_hw_usable("absent") &&
+	       !pmuscope_snap_hw_usable("under-el2") && !pmuscope_snap_hw_usable("prohibited") &&
+	       !pmuscope_snap_hw_usable("timeout") && !pmuscope_snap_hw_usable("stale") &&
+	       !pmuscope_snap_hw_usable(""),
+	       "hardware snapshot usable when untried or ready only");
+	n = pmuscope_snap_hw_explain(cpus, PMUSCOPE_CPU_WORDS, buf, sizeof(buf));
+	result(n == 3 && !strcmp(buf, "cpu0: hardware snapshot off, cpu2: hardware snapshot absent, "
+				      "cpu5: hardware snapshot timeout"),
+	       "the CPUs without a usable hardware snapshot named with their state (%d): %s", n, buf);
+	cpus[0] = 0x1a;		/* 1, 3, 4 */
+	n = pmuscope_snap_hw_explain(cpus, PMUSCOPE_CPU_WORDS, buf, sizeof(buf));
+	result(n == 0 && !*buf, "none named where every state is usable or unknown (%d '%s')",
+	       n, buf);
+	cpus[0] = 0x3f;
+	memset(err, 'x', sizeof(err));
+	n = pmuscope_snap_hw_explain(cpus, PMUSCOPE_CPU_WORDS, err, 40);
+	result(n == 3 && !strcmp(err, "cpu0: hardware snapshot off, ...") && err[40] == 'x',
+	       "a full buffer ends in ', ...', every CPU still counted (%d): %s", n, err);
+	setenv("PMUSCOPE_SYSFS", "/nonexistent/pmuscope-test", 1);
+	snprintf(path, sizeof(path), "rm -rf '%s'", base);
+	if (system(path))
+		result(0, "removing %s", base);
+}
+
+/*
+ * A snapshot of 3 events (cycles, instructions:u, cycles again) on CPUs
+ * 0, 1 and 3: cpu0 hardware, cpu1 software and late, cpu3 offline.
+ */
+static struct pmuscope_event_spec snap_evs[3];
+static struct report_snap_cpu snap_rows[3];
+
+static void snap_sample(struct report_snapshot *s, unsigned int seq)
+{
+	static const char *const names[] = { "cycles", "instructions:u", "cycles" };
+	static const struct pmuscope_snap_info info[] = {
+		{ .cpu = 0, .method = PMUSCOPE_SNAP_HARDWARE, .time = 1000000, .skew = 0 },
+		{ .cpu = 1, .method = PMUSCOPE_SNAP_SOFTWARE, .flags = PMUSCOPE_SNAPCPU_LATE,
+		  .time = 1000016, .skew = 16, .frozen = 12 },
+		{ .cpu = 3, .method = PMUSCOPE_SNAP_IDLE, .flags = PMUSCOPE_SNAPCPU_OFFLINE },
+	};
+	struct pmuscope_count vals[9];
+	char err[128];
+
+	for (int i = 0; i < 3; i++)
+		pmuscope_event_parse(names[i], &snap_evs[i], err, sizeof(err));
+	/* CPU by CPU as the driver gives them; cpu3's out of place. */
+	for (int v = 0; v < 9; v++) {
+		int k = v < 6 ? v / 3 : 2;
+
+		vals[v] = (struct pmuscope_count){
+			.cpu = info[k].cpu, .index = v % 3,
+			.count = 1000 * (seq + 1) * (k + 1) + v % 3,
+			.time_enabled = 100, .time_running = 100,
+		};
+		vals[v].scaled = vals[v].count;
+	}
+	vals[8].flags = PMUSCOPE_VAL_OFFLINE;
+	vals[7].scaled = 2 * vals[7].count;
+	vals[7].flags = PMUSCOPE_VAL_MULTIPLEXED | PMUSCOPE_VAL_OFFLINE;
+	vals[6].index = 2;	/* 6 and 8 swapped */
+	vals[8].index = 0;
+	memset(s, 0, sizeof(*s));
+	s->seq = seq;
+	s->time_s = 0.1 * (seq + 1);
+	s->freq = 62500000;
+	s->skew = 16;
+	s->kernel_el = 1;
+	s->nevents = 3;
+	s->evs = snap_evs;
+	s->ncpus = 3;
+	s->cpus = snap_rows;
+	report_snap_fill(snap_rows, info, 3, vals, 9, 3);
+}
+
+static void test_snap_report(void)
+{
+	static const char head[] =
+		"snapshot at 1000000 ticks (62500000 Hz): skew 16 ticks (256 ns), "
+		"methods: hardware (CPU 0), software (CPU 1), idle (CPU 3)\n\n";
+	struct report_snapshot s;
+	char key[96], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	snap_sample(&s, 0);
+	report_event_key(snap_evs, 0, 1, key, sizeof(key));
+	result(!strcmp(key, "cycles"), "snapshot key of cycles: %s", key);
+	report_event_key(snap_evs, 1, 1, key, sizeof(key));
+	result(!strcmp(key, "instructions:u"), "snapshot key with modifiers: %s", key);
+	report_event_key(snap_evs, 2, 1, key, sizeof(key));
+	result(!strcmp(key, "cycles#2"), "snapshot key of an event given twice: %s", key);
+	result(snap_rows[0].count[0] == 1000 && snap_rows[0].count[2] == 1002 &&
+	       snap_rows[1].count[1] == 2001 && snap_rows[1].info.cpu == 1,
+	       "snapshot values go to their CPU and event");
+	result(snap_rows[2].info.cpu == 3 && snap_rows[2].count[0] == 3002 &&
+	       snap_rows[2].count[2] == 3000 && snap_rows[2].count[1] == 2 * 3001 &&
+	       snap_rows[2].vflags[0] == PMUSCOPE_VAL_OFFLINE,
+	       "snapshot values out of order: by their index; the scaled count");
+	result(report_snap_time(&s) == 1000000, "snapshot time: the earliest of the CPUs online");
+
+	f = open_memstream(&buf, &len);
+	report_snapshot_print(f, &s, REPORT_TABLE, 1);
+	fclose(f);
+	result(!strncmp(buf, head, strlen(head)),
+	       "snapshot table header: time, frequency, skew, the methods and their CPUs");
+	result(strstr(buf, "\nCPU  METHOD      TIME SKEW SKEW_NS FROZEN SPREAD FLAGS   cycles "
+			   "instructions:u cycles#2\n") != NULL,
+	       "snapshot table columns: the event keys");
+	result(strstr(buf, "\n1    software 1000016   16     256     12      0 late     2,000 "
+			   "         2,001    2,002\n") != NULL,
+	       "snapshot table row: skew in ticks and ns, frozen, flags, counts");
+	result(strstr(buf, "\n0    hardware 1000000    0       0      0      0 -        1,000 ") &&
+	       strstr(buf, "\n3    idle           0    0       0      0      0 offline  3,002 "
+			   "         6,002    3,000  [multiplexed,offline]\n"),
+	       "snapshot table: no CPU flags as '-', value flags at the end of the row");
+	free(buf);
+
+	for (unsigned int k = 0; k < 3; k++)
+		snap_rows[k].info.method = PMUSCOPE_SNAP_SOFTWARE;
+	s.freq = 0;
+	f = open_memstream(&buf, &len);
+	report_snapshot_print(f, &s, REPORT_TABLE, 1);
+	fclose(f);
+	result(strstr(buf, "skew 16 ticks (? ns), methods: software\n") != NULL,
+	       "snapshot table: one method named alone; no frequency, no ns");
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	static struct report r;
@@ -387,6 +599,18 @@ int main(int argc, char **argv)
 	/* Hermetic: never the sysfs of a driver loaded on this machine. */
 	setenv("PMUSCOPE_SYSFS", "/nonexistent/pmuscope-test", 1);
 
+	if (argc == 3 && !strcmp(argv[1], "--sample") && !strncmp(argv[2], "snapshot-", 9)) {
+		struct report_snapshot snap;
+		const char *fmt = argv[2] + 9;
+		enum report_format rf = !strcmp(fmt, "json") ? REPORT_JSON :
+					!strcmp(fmt, "csv") ? REPORT_CSV : REPORT_TABLE;
+
+		for (unsigned int seq = 0; seq < 2; seq++) {
+			snap_sample(&snap, seq);
+			report_snapshot_print(stdout, &snap, rf, seq == 0);
+		}
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "--sample")) {
 		sample(&r);
 		r.per_cpu = 1;
@@ -417,6 +641,9 @@ int main(int argc, char **argv)
 	test_scale();
 	test_metrics();
 	test_table();
+	test_snap_names();
+	test_snap_hw();
+	test_snap_report();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
