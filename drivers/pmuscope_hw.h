@@ -42,7 +42,7 @@ enum pmuscope_barrier {
  */
 enum pmuscope_hw_el2 {
 	PMUSCOPE_HW_EL2_NONE,	/* no EL2 (ID_AA64PFR0_EL1.EL2 = 0) */
-	PMUSCOPE_HW_EL2_ABOVE,	/* the kernel at EL1 under EL2: Linux's own EL2 code or a hypervisor */
+	PMUSCOPE_HW_EL2_ABOVE,	/* kernel at EL1 under an EL2: Linux's own, or a hypervisor */
 	PMUSCOPE_HW_EL2_KERNEL,	/* VHE: the kernel itself runs at EL2 */
 };
 

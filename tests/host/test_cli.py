@@ -166,10 +166,10 @@ class CliTest(unittest.TestCase):
                 (("list", "--yaml"), 2, "usage: pmuscope list"),
                 (("stat", "-e", "CHAIN"), 2, "CHAIN (0x1e) is not a user event"),
                 (("stat", "-C", "0,"), 2, "invalid CPU list"),
-                (("snapshot", "--lead", "0"), 2, "--lead needs 1 to 10000 microseconds: '0'"),
-                (("snapshot", "--lead", "10001"), 2, "--lead needs 1 to 10000 microseconds"),
-                (("snapshot", "--lead", "-5"), 2, "--lead needs 1 to 10000 microseconds"),
-                (("snapshot", "--lead", "1e3"), 2, "--lead needs 1 to 10000 microseconds"),
+                (("snapshot", "--lead", "0"), 2, "--lead needs 1 to 2000 microseconds: '0'"),
+                (("snapshot", "--lead", "2001"), 2, "--lead needs 1 to 2000 microseconds"),
+                (("snapshot", "--lead", "-5"), 2, "--lead needs 1 to 2000 microseconds"),
+                (("snapshot", "--lead", "1e3"), 2, "--lead needs 1 to 2000 microseconds"),
                 (("snapshot", "--lead"), 2, "usage: pmuscope snapshot"),
                 (("snapshot", "--software", "--hardware"), 2,
                  "--software and --hardware exclude each other"),
@@ -342,10 +342,10 @@ class SnapshotTest(unittest.TestCase):
         self.assertEqual([(c["cpu"], c["method"], c["frozen"]) for c in s["cpus"]],
                          [(1, "software", 3)])
         self.assertIn("snapshot flags=1 lead_us=250 nr_values=1 nr_cpus=1", "\n".join(self.ioctls()))
-        r = self.run_fake("-C", "0", "-e", "cycles", "--hardware", "--lead", "10000",
+        r = self.run_fake("-C", "0", "-e", "cycles", "--hardware", "--lead", "2000",
                           snapshot_hw={0: "ready"})
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("snapshot flags=2 lead_us=10000", "\n".join(self.ioctls()))
+        self.assertIn("snapshot flags=2 lead_us=2000", "\n".join(self.ioctls()))
 
     def test_default_events_and_interval(self):
         t0 = time.monotonic()

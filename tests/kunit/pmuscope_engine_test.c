@@ -52,7 +52,7 @@ void pmuscope_etest_exit(struct kunit *test)
 
 /* Probe @prof through the model and set the engine's PMU up from it. */
 struct pmuscope_pmu *pmuscope_etest_pmu(struct kunit *test,
-				      const struct pmuscope_model_profile *prof)
+					const struct pmuscope_model_profile *prof)
 {
 	struct pmuscope_etest *t = test->priv;
 	struct pmuscope_cpu_caps *caps = kunit_kzalloc(test, sizeof(*caps), GFP_KERNEL);
@@ -66,7 +66,7 @@ struct pmuscope_pmu *pmuscope_etest_pmu(struct kunit *test,
 }
 
 void pmuscope_etest_assign(struct pmuscope_pmu *pmu, unsigned int idx, u32 event,
-			 u32 flags)
+			   u32 flags)
 {
 	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 
@@ -80,7 +80,7 @@ void pmuscope_etest_assign(struct pmuscope_pmu *pmu, unsigned int idx, u32 event
 
 /* Call an engine entry point as the driver does: pmu->lock, IRQs off. */
 void pmuscope_etest_call(struct pmuscope_pmu *pmu,
-		       void (*fn)(struct pmuscope_pmu *pmu))
+			 void (*fn)(struct pmuscope_pmu *pmu))
 {
 	unsigned long flags;
 
@@ -111,7 +111,7 @@ static bool etest_overflow(struct pmuscope_pmu *pmu)
 }
 
 void pmuscope_etest_value(struct pmuscope_pmu *pmu, unsigned int idx,
-			struct pmuscope_value *v)
+			  struct pmuscope_value *v)
 {
 	unsigned long flags;
 
@@ -143,7 +143,7 @@ u64 pmuscope_etest_read(struct pmuscope_pmu *pmu, unsigned int idx, u32 *flags)
  * read, "isb" for an ISB.
  */
 void pmuscope_etest_expect_log(struct kunit *test, const char *const *expect,
-			     bool reads)
+			       bool reads)
 {
 	struct pmuscope_etest *t = test->priv;
 	unsigned int i, n = 0;

@@ -373,9 +373,10 @@ static void pmuscope_test_ss_fold(struct kunit *test)
 
 /*
  * The capture waits for the deadline (the model's system counter advances
- * one tick per read; the test reads it through the model too) and is taken at or after it; a deadline already gone
- * is flagged late. A CPU where nothing of the session runs answers with
- * the counts at rest (IDLE), also after the deadline.
+ * one tick per read; the test reads it through the model too) and is
+ * taken at or after it; a deadline already gone is flagged late. A CPU
+ * where nothing of the session runs answers with the counts at rest
+ * (IDLE), also after the deadline.
  */
 static void pmuscope_test_ss_deadline(struct kunit *test)
 {
@@ -396,7 +397,9 @@ static void pmuscope_test_ss_deadline(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sc.method, SW);
 
 	pmuscope_etest_call(pmu, pmuscope_pmu_hw_reset);
-	pmu->hwc[0].on_hw = pmu->hwc[1].on_hw = pmu->hwc[CC].on_hw = false;
+	pmu->hwc[0].on_hw = false;
+	pmu->hwc[1].on_hw = false;
+	pmu->hwc[CC].on_hw = false;
 	pmu->hwc[0].saved = 77;
 	deadline = pmuscope_model_syscnt() + 10;
 	pmuscope_stest_snap(pmu, pmuscope_stest_idx, 3, 0, deadline, v, &sc);

@@ -264,7 +264,7 @@ static void break_snap_flags(void *p)
 
 static void break_snap_both(void *p)
 {
-	((struct pmuscope_snapshot *)p)->flags = PMUSCOPE_SNAP_F_SOFTWARE | PMUSCOPE_SNAP_F_HARDWARE;
+	((struct pmuscope_snapshot *)p)->flags = PMUSCOPE_SNAP_F_ALL;
 }
 
 static void break_snap_reserved0(void *p)
@@ -407,15 +407,16 @@ static const struct pmuscope_uapi_case pmuscope_uapi_cases[] = {
 	{ "SNAPSHOT reserved[1] set", ARG_SNAPSHOT, break_snap_reserved_1_, -EINVAL },
 	{ "SNAPSHOT freq (out) set", ARG_SNAPSHOT, break_snap_freq, -EINVAL },
 	{ "SNAPSHOT skew (out) set", ARG_SNAPSHOT, break_snap_skew, -EINVAL },
-	{ "SNAPSHOT lead_us above 10 ms", ARG_SNAPSHOT, break_snap_lead_above, -EINVAL },
-	{ "SNAPSHOT value_size below version 1's", ARG_SNAPSHOT, break_snap_value_size_32, -EINVAL },
+	{ "SNAPSHOT lead_us above 2 ms", ARG_SNAPSHOT, break_snap_lead_above, -EINVAL },
+	{ "SNAPSHOT value_size below version 1's", ARG_SNAPSHOT, break_snap_value_size_32,
+	  -EINVAL },
 	{ "SNAPSHOT value_size too large", ARG_SNAPSHOT, break_snap_value_size_264, -E2BIG },
 	{ "SNAPSHOT cpu_size below the kernel's", ARG_SNAPSHOT, break_snap_cpu_size_40, -EINVAL },
 	{ "SNAPSHOT cpu_size not in words", ARG_SNAPSHOT, break_snap_cpu_size_52, -EINVAL },
 	{ "SNAPSHOT cpu_size too large", ARG_SNAPSHOT, break_snap_cpu_size_264, -E2BIG },
 	{ "SNAPSHOT software only", ARG_SNAPSHOT, set_snap_software, 0 },
 	{ "SNAPSHOT hardware only", ARG_SNAPSHOT, set_snap_hardware, 0 },
-	{ "SNAPSHOT lead_us 10 ms", ARG_SNAPSHOT, set_snap_lead_max, 0 },
+	{ "SNAPSHOT lead_us 2 ms", ARG_SNAPSHOT, set_snap_lead_max, 0 },
 	{ "SNAPSHOT cpu_size of a later version", ARG_SNAPSHOT, set_snap_cpu_size_56, 0 },
 	{ "SNAPSHOT value_size of a later version", ARG_SNAPSHOT, set_snap_value_size_48, 0 },
 };

@@ -158,7 +158,7 @@ struct pmuscope_snapshot {
 	__u32 nr_cpus;		/* in: room at @cpus; out: CPUs written */
 	__u32 value_size;	/* sizeof(struct pmuscope_value) of the caller; 0 = 40 */
 	__u32 cpu_size;		/* sizeof(struct pmuscope_snap_cpu) of the caller; 0 = 48 */
-	__u32 lead_us;		/* the deadline's lead over the request; 0 = 100 */
+	__u32 lead_us;		/* the deadline's lead over the request; 0 = 100, <= 2000 */
 	__u32 reserved0;
 	__u64 freq;		/* out: system counter frequency in Hz */
 	__u64 skew;		/* out: latest minus earliest capture time, ticks */
@@ -166,7 +166,7 @@ struct pmuscope_snapshot {
 };
 
 #define PMUSCOPE_SNAP_LEAD_US_DEFAULT	100
-#define PMUSCOPE_SNAP_LEAD_US_MAX	10000
+#define PMUSCOPE_SNAP_LEAD_US_MAX	2000	/* every CPU waits with IRQs off */
 
 #define PMUSCOPE_IOC_MAGIC		0xB9
 

@@ -186,6 +186,71 @@ _Static_assert(offsetof(struct pmuscope_swinc, count) == 20 &&
 _Static_assert(offsetof(struct pmuscope_swinc, reserved) == 24 &&
 	       sizeof(((struct pmuscope_swinc *)0)->reserved) == 16,
 	       "gen-fuzz.py: pmuscope_swinc.reserved");
+_Static_assert(sizeof(struct pmuscope_snap_cpu) == 48, "gen-fuzz.py: size of struct pmuscope_snap_cpu");
+_Static_assert(offsetof(struct pmuscope_snap_cpu, cpu) == 0 &&
+	       sizeof(((struct pmuscope_snap_cpu *)0)->cpu) == 4,
+	       "gen-fuzz.py: pmuscope_snap_cpu.cpu");
+_Static_assert(offsetof(struct pmuscope_snap_cpu, method) == 4 &&
+	       sizeof(((struct pmuscope_snap_cpu *)0)->method) == 4,
+	       "gen-fuzz.py: pmuscope_snap_cpu.method");
+_Static_assert(offsetof(struct pmuscope_snap_cpu, flags) == 8 &&
+	       sizeof(((struct pmuscope_snap_cpu *)0)->flags) == 4,
+	       "gen-fuzz.py: pmuscope_snap_cpu.flags");
+_Static_assert(offsetof(struct pmuscope_snap_cpu, reserved) == 12 &&
+	       sizeof(((struct pmuscope_snap_cpu *)0)->reserved) == 4,
+	       "gen-fuzz.py: pmuscope_snap_cpu.reserved");
+_Static_assert(offsetof(struct pmuscope_snap_cpu, time) == 16 &&
+	       sizeof(((struct pmuscope_snap_cpu *)0)->time) == 8,
+	       "gen-fuzz.py: pmuscope_snap_cpu.time");
+_Static_assert(offsetof(struct pmuscope_snap_cpu, skew) == 24 &&
+	       sizeof(((struct pmuscope_snap_cpu *)0)->skew) == 8,
+	       "gen-fuzz.py: pmuscope_snap_cpu.skew");
+_Static_assert(offsetof(struct pmuscope_snap_cpu, frozen) == 32 &&
+	       sizeof(((struct pmuscope_snap_cpu *)0)->frozen) == 8,
+	       "gen-fuzz.py: pmuscope_snap_cpu.frozen");
+_Static_assert(offsetof(struct pmuscope_snap_cpu, spread) == 40 &&
+	       sizeof(((struct pmuscope_snap_cpu *)0)->spread) == 8,
+	       "gen-fuzz.py: pmuscope_snap_cpu.spread");
+_Static_assert(sizeof(struct pmuscope_snapshot) == 80, "gen-fuzz.py: size of struct pmuscope_snapshot");
+_Static_assert(offsetof(struct pmuscope_snapshot, size) == 0 &&
+	       sizeof(((struct pmuscope_snapshot *)0)->size) == 4,
+	       "gen-fuzz.py: pmuscope_snapshot.size");
+_Static_assert(offsetof(struct pmuscope_snapshot, flags) == 4 &&
+	       sizeof(((struct pmuscope_snapshot *)0)->flags) == 4,
+	       "gen-fuzz.py: pmuscope_snapshot.flags");
+_Static_assert(offsetof(struct pmuscope_snapshot, values) == 8 &&
+	       sizeof(((struct pmuscope_snapshot *)0)->values) == 8,
+	       "gen-fuzz.py: pmuscope_snapshot.values");
+_Static_assert(offsetof(struct pmuscope_snapshot, cpus) == 16 &&
+	       sizeof(((struct pmuscope_snapshot *)0)->cpus) == 8,
+	       "gen-fuzz.py: pmuscope_snapshot.cpus");
+_Static_assert(offsetof(struct pmuscope_snapshot, nr_values) == 24 &&
+	       sizeof(((struct pmuscope_snapshot *)0)->nr_values) == 4,
+	       "gen-fuzz.py: pmuscope_snapshot.nr_values");
+_Static_assert(offsetof(struct pmuscope_snapshot, nr_cpus) == 28 &&
+	       sizeof(((struct pmuscope_snapshot *)0)->nr_cpus) == 4,
+	       "gen-fuzz.py: pmuscope_snapshot.nr_cpus");
+_Static_assert(offsetof(struct pmuscope_snapshot, value_size) == 32 &&
+	       sizeof(((struct pmuscope_snapshot *)0)->value_size) == 4,
+	       "gen-fuzz.py: pmuscope_snapshot.value_size");
+_Static_assert(offsetof(struct pmuscope_snapshot, cpu_size) == 36 &&
+	       sizeof(((struct pmuscope_snapshot *)0)->cpu_size) == 4,
+	       "gen-fuzz.py: pmuscope_snapshot.cpu_size");
+_Static_assert(offsetof(struct pmuscope_snapshot, lead_us) == 40 &&
+	       sizeof(((struct pmuscope_snapshot *)0)->lead_us) == 4,
+	       "gen-fuzz.py: pmuscope_snapshot.lead_us");
+_Static_assert(offsetof(struct pmuscope_snapshot, reserved0) == 44 &&
+	       sizeof(((struct pmuscope_snapshot *)0)->reserved0) == 4,
+	       "gen-fuzz.py: pmuscope_snapshot.reserved0");
+_Static_assert(offsetof(struct pmuscope_snapshot, freq) == 48 &&
+	       sizeof(((struct pmuscope_snapshot *)0)->freq) == 8,
+	       "gen-fuzz.py: pmuscope_snapshot.freq");
+_Static_assert(offsetof(struct pmuscope_snapshot, skew) == 56 &&
+	       sizeof(((struct pmuscope_snapshot *)0)->skew) == 8,
+	       "gen-fuzz.py: pmuscope_snapshot.skew");
+_Static_assert(offsetof(struct pmuscope_snapshot, reserved) == 64 &&
+	       sizeof(((struct pmuscope_snapshot *)0)->reserved) == 16,
+	       "gen-fuzz.py: pmuscope_snapshot.reserved");
 
 static const struct fz_field fz_fields_pmuscope_handshake[] = {
 	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
@@ -243,6 +308,33 @@ static const struct fz_field fz_fields_pmuscope_swinc[] = {
 	{ "reserved", 24, 8, 2, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 };
 
+static const struct fz_field fz_fields_pmuscope_snap_cpu[] = {
+	{ "cpu", 0, 4, 1, FZ_CPU, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "method", 4, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 8, 4, 1, FZ_FLAGS, 0, 0x7ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "reserved", 12, 4, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "time", 16, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "skew", 24, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "frozen", 32, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "spread", 40, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+};
+
+static const struct fz_field fz_fields_pmuscope_snapshot[] = {
+	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 4, 4, 1, FZ_FLAGS, 0, 0x3ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "values", 8, 8, 1, FZ_PTR, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, 3, 4, 6, -1 },
+	{ "cpus", 16, 8, 1, FZ_PTR, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, 6, 5, 7, -1 },
+	{ "nr_values", 24, 4, 1, FZ_COUNT, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "nr_cpus", 28, 4, 1, FZ_COUNT, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "value_size", 32, 4, 1, FZ_ELEM_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 40, -1, -1, -1, -1, -1 },
+	{ "cpu_size", 36, 4, 1, FZ_ELEM_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 48, -1, -1, -1, -1, -1 },
+	{ "lead_us", 40, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 100, -1, -1, -1, -1, -1 },
+	{ "reserved0", 44, 4, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "freq", 48, 8, 1, FZ_OUTPUT, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "skew", 56, 8, 1, FZ_OUTPUT, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "reserved", 64, 8, 2, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+};
+
 static const struct fz_struct fz_structs[] = {
 	{ "pmuscope_handshake", sizeof(struct pmuscope_handshake), 6, fz_fields_pmuscope_handshake },
 	{ "pmuscope_event", sizeof(struct pmuscope_event), 3, fz_fields_pmuscope_event },
@@ -250,9 +342,11 @@ static const struct fz_struct fz_structs[] = {
 	{ "pmuscope_value", sizeof(struct pmuscope_value), 7, fz_fields_pmuscope_value },
 	{ "pmuscope_read", sizeof(struct pmuscope_read), 6, fz_fields_pmuscope_read },
 	{ "pmuscope_swinc", sizeof(struct pmuscope_swinc), 6, fz_fields_pmuscope_swinc },
+	{ "pmuscope_snap_cpu", sizeof(struct pmuscope_snap_cpu), 8, fz_fields_pmuscope_snap_cpu },
+	{ "pmuscope_snapshot", sizeof(struct pmuscope_snapshot), 13, fz_fields_pmuscope_snapshot },
 };
 
-#define FZ_NR_STRUCTS	6
+#define FZ_NR_STRUCTS	8
 
 static const int fz_errnos_PMUSCOPE_IOC_HANDSHAKE[] = { E2BIG, EFAULT, EINVAL };
 static const int fz_errnos_PMUSCOPE_IOC_CONFIG[] = { E2BIG, EACCES, EBUSY, EFAULT, EINVAL, ENODEV, ENOSPC, ENXIO, EOPNOTSUPP, EPERM, ESRCH };
@@ -261,6 +355,7 @@ static const int fz_errnos_PMUSCOPE_IOC_DISABLE[] = { EINVAL };
 static const int fz_errnos_PMUSCOPE_IOC_RESET[] = { EINVAL };
 static const int fz_errnos_PMUSCOPE_IOC_READ[] = { E2BIG, EFAULT, EINVAL, ENOSPC };
 static const int fz_errnos_PMUSCOPE_IOC_SWINC[] = { E2BIG, EINVAL, ENXIO, EOPNOTSUPP };
+static const int fz_errnos_PMUSCOPE_IOC_SNAPSHOT[] = { E2BIG, EFAULT, EINVAL, ENOMEM, ENOSPC, EOPNOTSUPP };
 
 static const struct fz_ioctl fz_ioctls[] = {
 	{ "PMUSCOPE_IOC_HANDSHAKE", PMUSCOPE_IOC_HANDSHAKE, FZ_DIR_WR, 0x00, 0,
@@ -277,9 +372,11 @@ static const struct fz_ioctl fz_ioctls[] = {
 	  4, fz_errnos_PMUSCOPE_IOC_READ },
 	{ "PMUSCOPE_IOC_SWINC", PMUSCOPE_IOC_SWINC, FZ_DIR_W, 0x06, 5,
 	  4, fz_errnos_PMUSCOPE_IOC_SWINC },
+	{ "PMUSCOPE_IOC_SNAPSHOT", PMUSCOPE_IOC_SNAPSHOT, FZ_DIR_WR, 0x07, 7,
+	  6, fz_errnos_PMUSCOPE_IOC_SNAPSHOT },
 };
 
-#define FZ_NR_IOCTLS	7
+#define FZ_NR_IOCTLS	8
 #define FZ_IOC_MAGIC	0xb9
 
 /* Errors common to every ioctl (Documentation/ioctl.rst, Conventions). */
