@@ -423,9 +423,11 @@ void pmuscope_session_read_end(struct pmuscope_session *sess);
 struct pmuscope_snap_result {
 	const struct pmuscope_value *vals;
 	u32 nr_vals;
-	struct pmuscope_snap_cpu *cpus;	/* kmalloc'ed: the caller frees it */
+	struct pmuscope_snap_cpu *cpus;	/* @one, or @alloc */
 	u32 nr_cpus;
 	u64 skew;
+	struct pmuscope_snap_cpu one;	/* a session of one CPU */
+	struct pmuscope_snap_cpu *alloc; /* kmalloc'ed: the caller frees it */
 };
 
 int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,

@@ -341,7 +341,7 @@ static long pmuscope_ioc_snapshot(struct pmuscope_session *sess, void __user *ua
 		ret = pmuscope_copy_snap_cpus(sn.cpus, res.cpus, res.nr_cpus,
 					      sn.cpu_size);
 	pmuscope_session_read_end(sess);
-	kfree(res.cpus);
+	kfree(res.alloc);
 	if (!ret) {
 		if (put_user(pmuscope_hw_syscnt_freq(), &usn->freq) ||
 		    put_user(res.skew, &usn->skew))

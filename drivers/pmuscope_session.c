@@ -852,11 +852,12 @@ int pmuscope_session_snapshot_cpuslocked(struct pmuscope_session *sess, u32 flag
 				goto out;
 			}
 	}
-	res->cpus = kcalloc(res->nr_cpus, sizeof(*res->cpus), GFP_KERNEL_ACCOUNT);
-	if (!res->cpus) {
+	res->alloc = kcalloc(res->nr_cpus, sizeof(*res->alloc), GFP_KERNEL_ACCOUNT);
+	if (!res->alloc) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	res->cpus = res->alloc;
 	a.cpus = res->cpus;
 	a.now = ktime_get_ns();
 	if (sess->pev) {
@@ -881,12 +882,50 @@ out:
 	return ret;
 }
 
-/* The same, CPUs held still here (the ioctl). */
+/*
+ * The SNAPSHOT of a direct session that counts on one CPU, asked on that
+ * CPU: done here, interrupts off, without the CPU hotplug lock, a cross
+ * call or an allocation (see pmuscope_session_read_here()). False when
+ * the caller is elsewhere, or asks for a hardware capture the CPU cannot
+ * make (the slow path says so). Caller holds sess->lock.
+ */
+static bool pmuscope_session_snap_here(struct pmuscope_session *sess, u32 flags,
+				       struct pmuscope_snap_result *res)
+{
+	unsigned int cpu = sess->only_cpu;
+	struct pmuscope_pmu *pmu = pmuscope_pmu_of(cpu);
+	unsigned long irqf;
+
+	raw_spin_lock_irqsave(&pmu->lock, irqf);
+	if (cpu != smp_processor_id() ||
+	    ((flags & PMUSCOPE_SNAP_F_HARDWARE) && !pmuscope_ss_usable(pmu))) {
+		raw_spin_unlock_irqrestore(&pmu->lock, irqf);
+		return false;
+	}
+	pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events, flags,
+			      0, ktime_get_ns(), sess->vbuf, &res->one);
+	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
+	res->vals = sess->vbuf;
+	res->nr_vals = sess->nr_events;
+	res->cpus = &res->one;
+	res->nr_cpus = 1;
+	return true;
+}
+
+/* The same, CPUs held still here (the ioctl); one CPU asked on it first. */
 int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
 			      u32 lead_us, u32 room_vals, u32 room_cpus,
 			      struct pmuscope_snap_result *res)
 {
 	int ret;
+
+	memset(res, 0, sizeof(*res));
+	mutex_lock(&sess->lock);
+	if (sess->configured && sess->only_cpu >= 0 && sess->nr_events <= room_vals &&
+	    room_cpus && sess->nr_events <= sess->vbuf_n &&
+	    pmuscope_session_snap_here(sess, flags, res))
+		return 0;
+	mutex_unlock(&sess->lock);
 
 	cpus_read_lock();
 	ret = pmuscope_session_snapshot_cpuslocked(sess, flags, lead_us, room_vals,

@@ -390,7 +390,7 @@ static ssize_t snapshot_take_store(struct kobject *kobj, struct kobj_attribute *
 	}
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
-	kfree(res.cpus);
+	kfree(res.alloc);
 	kfree(old);
 	kfree(text);
 	return ret ? ret : count;

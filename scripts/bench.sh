@@ -78,6 +78,14 @@ print()
 if d7 and g7:
     print(f"goal: direct READ of 7 counters <= 0.5 x the perf group read: "
           f"{d7:.0f} / {g7:.0f} = {d7 / g7:.2f}x")
+s7, sf = num("snapshot_7_events_local_cpu", "irq"), num("snapshot_ioctl_floor", "irq")
+fz = num("snapshot_7_events_local_cpu_frozen_ticks", "irq")
+if s7 and sf:
+    # -icount shift=0: 1 instruction per ns; QEMU virt's system counter: 62.5 MHz.
+    print(f"goal: software snapshot of 7 counters <= 300 instructions in the kernel: "
+          f"SNAPSHOT {s7:.0f} - its floor (same call refused after the argument "
+          f"checks) {sf:.0f} = {s7 - sf:.0f}; counters stopped for "
+          f"{fz:.2f} ticks = {fz * 16:.0f} instructions on average")
 if p7 and r1:
     print(f"goal: perf backend per event <= one perf_event_open read(): "
           f"READ of 7 = {p7:.0f} = {p7 / 7:.0f} per event (READ of 1: {p1:.0f}), "
