@@ -8,6 +8,7 @@
 #include <linux/bitmap.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -15,6 +16,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
+#include <linux/wait.h>
 
 #include <uapi/linux/pmuscope.h>
 #include <asm/virt.h>
@@ -133,6 +135,8 @@ struct pmuscope_session;
 struct perf_event;
 
 #define PMUSCOPE_NR_COUNTERS		32	/* 0..30 event counters, 31 cycle */
+/* The largest stream record, in 64-bit words: the header and 32 counts. */
+#define PMUSCOPE_REC_MAX_WORDS		(sizeof(struct pmuscope_record) / 8 + PMUSCOPE_MAX_EVENTS)
 #define PMUSCOPE_NO_COUNTER		0xff	/* a session's event without a counter here */
 
 /* How counter wraps are folded into the 64-bit software counts. */
@@ -164,6 +168,12 @@ struct pmuscope_hwc {
 	u64 last_hw;			/* the counter's value at the last fold */
 	u32 flags;			/* PMUSCOPE_VAL_* seen since the last reset */
 	bool irq_off;			/* overflow IRQ throttled for this counter */
+	/*
+	 * Sampling (a stream's event): the counter starts at
+	 * pmuscope_hwc_preload() and its overflow interrupt is a sample,
+	 * every @sample_period events; 0: not sampling.
+	 */
+	u64 sample_period;
 	bool clock_on;			/* enabled and its CPU online: time runs */
 	u64 t_enabled, t_running;	/* ns accumulated while clock_on */
 	u64 clock_at;			/* ktime_get_ns() when clock_on was set */
@@ -218,6 +228,13 @@ struct pmuscope_pmu {
 	u64 ss_captures;		/* hardware captures used */
 	u64 ss_fallbacks;		/* hardware captures that failed */
 	u64 sw_snapshots;		/* software (frozen) snapshots */
+	/* Streams (pmuscope_stream.c), also under @lock. */
+	struct pmuscope_session *stream_sess;	/* time-based records here */
+	u64 stream_ns;				/* ... every so many ns */
+	struct hrtimer stream_timer;
+	u64 samples;			/* sampling interrupts */
+	struct pmuscope_value scratch[PMUSCOPE_MAX_EVENTS];	/* a record's values */
+	u64 rec[PMUSCOPE_REC_MAX_WORDS];			/* a record being made */
 	struct hrtimer poll_timer;
 	struct pmuscope_hwc hwc[PMUSCOPE_NR_COUNTERS];
 };
@@ -246,6 +263,7 @@ struct pmuscope_engine {
 	/* Longest gap between two polls of a 32-bit counter that is exact. */
 	u64 fold_safe_ns;
 	unsigned int storm_limit;	/* overflows per second before throttling */
+	unsigned int sample_limit;	/* samples per second and counter, likewise */
 	int irq;			/* PMU PPI, 0 if none */
 	/* snapshot=2: capture in hardware at EL1 under an EL2 too. */
 	bool ss_under_el2;
@@ -267,9 +285,14 @@ void pmuscope_pmu_hw_reset(struct pmuscope_pmu *pmu);
 void pmuscope_pmu_hw_start_all(struct pmuscope_pmu *pmu, u64 now);
 void pmuscope_pmu_hw_stop_all(struct pmuscope_pmu *pmu, u64 now);
 void pmuscope_hwc_start(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
+void pmuscope_pmu_start_mask(struct pmuscope_pmu *pmu, u32 mask, u64 now);
+void pmuscope_pmu_stop_mask(struct pmuscope_pmu *pmu, u32 mask, u64 now);
 void pmuscope_hwc_stop(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
 u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx);
-bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu);
+bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled);
+u64 pmuscope_hwc_preload(const struct pmuscope_pmu *pmu, unsigned int idx);
+void pmuscope_hwc_set_sampling(struct pmuscope_pmu *pmu, unsigned int idx,
+			       u64 period, u64 now);
 void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now);
 void pmuscope_pmu_swinc(struct pmuscope_pmu *pmu, u32 mask, u32 count);
 
@@ -322,6 +345,33 @@ struct pmuscope_pevent {
 	bool lost;			/* its CPU came back, perf refused it */
 };
 
+/*
+ * The ring of a session's stream (pmuscope_stream.c): records from hard
+ * IRQs on any CPU of the session, read by read().
+ */
+struct pmuscope_ring {
+	/* Protects head, tail and the counts; writers in hard IRQ. */
+	raw_spinlock_t lock;
+	struct mutex read_lock;		/* one reader at a time */
+	u8 *buf;			/* vmalloc'ed, @size bytes */
+	u32 size;			/* a power of 2 */
+	u64 head, tail;			/* bytes written, read: ever */
+	u64 lost;			/* records dropped since the last LOST record */
+	u64 lost_total;			/* ... ever */
+	u64 records;			/* records written, ever */
+	wait_queue_head_t wait;		/* the reader */
+	struct irq_work work;		/* wakes the reader out of the IRQ's locks */
+};
+
+struct pmuscope_ring *pmuscope_ring_alloc(u32 kib);
+void pmuscope_ring_free(struct pmuscope_ring *r);
+void pmuscope_ring_write(struct pmuscope_ring *r, const struct pmuscope_record *rec,
+			 u32 len);
+ssize_t pmuscope_ring_read(struct pmuscope_ring *r, char __user *ubuf, size_t len,
+			   bool nonblock);
+__poll_t pmuscope_ring_poll(struct pmuscope_ring *r, struct file *file,
+			    struct poll_table_struct *pt);
+
 /* One event of a session's configuration. */
 struct pmuscope_sess_event {
 	u32 event;
@@ -365,6 +415,16 @@ struct pmuscope_session {
 	u32 vbuf_n;
 	/* Under @lock: a direct session of one CPU, that CPU (READ's hot path); else -1. */
 	int only_cpu;
+	/*
+	 * The stream (PMUSCOPE_IOC_STREAM): its ring, made by the first
+	 * STREAM and kept until the session is freed (read() uses it
+	 * without a lock: published with smp_store_release()); and what the
+	 * last STREAM asked, under pmuscope_drv.lock.
+	 */
+	struct pmuscope_ring *ring;
+	u32 stream_ms;
+	u32 stream_index;
+	u64 stream_period;
 };
 
 struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu);
@@ -396,6 +456,17 @@ int pmuscope_check_config(const struct pmuscope_config *cfg);
 int pmuscope_check_read(const struct pmuscope_read *rd);
 int pmuscope_check_swinc(const struct pmuscope_swinc *sw);
 int pmuscope_check_snapshot(const struct pmuscope_snapshot *sn);
+int pmuscope_check_stream(const struct pmuscope_stream *st);
+int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope_stream *st);
+
+/* Streams (drivers/pmuscope_stream.c). */
+struct pt_regs;
+void pmuscope_stream_emit(struct pmuscope_pmu *pmu, struct pmuscope_session *sess,
+			  u8 *hw, struct pt_regs *regs, u16 type, u32 flags);
+void pmuscope_stream_samples(struct pmuscope_pmu *pmu, unsigned long sampled);
+enum hrtimer_restart pmuscope_stream_timer(struct hrtimer *timer);
+void pmuscope_stream_set_timer(struct pmuscope_pmu *pmu, struct pmuscope_session *sess,
+			       u64 ns);
 int pmuscope_check_cpu(bool possible, bool online,
 		       const struct pmuscope_cpu_caps *caps);
 int pmuscope_check_perm(kgid_t group, const struct pmuscope_event *evs, u32 nr);

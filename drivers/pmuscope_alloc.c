@@ -11,6 +11,7 @@
 #include <linux/cred.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/string.h>
 
@@ -218,6 +219,28 @@ int pmuscope_check_snapshot(const struct pmuscope_snapshot *sn)
 	return pmuscope_check_elem_size(sn->cpu_size, sizeof(struct pmuscope_snap_cpu));
 }
 EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_snapshot);
+
+int pmuscope_check_stream(const struct pmuscope_stream *st)
+{
+	bool sampling = st->sample_index != PMUSCOPE_STREAM_NO_EVENT;
+
+	if (st->flags || st->reserved0 || !pmuscope_zero(st->reserved, ARRAY_SIZE(st->reserved)))
+		return -EINVAL;
+	if (st->period_ms > PMUSCOPE_STREAM_MS_MAX)
+		return -EINVAL;
+	if (sampling && (st->sample_index >= PMUSCOPE_MAX_EVENTS ||
+			 st->sample_period < PMUSCOPE_STREAM_PERIOD_MIN ||
+			 st->sample_period > PMUSCOPE_STREAM_PERIOD_MAX))
+		return -EINVAL;
+	if (!sampling && st->sample_period)
+		return -EINVAL;
+	if (st->ring_kib && (!is_power_of_2(st->ring_kib) ||
+			     st->ring_kib < PMUSCOPE_STREAM_KIB_MIN ||
+			     st->ring_kib > PMUSCOPE_STREAM_KIB_MAX))
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_stream);
 
 int pmuscope_check_swinc(const struct pmuscope_swinc *sw)
 {

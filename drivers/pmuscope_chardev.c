@@ -10,6 +10,7 @@
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/poll.h>
 #include <linux/pid.h>
 #include <linux/sched/task.h>
 #include <linux/module.h>
@@ -25,6 +26,7 @@
 #define PMUSCOPE_READ_SIZE_VER0		sizeof(struct pmuscope_read)
 #define PMUSCOPE_SWINC_SIZE_VER0	sizeof(struct pmuscope_swinc)
 #define PMUSCOPE_SNAPSHOT_SIZE_VER0	sizeof(struct pmuscope_snapshot)
+#define PMUSCOPE_STREAM_SIZE_VER0	sizeof(struct pmuscope_stream)
 
 /*
  * Copy a size-first argument: -EINVAL if its size is below @min,
@@ -62,6 +64,8 @@ static u64 pmuscope_pmu_features(void)
 		    pcpu->caps.state[PMUSCOPE_UNIT_PMU] != PMUSCOPE_STATE_PRESENT)
 			continue;
 		feat |= PMUSCOPE_FEAT_PMU | PMUSCOPE_FEAT_SNAPSHOT;
+		if (!pmuscope_backend_perf())
+			feat |= PMUSCOPE_FEAT_STREAM;
 		if (pmuscope_ss_usable(&pcpu->pmu))
 			feat |= PMUSCOPE_FEAT_SNAPSHOT_HW;
 	}
@@ -357,6 +361,23 @@ static long pmuscope_ioc_snapshot(struct pmuscope_session *sess, void __user *ua
 }
 
 /* @sess NULL: the file was never configured. */
+static long pmuscope_ioc_stream(struct pmuscope_session *sess, void __user *uarg)
+{
+	struct pmuscope_stream st;
+	int ret;
+
+	ret = pmuscope_copy_arg(&st, sizeof(st), PMUSCOPE_STREAM_SIZE_VER0, uarg);
+	if (ret)
+		return ret;
+	ret = pmuscope_check_stream(&st);
+	if (ret)
+		return ret;
+	if (!sess)
+		return -EINVAL;		/* never configured */
+	return pmuscope_session_stream(sess, &st);
+}
+
+/* @sess NULL: the file was never configured. */
 static long pmuscope_ioc_swinc(struct pmuscope_session *sess, void __user *uarg)
 {
 	struct pmuscope_swinc sw;
@@ -402,6 +423,8 @@ static long pmuscope_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		return pmuscope_ioc_swinc(sess, uarg);
 	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_SNAPSHOT):
 		return pmuscope_ioc_snapshot(sess, uarg);
+	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_STREAM):
+		return pmuscope_ioc_stream(sess, uarg);
 	}
 	switch (cmd) {		/* no argument: no size either */
 	case PMUSCOPE_IOC_ENABLE:
@@ -415,6 +438,32 @@ static long pmuscope_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 	default:
 		return -ENOTTY;
 	}
+}
+
+/* The stream's ring of the file's session, or NULL (none yet). */
+static struct pmuscope_ring *pmuscope_file_ring(struct file *file)
+{
+	struct pmuscope_session *sess = smp_load_acquire(&file->private_data);
+
+	return sess ? smp_load_acquire(&sess->ring) : NULL;
+}
+
+/* read(): the stream's records (Documentation/ioctl.rst, Streams). */
+static ssize_t pmuscope_read(struct file *file, char __user *buf, size_t len,
+			     loff_t *ppos)
+{
+	struct pmuscope_ring *ring = pmuscope_file_ring(file);
+
+	if (!ring)
+		return -EINVAL;		/* no STREAM yet */
+	return pmuscope_ring_read(ring, buf, len, file->f_flags & O_NONBLOCK);
+}
+
+static __poll_t pmuscope_poll(struct file *file, struct poll_table_struct *pt)
+{
+	struct pmuscope_ring *ring = pmuscope_file_ring(file);
+
+	return ring ? pmuscope_ring_poll(ring, file, pt) : EPOLLERR;
 }
 
 /* No session yet: it is allocated at the first CONFIG (pmuscope_ioc_config). */
@@ -435,6 +484,8 @@ static const struct file_operations pmuscope_fops = {
 	.owner = THIS_MODULE,
 	.open = pmuscope_open,
 	.release = pmuscope_release,
+	.read = pmuscope_read,
+	.poll = pmuscope_poll,
 	.unlocked_ioctl = pmuscope_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };

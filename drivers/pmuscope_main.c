@@ -98,11 +98,14 @@ static struct pmuscope_pmu * __percpu *pmuscope_irq_pmu;
 static irqreturn_t pmuscope_irq_handler(int irq, void *dev)
 {
 	struct pmuscope_pmu *pmu = *(struct pmuscope_pmu **)dev;
+	unsigned long sampled;
 	bool handled;
 
 	raw_spin_lock(&pmu->lock);
 	/* Ends with an ISB: the level PPI is low again before the EOI. */
-	handled = pmuscope_pmu_overflow(pmu);
+	handled = pmuscope_pmu_overflow(pmu, &sampled);
+	if (sampled)
+		pmuscope_stream_samples(pmu, sampled);
 	if (pmuscope_pmu_needs_poll(pmu) && !hrtimer_active(&pmu->poll_timer))
 		hrtimer_start(&pmu->poll_timer, ns_to_ktime(pmuscope_engine.poll_ns),
 			      HRTIMER_MODE_REL_PINNED_HARD);
@@ -281,6 +284,10 @@ static int pmuscope_cpu_online(unsigned int cpu)
 		hrtimer_start(&pcpu->pmu.poll_timer,
 			      ns_to_ktime(pmuscope_engine.poll_ns),
 			      HRTIMER_MODE_REL_PINNED_HARD);
+	/* A stream's time-based records here again. */
+	if (pcpu->pmu.stream_sess)
+		hrtimer_start(&pcpu->pmu.stream_timer, ns_to_ktime(pcpu->pmu.stream_ns),
+			      HRTIMER_MODE_REL_PINNED_HARD);
 	raw_spin_unlock_irq(&pcpu->pmu.lock);
 	if (pmuscope_engine.irq) {
 		*this_cpu_ptr(pmuscope_irq_pmu) = &pcpu->pmu;
@@ -306,6 +313,8 @@ static int pmuscope_cpu_offline(unsigned int cpu)
 	pmuscope_pmu_cpu_down(pmu);
 	raw_spin_unlock_irq(&pmu->lock);
 	hrtimer_cancel(&pmu->poll_timer);
+	/* Finds hw_ready false if it runs now: it does not restart. */
+	hrtimer_cancel(&pmu->stream_timer);
 	return 0;
 }
 
@@ -423,6 +432,9 @@ static void pmuscope_pmus_init(struct pmuscope_driver *drv)
 		hrtimer_init(&pmu->poll_timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		pmu->poll_timer.function = pmuscope_poll_timer;
+		hrtimer_init(&pmu->stream_timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+		pmu->stream_timer.function = pmuscope_stream_timer;
 	}
 }
 

@@ -36,6 +36,7 @@ struct pmuscope_engine pmuscope_engine = {
 	.poll_ns = 20 * NSEC_PER_MSEC,
 	.fold_safe_ns = U64_MAX,
 	.storm_limit = 1000,
+	.sample_limit = 20000,
 };
 
 /* ------------------------------------------------------------ pure helpers */
@@ -126,11 +127,29 @@ static u64 pmuscope_pmcr_mode(const struct pmuscope_pmu *pmu)
 	return pmcr;
 }
 
+/* A 32-bit counter's wraps, and a sampling counter's samples. */
 static bool pmuscope_hwc_wants_irq(const struct pmuscope_pmu *pmu,
 				   unsigned int idx)
 {
-	return pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ &&
-	       pmuscope_hwc_width(pmu, idx) == 32 && !pmu->hwc[idx].irq_off;
+	return pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ && !pmu->hwc[idx].irq_off &&
+	       (pmuscope_hwc_width(pmu, idx) == 32 || pmu->hwc[idx].sample_period);
+}
+
+/*
+ * Where a sampling counter starts: @sample_period events before it
+ * overflows (2^width - period); 0 for a counter that does not sample.
+ * The period is at most 2^31: a 32-bit counter's value keeps bit 31 set
+ * until it wraps, so the bit-31 rule of pmuscope_hwc_fold_from() holds.
+ */
+u64 pmuscope_hwc_preload(const struct pmuscope_pmu *pmu, unsigned int idx)
+{
+	u64 period = pmu->hwc[idx].sample_period;
+
+	if (!period)
+		return 0;
+	if (pmuscope_hwc_width(pmu, idx) == 64)
+		return -period;
+	return BIT_ULL(32) - period;
 }
 
 /*
@@ -218,8 +237,11 @@ static __always_inline u64 pmuscope_hwc_fold_from(struct pmuscope_pmu *pmu,
 
 	pmu->folds++;
 	if (pmuscope_hwc_width(pmu, idx) == 64) {
-		/* Backwards: someone wrote it. */
-		if (hw < hwc->last_hw) {
+		/*
+		 * Backwards: someone wrote it; or a sampling counter wrapped
+		 * (then base + hw, modulo 2^64, is the count).
+		 */
+		if (hw < hwc->last_hw && !hwc->sample_period) {
 			hwc->flags |= PMUSCOPE_VAL_LOST;
 			hwc->base += hwc->last_hw - hw;
 			pmu->resyncs++;
@@ -228,7 +250,15 @@ static __always_inline u64 pmuscope_hwc_fold_from(struct pmuscope_pmu *pmu,
 	} else {
 		hw &= U32_MAX;
 		val = hwc->base + hw;
-		if (ovs & bit) {
+		if ((ovs & bit) && hwc->sample_period && !hwc->irq_off) {
+			/*
+			 * A sampling counter's wrap is its sample: left to the
+			 * overflow interrupt (pmuscope_hwc_reload()), which
+			 * folds it; counted here without consuming it.
+			 */
+			if (!(hw & BIT_ULL(31)))
+				val += BIT_ULL(32);
+		} else if (ovs & bit) {
 			pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
 			pmu->overflows++;
 			hwc->base += BIT_ULL(32);
@@ -280,14 +310,14 @@ static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx, u64 n
 	pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, bit);
 	pmuscope_hw_isb();
 	pmuscope_type_write(idx, hwc->evtyper);
-	pmuscope_cnt_write(idx, 0);
+	pmuscope_cnt_write(idx, pmuscope_hwc_preload(pmu, idx));
 	pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
 	if (pmuscope_hwc_wants_irq(pmu, idx))
 		pmuscope_hw_write(PMUSCOPE_REG_PMINTENSET_EL1, bit);
 	/* The type and the value take effect before the counter is enabled. */
 	pmuscope_hw_isb();
-	hwc->base = hwc->saved;
-	hwc->last_hw = 0;
+	hwc->base = hwc->saved - pmuscope_hwc_preload(pmu, idx);
+	hwc->last_hw = pmuscope_hwc_preload(pmu, idx);
 	hwc->poll_at = now;
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, bit);
 	if (!pmu->on_hw_mask)
@@ -319,6 +349,95 @@ static void pmuscope_hwc_hw_off(struct pmuscope_pmu *pmu, unsigned int idx, u64 
 	pmuscope_hw_isb();
 	hwc->on_hw = false;
 	pmu->on_hw_mask &= ~bit;
+	if (!pmu->on_hw_mask) {
+		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, pmuscope_pmcr_mode(pmu));
+		pmuscope_hw_isb();
+	}
+}
+
+/*
+ * Start the counters of @mask together (enabled by their owner, not on the
+ * hardware): each programmed, then one PMCNTENSET_EL0 write enables them
+ * all, so that counters of one session count from the same instant. The
+ * others keep counting undisturbed.
+ */
+void pmuscope_pmu_start_mask(struct pmuscope_pmu *pmu, u32 mask, u64 now)
+{
+	unsigned long m = mask, idx;
+	u64 inten = 0;
+
+	if (!mask)
+		return;
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, mask);
+	pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, mask);
+	pmuscope_hw_isb();
+	for_each_set_bit(idx, &m, PMUSCOPE_NR_COUNTERS) {
+		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+		u64 p = pmuscope_hwc_preload(pmu, idx);
+
+		pmuscope_type_write(idx, hwc->evtyper);
+		pmuscope_cnt_write(idx, p);
+		hwc->base = hwc->saved - p;
+		hwc->last_hw = p;
+		hwc->poll_at = now;
+		if (pmuscope_hwc_wants_irq(pmu, idx))
+			inten |= BIT_ULL(idx);
+	}
+	pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, mask);
+	if (inten)
+		pmuscope_hw_write(PMUSCOPE_REG_PMINTENSET_EL1, inten);
+	/* The types and the values take effect before the counters are enabled. */
+	pmuscope_hw_isb();
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, mask);
+	if (!pmu->on_hw_mask)
+		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0,
+				  pmuscope_pmcr_mode(pmu) | PMUSCOPE_PMCR_E);
+	pmuscope_hw_isb();
+	pmu->on_hw_mask |= mask;
+	for_each_set_bit(idx, &m, PMUSCOPE_NR_COUNTERS) {
+		pmu->hwc[idx].on_hw = true;
+		pmuscope_hwc_clock(&pmu->hwc[idx], true, now);
+	}
+}
+
+/*
+ * Stop the counters of @mask together (on the hardware): one
+ * PMCNTENCLR_EL0 write, then each is read and folded into its saved
+ * count (one ISB and one PMOVSSET read for all), its interrupt masked and
+ * its flag cleared as pmuscope_hwc_hw_off() does. The clocks stop.
+ */
+void pmuscope_pmu_stop_mask(struct pmuscope_pmu *pmu, u32 mask, u64 now)
+{
+	unsigned long m = mask, idx;
+	bool narrow = false;
+	u64 raw[PMUSCOPE_NR_COUNTERS];
+	u64 ovs = 0;
+
+	if (!mask)
+		return;
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, mask);
+	pmuscope_hw_isb();
+	for_each_set_bit(idx, &m, PMUSCOPE_NR_COUNTERS) {
+		raw[idx] = pmuscope_cnt_read(idx);
+		narrow |= pmuscope_hwc_width(pmu, idx) == 32;
+	}
+	if (narrow) {
+		pmuscope_hw_isb();
+		ovs = pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0);
+	}
+	for_each_set_bit(idx, &m, PMUSCOPE_NR_COUNTERS) {
+		pmuscope_hwc_late(pmu, idx, now);
+		pmu->hwc[idx].saved = pmuscope_hwc_fold_from(pmu, idx, raw[idx], ovs);
+	}
+	pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, mask);
+	pmuscope_hw_isb();
+	pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, mask);
+	pmuscope_hw_isb();
+	pmu->on_hw_mask &= ~mask;
+	for_each_set_bit(idx, &m, PMUSCOPE_NR_COUNTERS) {
+		pmu->hwc[idx].on_hw = false;
+		pmuscope_hwc_clock(&pmu->hwc[idx], false, now);
+	}
 	if (!pmu->on_hw_mask) {
 		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, pmuscope_pmcr_mode(pmu));
 		pmuscope_hw_isb();
@@ -373,8 +492,11 @@ static void pmuscope_pmu_program(struct pmuscope_pmu *pmu, u64 now, bool clocks)
 		if (!hwc->enabled)
 			continue;
 		pmuscope_type_write(idx, hwc->evtyper);
-		hwc->base = hwc->saved;		/* counters were reset to 0 */
-		hwc->last_hw = 0;
+		/* Counters were reset to 0; a sampling one starts at its preload. */
+		if (hwc->sample_period)
+			pmuscope_cnt_write(idx, pmuscope_hwc_preload(pmu, idx));
+		hwc->base = hwc->saved - pmuscope_hwc_preload(pmu, idx);
+		hwc->last_hw = pmuscope_hwc_preload(pmu, idx);
 		hwc->poll_at = now;
 		hwc->on_hw = true;
 		if (clocks)
@@ -413,16 +535,65 @@ void pmuscope_pmu_hw_stop_all(struct pmuscope_pmu *pmu, u64 now)
 /* ------------------------------------------------------- overflow and poll */
 
 /*
- * Body of the overflow interrupt. Returns false if nothing was pending.
- * Ends with an ISB after the last PMOVSCLR/PMINTENCLR write: the PPI is
- * level-triggered, and a GIC (GIC-500 on the AM62L) that still sees it
- * asserted at EOI raises it again, spuriously.
+ * A sampling counter overflowed: stop it, fold its count, start it again
+ * from its preload, @sample_period events before the next overflow. The
+ * few events between the stop and the start are not counted.
  */
-bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu)
+static void pmuscope_hwc_reload(struct pmuscope_pmu *pmu, unsigned int idx)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+	u64 bit = BIT_ULL(idx), p = pmuscope_hwc_preload(pmu, idx);
+	u64 count;
+
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, bit);
+	pmuscope_hw_isb();
+	count = pmuscope_hwc_fold(pmu, idx);
+	pmuscope_cnt_write(idx, p);
+	pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
+	/* The new value, and the flag clear, before it counts again. */
+	pmuscope_hw_isb();
+	hwc->base = count - p;
+	hwc->last_hw = p;
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, bit);
+	pmuscope_hw_isb();
+}
+
+/*
+ * Start or stop sampling on counter @idx every @period events (0: stop):
+ * a counter on the hardware is stopped and started again from its new
+ * preload; its count carries on.
+ */
+void pmuscope_hwc_set_sampling(struct pmuscope_pmu *pmu, unsigned int idx,
+			       u64 period, u64 now)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+	bool on = hwc->on_hw;
+
+	if (hwc->sample_period == period)
+		return;
+	if (on)
+		pmuscope_hwc_hw_off(pmu, idx, now);
+	hwc->sample_period = period;
+	hwc->irq_off = false;
+	if (on)
+		pmuscope_hwc_hw_on(pmu, idx, now);
+}
+
+/*
+ * Body of the overflow interrupt. Returns false if nothing was pending.
+ * *@sampled: the sampling counters that overflowed (reloaded here; the
+ * caller makes their samples). Ends with an ISB after the last
+ * PMOVSCLR/PMINTENCLR write: the PPI is level-triggered, and a GIC
+ * (GIC-500 on the AM62L) that still sees it asserted at EOI raises it
+ * again, spuriously.
+ */
+bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled)
 {
 	unsigned long pending, mine, idx;
+	unsigned int limit;
 	u64 ovs;
 
+	*sampled = 0;
 	pmu->interrupts++;
 	ovs = pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0) & U32_MAX;
 	if (!ovs) {
@@ -440,20 +611,26 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu)
 	for_each_set_bit(idx, &mine, PMUSCOPE_NR_COUNTERS) {
 		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 
-		if (pmuscope_hwc_width(pmu, idx) == 64) {
+		if (hwc->sample_period) {
+			pmuscope_hwc_reload(pmu, idx);
+			*sampled |= BIT(idx);
+			pmu->samples++;
+		} else if (pmuscope_hwc_width(pmu, idx) == 64) {
 			/* A 64-bit counter cannot wrap: it was written. */
 			pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, BIT_ULL(idx));
 			hwc->flags |= PMUSCOPE_VAL_CLOBBERED;
 			continue;
+		} else {
+			pmuscope_hwc_fold(pmu, idx);
 		}
-		pmuscope_hwc_fold(pmu, idx);
 
 		if (time_after(jiffies, hwc->storm_start + HZ)) {
 			hwc->storm_start = jiffies;
 			hwc->storm_count = 0;
 		}
-		if (++hwc->storm_count > pmuscope_engine.storm_limit &&
-		    !hwc->irq_off) {
+		limit = hwc->sample_period ? pmuscope_engine.sample_limit :
+			pmuscope_engine.storm_limit;
+		if (++hwc->storm_count > limit && !hwc->irq_off) {
 			/* No real counter wraps that often: stop listening. */
 			pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, BIT_ULL(idx));
 			hwc->irq_off = true;

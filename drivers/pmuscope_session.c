@@ -81,6 +81,7 @@ enum pmuscope_op {
 	PMUSCOPE_OP_RESET,
 	PMUSCOPE_OP_READ,
 	PMUSCOPE_OP_SWINC,
+	PMUSCOPE_OP_STREAM,
 };
 
 struct pmuscope_op_args {
@@ -111,7 +112,7 @@ static void pmuscope_op_on_cpu(void *info)
 	u8 *hw = pmuscope_sess_hw(sess, a->cpu);
 	u64 now = ktime_get_ns();
 	unsigned long flags;
-	u32 i;
+	u32 i, batch = 0;
 
 	raw_spin_lock_irqsave(&pmu->lock, flags);
 	if (a->op == PMUSCOPE_OP_READ) {
@@ -145,23 +146,48 @@ static void pmuscope_op_on_cpu(void *info)
 			if (pmu->hwc[idx].owner != sess)
 				break;	/* never assigned (a failed ASSIGN) */
 			pmuscope_hwc_set_enabled(pmu, idx, false, now);
-			pmu->hwc[idx].owner = NULL;
+			pmu->hwc[idx].sample_period = 0;
+			WRITE_ONCE(pmu->hwc[idx].owner, NULL);
 			pmu->allocated &= ~BIT(idx);
 			break;
 		case PMUSCOPE_OP_ENABLE:
-			pmuscope_hwc_set_enabled(pmu, idx, true, now);
+			/* Started together below: one PMCNTENSET_EL0 write. */
+			if (pmu->hwc[idx].enabled)
+				break;
+			pmu->hwc[idx].enabled = true;
+			if (pmu->hw_ready)
+				batch |= BIT(idx);
 			break;
 		case PMUSCOPE_OP_DISABLE:
-			pmuscope_hwc_set_enabled(pmu, idx, false, now);
+			/* Stopped together below: one PMCNTENCLR_EL0 write. */
+			if (!pmu->hwc[idx].enabled)
+				break;
+			pmu->hwc[idx].enabled = false;
+			if (pmu->hwc[idx].on_hw)
+				batch |= BIT(idx);
 			break;
 		case PMUSCOPE_OP_RESET:
 			pmuscope_hwc_reset(pmu, idx, now);
+			break;
+		case PMUSCOPE_OP_STREAM:
+			pmuscope_hwc_set_sampling(pmu, idx, i == sess->stream_index ?
+						  sess->stream_period : 0, now);
 			break;
 		case PMUSCOPE_OP_READ:	/* pmuscope_pmu_read() above */
 		case PMUSCOPE_OP_SWINC:
 			break;
 		}
 	}
+	if (a->op == PMUSCOPE_OP_ENABLE)
+		pmuscope_pmu_start_mask(pmu, batch, now);
+	else if (a->op == PMUSCOPE_OP_DISABLE)
+		pmuscope_pmu_stop_mask(pmu, batch, now);
+	/* Time-based records: this session's timer here, or none of it. */
+	if (a->op == PMUSCOPE_OP_STREAM && sess->stream_ms)
+		pmuscope_stream_set_timer(pmu, sess, (u64)sess->stream_ms * NSEC_PER_MSEC);
+	else if ((a->op == PMUSCOPE_OP_STREAM || a->op == PMUSCOPE_OP_RELEASE) &&
+		 pmu->stream_sess == sess)
+		pmuscope_stream_set_timer(pmu, NULL, 0);
 	if (a->op == PMUSCOPE_OP_SWINC && pmu->hw_ready)
 		pmuscope_pmu_swinc(pmu, a->swinc_mask, a->swinc_count);
 	if (a->op == PMUSCOPE_OP_ENABLE && pmu->hw_ready &&
@@ -224,6 +250,7 @@ struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu)
 	memset(sess->hw, PMUSCOPE_NO_COUNTER, nr_cpu_ids * PMUSCOPE_MAX_EVENTS);
 	mutex_init(&sess->lock);
 	sess->only_cpu = -1;
+	sess->stream_index = PMUSCOPE_STREAM_NO_EVENT;
 	sess->sysfs_cpu = sysfs_cpu;
 	sess->pid = sysfs_cpu >= 0 ? 0 : task_tgid_nr(current);
 	get_task_comm(sess->comm, current);
@@ -237,6 +264,7 @@ void pmuscope_session_free(struct pmuscope_session *sess)
 	if (!sess)
 		return;
 	free_cpumask_var(sess->cpus);
+	pmuscope_ring_free(sess->ring);
 	kvfree(sess->vbuf);
 	kfree(sess->hw);
 	mutex_destroy(&sess->lock);
@@ -289,6 +317,9 @@ static void pmuscope_session_release(struct pmuscope_session *sess)
 	sess->configured = false;
 	sess->enabled = false;
 	sess->nr_events = 0;
+	sess->stream_ms = 0;
+	sess->stream_index = PMUSCOPE_STREAM_NO_EVENT;
+	sess->stream_period = 0;
 	sess->target = PMUSCOPE_TARGET_CPUS;
 	sess->cfg_flags = 0;
 }
@@ -930,6 +961,62 @@ int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
 	cpus_read_lock();
 	ret = pmuscope_session_snapshot_cpuslocked(sess, flags, lead_us, room_vals,
 						   room_cpus, res);
+	cpus_read_unlock();
+	return ret;
+}
+
+/*
+ * STREAM: records of @sess every @st->period_ms on each of its CPUs,
+ * and/or every @st->sample_period events of its event @st->sample_index
+ * (the overflow interrupt of that event's counter); both off: the stream
+ * stops (its ring, and what it holds, stays until the session is freed).
+ */
+int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope_stream *st)
+{
+	bool sampling = st->sample_index != PMUSCOPE_STREAM_NO_EVENT;
+	struct pmuscope_ring *ring = NULL;
+	unsigned int cpu;
+	int ret;
+
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	ret = -EINVAL;
+	if (!sess->configured || (sampling && st->sample_index >= sess->nr_events))
+		goto out;
+	/* A task has no CPU to interrupt; perf's counters are perf's. */
+	ret = -EOPNOTSUPP;
+	if (sess->target != PMUSCOPE_TARGET_CPUS || sess->pev)
+		goto out;
+	/* Samples come from the overflow interrupt: none in poll mode. */
+	if (sampling && (pmuscope_engine.mode != PMUSCOPE_FOLD_IRQ || !pmuscope_engine.irq))
+		goto out;
+	/* One session's time-based records per CPU. */
+	ret = -EBUSY;
+	if (st->period_ms)
+		for_each_cpu(cpu, sess->cpus) {
+			struct pmuscope_session *other = pmuscope_pmu_of(cpu)->stream_sess;
+
+			if (other && other != sess)
+				goto out;
+		}
+	/* The ring's size is the first STREAM's. */
+	if (sess->ring && st->ring_kib && st->ring_kib * 1024 != sess->ring->size)
+		goto out;
+	if (!sess->ring) {
+		ring = pmuscope_ring_alloc(st->ring_kib ?: PMUSCOPE_STREAM_KIB_DEFAULT);
+		ret = -ENOMEM;
+		if (!ring)
+			goto out;
+		/* Pairs with the smp_load_acquire() of read() and poll(). */
+		smp_store_release(&sess->ring, ring);
+	}
+	sess->stream_ms = st->period_ms;
+	sess->stream_index = st->sample_index;
+	sess->stream_period = sampling ? st->sample_period : 0;
+	pmuscope_session_op(sess, PMUSCOPE_OP_STREAM, NULL);
+	ret = 0;
+out:
+	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
 	return ret;
 }

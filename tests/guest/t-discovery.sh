@@ -21,7 +21,9 @@ max)		want_ver=6; want_name=PMUv3p5; want_width=64; want_cpu=qemu-max ;;
 neoverse-n1)	want_ver=4; want_name=PMUv3p1; want_width=32; want_cpu=neoverse-n1
 		want_spe=present want_amu=present ;;
 v9.4-like)	want_ver=9; want_name=PMUv3p9; want_width=64; want_cpu=neoverse-v3
-		want_ss=present want_spe=present want_amu=present ;;
+		# snapshot=0 by default: the hardware path is off (software
+		# snapshots), "present" only with snapshot=1 (below).
+		want_ss=disabled want_spe=present want_amu=present ;;
 *)		tap_not_ok "unknown profile '${PMUSCOPE_EMU:-$pmuscope_profile}'"; exit 0 ;;
 esac
 
@@ -85,6 +87,12 @@ check_eq "pmu=0: cpu0 num_event_counters" "$(cat $PMUSCOPE_SYS/cpu0/num_event_co
 check_eq "pmu=0: cpu0 events/ empty" "$(ls $PMUSCOPE_SYS/cpu0/events | wc -l)" 0
 check "rmmod" rmmod pmuscope
 
+if [ "$want_ss" != absent ]; then
+	check "insmod snapshot=1" insmod "$PMUSCOPE_KO" snapshot=1
+	check_eq "snapshot=1: cpu0 snapshot" "$(cat $PMUSCOPE_SYS/cpu0/snapshot)" present
+	check_eq "snapshot=1: cpu0 snapshot_hw" "$(cat $PMUSCOPE_SYS/cpu0/snapshot_hw)" untried
+	check "rmmod" rmmod pmuscope
+fi
 check "insmod snapshot=0 spe=0 amu=0" insmod "$PMUSCOPE_KO" snapshot=0 spe=0 amu=0
 off() { [ "$1" = absent ] && echo absent || echo disabled; }
 check_eq "spe=0: cpu0 spe" "$(cat $PMUSCOPE_SYS/cpu0/spe)" "$(off $want_spe)"

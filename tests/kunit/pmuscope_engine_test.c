@@ -36,7 +36,7 @@ int pmuscope_etest_init(struct kunit *test)
 	/* Late polls are the business of pmuscope_test_late_poll() only. */
 	pmuscope_engine = (struct pmuscope_engine){
 		.mode = PMUSCOPE_FOLD_IRQ, .poll_ns = 20 * NSEC_PER_MSEC,
-		.fold_safe_ns = U64_MAX, .storm_limit = 1000,
+		.fold_safe_ns = U64_MAX, .storm_limit = 1000, .sample_limit = 20000,
 	};
 	test->priv = t;
 	return 0;
@@ -46,7 +46,7 @@ void pmuscope_etest_exit(struct kunit *test)
 {
 	pmuscope_engine = (struct pmuscope_engine){
 		.mode = PMUSCOPE_FOLD_POLL, .poll_ns = 20 * NSEC_PER_MSEC,
-		.fold_safe_ns = U64_MAX, .storm_limit = 1000,
+		.fold_safe_ns = U64_MAX, .storm_limit = 1000, .sample_limit = 20000,
 	};
 }
 
@@ -101,11 +101,12 @@ static void etest_poll(struct pmuscope_pmu *pmu, u64 now)
 
 static bool etest_overflow(struct pmuscope_pmu *pmu)
 {
+	unsigned long sampled;
 	unsigned long flags;
 	bool handled;
 
 	raw_spin_lock_irqsave(&pmu->lock, flags);
-	handled = pmuscope_pmu_overflow(pmu);
+	handled = pmuscope_pmu_overflow(pmu, &sampled);
 	raw_spin_unlock_irqrestore(&pmu->lock, flags);
 	return handled;
 }

@@ -11,6 +11,7 @@
 #include "../../drivers/pmuscope_events.c"
 #include "../../drivers/pmuscope_pmu.c"
 #include "../../drivers/pmuscope_snapshot.c"
+#include "../../drivers/pmuscope_stream.c"
 
 /*
  * The pure checks and placement of pmuscope_alloc.c are not copied: the

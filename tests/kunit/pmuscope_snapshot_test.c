@@ -350,12 +350,12 @@ static void pmuscope_test_ss_fold(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, pmu->evcnt_width, 32);
 	/* Whole wraps folded by the interrupt, as they would be. */
 	while (before > U32_MAX) {
-		unsigned long irqf;
+		unsigned long irqf, sampled;
 
 		pmuscope_model_count(t->cpu, 0x11, 1ULL << 32);
 		before -= 1ULL << 32;
 		raw_spin_lock_irqsave(&pmu->lock, irqf);
-		pmuscope_pmu_overflow(pmu);
+		pmuscope_pmu_overflow(pmu, &sampled);
 		raw_spin_unlock_irqrestore(&pmu->lock, irqf);
 	}
 	pmuscope_model_count(t->cpu, 0x11, before);

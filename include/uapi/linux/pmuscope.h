@@ -20,7 +20,8 @@
  * 2: targets (a task or CPUs), inherit and enable-on-exec, element sizes
  * of the event and value arrays, the perf backend, multiplexing. A version
  * 1 caller's structs are version 2 structs with the new fields zero.
- * 3: PMUSCOPE_IOC_SNAPSHOT.
+ * 3: PMUSCOPE_IOC_SNAPSHOT, PMUSCOPE_IOC_STREAM and read()/poll() of
+ *    the stream's records.
  */
 #define PMUSCOPE_API_VERSION		3
 
@@ -39,6 +40,7 @@
 #define PMUSCOPE_FEAT_MULTIPLEX		(1ULL << 8)	/* more events than counters */
 #define PMUSCOPE_FEAT_SNAPSHOT		(1ULL << 9)	/* PMUSCOPE_IOC_SNAPSHOT */
 #define PMUSCOPE_FEAT_SNAPSHOT_HW	(1ULL << 10)	/* a CPU captures in hardware */
+#define PMUSCOPE_FEAT_STREAM		(1ULL << 11)	/* PMUSCOPE_IOC_STREAM, read(), poll() */
 
 struct pmuscope_handshake {
 	__u32 size;		/* in: sizeof(struct pmuscope_handshake) */
@@ -168,6 +170,59 @@ struct pmuscope_snapshot {
 #define PMUSCOPE_SNAP_LEAD_US_DEFAULT	100
 #define PMUSCOPE_SNAP_LEAD_US_MAX	2000	/* every CPU waits with IRQs off */
 
+/*
+ * A stream of records of a CPU session, read with read() and poll() on
+ * its file: every @period_ms on every CPU of the session (time-based),
+ * and/or every @sample_period events of its event @sample_index on each
+ * CPU (event-based, from the counter's overflow interrupt: a sampling
+ * profiler). Both 0 / PMUSCOPE_STREAM_NO_EVENT: the stream stops.
+ */
+#define PMUSCOPE_STREAM_NO_EVENT	0xffffffffU
+#define PMUSCOPE_STREAM_PERIOD_MIN	1000		/* events */
+#define PMUSCOPE_STREAM_PERIOD_MAX	(1ULL << 31)	/* events */
+#define PMUSCOPE_STREAM_MS_MAX		60000
+#define PMUSCOPE_STREAM_KIB_DEFAULT	256
+#define PMUSCOPE_STREAM_KIB_MIN		4
+#define PMUSCOPE_STREAM_KIB_MAX		16384
+
+struct pmuscope_stream {
+	__u32 size;		/* sizeof(struct pmuscope_stream) */
+	__u32 flags;		/* none defined: zero */
+	__u32 period_ms;	/* 1 .. 60000; 0 = no time-based records */
+	__u32 sample_index;	/* event of the configuration; NO_EVENT = none */
+	__u64 sample_period;	/* events between records, 1000 .. 2^31 */
+	__u32 ring_kib;		/* ring size, a power of 2, 4 .. 16384; 0 = 256 */
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+/* Record types. */
+#define PMUSCOPE_REC_SAMPLE		1	/* a sample: where, who, the counts */
+#define PMUSCOPE_REC_LOST		2	/* @value records were dropped (ring full) */
+#define PMUSCOPE_REC_THROTTLED		3	/* sampling stopped on @cpu: too many interrupts */
+
+/* Record flags. */
+#define PMUSCOPE_REC_F_USER		(1U << 0)	/* interrupted at EL0 */
+#define PMUSCOPE_REC_F_TIMER		(1U << 1)	/* time-based; else event-based */
+
+/*
+ * One record; read() returns whole records only, each @size bytes (a
+ * multiple of 8): the 48 bytes below, then @nr counts.
+ */
+struct pmuscope_record {
+	__u16 type;		/* PMUSCOPE_REC_* */
+	__u16 size;		/* bytes of this record, counts included */
+	__u32 cpu;
+	__u64 time;		/* system counter (CNTVCT) */
+	__u32 pid;		/* SAMPLE: the interrupted process (0: idle) */
+	__u32 tid;		/* ... and thread */
+	__u64 pc;		/* SAMPLE: the interrupted PC */
+	__u64 value;		/* LOST: records dropped; SAMPLE: 0 */
+	__u32 flags;		/* PMUSCOPE_REC_F_* */
+	__u32 nr;		/* counts that follow */
+	/* __u64 counts[nr]: the session's counts on @cpu, in configuration order */
+};
+
 #define PMUSCOPE_IOC_MAGIC		0xB9
 
 #define PMUSCOPE_IOC_HANDSHAKE	_IOWR(PMUSCOPE_IOC_MAGIC, 0x00, struct pmuscope_handshake)
@@ -178,5 +233,6 @@ struct pmuscope_snapshot {
 #define PMUSCOPE_IOC_READ	_IOWR(PMUSCOPE_IOC_MAGIC, 0x05, struct pmuscope_read)
 #define PMUSCOPE_IOC_SWINC	_IOW(PMUSCOPE_IOC_MAGIC, 0x06, struct pmuscope_swinc)
 #define PMUSCOPE_IOC_SNAPSHOT	_IOWR(PMUSCOPE_IOC_MAGIC, 0x07, struct pmuscope_snapshot)
+#define PMUSCOPE_IOC_STREAM	_IOW(PMUSCOPE_IOC_MAGIC, 0x08, struct pmuscope_stream)
 
 #endif /* _UAPI_LINUX_PMUSCOPE_H */

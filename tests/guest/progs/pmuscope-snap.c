@@ -18,9 +18,10 @@
  * The deltas agree exactly in QEMU with -icount (both counters follow
  * one virtual clock, which stands still while one instruction's stop is
  * applied). Without -icount QEMU reads the host clock once per counter
- * when the enables change: up to PMUSCOPE_SNAP_QEMU_SLACK apart. On
- * silicon a counter may count a cycle or two more before the stop
- * reaches it: PMUSCOPE_SNAP_SLACK.
+ * when the enables change, and the host may preempt it in between (26,600
+ * cycles apart seen): no bound holds, the figure is only shown (the
+ * wrap plan runs this test with -icount). On silicon a counter may count
+ * a cycle or two more before the stop reaches it: PMUSCOPE_SNAP_SLACK.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,7 +41,6 @@
 #define EV_CPU_CYCLES		0x11
 #define MAX_CPUS		8
 #define PMUSCOPE_SNAP_SLACK	4	/* cycles per interval, silicon only */
-#define PMUSCOPE_SNAP_QEMU_SLACK	20000	/* cycles: QEMU without -icount */
 
 static unsigned int kernel_flag = PMUSCOPE_EV_EL1;
 static int in_qemu;
@@ -135,7 +135,7 @@ static int64_t slack(void)
 {
 	if (!in_qemu)
 		return PMUSCOPE_SNAP_SLACK;
-	return icount ? 0 : PMUSCOPE_SNAP_QEMU_SLACK;
+	return icount ? 0 : -1;
 }
 
 static void spin(unsigned long n)
@@ -211,7 +211,7 @@ static void test_consistency(unsigned int n)
 				d = -d;
 			if (d > worst)
 				worst = d;
-			if (d > slack())
+			if (slack() >= 0 && d > slack())
 				bad++;
 			checked++;
 		}
@@ -233,9 +233,14 @@ static void test_consistency(unsigned int n)
 		diag("QEMU-only fact: %s", icount ?
 		     "with -icount both counters follow one virtual clock: exact agreement" :
 		     "without -icount QEMU stops each counter at its own host-clock reading");
-	tap(!bad && checked == n * ncpu,
-	    "%u snapshots: CPU_CYCLES on an event counter and on the cycle counter agree within %lld cycles over every interval of every CPU%s",
-	    n, (long long)slack(), slack() ? "" : " (exactly)");
+	if (slack() < 0)
+		tap(!bad && checked == n * ncpu,
+		    "%u snapshots: one on an event counter and one on the cycle counter, every interval of every CPU measured (no bound without -icount)",
+		    n);
+	else
+		tap(!bad && checked == n * ncpu,
+		    "%u snapshots: CPU_CYCLES on an event counter and on the cycle counter agree within %lld cycles over every interval of every CPU%s",
+		    n, (long long)slack(), slack() ? "" : " (exactly)");
 	close(fd);
 }
 

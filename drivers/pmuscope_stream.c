@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope: streams, records of a session read with read() and poll().
+ *
+ * A record is made on a CPU of the session, in hard-IRQ context with the
+ * CPU's pmu->lock held: by the overflow interrupt of the session's
+ * sampling counter (event-based: every sample_period events, the PC and
+ * thread the interrupt found), or by the CPU's stream timer (time-based:
+ * every period_ms). Its counts are a snapshot of the session's counters
+ * on that CPU (pmuscope_pmu_snapshot(): taken together). Records go into
+ * one ring per session; a record that does not fit is dropped and
+ * counted, and the next one that fits is preceded by a LOST record with
+ * the number dropped: nothing is lost silently. Waking the reader is
+ * deferred to an irq_work (a wait queue's lock may not be taken under a
+ * raw spinlock).
+ */
+
+#include <linux/irq_work.h>
+#include <linux/ktime.h>
+#include <linux/poll.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <asm/irq_regs.h>
+
+#include "pmuscope.h"
+#include "pmuscope_hw.h"
+
+#define PMUSCOPE_REC_HDR	sizeof(struct pmuscope_record)
+
+static void pmuscope_ring_wake(struct irq_work *work)
+{
+	struct pmuscope_ring *r = container_of(work, struct pmuscope_ring, work);
+
+	wake_up_interruptible(&r->wait);
+}
+
+struct pmuscope_ring *pmuscope_ring_alloc(u32 kib)
+{
+	struct pmuscope_ring *r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+
+	if (!r)
+		return NULL;
+	r->size = kib * 1024;
+	r->buf = vmalloc(r->size);
+	if (!r->buf) {
+		kfree(r);
+		return NULL;
+	}
+	raw_spin_lock_init(&r->lock);
+	mutex_init(&r->read_lock);
+	init_waitqueue_head(&r->wait);
+	init_irq_work(&r->work, pmuscope_ring_wake);
+	return r;
+}
+
+/* No writer may be left: the session's sampling and timer are stopped. */
+void pmuscope_ring_free(struct pmuscope_ring *r)
+{
+	if (!r)
+		return;
+	irq_work_sync(&r->work);
+	mutex_destroy(&r->read_lock);
+	vfree(r->buf);
+	kfree(r);
+}
+
+/* Copy @len bytes to ring offset @pos (modulo its size). r->lock held. */
+static void pmuscope_ring_put(struct pmuscope_ring *r, u64 pos, const void *src, u32 len)
+{
+	u32 off = pos & (r->size - 1);
+	u32 first = min(len, r->size - off);
+
+	memcpy(r->buf + off, src, first);
+	memcpy(r->buf, src + first, len - first);
+}
+
+/*
+ * Append one record of @len bytes (a multiple of 8), or count it lost.
+ * Any context; takes r->lock with IRQs off.
+ */
+void pmuscope_ring_write(struct pmuscope_ring *r, const struct pmuscope_record *rec,
+			 u32 len)
+{
+	struct pmuscope_record lost = {
+		.type = PMUSCOPE_REC_LOST, .size = PMUSCOPE_REC_HDR, .cpu = rec->cpu,
+		.time = rec->time,
+	};
+	unsigned long flags;
+	bool wake = false;
+	u64 room;
+
+	raw_spin_lock_irqsave(&r->lock, flags);
+	room = r->size - (r->head - r->tail);
+	if (r->lost && room >= PMUSCOPE_REC_HDR + len) {
+		lost.value = r->lost;
+		pmuscope_ring_put(r, r->head, &lost, PMUSCOPE_REC_HDR);
+		r->head += PMUSCOPE_REC_HDR;
+		room -= PMUSCOPE_REC_HDR;
+		r->lost = 0;
+	}
+	if (!r->lost && room >= len) {
+		pmuscope_ring_put(r, r->head, rec, len);
+		r->head += len;
+		r->records++;
+		wake = true;
+	} else {
+		r->lost++;
+		r->lost_total++;
+	}
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	if (wake)
+		irq_work_queue(&r->work);
+}
+
+/* Bytes of whole records from the tail that fit in @len. r->lock held. */
+static u32 pmuscope_ring_whole(struct pmuscope_ring *r, size_t len)
+{
+	u64 pos = r->tail;
+	u32 n = 0;
+
+	while (pos < r->head) {
+		u16 size;
+		u32 off = pos & (r->size - 1);
+
+		/* The size field never straddles the end: records are 8-aligned. */
+		memcpy(&size, r->buf + off + offsetof(struct pmuscope_record, size),
+		       sizeof(size));
+		if (n + size > len)
+			break;
+		n += size;
+		pos += size;
+	}
+	return n;
+}
+
+/*
+ * read(): whole records, at least one, into @ubuf. Blocks while the ring
+ * is empty unless @nonblock (-EAGAIN). -ENOSPC: @len is below the next
+ * record's size. One reader at a time: the bytes between the tail and the
+ * head are the reader's alone (writers only add beyond the head), so they
+ * are copied out without the ring's lock.
+ */
+ssize_t pmuscope_ring_read(struct pmuscope_ring *r, char __user *ubuf, size_t len,
+			   bool nonblock)
+{
+	unsigned long flags;
+	u32 n, off, first;
+	u64 tail;
+	int ret;
+
+	if (mutex_lock_interruptible(&r->read_lock))
+		return -ERESTARTSYS;
+	for (;;) {
+		raw_spin_lock_irqsave(&r->lock, flags);
+		tail = r->tail;
+		n = pmuscope_ring_whole(r, len);
+		ret = r->head == r->tail ? 0 : n ? 1 : -ENOSPC;
+		raw_spin_unlock_irqrestore(&r->lock, flags);
+		if (ret)
+			break;
+		ret = -EAGAIN;
+		if (nonblock)
+			goto out;
+		ret = wait_event_interruptible(r->wait, READ_ONCE(r->head) != READ_ONCE(r->tail));
+		if (ret)
+			goto out;
+	}
+	if (ret < 0)
+		goto out;
+	off = tail & (r->size - 1);
+	first = min(n, r->size - off);
+	ret = -EFAULT;
+	if (copy_to_user(ubuf, r->buf + off, first) ||
+	    copy_to_user(ubuf + first, r->buf, n - first))
+		goto out;
+	raw_spin_lock_irqsave(&r->lock, flags);
+	r->tail += n;
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	ret = n;
+out:
+	mutex_unlock(&r->read_lock);
+	return ret;
+}
+
+__poll_t pmuscope_ring_poll(struct pmuscope_ring *r, struct file *file, poll_table *pt)
+{
+	poll_wait(file, &r->wait, pt);
+	return READ_ONCE(r->head) != READ_ONCE(r->tail) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+/*
+ * One record of @sess on this CPU: its counts taken together, and where
+ * the interrupt (@regs, NULL: none) found the CPU. Hard IRQ, pmu->lock.
+ */
+void pmuscope_stream_emit(struct pmuscope_pmu *pmu, struct pmuscope_session *sess,
+			  u8 *hw, struct pt_regs *regs, u16 type, u32 flags)
+{
+	struct pmuscope_record *rec = (struct pmuscope_record *)pmu->rec;
+	struct pmuscope_snap_cpu sc;
+	u32 i, nr = type == PMUSCOPE_REC_SAMPLE ? sess->nr_events : 0;
+	u64 *counts = (u64 *)(rec + 1);
+
+	if (!sess->ring)
+		return;
+	memset(rec, 0, sizeof(*rec));
+	rec->type = type;
+	rec->size = PMUSCOPE_REC_HDR + nr * sizeof(u64);
+	rec->cpu = pmu->cpu;
+	rec->flags = flags;
+	rec->nr = nr;
+	if (nr) {
+		pmuscope_pmu_snapshot(pmu, hw, nr, 0, 0, ktime_get_ns(), pmu->scratch, &sc);
+		rec->time = sc.time;
+		for (i = 0; i < nr; i++)
+			counts[i] = pmu->scratch[i].count;
+	} else {
+		rec->time = pmuscope_hw_syscnt();
+	}
+	if (type == PMUSCOPE_REC_SAMPLE && regs) {
+		rec->pc = instruction_pointer(regs);
+		if (user_mode(regs))
+			rec->flags |= PMUSCOPE_REC_F_USER;
+	}
+	if (type == PMUSCOPE_REC_SAMPLE && !is_idle_task(current)) {
+		rec->pid = task_tgid_nr(current);
+		rec->tid = task_pid_nr(current);
+	}
+	pmuscope_ring_write(sess->ring, rec, rec->size);
+}
+
+/*
+ * The overflow interrupt's samples: one record for each sampling counter
+ * in @sampled; a counter whose interrupt was just throttled gets a
+ * THROTTLED record after its last sample. Hard IRQ, pmu->lock.
+ */
+void pmuscope_stream_samples(struct pmuscope_pmu *pmu, unsigned long sampled)
+{
+	struct pt_regs *regs = get_irq_regs();
+	unsigned long idx;
+
+	for_each_set_bit(idx, &sampled, PMUSCOPE_NR_COUNTERS) {
+		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+		struct pmuscope_session *sess = READ_ONCE(hwc->owner);
+		u8 *hw;
+
+		if (!sess || !hwc->sample_period)
+			continue;
+		hw = &sess->hw[pmu->cpu * PMUSCOPE_MAX_EVENTS];
+		pmuscope_stream_emit(pmu, sess, hw, regs, PMUSCOPE_REC_SAMPLE, 0);
+		if (hwc->irq_off)
+			pmuscope_stream_emit(pmu, sess, hw, NULL, PMUSCOPE_REC_THROTTLED, 0);
+	}
+}
+
+/* The CPU's stream timer: a time-based record of its stream session. */
+enum hrtimer_restart pmuscope_stream_timer(struct hrtimer *timer)
+{
+	struct pmuscope_pmu *pmu = container_of(timer, struct pmuscope_pmu, stream_timer);
+	struct pmuscope_session *sess;
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
+
+	raw_spin_lock(&pmu->lock);
+	sess = pmu->stream_sess;
+	if (sess && pmu->hw_ready) {
+		pmuscope_stream_emit(pmu, sess, &sess->hw[pmu->cpu * PMUSCOPE_MAX_EVENTS],
+				     get_irq_regs(), PMUSCOPE_REC_SAMPLE, PMUSCOPE_REC_F_TIMER);
+		hrtimer_forward_now(timer, ns_to_ktime(pmu->stream_ns));
+		ret = HRTIMER_RESTART;
+	}
+	raw_spin_unlock(&pmu->lock);
+	return ret;
+}
+
+/*
+ * On the CPU, pmu->lock held: time-based records of @sess every @ns here
+ * (@sess NULL: none). The timer is pinned to this CPU: it cannot be
+ * running elsewhere while we hold the lock with IRQs off.
+ */
+void pmuscope_stream_set_timer(struct pmuscope_pmu *pmu, struct pmuscope_session *sess,
+			       u64 ns)
+{
+	pmu->stream_sess = sess;
+	pmu->stream_ns = ns;
+	hrtimer_try_to_cancel(&pmu->stream_timer);
+	if (sess && pmu->hw_ready)
+		hrtimer_start(&pmu->stream_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_PINNED_HARD);
+}

@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: GPL-2.0
+# Streams: PMUSCOPE_IOC_STREAM, read() and poll() of /dev/pmuscope on
+# QEMU's PMU: samples from the overflow interrupt where the program runs,
+# time-based records, the lost-record accounting, throttling, the rules,
+# and poll mode (no interrupt: no samples).
+. /tests/lib.sh
+
+check "insmod" insmod "$PMUSCOPE_KO"
+for sub in errors sample timer lost throttle; do
+	run_test /bin/pmuscope-stream $sub
+done
+check "rmmod" rmmod pmuscope
+check "insmod mode=poll" insmod "$PMUSCOPE_KO" mode=poll
+run_test /bin/pmuscope-stream pollmode
+check "rmmod" rmmod pmuscope
