@@ -443,8 +443,10 @@ static long pmuscope_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 /* The stream's ring of the file's session, or NULL (none yet). */
 static struct pmuscope_ring *pmuscope_file_ring(struct file *file)
 {
+	/* Pairs with the smp_store_release() of the first CONFIG. */
 	struct pmuscope_session *sess = smp_load_acquire(&file->private_data);
 
+	/* Pairs with the smp_store_release() of the first STREAM. */
 	return sess ? smp_load_acquire(&sess->ring) : NULL;
 }
 

@@ -77,6 +77,11 @@ module_param_named(storm_limit, pmuscope_param_storm_limit, uint, 0444);
 MODULE_PARM_DESC(storm_limit,
 		 "Overflow interrupts per second and counter before the counter's interrupt is throttled (default: 1000)");
 
+static unsigned int pmuscope_param_sample_limit = 20000;
+module_param_named(sample_limit, pmuscope_param_sample_limit, uint, 0444);
+MODULE_PARM_DESC(sample_limit,
+		 "Samples per second and counter of a stream before its sampling is throttled (default: 20000)");
+
 static char *pmuscope_param_backend = "auto";
 module_param_named(backend, pmuscope_param_backend, charp, 0444);
 MODULE_PARM_DESC(backend,
@@ -402,8 +407,8 @@ static int pmuscope_engine_init(void)
 {
 	int ret;
 
-	if (!pmuscope_param_storm_limit) {
-		pr_err("storm_limit must be at least 1\n");
+	if (!pmuscope_param_storm_limit || !pmuscope_param_sample_limit) {
+		pr_err("storm_limit and sample_limit must be at least 1\n");
 		return -EINVAL;
 	}
 	if (pmuscope_param_snapshot > 2) {
@@ -415,6 +420,7 @@ static int pmuscope_engine_init(void)
 	if (ret)
 		return ret;
 	pmuscope_engine.storm_limit = pmuscope_param_storm_limit;
+	pmuscope_engine.sample_limit = pmuscope_param_sample_limit;
 	pmuscope_drv.perf_group = pmuscope_param_group >= 0 ?
 		make_kgid(current_user_ns(), pmuscope_param_group) : INVALID_GID;
 	return 0;

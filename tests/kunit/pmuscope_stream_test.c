@@ -72,7 +72,8 @@ static void pmuscope_test_start_stop_mask(struct kunit *test)
 	struct pmuscope_pmu *pmu = pmuscope_stest_two(test, &pmuscope_model_cortex_a53);
 	u32 mask = BIT(0) | BIT(CC);
 
-	pmu->hwc[0].enabled = pmu->hwc[CC].enabled = true;
+	pmu->hwc[0].enabled = true;
+	pmu->hwc[CC].enabled = true;
 	t->m->nlog = 0;
 	pmuscope_stest_mask(pmu, mask, true);
 	pmuscope_etest_expect_log(test, pmuscope_start_log, false);
@@ -146,7 +147,8 @@ static void pmuscope_test_sampling(struct kunit *test)
 	u64 total = 0;
 	int i;
 
-	pmu->hwc[0].enabled = pmu->hwc[CC].enabled = true;
+	pmu->hwc[0].enabled = true;
+	pmu->hwc[CC].enabled = true;
 	pmuscope_stest_mask(pmu, BIT(0) | BIT(CC), true);
 	pmuscope_model_count(t->cpu, 0x11, 1000);
 	total += 1000;
@@ -193,7 +195,8 @@ static void pmuscope_test_sampling_throttle(struct kunit *test)
 	int i;
 
 	pmuscope_engine.sample_limit = 3;
-	pmu->hwc[0].enabled = pmu->hwc[CC].enabled = true;
+	pmu->hwc[0].enabled = true;
+	pmu->hwc[CC].enabled = true;
 	pmuscope_stest_mask(pmu, BIT(0) | BIT(CC), true);
 	pmuscope_stest_sampling(pmu, 0, 1000);
 	for (i = 0; i < 4; i++) {

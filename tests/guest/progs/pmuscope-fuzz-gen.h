@@ -251,6 +251,62 @@ _Static_assert(offsetof(struct pmuscope_snapshot, skew) == 56 &&
 _Static_assert(offsetof(struct pmuscope_snapshot, reserved) == 64 &&
 	       sizeof(((struct pmuscope_snapshot *)0)->reserved) == 16,
 	       "gen-fuzz.py: pmuscope_snapshot.reserved");
+_Static_assert(sizeof(struct pmuscope_stream) == 48, "gen-fuzz.py: size of struct pmuscope_stream");
+_Static_assert(offsetof(struct pmuscope_stream, size) == 0 &&
+	       sizeof(((struct pmuscope_stream *)0)->size) == 4,
+	       "gen-fuzz.py: pmuscope_stream.size");
+_Static_assert(offsetof(struct pmuscope_stream, flags) == 4 &&
+	       sizeof(((struct pmuscope_stream *)0)->flags) == 4,
+	       "gen-fuzz.py: pmuscope_stream.flags");
+_Static_assert(offsetof(struct pmuscope_stream, period_ms) == 8 &&
+	       sizeof(((struct pmuscope_stream *)0)->period_ms) == 4,
+	       "gen-fuzz.py: pmuscope_stream.period_ms");
+_Static_assert(offsetof(struct pmuscope_stream, sample_index) == 12 &&
+	       sizeof(((struct pmuscope_stream *)0)->sample_index) == 4,
+	       "gen-fuzz.py: pmuscope_stream.sample_index");
+_Static_assert(offsetof(struct pmuscope_stream, sample_period) == 16 &&
+	       sizeof(((struct pmuscope_stream *)0)->sample_period) == 8,
+	       "gen-fuzz.py: pmuscope_stream.sample_period");
+_Static_assert(offsetof(struct pmuscope_stream, ring_kib) == 24 &&
+	       sizeof(((struct pmuscope_stream *)0)->ring_kib) == 4,
+	       "gen-fuzz.py: pmuscope_stream.ring_kib");
+_Static_assert(offsetof(struct pmuscope_stream, reserved0) == 28 &&
+	       sizeof(((struct pmuscope_stream *)0)->reserved0) == 4,
+	       "gen-fuzz.py: pmuscope_stream.reserved0");
+_Static_assert(offsetof(struct pmuscope_stream, reserved) == 32 &&
+	       sizeof(((struct pmuscope_stream *)0)->reserved) == 16,
+	       "gen-fuzz.py: pmuscope_stream.reserved");
+_Static_assert(sizeof(struct pmuscope_record) == 48, "gen-fuzz.py: size of struct pmuscope_record");
+_Static_assert(offsetof(struct pmuscope_record, type) == 0 &&
+	       sizeof(((struct pmuscope_record *)0)->type) == 2,
+	       "gen-fuzz.py: pmuscope_record.type");
+_Static_assert(offsetof(struct pmuscope_record, size) == 2 &&
+	       sizeof(((struct pmuscope_record *)0)->size) == 2,
+	       "gen-fuzz.py: pmuscope_record.size");
+_Static_assert(offsetof(struct pmuscope_record, cpu) == 4 &&
+	       sizeof(((struct pmuscope_record *)0)->cpu) == 4,
+	       "gen-fuzz.py: pmuscope_record.cpu");
+_Static_assert(offsetof(struct pmuscope_record, time) == 8 &&
+	       sizeof(((struct pmuscope_record *)0)->time) == 8,
+	       "gen-fuzz.py: pmuscope_record.time");
+_Static_assert(offsetof(struct pmuscope_record, pid) == 16 &&
+	       sizeof(((struct pmuscope_record *)0)->pid) == 4,
+	       "gen-fuzz.py: pmuscope_record.pid");
+_Static_assert(offsetof(struct pmuscope_record, tid) == 20 &&
+	       sizeof(((struct pmuscope_record *)0)->tid) == 4,
+	       "gen-fuzz.py: pmuscope_record.tid");
+_Static_assert(offsetof(struct pmuscope_record, pc) == 24 &&
+	       sizeof(((struct pmuscope_record *)0)->pc) == 8,
+	       "gen-fuzz.py: pmuscope_record.pc");
+_Static_assert(offsetof(struct pmuscope_record, value) == 32 &&
+	       sizeof(((struct pmuscope_record *)0)->value) == 8,
+	       "gen-fuzz.py: pmuscope_record.value");
+_Static_assert(offsetof(struct pmuscope_record, flags) == 40 &&
+	       sizeof(((struct pmuscope_record *)0)->flags) == 4,
+	       "gen-fuzz.py: pmuscope_record.flags");
+_Static_assert(offsetof(struct pmuscope_record, nr) == 44 &&
+	       sizeof(((struct pmuscope_record *)0)->nr) == 4,
+	       "gen-fuzz.py: pmuscope_record.nr");
 
 static const struct fz_field fz_fields_pmuscope_handshake[] = {
 	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
@@ -335,6 +391,30 @@ static const struct fz_field fz_fields_pmuscope_snapshot[] = {
 	{ "reserved", 64, 8, 2, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 };
 
+static const struct fz_field fz_fields_pmuscope_stream[] = {
+	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 4, 4, 1, FZ_FLAGS, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "period_ms", 8, 4, 1, FZ_OTHER, 0, 0x0ULL, 1LL, 60000LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "sample_index", 12, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "sample_period", 16, 8, 1, FZ_OTHER, 0, 0x0ULL, 1000LL, 2LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "ring_kib", 24, 4, 1, FZ_OTHER, 0, 0x0ULL, 4LL, 16384LL, 0, 256, -1, -1, -1, -1, -1 },
+	{ "reserved0", 28, 4, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "reserved", 32, 8, 2, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+};
+
+static const struct fz_field fz_fields_pmuscope_record[] = {
+	{ "type", 0, 2, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "size", 2, 2, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "cpu", 4, 4, 1, FZ_CPU, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "time", 8, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "pid", 16, 4, 1, FZ_PID, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "tid", 20, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "pc", 24, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "value", 32, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 40, 4, 1, FZ_FLAGS, 0, 0x3ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "nr", 44, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+};
+
 static const struct fz_struct fz_structs[] = {
 	{ "pmuscope_handshake", sizeof(struct pmuscope_handshake), 6, fz_fields_pmuscope_handshake },
 	{ "pmuscope_event", sizeof(struct pmuscope_event), 3, fz_fields_pmuscope_event },
@@ -344,9 +424,11 @@ static const struct fz_struct fz_structs[] = {
 	{ "pmuscope_swinc", sizeof(struct pmuscope_swinc), 6, fz_fields_pmuscope_swinc },
 	{ "pmuscope_snap_cpu", sizeof(struct pmuscope_snap_cpu), 8, fz_fields_pmuscope_snap_cpu },
 	{ "pmuscope_snapshot", sizeof(struct pmuscope_snapshot), 13, fz_fields_pmuscope_snapshot },
+	{ "pmuscope_stream", sizeof(struct pmuscope_stream), 8, fz_fields_pmuscope_stream },
+	{ "pmuscope_record", sizeof(struct pmuscope_record), 10, fz_fields_pmuscope_record },
 };
 
-#define FZ_NR_STRUCTS	8
+#define FZ_NR_STRUCTS	10
 
 static const int fz_errnos_PMUSCOPE_IOC_HANDSHAKE[] = { E2BIG, EFAULT, EINVAL };
 static const int fz_errnos_PMUSCOPE_IOC_CONFIG[] = { E2BIG, EACCES, EBUSY, EFAULT, EINVAL, ENODEV, ENOSPC, ENXIO, EOPNOTSUPP, EPERM, ESRCH };
@@ -356,6 +438,7 @@ static const int fz_errnos_PMUSCOPE_IOC_RESET[] = { EINVAL };
 static const int fz_errnos_PMUSCOPE_IOC_READ[] = { E2BIG, EFAULT, EINVAL, ENOSPC };
 static const int fz_errnos_PMUSCOPE_IOC_SWINC[] = { E2BIG, EINVAL, ENXIO, EOPNOTSUPP };
 static const int fz_errnos_PMUSCOPE_IOC_SNAPSHOT[] = { E2BIG, EFAULT, EINVAL, ENOMEM, ENOSPC, EOPNOTSUPP };
+static const int fz_errnos_PMUSCOPE_IOC_STREAM[] = { E2BIG, EBUSY, EINVAL, ENOMEM, EOPNOTSUPP };
 
 static const struct fz_ioctl fz_ioctls[] = {
 	{ "PMUSCOPE_IOC_HANDSHAKE", PMUSCOPE_IOC_HANDSHAKE, FZ_DIR_WR, 0x00, 0,
@@ -374,9 +457,11 @@ static const struct fz_ioctl fz_ioctls[] = {
 	  4, fz_errnos_PMUSCOPE_IOC_SWINC },
 	{ "PMUSCOPE_IOC_SNAPSHOT", PMUSCOPE_IOC_SNAPSHOT, FZ_DIR_WR, 0x07, 7,
 	  6, fz_errnos_PMUSCOPE_IOC_SNAPSHOT },
+	{ "PMUSCOPE_IOC_STREAM", PMUSCOPE_IOC_STREAM, FZ_DIR_W, 0x08, 8,
+	  5, fz_errnos_PMUSCOPE_IOC_STREAM },
 };
 
-#define FZ_NR_IOCTLS	8
+#define FZ_NR_IOCTLS	9
 #define FZ_IOC_MAGIC	0xb9
 
 /* Errors common to every ioctl (Documentation/ioctl.rst, Conventions). */
