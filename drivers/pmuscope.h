@@ -233,10 +233,11 @@ struct pmuscope_pmu {
 	u64 stream_ns;				/* ... every so many ns */
 	struct hrtimer stream_timer;
 	u64 samples;			/* sampling interrupts */
-	struct pmuscope_value scratch[PMUSCOPE_MAX_EVENTS];	/* a record's values */
-	u64 rec[PMUSCOPE_REC_MAX_WORDS];			/* a record being made */
 	struct hrtimer poll_timer;
 	struct pmuscope_hwc hwc[PMUSCOPE_NR_COUNTERS];
+	/* Last: READ's hot path reaches hwc[] with short offsets. */
+	struct pmuscope_value scratch[PMUSCOPE_MAX_EVENTS];	/* a record's values */
+	u64 rec[PMUSCOPE_REC_MAX_WORDS];			/* a record being made */
 };
 
 /* Who drives the PMU (module parameter backend=, decided at load). */

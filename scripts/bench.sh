@@ -50,6 +50,8 @@ rows, order = {}, []
 for path in sys.argv[1:]:
     for line in open(path, errors="replace"):
         if line.startswith("pmuscope-bench: "):
+            if len(line.split()) != 4:
+                continue
             _, mode, name, value = line.split()
             if name not in rows:
                 rows[name] = {}
@@ -86,6 +88,10 @@ if s7 and sf:
           f"SNAPSHOT {s7:.0f} - its floor (same call refused after the argument "
           f"checks) {sf:.0f} = {s7 - sf:.0f}; counters stopped for "
           f"{fz:.2f} ticks = {fz * 16:.0f} instructions on average")
+rec = num("stream_record_7_counters", "irq")
+if rec:
+    print(f"stream: one record (sample interrupt, reload, 7 counters taken together, "
+          f"ring) costs {rec:.0f} instructions")
 if p7 and r1:
     print(f"goal: perf backend per event <= one perf_event_open read(): "
           f"READ of 7 = {p7:.0f} = {p7 / 7:.0f} per event (READ of 1: {p1:.0f}), "

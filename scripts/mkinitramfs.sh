@@ -42,6 +42,33 @@ for src in "$PMUSCOPE_TOP"/tests/guest/progs/*.c; do
 	fi
 	cp "$bin" "$root/bin/$name"
 done
+# The profiled program, as a profiler meets programs: static non-PIE, and
+# PIE dynamically linked (with the cross toolchain's loader and libc in
+# /lib), both with debug info. The same files go to build/symfs, where
+# pmuscope report on the host resolves a guest's recording (--symfs).
+symfs=$build/symfs
+mkdir -p "$symfs/bin" "$symfs/lib/aarch64-linux-gnu" "$root/lib/aarch64-linux-gnu"
+src=$PMUSCOPE_TOP/tests/guest/progs/hotloop.c
+for v in static pie; do
+	bin=$build/progs/hotloop-$v
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+		case $v in
+		static) flags=(-static -no-pie) ;;
+		pie) flags=(-fPIE -pie) ;;
+		esac
+		"${PMUSCOPE_CROSS}gcc" "${flags[@]}" -O1 -g -Wall -Wextra -Werror -o "$bin" "$src"
+	fi
+	cp "$bin" "$root/bin/hotloop-$v"
+	cp "$bin" "$symfs/bin/hotloop-$v"
+done
+libdir=$("${PMUSCOPE_CROSS}gcc" -print-file-name=libc.so.6)
+libdir=$(dirname "$libdir")
+for lib in ld-linux-aarch64.so.1 libc.so.6; do
+	cp -L "$libdir/$lib" "$root/lib/aarch64-linux-gnu/$lib"
+	cp -L "$libdir/$lib" "$symfs/lib/aarch64-linux-gnu/$lib"
+done
+ln -sf aarch64-linux-gnu/ld-linux-aarch64.so.1 "$root/lib/ld-linux-aarch64.so.1"
+
 # The CLI and the library's example, built by make -C tools arm64.
 for extra in "$PMUSCOPE_TOP"/tools/build/arm64/*; do
 	case "$extra" in *.so | *.a | *.o) continue ;; esac

@@ -16,6 +16,7 @@
  *                          the peer (needs perf's PMU driver)
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -151,6 +152,54 @@ static void bench_snapshot_floor(void)
 	close(fd);
 }
 
+static void spin(unsigned long n)
+{
+	asm volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
+}
+
+/*
+ * The cost of a stream's record: the same work with the session's 7
+ * counters enabled, without and with a sample every @period cycles; the
+ * extra instructions over the records made (read afterwards, outside
+ * the timing).
+ */
+static void bench_stream(unsigned long long period)
+{
+	static unsigned char buf[1 << 20];
+	struct pmuscope_stream st = {
+		.size = sizeof(st), .sample_index = 0, .sample_period = period,
+		.ring_kib = 4096,
+	};
+	unsigned long records = 0;
+	double plain, sampled;
+	int fd = session(7, 0x1);
+	ssize_t n;
+
+	spin(1000000);
+	plain = now();
+	spin(20000000);
+	plain = now() - plain;
+	ioctl(fd, PMUSCOPE_IOC_DISABLE);
+	if (ioctl(fd, PMUSCOPE_IOC_STREAM, &st) || ioctl(fd, PMUSCOPE_IOC_ENABLE)) {
+		fprintf(stderr, "stream bench not run: %s\n", strerror(errno));
+		close(fd);
+		return;
+	}
+	sampled = now();
+	spin(20000000);
+	sampled = now() - sampled;
+	ioctl(fd, PMUSCOPE_IOC_DISABLE);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0; off < n; off += ((struct pmuscope_record *)(buf + off))->size)
+			records += ((struct pmuscope_record *)(buf + off))->type == PMUSCOPE_REC_SAMPLE;
+	if (records)
+		printf("pmuscope-bench: stream_record_7_counters %.0f\n",
+		       (sampled - plain) / records);
+	printf("pmuscope-bench: stream_records_per_20M_iterations %lu\n", records);
+	close(fd);
+}
+
 static void bench_handshake(void)
 {
 	struct pmuscope_handshake hs = { .size = sizeof(hs) };
@@ -235,6 +284,7 @@ int main(int argc, char **argv)
 	/* Two CPUs: the deadline's lead (100 us = 100,000 instructions) is most of it. */
 	bench_snapshot("snapshot_7_events_2_cpus", 7, 0x3, 0, 0);
 	bench_snapshot("snapshot_7_events_2_cpus_lead_1us", 7, 0x3, 0, 1);
+	bench_stream(100000);
 	bench_sysfs();
 	if (argc > 1 && !strcmp(argv[1], "perf")) {
 		bench_perf("perf_event_open_read_1_event", 1, 0);
