@@ -27,14 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pmuscope.h"
-#include "report.h"
-
-#define EXIT_USAGE		2
-#define EXIT_UNSUPPORTED	3
-#define EXIT_BUSY		4
-#define EXIT_PERM		5
-#define EXIT_DRIVER		6
+#include "cli.h"
 
 /*
  * stat keeps SIGINT, SIGTERM and SIGCHLD blocked and takes them with
@@ -51,7 +44,7 @@ static void stat_signals(sigset_t *set)
 }
 
 /* Exit status for a failure of pmuscope_open(). */
-static int open_exit_code(int err)
+int open_exit_code(int err)
 {
 	switch (err) {
 	case -ENOENT:
@@ -67,7 +60,7 @@ static int open_exit_code(int err)
 	}
 }
 
-static int exit_code_of(int err)
+int exit_code_of(int err)
 {
 	switch (err) {
 	case -EINVAL:
@@ -290,19 +283,6 @@ static const char * const default_events[] = {
 	"BR_MIS_PRED", "STALL_FRONTEND", "STALL_BACKEND",
 };
 
-struct stat_opts {
-	struct pmuscope_event_spec evs[PMUSCOPE_MAX_EVENTS];
-	unsigned int nr;
-	uint64_t cpus[PMUSCOPE_CPU_WORDS];
-	int cpus_given;
-	int all_cpus;			/* -a */
-	int task;			/* count the command and its children */
-	unsigned int interval_ms;
-	int per_cpu;
-	enum report_format fmt;
-	char **cmd;
-};
-
 static void stat_usage(FILE *f)
 {
 	fprintf(f,
@@ -313,7 +293,7 @@ static void stat_usage(FILE *f)
 		"  children it creates are counted, wherever they run.\n");
 }
 
-static int add_events(struct stat_opts *o, char *list)
+int add_events(struct stat_opts *o, char *list)
 {
 	char err[256], *save = NULL;
 	int added = 0;
@@ -344,8 +324,8 @@ static int add_events(struct stat_opts *o, char *list)
  * A decimal number from @lo to @hi, digits only: strtoull() would take
  * spaces and signs ("-1" as a huge number).
  */
-static int parse_uint(const char *arg, unsigned long long lo, unsigned long long hi,
-		      unsigned long long *out)
+int parse_uint(const char *arg, unsigned long long lo, unsigned long long hi,
+	       unsigned long long *out)
 {
 	unsigned long long v;
 	char *end;
@@ -374,13 +354,13 @@ static int parse_interval(const char *arg, unsigned int *ms)
 	return 0;
 }
 
-static int cpu_chosen(const struct stat_opts *o, int cpu)
+int cpu_chosen(const struct stat_opts *o, int cpu)
 {
 	return !!(o->cpus[cpu / 64] & (1ULL << (cpu % 64)));
 }
 
 /* Every CPU given with -C must exist and be online. */
-static int check_cpus(const struct stat_opts *o)
+int check_cpus(const struct stat_opts *o)
 {
 	struct pmuscope_cpu_info info;
 
@@ -399,8 +379,8 @@ static int check_cpus(const struct stat_opts *o)
 	return 0;
 }
 
-/* The default set: those events every chosen CPU implements, that fit. */
-static void default_set(struct stat_opts *o)
+/* The default set: those of @names every chosen CPU implements, that fit. */
+void default_set(struct stat_opts *o, const char *const *names, size_t n)
 {
 	unsigned int room = 32;
 	char err[128];
@@ -413,11 +393,11 @@ static void default_set(struct stat_opts *o)
 		if (info.num_counters + 1 < room)
 			room = info.num_counters + 1;
 	}
-	for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct pmuscope_event_spec ev;
 		int ok = 1;
 
-		if (o->nr == room || pmuscope_event_parse(default_events[i], &ev, err, sizeof(err)))
+		if (o->nr == room || pmuscope_event_parse(names[i], &ev, err, sizeof(err)))
 			continue;
 		for (int cpu = 0; ok && cpu < PMUSCOPE_MAX_CPUS; cpu++) {
 			struct pmuscope_cpu_info info;
@@ -619,7 +599,7 @@ static int cmd_stat(int argc, char **argv)
 	if (o.cpus_given && check_cpus(&o))
 		return 1;
 	if (!o.nr)
-		default_set(&o);
+		default_set(&o, default_events, sizeof(default_events) / sizeof(default_events[0]));
 	if (!o.nr) {
 		fprintf(stderr, "pmuscope: none of the default events is implemented on these CPUs (pmuscope list)\n");
 		return EXIT_UNSUPPORTED;
@@ -977,7 +957,7 @@ static int cmd_snapshot(int argc, char **argv)
 	if (o.cpus_given && check_cpus(&o))
 		return 1;
 	if (!o.nr)
-		default_set(&o);
+		default_set(&o, default_events, sizeof(default_events) / sizeof(default_events[0]));
 	if (!o.nr) {
 		fprintf(stderr, "pmuscope: none of the default events is implemented on these CPUs (pmuscope list)\n");
 		return EXIT_UNSUPPORTED;
