@@ -1065,6 +1065,8 @@ static void usage(FILE *f)
 		"  stat [OPTIONS] [-- CMD]   count events (pmuscope stat --help)\n"
 		"  snapshot [OPTIONS]        every CPU's counts at one instant\n"
 		"                            (pmuscope snapshot --help)\n"
+		"  report [OPTIONS]          the hottest functions of a recording\n"
+		"                            (pmuscope report --help)\n"
 		"  read [--json]             what every session is counting now\n"
 		"  version                   versions of the tool and the driver\n");
 }
@@ -1097,6 +1099,8 @@ static int run(int argc, char **argv)
 		return cmd_read(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "snapshot"))
 		return cmd_snapshot(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
 		char profile[64];
 
