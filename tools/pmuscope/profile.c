@@ -642,8 +642,15 @@ static void print_table(struct prof *p, struct entry **v, size_t n)
 	sampling_text(p, how, sizeof(how));
 	printf("# pmuscope report of %s\n", p->file);
 	printf("# recorded by:");
-	for (int i = 0; i < in->argc; i++)
-		printf(" %s", in->argv[i]);
+	for (int i = 0; i < in->argc; i++) {
+		const char *a = in->argv[i];
+
+		/* Quoted as a shell would want it, where it matters. */
+		if (*a && !a[strcspn(a, " \t\n'\"\\$`*?;&|<>()")])
+			printf(" %s", a);
+		else
+			printf(" '%s'", a);
+	}
 	printf("\n# events:");
 	for (unsigned int i = 0; i < in->nr_events; i++)
 		printf("%s %s", i ? "," : "", p->keys[i]);
