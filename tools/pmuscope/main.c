@@ -1065,6 +1065,7 @@ static void usage(FILE *f)
 		"  stat [OPTIONS] [-- CMD]   count events (pmuscope stat --help)\n"
 		"  snapshot [OPTIONS]        every CPU's counts at one instant\n"
 		"                            (pmuscope snapshot --help)\n"
+		"  record [OPTIONS] [-- CMD] sample into a file (pmuscope record --help)\n"
 		"  report [OPTIONS]          the hottest functions of a recording\n"
 		"                            (pmuscope report --help)\n"
 		"  read [--json]             what every session is counting now\n"
@@ -1099,6 +1100,8 @@ static int run(int argc, char **argv)
 		return cmd_read(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "snapshot"))
 		return cmd_snapshot(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "record"))
+		return cmd_record(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
