@@ -8,11 +8,18 @@
  *   pmuscope read [--json]
  *   pmuscope snapshot [-e EVENTS] [-C CPUS | -a] [-I MS] [-n COUNT]
  *                     [--software | --hardware] [--lead US] [--json | --csv]
+ *   pmuscope record [-e EVENTS] [-c N | -F HZ] [-C CPUS | -a] [-m KIB]
+ *                   [-o FILE] [-- CMD ...]                      (record.c)
+ *   pmuscope report [-i FILE] [--symfs DIR] [--pid PID] [--sort sym|line]
+ *                   [-n TOP] [--json | --csv]                   (profile.c)
  *
- * Exit status: 0; the command's status with "stat -- CMD"; 2 usage or
- * unknown event; 3 event not implemented, or (snapshot --hardware) a CPU
- * without a usable hardware capture; 4 counters busy; 5 permission;
- * 6 driver missing or of another API version; 1 anything else.
+ * Exit status: 0; the command's status with "stat -- CMD" and "record --
+ * CMD"; 2 usage or unknown event; 3 event not implemented, or (snapshot
+ * --hardware) a CPU without a usable hardware capture, or (record) a
+ * driver without streams, or (report) a pmuscope built without elfutils;
+ * 4 counters busy; 5 permission; 6 driver missing or of another API
+ * version; 1 anything else (report: a file that cannot be read or is not
+ * a valid record file).
  */
 #define _GNU_SOURCE
 #include <errno.h>
