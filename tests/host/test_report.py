@@ -295,6 +295,25 @@ class ReportTest(unittest.TestCase):
         self.assertTrue(j["entries"][0]["symbol"].startswith("[unknown] " + self.pie + "+0x"),
                         j["entries"][0])
 
+    @unittest.skipUnless(shutil.which("aarch64-linux-gnu-gcc"), "no aarch64-linux-gnu-gcc")
+    def test_arm64_executable_on_this_host(self):
+        """What a recording in the arm64 guest needs: its ELF files read here."""
+        exe = self.path("loop-arm64")
+        subprocess.run(["aarch64-linux-gnu-gcc", "-static", "-O1", "-g", "-o", exe,
+                        self.path("loop.c")], check=True)
+        body, _ = symbol(exe, "loop_body")
+        main, _ = symbol(exe, "main")
+        w = Writer([CYCLES, INSTS])
+        w.records(self.samples(4242, body, main + 4))
+        w.maps(4242, MAPS_END, 99999999, "\n".join(maps_lines(exe, 0)) + "\n")
+        w.comm(4242, 4242, 99999999, "loop")
+        w.end(99999999, 2000, 0, 0)
+        data = self.path("arm64.data")
+        w.save(data)
+        self.check_hot(data, "loop-arm64", {"main"})
+        out = json.loads(self.report(data, "--json", "--sort", "line").stdout)
+        self.assertRegex(out["entries"][0]["source"], r"^loop\.c:\d+$")
+
     def test_sort_line(self):
         body, size = symbol(self.static, "loop_body")
         w = Writer([CYCLES, INSTS])
