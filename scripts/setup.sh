@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 packages=(
-	make gcc libc6-dev bc bison flex libssl-dev libelf-dev cpio kmod
+	make gcc libc6-dev bc bison flex libssl-dev libelf-dev libdw-dev cpio kmod
 	xz-utils rsync python3 python3-docutils perl sparse
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-arm linux-source-6.12 linux-source-6.1

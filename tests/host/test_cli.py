@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import tempfile
 import time
@@ -439,6 +440,165 @@ class SnapshotTest(unittest.TestCase):
                     "--lead US", "--json | --csv"):
             self.assertIn(opt, r.stdout)
         self.assertIn("snapshot", run("--help").stdout)
+
+
+def read_chunks(path):
+    """(header fields, [(type, payload)]) of a record file, read as
+    Documentation/cli.rst lays it out."""
+    with open(path, "rb") as f:
+        data = f.read()
+    (magic, version, header_size, freq, start, nr, kernel_el, period_ms, sample_index,
+     sample_period, argc, cmdline_size) = struct.unpack_from("<8sIIQQIIIIQII", data)
+    hdr = {"magic": magic, "version": version, "freq": freq, "nr_events": nr,
+           "period_ms": period_ms, "sample_index": sample_index,
+           "sample_period": sample_period,
+           "events": [struct.unpack_from("<II40s", data, 64 + 96 * i)[2].rstrip(b"\0").decode()
+                      for i in range(nr)],
+           "argv": data[64 + 96 * nr:64 + 96 * nr + cmdline_size].split(b"\0")[:argc]}
+    chunks, off = [], header_size
+    while off < len(data):
+        kind, size = struct.unpack_from("<II", data, off)
+        chunks.append((kind, data[off + 8:off + size]))
+        off += size
+    return hdr, chunks
+
+
+class RecordTest(unittest.TestCase):
+    """pmuscope record against fake_pmuscope.so (its stream: see
+    fake_pmuscope.c), its commands traced for real."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.join(self.tmp.name, "sysfs")
+        self.log = os.path.join(self.tmp.name, "ioctls")
+        self.data = os.path.join(self.tmp.name, "out.data")
+        fake_sysfs(self.root)
+        self.env = {"PMUSCOPE_SYSFS": self.root, "LD_PRELOAD": FAKE,
+                    "FAKE_PMUSCOPE_LOG": self.log}
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def ioctls(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return f.read().splitlines()
+
+    def record(self, *args, env=None):
+        e = dict(self.env)
+        e.update(env or {})
+        return run("record", "-o", self.data, *args, env=e)
+
+    def test_command_tree_maps_and_exit_status(self):
+        r = self.record("-c", "5000", "--", "sh", "-c", "/bin/true; sh -c 'exit 0'; exit 3")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        m = re.search(r"^pmuscope record: (\d+) samples, 5 lost, written to (.*)$", r.stderr, re.M)
+        self.assertTrue(m, r.stderr)
+        self.assertEqual(m[2], self.data)
+        self.assertIn("sampling throttled 1 times", r.stderr)
+        self.assertEqual(self.ioctls(), [
+            "config nr_events=2",
+            "stream period_ms=0 sample_index=0 sample_period=5000 ring_kib=0",
+            "reset", "enable", "disable"])
+        hdr, chunks = read_chunks(self.data)
+        self.assertEqual((hdr["magic"], hdr["version"], hdr["events"], hdr["sample_period"],
+                          hdr["sample_index"]),
+                         (b"PMUSDATA", 1, ["CPU_CYCLES", "INST_RETIRED"], 5000, 0))
+        self.assertEqual(hdr["argv"][:4], [b"pmuscope", b"record", b"-o", self.data.encode()])
+        kinds = [k for k, _ in chunks]
+        self.assertEqual(kinds[-1], 5)                              # END last
+        samples = struct.unpack_from("<QQQQ", chunks[-1][1])
+        self.assertEqual(samples[1:], (int(m[1]), 5, 1))
+        maps = [(struct.unpack_from("<IIQII", p), p[24:]) for k, p in chunks if k == 2]
+        execs = {pid: text for (pid, reason, _t, _n, _r), text in maps if reason == 1}
+        exits = {pid for (pid, reason, _t, _n, _r), _ in maps if reason == 2}
+        # sh, true and the inner sh: each exec'd, each process's exit maps.
+        self.assertEqual(len(execs), 3, [t[:80] for t in execs.values()])
+        self.assertTrue(any(b"/true" in t for t in execs.values()))
+        self.assertLessEqual(set(execs), exits)
+        comms = {struct.unpack_from("<II", p)[0]: p[16:32].rstrip(b"\0") for k, p in chunks
+                 if k == 3}
+        self.assertIn(b"true", comms.values())
+        ends = {struct.unpack_from("<I", p)[0]: struct.unpack_from("<i", p, 16)[0]
+                for k, p in chunks if k == 4}
+        self.assertEqual(sorted(ends.values()), [0, 0, 3])
+        # The stand-in's samples are pmuscope's own, at libc's getpid(): its
+        # maps were taken at the end, and the report finds the function.
+        self.assertIn(2, kinds)
+        j = run("report", "-i", self.data, "--json")
+        self.assertEqual(j.returncode, 0, j.stderr)
+        out = json.loads(j.stdout)
+        self.assertEqual((out["lost"], out["throttled"], out["samples"]),
+                         (5, 1, int(m[1])))
+        top = out["entries"][0]
+        self.assertEqual((top["comm"], top["overhead"]), ("pmuscope", 100.0))
+        self.assertIn("getpid", top["symbol"])
+        self.assertTrue(top["object"].startswith("libc"), top)
+        self.assertAlmostEqual(top["metrics"]["ipc"], 2.0)
+
+    def test_command_that_cannot_run(self):
+        r = self.record("--", os.path.join(self.tmp.name, "nosuch"))
+        self.assertEqual(r.returncode, 127, r.stderr)
+        self.assertIn("cannot run", r.stderr)
+        self.assertIn("written to", r.stderr)
+
+    def test_until_sigint_time_based(self):
+        e = dict(os.environ, **self.env)
+        p = subprocess.Popen([CLI, "record", "-a", "-F", "100", "-e", "cycles", "-m", "64",
+                              "-o", self.data], stderr=subprocess.PIPE, text=True, env=e)
+        time.sleep(0.3)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=10)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertRegex(err, r"pmuscope record: [1-9]\d* samples, 5 lost, written to ")
+        self.assertEqual(self.ioctls()[:2], [
+            "config nr_events=1",
+            "stream period_ms=10 sample_index=4294967295 sample_period=0 ring_kib=64"])
+        self.assertEqual(self.ioctls()[-1], "disable")
+        hdr, chunks = read_chunks(self.data)
+        self.assertEqual((hdr["period_ms"], hdr["sample_index"]), (10, 0xFFFFFFFF))
+        # Samples of pmuscope itself, still there: its maps taken at the end.
+        maps = [struct.unpack_from("<II", p) for k, p in chunks if k == 2]
+        self.assertEqual([reason for _pid, reason in maps], [3])
+        j = json.loads(run("report", "-i", self.data, "--json").stdout)
+        self.assertEqual((j["sample_event"], j["period_ms"]), (None, 10))
+
+    def test_errors(self):
+        cases = [
+            (("-c", "999"), 2, "-c needs 1000 to 2147483648 events"),
+            (("-c", "1000", "-F", "10"), 2, "-c and -F exclude each other"),
+            (("-F", "0"), 2, "-F needs 1 to 1000 samples a second"),
+            (("-F", "1001"), 2, "-F needs 1 to 1000"),
+            (("-m", "6"), 2, "-m needs a power of 2 from 4 to 16384 KiB"),
+            (("-a", "-C", "0"), 2, "-C and -a exclude each other"),
+            (("-e", "nosuch"), 2, "unknown event 'nosuch'"),
+            (("--bogus",), 2, "usage: pmuscope record"),
+            (("-C", "7", "--", "true"), 1, "cpu7 does not exist"),
+        ]
+        for args, code, msg in cases:
+            r = self.record(*args)
+            self.assertEqual(r.returncode, code, (args, r.stderr))
+            self.assertIn(msg, r.stderr, args)
+        r = self.record("--", "true", env={"FAKE_PMUSCOPE_FEATURES": "0x1"})
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("the driver has no streams", r.stderr)
+        r = self.record("--", "true", env={"FAKE_PMUSCOPE_STREAM_ERRNO": "95"})
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("stream refused", r.stderr)
+        r = run("record", "-o", os.path.join(self.tmp.name, "no", "dir", "x.data"), "--",
+                "true", env=self.env)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cannot write", r.stderr)
+        r = run("record", "--help")
+        self.assertEqual(r.returncode, 0)
+        for opt in ("-e EVENT", "-c N | -F HZ", "-C CPUS | -a", "-m KIB", "-o FILE",
+                    "-- CMD"):
+            self.assertIn(opt, r.stdout)
+        if not os.path.exists("/dev/pmuscope"):
+            r = run("record", "--", "true", env={"PMUSCOPE_SYSFS": self.root})
+            self.assertEqual(r.returncode, 6)
+            self.assertIn("is the pmuscope module loaded", r.stderr)
 
 
 if __name__ == "__main__":

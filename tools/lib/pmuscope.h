@@ -12,10 +12,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <linux/pmuscope.h>
 
-#define PMUSCOPE_LIB_VERSION	"0.3.0"
+#define PMUSCOPE_LIB_VERSION	"0.4.0"
 #define PMUSCOPE_MAX_CPUS	1024
 #define PMUSCOPE_CPU_WORDS	(PMUSCOPE_MAX_CPUS / 64)
 
@@ -291,6 +292,119 @@ int pmuscope_snap_hw_explain(const uint64_t *cpus, size_t words, char *buf, size
  * rounded to the nearest; 0 when @freq is 0.
  */
 uint64_t pmuscope_ticks_ns(uint64_t ticks, uint64_t freq);
+
+/**
+ * struct pmuscope_stream_cfg - what a stream of records gives
+ * @period_ms: a record every @period_ms ms on every CPU of the session
+ *	(time-based), 1 to PMUSCOPE_STREAM_MS_MAX; 0: none
+ * @sample_index: the event of the configuration (0: the first) whose
+ *	counter overflows every @sample_period events and records then
+ *	(event-based: a sampling profiler); PMUSCOPE_STREAM_NO_EVENT: none
+ * @sample_period: events between two records, PMUSCOPE_STREAM_PERIOD_MIN
+ *	to PMUSCOPE_STREAM_PERIOD_MAX
+ * @ring_kib: the ring's size in KiB, a power of 2 from
+ *	PMUSCOPE_STREAM_KIB_MIN to PMUSCOPE_STREAM_KIB_MAX; 0: the driver's
+ *	default, PMUSCOPE_STREAM_KIB_DEFAULT
+ */
+struct pmuscope_stream_cfg {
+	unsigned int period_ms;
+	unsigned int sample_index;
+	uint64_t sample_period;
+	unsigned int ring_kib;
+};
+
+/**
+ * pmuscope_stream_start() - ask a CPU session for a stream of records
+ * (PMUSCOPE_IOC_STREAM, API version 3, PMUSCOPE_FEAT_STREAM)
+ *
+ * After pmuscope_configure() and before pmuscope_enable(): the records
+ * come while the session is enabled. The session's file is then
+ * non-blocking (pmuscope_stream_read() waits with poll()).
+ * Return: 0, or -errno with pmuscope_errmsg() set: -EINVAL (a bad
+ * argument, checked here first, or no configuration), -EOPNOTSUPP (a task
+ * session, or a driver without streams), -ENOTTY (a driver older than API
+ * version 3).
+ */
+int pmuscope_stream_start(struct pmuscope *h, const struct pmuscope_stream_cfg *cfg);
+
+/**
+ * pmuscope_stream_read() - whole records of the session's stream
+ * @buf: where to put them (each starts with a struct pmuscope_record; see
+ *	pmuscope_record_next() to walk them)
+ * @len: room at @buf: at least one record's size (48 + 8 x events)
+ * @timeout_ms: how long to wait for records: 0 not at all, -1 forever
+ *
+ * Return: the bytes read (> 0), 0 when no record came within @timeout_ms,
+ * or -errno: -ENOSPC (@len is too small for the next record), -EINTR (a
+ * signal came while waiting), another from poll() or read().
+ */
+ssize_t pmuscope_stream_read(struct pmuscope *h, void *buf, size_t len, int timeout_ms);
+
+/**
+ * pmuscope_fd() - the session's file descriptor, to poll() it with others
+ * (POLLIN: records to read); -1 for a NULL session.
+ */
+int pmuscope_fd(const struct pmuscope *h);
+
+/**
+ * struct pmuscope_rec - one record of a stream, as pmuscope_record_next()
+ * finds it: the fields of struct pmuscope_record, and where its counts are
+ * @counts: @nr 64-bit counts in the byte order of the machine that
+ *	recorded them (little-endian: arm64 Linux), perhaps unaligned: read
+ *	them with pmuscope_rec_count()
+ */
+struct pmuscope_rec {
+	uint16_t type;
+	uint16_t size;
+	uint32_t cpu;
+	uint64_t time;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t pc;
+	uint64_t value;
+	uint32_t flags;
+	uint32_t nr;
+	const unsigned char *counts;
+};
+
+/**
+ * pmuscope_record_next() - the record at *@off of @len bytes at @buf
+ * @off: in: where the record starts; out: just after it
+ * @rec: the record (its @counts point into @buf)
+ * @err: on failure, what is wrong and where ("record at byte 96: size 52
+ *	is not a multiple of 8")
+ *
+ * A pure parser: no session, no system call. Every record is checked:
+ * at least 48 bytes, a multiple of 8, 48 + 8 x nr bytes, and all of it
+ * within @len. Records of a type this library does not know are returned
+ * as they are (the caller skips them).
+ * Return: 1 (a record), 0 (*@off is @len: no more), -EBADMSG (malformed
+ * or cut short: *@off is left at the bad record).
+ */
+int pmuscope_record_next(const void *buf, size_t len, size_t *off,
+			 struct pmuscope_rec *rec, char *err, size_t errlen);
+
+/** pmuscope_rec_count() - count @i of @rec (0 when @i >= @rec->nr). */
+uint64_t pmuscope_rec_count(const struct pmuscope_rec *rec, unsigned int i);
+
+/**
+ * pmuscope_rec_type_name() - "sample", "lost", "throttled"; "unknown" for
+ * any other number.
+ */
+const char *pmuscope_rec_type_name(uint16_t type);
+
+/**
+ * pmuscope_counter_now() - the system counter now, in the time base of
+ * the records: CNTVCT_EL0 on arm64. Elsewhere (no records from a driver:
+ * tests) CLOCK_MONOTONIC in ns.
+ */
+uint64_t pmuscope_counter_now(void);
+
+/**
+ * pmuscope_counter_freq() - the system counter's frequency in Hz
+ * (CNTFRQ_EL0) on arm64; 0 elsewhere (unknown).
+ */
+uint64_t pmuscope_counter_freq(void);
 
 /** pmuscope_scale() - @count scaled by @enabled / @running. */
 uint64_t pmuscope_scale(uint64_t count, uint64_t enabled, uint64_t running);

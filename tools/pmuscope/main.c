@@ -8,11 +8,18 @@
  *   pmuscope read [--json]
  *   pmuscope snapshot [-e EVENTS] [-C CPUS | -a] [-I MS] [-n COUNT]
  *                     [--software | --hardware] [--lead US] [--json | --csv]
+ *   pmuscope record [-e EVENTS] [-c N | -F HZ] [-C CPUS | -a] [-m KIB]
+ *                   [-o FILE] [-- CMD ...]                      (record.c)
+ *   pmuscope report [-i FILE] [--symfs DIR] [--pid PID] [--sort sym|line]
+ *                   [-n TOP] [--json | --csv]                   (profile.c)
  *
- * Exit status: 0; the command's status with "stat -- CMD"; 2 usage or
- * unknown event; 3 event not implemented, or (snapshot --hardware) a CPU
- * without a usable hardware capture; 4 counters busy; 5 permission;
- * 6 driver missing or of another API version; 1 anything else.
+ * Exit status: 0; the command's status with "stat -- CMD" and "record --
+ * CMD"; 2 usage or unknown event; 3 event not implemented, or (snapshot
+ * --hardware) a CPU without a usable hardware capture, or (record) a
+ * driver without streams, or (report) a pmuscope built without elfutils;
+ * 4 counters busy; 5 permission; 6 driver missing or of another API
+ * version; 1 anything else (report: a file that cannot be read or is not
+ * a valid record file).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,14 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pmuscope.h"
-#include "report.h"
-
-#define EXIT_USAGE		2
-#define EXIT_UNSUPPORTED	3
-#define EXIT_BUSY		4
-#define EXIT_PERM		5
-#define EXIT_DRIVER		6
+#include "cli.h"
 
 /*
  * stat keeps SIGINT, SIGTERM and SIGCHLD blocked and takes them with
@@ -51,7 +51,7 @@ static void stat_signals(sigset_t *set)
 }
 
 /* Exit status for a failure of pmuscope_open(). */
-static int open_exit_code(int err)
+int open_exit_code(int err)
 {
 	switch (err) {
 	case -ENOENT:
@@ -67,7 +67,7 @@ static int open_exit_code(int err)
 	}
 }
 
-static int exit_code_of(int err)
+int exit_code_of(int err)
 {
 	switch (err) {
 	case -EINVAL:
@@ -290,19 +290,6 @@ static const char * const default_events[] = {
 	"BR_MIS_PRED", "STALL_FRONTEND", "STALL_BACKEND",
 };
 
-struct stat_opts {
-	struct pmuscope_event_spec evs[PMUSCOPE_MAX_EVENTS];
-	unsigned int nr;
-	uint64_t cpus[PMUSCOPE_CPU_WORDS];
-	int cpus_given;
-	int all_cpus;			/* -a */
-	int task;			/* count the command and its children */
-	unsigned int interval_ms;
-	int per_cpu;
-	enum report_format fmt;
-	char **cmd;
-};
-
 static void stat_usage(FILE *f)
 {
 	fprintf(f,
@@ -313,7 +300,7 @@ static void stat_usage(FILE *f)
 		"  children it creates are counted, wherever they run.\n");
 }
 
-static int add_events(struct stat_opts *o, char *list)
+int add_events(struct stat_opts *o, char *list)
 {
 	char err[256], *save = NULL;
 	int added = 0;
@@ -344,8 +331,8 @@ static int add_events(struct stat_opts *o, char *list)
  * A decimal number from @lo to @hi, digits only: strtoull() would take
  * spaces and signs ("-1" as a huge number).
  */
-static int parse_uint(const char *arg, unsigned long long lo, unsigned long long hi,
-		      unsigned long long *out)
+int parse_uint(const char *arg, unsigned long long lo, unsigned long long hi,
+	       unsigned long long *out)
 {
 	unsigned long long v;
 	char *end;
@@ -374,13 +361,13 @@ static int parse_interval(const char *arg, unsigned int *ms)
 	return 0;
 }
 
-static int cpu_chosen(const struct stat_opts *o, int cpu)
+int cpu_chosen(const struct stat_opts *o, int cpu)
 {
 	return !!(o->cpus[cpu / 64] & (1ULL << (cpu % 64)));
 }
 
 /* Every CPU given with -C must exist and be online. */
-static int check_cpus(const struct stat_opts *o)
+int check_cpus(const struct stat_opts *o)
 {
 	struct pmuscope_cpu_info info;
 
@@ -399,8 +386,8 @@ static int check_cpus(const struct stat_opts *o)
 	return 0;
 }
 
-/* The default set: those events every chosen CPU implements, that fit. */
-static void default_set(struct stat_opts *o)
+/* The default set: those of @names every chosen CPU implements, that fit. */
+void default_set(struct stat_opts *o, const char *const *names, size_t n)
 {
 	unsigned int room = 32;
 	char err[128];
@@ -413,11 +400,11 @@ static void default_set(struct stat_opts *o)
 		if (info.num_counters + 1 < room)
 			room = info.num_counters + 1;
 	}
-	for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct pmuscope_event_spec ev;
 		int ok = 1;
 
-		if (o->nr == room || pmuscope_event_parse(default_events[i], &ev, err, sizeof(err)))
+		if (o->nr == room || pmuscope_event_parse(names[i], &ev, err, sizeof(err)))
 			continue;
 		for (int cpu = 0; ok && cpu < PMUSCOPE_MAX_CPUS; cpu++) {
 			struct pmuscope_cpu_info info;
@@ -619,7 +606,7 @@ static int cmd_stat(int argc, char **argv)
 	if (o.cpus_given && check_cpus(&o))
 		return 1;
 	if (!o.nr)
-		default_set(&o);
+		default_set(&o, default_events, sizeof(default_events) / sizeof(default_events[0]));
 	if (!o.nr) {
 		fprintf(stderr, "pmuscope: none of the default events is implemented on these CPUs (pmuscope list)\n");
 		return EXIT_UNSUPPORTED;
@@ -977,7 +964,7 @@ static int cmd_snapshot(int argc, char **argv)
 	if (o.cpus_given && check_cpus(&o))
 		return 1;
 	if (!o.nr)
-		default_set(&o);
+		default_set(&o, default_events, sizeof(default_events) / sizeof(default_events[0]));
 	if (!o.nr) {
 		fprintf(stderr, "pmuscope: none of the default events is implemented on these CPUs (pmuscope list)\n");
 		return EXIT_UNSUPPORTED;
@@ -1085,6 +1072,9 @@ static void usage(FILE *f)
 		"  stat [OPTIONS] [-- CMD]   count events (pmuscope stat --help)\n"
 		"  snapshot [OPTIONS]        every CPU's counts at one instant\n"
 		"                            (pmuscope snapshot --help)\n"
+		"  record [OPTIONS] [-- CMD] sample into a file (pmuscope record --help)\n"
+		"  report [OPTIONS]          the hottest functions of a recording\n"
+		"                            (pmuscope report --help)\n"
 		"  read [--json]             what every session is counting now\n"
 		"  version                   versions of the tool and the driver\n");
 }
@@ -1117,6 +1107,10 @@ static int run(int argc, char **argv)
 		return cmd_read(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "snapshot"))
 		return cmd_snapshot(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "record"))
+		return cmd_record(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
 		char profile[64];
 

@@ -13,10 +13,19 @@
  * + 4 * k ticks at 62.5 MHz; method hardware unless PMUSCOPE_SNAP_F_SOFTWARE,
  * frozen 3 ticks on the software method.
  *
+ * STREAM, then ENABLE: each read() of the session waits 5 ms, then gives
+ * (the first time) a LOST record of 5 and a THROTTLED record, then 4
+ * SAMPLE records, CPUs 0 and 1 in turn, of the reading process and
+ * thread at the PC of libc's getpid() + 4, user flag, timer flag when
+ * time-based, counts growing by 100000 x (i + 1) for event i, time
+ * CLOCK_MONOTONIC in ns (as pmuscope_counter_now() off arm64). Not
+ * enabled: EAGAIN. Too small a buffer: ENOSPC.
+ *
  * Environment:
  *   FAKE_PMUSCOPE_FEATURES    handshake features (default: PMU, SNAPSHOT,
- *                             SNAPSHOT_HW)
+ *                             SNAPSHOT_HW, STREAM)
  *   FAKE_PMUSCOPE_SNAP_ERRNO  SNAPSHOT fails with this errno (a number)
+ *   FAKE_PMUSCOPE_STREAM_ERRNO  STREAM fails with this errno
  *   FAKE_PMUSCOPE_LOG         a file: one line per ioctl
  */
 /* Both open() and open64() are defined here: neither may be renamed. */
@@ -31,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/pmuscope.h>
@@ -39,6 +50,9 @@ static int fake_fd = -1;
 static unsigned int fake_nr_events, fake_snaps;
 static uint64_t fake_cpus[16];
 static int fake_configured;
+static int fake_streaming, fake_enabled, fake_first_read;
+static uint64_t fake_counts[2][PMUSCOPE_MAX_EVENTS];
+static uint32_t fake_stream_flags;
 
 static void fake_log(const char *fmt, ...)
 {
@@ -66,6 +80,8 @@ static int fake_open(const char *path, int flags, mode_t mode, const char *sym)
 		fake_fd = real("/dev/null", O_RDWR | (flags & O_CLOEXEC));
 		fake_configured = 0;
 		fake_snaps = 0;
+		fake_streaming = 0;
+		fake_enabled = 0;
 		return fake_fd;
 	}
 	return real(path, flags, mode);
@@ -132,7 +148,8 @@ static int fake_handshake(struct pmuscope_handshake *hs)
 		return fake_err(EINVAL);
 	hs->api_version = PMUSCOPE_API_VERSION;
 	hs->features = feat && *feat ? strtoull(feat, NULL, 0) :
-		       PMUSCOPE_FEAT_PMU | PMUSCOPE_FEAT_SNAPSHOT | PMUSCOPE_FEAT_SNAPSHOT_HW;
+		       PMUSCOPE_FEAT_PMU | PMUSCOPE_FEAT_SNAPSHOT | PMUSCOPE_FEAT_SNAPSHOT_HW |
+		       PMUSCOPE_FEAT_STREAM;
 	hs->nr_cpu_ids = 1024;
 	hs->max_events = PMUSCOPE_MAX_EVENTS;
 	return 0;
@@ -204,6 +221,82 @@ static int fake_snapshot(struct pmuscope_snapshot *sn)
 	return 0;
 }
 
+static int fake_stream(const struct pmuscope_stream *st)
+{
+	const char *err = getenv("FAKE_PMUSCOPE_STREAM_ERRNO");
+
+	fake_log("stream period_ms=%u sample_index=%u sample_period=%llu ring_kib=%u",
+		 st->period_ms, st->sample_index, (unsigned long long)st->sample_period,
+		 st->ring_kib);
+	if (st->size != sizeof(*st) || st->flags || st->reserved0 || st->reserved[0] ||
+	    st->reserved[1] || !fake_configured || st->period_ms > PMUSCOPE_STREAM_MS_MAX ||
+	    (st->ring_kib && (st->ring_kib < PMUSCOPE_STREAM_KIB_MIN ||
+			      st->ring_kib > PMUSCOPE_STREAM_KIB_MAX ||
+			      (st->ring_kib & (st->ring_kib - 1)))))
+		return fake_err(EINVAL);
+	if (st->sample_index != PMUSCOPE_STREAM_NO_EVENT &&
+	    (st->sample_index >= fake_nr_events || st->sample_period < PMUSCOPE_STREAM_PERIOD_MIN ||
+	     st->sample_period > PMUSCOPE_STREAM_PERIOD_MAX))
+		return fake_err(EINVAL);
+	if (err && *err)
+		return fake_err(atoi(err));
+	fake_streaming = st->period_ms || st->sample_index != PMUSCOPE_STREAM_NO_EVENT;
+	fake_stream_flags = PMUSCOPE_REC_F_USER |
+			    (st->sample_index == PMUSCOPE_STREAM_NO_EVENT ? PMUSCOPE_REC_F_TIMER : 0);
+	fake_first_read = 1;
+	memset(fake_counts, 0, sizeof(fake_counts));
+	return 0;
+}
+
+static size_t fake_record(unsigned char *p, uint16_t type, uint32_t cpu, uint64_t value)
+{
+	unsigned int nr = type == PMUSCOPE_REC_SAMPLE ? fake_nr_events : 0;
+	struct pmuscope_record r = {
+		.type = type, .size = sizeof(r) + 8 * nr, .cpu = cpu, .value = value, .nr = nr,
+	};
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	r.time = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	if (type == PMUSCOPE_REC_SAMPLE) {
+		r.pid = getpid();
+		r.tid = syscall(SYS_gettid);
+		r.pc = (uintptr_t)dlsym(RTLD_NEXT, "getpid") + 4;
+		r.flags = fake_stream_flags;
+		for (unsigned int i = 0; i < nr; i++) {
+			fake_counts[cpu][i] += 100000ULL * (i + 1);
+			memcpy(p + sizeof(r) + 8 * i, &fake_counts[cpu][i], 8);
+		}
+	}
+	memcpy(p, &r, sizeof(r));
+	return r.size;
+}
+
+ssize_t read(int fd, void *buf, size_t len)
+{
+	ssize_t (*real)(int, void *, size_t) =
+		(ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+	unsigned char *p = buf;
+	size_t off = 0, one = sizeof(struct pmuscope_record) + 8 * fake_nr_events;
+	struct timespec wait = { 0, 5000000 };
+
+	if (fd < 0 || fd != fake_fd)
+		return real(fd, buf, len);
+	if (!fake_streaming || !fake_enabled)
+		return fake_err(EAGAIN);
+	if (len < one + 2 * sizeof(struct pmuscope_record))
+		return fake_err(ENOSPC);
+	nanosleep(&wait, NULL);
+	if (fake_first_read) {
+		off += fake_record(p + off, PMUSCOPE_REC_LOST, 1, 5);
+		off += fake_record(p + off, PMUSCOPE_REC_THROTTLED, 0, 0);
+		fake_first_read = 0;
+	}
+	for (unsigned int k = 0; k < 4 && off + one <= len; k++)
+		off += fake_record(p + off, PMUSCOPE_REC_SAMPLE, k % 2, 0);
+	return off;
+}
+
 int ioctl(int fd, unsigned long req, ...)
 {
 	int (*real)(int, unsigned long, ...) =
@@ -227,9 +320,13 @@ int ioctl(int fd, unsigned long req, ...)
 	case PMUSCOPE_IOC_RESET:
 		fake_log("%s", req == PMUSCOPE_IOC_ENABLE ? "enable" :
 			 req == PMUSCOPE_IOC_DISABLE ? "disable" : "reset");
+		if (req != PMUSCOPE_IOC_RESET && fake_configured)
+			fake_enabled = req == PMUSCOPE_IOC_ENABLE;
 		return fake_configured ? 0 : fake_err(EINVAL);
 	case PMUSCOPE_IOC_SNAPSHOT:
 		return fake_snapshot(arg);
+	case PMUSCOPE_IOC_STREAM:
+		return fake_stream(arg);
 	default:
 		return fake_err(ENOTTY);
 	}

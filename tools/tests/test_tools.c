@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "datafile.h"
 #include "pmuscope.h"
 #include "report.h"
 
@@ -592,6 +594,218 @@ static void test_snap_report(void)
 	free(buf);
 }
 
+/* ------------------------------------------------------ stream records */
+/* Put a record of @nr counts at @buf + @off; returns its size. */
+static size_t put_rec(unsigned char *buf, size_t off, uint16_t type, uint32_t cpu,
+		      uint64_t pc, uint32_t nr, uint64_t first)
+{
+	struct pmuscope_record r = {
+		.type = type, .size = 48 + 8 * nr, .cpu = cpu, .time = 1000 + off,
+		.pid = 42, .tid = 43, .pc = pc, .value = type == PMUSCOPE_REC_LOST ? 7 : 0,
+		.flags = PMUSCOPE_REC_F_USER, .nr = nr,
+	};
+
+	memcpy(buf + off, &r, sizeof(r));
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t v = first + i;
+
+		memcpy(buf + off + 48 + 8 * i, &v, 8);
+	}
+	return r.size;
+}
+
+static void test_records(void)
+{
+	unsigned char buf[512 + 8], *odd = buf + 4;	/* unaligned on purpose */
+	struct pmuscope_rec rec;
+	struct pmuscope_record hdr;
+	char err[160];
+	size_t len = 0, off = 0;
+	int n = 0, ret;
+	uint64_t sum = 0;
+
+	len += put_rec(odd, len, PMUSCOPE_REC_SAMPLE, 1, 0x400123, 2, 100);
+	len += put_rec(odd, len, PMUSCOPE_REC_LOST, 0, 0, 0, 0);
+	len += put_rec(odd, len, PMUSCOPE_REC_THROTTLED, 3, 0, 0, 0);
+	len += put_rec(odd, len, 99, 2, 0, 1, 5);	/* a newer type: returned as is */
+	while ((ret = pmuscope_record_next(odd, len, &off, &rec, err, sizeof(err))) == 1) {
+		n++;
+		for (uint32_t i = 0; i < rec.nr; i++)
+			sum += pmuscope_rec_count(&rec, i);
+		if (n == 1)
+			result(rec.type == PMUSCOPE_REC_SAMPLE && rec.size == 64 && rec.cpu == 1 &&
+			       rec.pid == 42 && rec.tid == 43 && rec.pc == 0x400123 && rec.nr == 2 &&
+			       pmuscope_rec_count(&rec, 1) == 101 && pmuscope_rec_count(&rec, 2) == 0,
+			       "records: a sample's fields and counts, unaligned");
+		if (n == 2)
+			result(rec.type == PMUSCOPE_REC_LOST && rec.value == 7 && rec.size == 48,
+			       "records: a LOST record and its value");
+	}
+	result(ret == 0 && n == 4 && off == len && sum == 100 + 101 + 5,
+	       "records: four walked, the unknown type too, then the end (%d, %d)", ret, n);
+	result(!strcmp(pmuscope_rec_type_name(PMUSCOPE_REC_THROTTLED), "throttled") &&
+	       !strcmp(pmuscope_rec_type_name(99), "unknown"), "records: type names");
+
+	/* Cut short: in the fixed part, then in the counts. */
+	off = 0;
+	ret = pmuscope_record_next(odd, 40, &off, &rec, err, sizeof(err));
+	result(ret == -EBADMSG && off == 0 && strstr(err, "cut short: 40 bytes left"),
+	       "records: 40 bytes are no record (%s)", err);
+	off = 0;
+	ret = pmuscope_record_next(odd, 56, &off, &rec, err, sizeof(err));
+	result(ret == -EBADMSG && strstr(err, "cut short: size 64, 56 bytes left"),
+	       "records: a record past the end (%s)", err);
+
+	/* Bad sizes: below 48, not a multiple of 8, not 48 + 8 x nr. */
+	put_rec(odd, 0, PMUSCOPE_REC_SAMPLE, 0, 0, 1, 0);
+	memcpy(&hdr, odd, sizeof(hdr));
+	hdr.size = 40;
+	memcpy(odd, &hdr, sizeof(hdr));
+	off = 0;
+	ret = pmuscope_record_next(odd, 56, &off, &rec, err, sizeof(err));
+	result(ret == -EBADMSG && strstr(err, "size 40 is below 48"), "records: size 40 (%s)", err);
+	hdr.size = 52;
+	memcpy(odd, &hdr, sizeof(hdr));
+	ret = pmuscope_record_next(odd, 56, &off, &rec, err, sizeof(err));
+	result(ret == -EBADMSG && strstr(err, "size 52 is not a multiple of 8"),
+	       "records: size 52 (%s)", err);
+	hdr.size = 64;
+	memcpy(odd, &hdr, sizeof(hdr));
+	ret = pmuscope_record_next(odd, 64, &off, &rec, err, sizeof(err));
+	result(ret == -EBADMSG && strstr(err, "does not hold its 1 counts"),
+	       "records: size 64 with 1 count (%s)", err);
+	/* The second of two records is bad: the first is returned, then the error. */
+	len = put_rec(odd, 0, PMUSCOPE_REC_SAMPLE, 0, 0, 1, 0);
+	len += put_rec(odd, len, PMUSCOPE_REC_SAMPLE, 0, 0, 1, 0);
+	memcpy(&hdr, odd + 56, sizeof(hdr));
+	hdr.nr = 3;
+	memcpy(odd + 56, &hdr, sizeof(hdr));
+	off = 0;
+	ret = pmuscope_record_next(odd, len, &off, &rec, err, sizeof(err));
+	result(ret == 1 && off == 56, "records: the good one before a bad one");
+	ret = pmuscope_record_next(odd, len, &off, &rec, err, sizeof(err));
+	result(ret == -EBADMSG && off == 56 && strstr(err, "record at byte 56"),
+	       "records: the bad one named by its offset (%s)", err);
+	off = 0;
+	result(pmuscope_record_next(odd, 0, &off, &rec, err, sizeof(err)) == 0,
+	       "records: an empty buffer has none");
+	result(pmuscope_stream_read(NULL, buf, sizeof(buf), 0) == -EINVAL &&
+	       pmuscope_stream_start(NULL, NULL) == -EINVAL && pmuscope_fd(NULL) == -1,
+	       "streams: a NULL session gives -EINVAL");
+}
+
+/* ------------------------------------------------------- the record file */
+static void test_datafile(void)
+{
+	char tmpl[] = "/tmp/pmuscope-df-XXXXXX", path[300], err[256];
+	static char *argv[] = { "pmuscope", "record", "--", "./loop", "1" };
+	unsigned char recs[256];
+	struct df_writer w;
+	struct df_info info = {
+		.freq = 25000000, .start_time = 77, .nr_events = 2, .kernel_el = 1,
+		.sample_index = 0, .sample_period = 100000, .argc = 5, .argv = argv,
+	};
+	struct df_end end = { .time = 9, .samples = 1, .lost = 7, .throttled = 1 }, got_end;
+	struct df_file df;
+	struct df_view c;
+	struct pmuscope_rec r;
+	size_t len = 0, off;
+	unsigned int types = 0, n = 0;
+	int ret;
+
+	if (!mkdtemp(tmpl)) {
+		result(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/t.data", tmpl);
+	pmuscope_event_parse("cycles", &info.evs[0], err, sizeof(err));
+	pmuscope_event_parse("instructions:u", &info.evs[1], err, sizeof(err));
+	len += put_rec(recs, len, PMUSCOPE_REC_SAMPLE, 1, 0x401000, 2, 1000);
+	len += put_rec(recs, len, PMUSCOPE_REC_LOST, 0, 0, 0, 0);
+	ret = df_create(&w, path, &info);
+	ret = ret ?: df_write_maps(&w, 42, DF_MAPS_EXEC, 5, "00400000-00401000 r-xp 00000000 08:01 1 /bin/x\n", 46);
+	ret = ret ?: df_write_comm(&w, 42, 43, 6, "a-very-long-thread-name");
+	ret = ret ?: df_write_records(&w, recs, len);
+	ret = ret ?: df_write_exit(&w, 42, 43, 8, 137);
+	ret = ret ?: df_write_end(&w, &end);
+	ret = ret ?: df_finish(&w);
+	result(!ret, "datafile: written (%d)", ret);
+	ret = df_open(&df, path, err, sizeof(err));
+	result(!ret && df.info.freq == 25000000 && df.info.nr_events == 2 &&
+	       !strcmp(df.info.evs[1].name, "INST_RETIRED") &&
+	       df.info.evs[1].flags == PMUSCOPE_EV_EL0 && df.info.sample_period == 100000 &&
+	       df.info.argc == 5 && !strcmp(df.info.argv[3], "./loop") && df.first_chunk % 8 == 0,
+	       "datafile: the header read back (%s)", ret ? err : "ok");
+	if (ret)
+		return;
+	off = df.first_chunk;
+	while ((ret = df_next(&df, &off, &c, err, sizeof(err))) == 1) {
+		types = types * 10 + c.type;
+		if (c.type == DF_CHUNK_MAPS) {
+			struct df_maps m;
+
+			memcpy(&m, c.payload, sizeof(m));
+			result(m.pid == 42 && m.reason == DF_MAPS_EXEC && m.text_size == 46 &&
+			       !memcmp(c.payload + sizeof(m), "00400000-00401000", 17) &&
+			       c.len % 8 == 0, "datafile: a MAPS chunk");
+		} else if (c.type == DF_CHUNK_COMM) {
+			struct df_comm m;
+
+			memcpy(&m, c.payload, sizeof(m));
+			result(m.tid == 43 && !strcmp(m.comm, "a-very-long-thr"),
+			       "datafile: a COMM chunk, the name cut to 15 bytes (%.16s)", m.comm);
+		} else if (c.type == DF_CHUNK_RECORDS) {
+			size_t roff = 0;
+
+			result(c.len == len && !memcmp(c.payload, recs, len),
+			       "datafile: the kernel's records unchanged");
+			while (pmuscope_record_next(c.payload, c.len, &roff, &r, err, sizeof(err)) == 1)
+				n++;
+		} else if (c.type == DF_CHUNK_END) {
+			memcpy(&got_end, c.payload, sizeof(got_end));
+		}
+	}
+	result(ret == 0 && types == 23145 && n == 2 && got_end.lost == 7 && got_end.throttled == 1,
+	       "datafile: the chunks in order (%u), 2 records, the END summary", types);
+	df_close(&df);
+
+	/* A chunk cut short, a bad version. */
+	{
+		FILE *f = fopen(path, "r+b");
+		uint32_t nine = 9;
+
+		if (f) {
+			fseek(f, 8, SEEK_SET);
+			fwrite(&nine, 4, 1, f);
+			fclose(f);
+		}
+		ret = df_open(&df, path, err, sizeof(err));
+		result(ret == -EPROTO && strstr(err, "format version 9"),
+		       "datafile: another version is refused (%s)", err);
+		struct stat st;
+
+		if (!stat(path, &st) && truncate(path, st.st_size - 8) == 0) {
+			nine = 1;
+			f = fopen(path, "r+b");
+			if (f) {
+				fseek(f, 8, SEEK_SET);
+				fwrite(&nine, 4, 1, f);
+				fclose(f);
+			}
+		}
+		ret = df_open(&df, path, err, sizeof(err));
+		off = df.first_chunk;
+		if (!ret)
+			while ((ret = df_next(&df, &off, &c, err, sizeof(err))) == 1)
+				;
+		result(ret == -EBADMSG && strstr(err, "cut short"),
+		       "datafile: a chunk cut short (%s)", err);
+		df_close(&df);
+	}
+	unlink(path);
+	rmdir(tmpl);
+}
+
 int main(int argc, char **argv)
 {
 	static struct report r;
@@ -644,6 +858,8 @@ int main(int argc, char **argv)
 	test_snap_names();
 	test_snap_hw();
 	test_snap_report();
+	test_records();
+	test_datafile();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

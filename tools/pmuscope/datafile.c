@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope CLI: writing and reading the record file (datafile.h,
+ * Documentation/cli.rst). The writer keeps the first error and reports it
+ * at df_finish(); the reader checks every size before it uses it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "datafile.h"
+
+_Static_assert(sizeof(struct df_header) == 64, "df_header is 64 bytes");
+_Static_assert(sizeof(struct df_event) == 96, "df_event is 96 bytes");
+_Static_assert(sizeof(struct df_maps) == 24, "df_maps is 24 bytes");
+_Static_assert(sizeof(struct df_comm) == 32, "df_comm is 32 bytes");
+_Static_assert(sizeof(struct df_exit) == 24, "df_exit is 24 bytes");
+_Static_assert(sizeof(struct df_end) == 32, "df_end is 32 bytes");
+
+static const unsigned char df_zeros[8];
+
+static size_t df_pad(size_t n)
+{
+	return (8 - n % 8) % 8;
+}
+
+static void df_put(struct df_writer *w, const void *p, size_t n)
+{
+	if (w->failed || !n)
+		return;
+	if (fwrite(p, 1, n, w->f) != n)
+		w->failed = errno ? errno : EIO;
+}
+
+static void df_chunk(struct df_writer *w, uint32_t type, size_t payload)
+{
+	struct df_chunk c = { .type = type, .size = sizeof(c) + payload + df_pad(payload) };
+
+	if (!w->failed && sizeof(c) + payload + df_pad(payload) > UINT32_MAX)
+		w->failed = EFBIG;
+	df_put(w, &c, sizeof(c));
+}
+
+int df_create(struct df_writer *w, const char *path, const struct df_info *info)
+{
+	struct df_header h = { .version = DF_VERSION };
+	size_t cmdline = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->path = path;
+	w->f = fopen(path, "wbe");
+	if (!w->f)
+		return -errno;
+	for (int i = 0; i < info->argc; i++)
+		cmdline += strlen(info->argv[i]) + 1;
+	memcpy(h.magic, DF_MAGIC, sizeof(h.magic));
+	h.header_size = sizeof(h) + info->nr_events * sizeof(struct df_event) + cmdline +
+			df_pad(cmdline);
+	h.freq = info->freq;
+	h.start_time = info->start_time;
+	h.nr_events = info->nr_events;
+	h.kernel_el = info->kernel_el;
+	h.period_ms = info->period_ms;
+	h.sample_index = info->sample_index;
+	h.sample_period = info->sample_period;
+	h.argc = info->argc;
+	h.cmdline_size = cmdline;
+	df_put(w, &h, sizeof(h));
+	for (unsigned int i = 0; i < info->nr_events; i++) {
+		struct df_event e = { .number = info->evs[i].number, .flags = info->evs[i].flags };
+
+		snprintf(e.name, sizeof(e.name), "%s", info->evs[i].name);
+		snprintf(e.label, sizeof(e.label), "%s", info->evs[i].label);
+		df_put(w, &e, sizeof(e));
+	}
+	for (int i = 0; i < info->argc; i++)
+		df_put(w, info->argv[i], strlen(info->argv[i]) + 1);
+	df_put(w, df_zeros, df_pad(cmdline));
+	return -w->failed;
+}
+
+int df_write_records(struct df_writer *w, const void *buf, size_t len)
+{
+	if (!len)
+		return 0;
+	df_chunk(w, DF_CHUNK_RECORDS, len);
+	df_put(w, buf, len);
+	df_put(w, df_zeros, df_pad(len));
+	return -w->failed;
+}
+
+int df_write_maps(struct df_writer *w, uint32_t pid, uint32_t reason, uint64_t time,
+		  const char *text, size_t len)
+{
+	struct df_maps m = { .pid = pid, .reason = reason, .time = time, .text_size = len };
+
+	df_chunk(w, DF_CHUNK_MAPS, sizeof(m) + len);
+	df_put(w, &m, sizeof(m));
+	df_put(w, text, len);
+	df_put(w, df_zeros, df_pad(sizeof(m) + len));
+	return -w->failed;
+}
+
+int df_write_comm(struct df_writer *w, uint32_t pid, uint32_t tid, uint64_t time,
+		  const char *comm)
+{
+	struct df_comm c = { .pid = pid, .tid = tid, .time = time };
+
+	strncpy(c.comm, comm, sizeof(c.comm) - 1);
+	df_chunk(w, DF_CHUNK_COMM, sizeof(c));
+	df_put(w, &c, sizeof(c));
+	return -w->failed;
+}
+
+int df_write_exit(struct df_writer *w, uint32_t pid, uint32_t tid, uint64_t time,
+		  int status)
+{
+	struct df_exit e = { .pid = pid, .tid = tid, .time = time, .status = status };
+
+	df_chunk(w, DF_CHUNK_EXIT, sizeof(e));
+	df_put(w, &e, sizeof(e));
+	return -w->failed;
+}
+
+int df_write_end(struct df_writer *w, const struct df_end *end)
+{
+	df_chunk(w, DF_CHUNK_END, sizeof(*end));
+	df_put(w, end, sizeof(*end));
+	return -w->failed;
+}
+
+int df_finish(struct df_writer *w)
+{
+	int ret;
+
+	if (!w->f)
+		return -EBADF;
+	if (fflush(w->f) && !w->failed)
+		w->failed = errno ? errno : EIO;
+	if (fclose(w->f) && !w->failed)
+		w->failed = errno ? errno : EIO;
+	w->f = NULL;
+	ret = -w->failed;
+	return ret;
+}
+
+/* ------------------------------------------------------------- reading */
+static void df_err(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+static int df_parse_header(struct df_file *df, char *err, size_t errlen)
+{
+	struct df_header h;
+	size_t need, at;
+
+	if (df->size < sizeof(h) || memcmp(df->data, DF_MAGIC, 8)) {
+		df_err(err, errlen, "not a pmuscope record file (no %s magic at its start)",
+		       DF_MAGIC);
+		return -EBADMSG;
+	}
+	memcpy(&h, df->data, sizeof(h));
+	if (h.version != DF_VERSION) {
+		df_err(err, errlen,
+		       "record file format version %u: this pmuscope reads version %u",
+		       h.version, DF_VERSION);
+		return -EPROTO;
+	}
+	if (!h.nr_events || h.nr_events > PMUSCOPE_MAX_EVENTS) {
+		df_err(err, errlen, "bad header: %u events (1 to %u)", h.nr_events,
+		       PMUSCOPE_MAX_EVENTS);
+		return -EBADMSG;
+	}
+	need = sizeof(h) + (size_t)h.nr_events * sizeof(struct df_event) + h.cmdline_size;
+	if (h.header_size % 8 || h.header_size < need || h.header_size > df->size) {
+		df_err(err, errlen,
+		       "bad header: size %u (at least %zu, a multiple of 8, within the file's %zu bytes)",
+		       h.header_size, need, df->size);
+		return -EBADMSG;
+	}
+	if (h.sample_index != PMUSCOPE_STREAM_NO_EVENT && h.sample_index >= h.nr_events) {
+		df_err(err, errlen, "bad header: sampled event %u of %u", h.sample_index,
+		       h.nr_events);
+		return -EBADMSG;
+	}
+	df->info.freq = h.freq;
+	df->info.start_time = h.start_time;
+	df->info.nr_events = h.nr_events;
+	df->info.kernel_el = h.kernel_el;
+	df->info.period_ms = h.period_ms;
+	df->info.sample_index = h.sample_index;
+	df->info.sample_period = h.sample_period;
+	at = sizeof(h);
+	for (unsigned int i = 0; i < h.nr_events; i++) {
+		struct df_event e;
+		struct pmuscope_event_spec *ev = &df->info.evs[i];
+
+		memcpy(&e, df->data + at, sizeof(e));
+		at += sizeof(e);
+		ev->number = e.number;
+		ev->flags = e.flags;
+		memcpy(ev->name, e.name, sizeof(ev->name));
+		ev->name[sizeof(ev->name) - 1] = '\0';
+		memcpy(ev->label, e.label, sizeof(ev->label));
+		ev->label[sizeof(ev->label) - 1] = '\0';
+	}
+	if (h.argc > h.cmdline_size) {
+		df_err(err, errlen, "bad header: %u arguments in %u bytes", h.argc,
+		       h.cmdline_size);
+		return -EBADMSG;
+	}
+	df->info.argv = calloc(h.argc + 1, sizeof(char *));
+	if (!df->info.argv)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < h.argc; i++) {
+		const char *s = (const char *)df->data + at;
+		size_t left = sizeof(h) + h.nr_events * sizeof(struct df_event) +
+			      h.cmdline_size - at;
+		size_t n = strnlen(s, left);
+
+		if (n == left) {
+			df_err(err, errlen, "bad header: the command line is not %u strings",
+			       h.argc);
+			return -EBADMSG;
+		}
+		df->info.argv[i] = strdup(s);
+		if (!df->info.argv[i])
+			return -ENOMEM;
+		df->info.argc = i + 1;
+		at += n + 1;
+	}
+	df->first_chunk = h.header_size;
+	return 0;
+}
+
+int df_open_mem(struct df_file *df, const void *data, size_t size, char *err, size_t errlen)
+{
+	memset(df, 0, sizeof(*df));
+	df->data = data;
+	df->size = size;
+	return df_parse_header(df, err, errlen);
+}
+
+int df_open(struct df_file *df, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	void *p = NULL;
+	int fd, ret;
+
+	memset(df, 0, sizeof(*df));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		df_err(err, errlen, "cannot open %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		close(fd);
+		df_err(err, errlen, "cannot read %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (st.st_size > 0) {
+		p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) {
+			ret = -errno;
+			close(fd);
+			df_err(err, errlen, "cannot read %s: %s", path, strerror(-ret));
+			return ret;
+		}
+	}
+	close(fd);
+	ret = df_open_mem(df, p ? p : "", p ? (size_t)st.st_size : 0, err, errlen);
+	df->mapped = !!p;
+	if (ret) {
+		df_close(df);
+		return ret;
+	}
+	return 0;
+}
+
+int df_next(const struct df_file *df, size_t *off, struct df_view *c, char *err, size_t errlen)
+{
+	static const size_t least[] = {
+		[DF_CHUNK_MAPS] = sizeof(struct df_maps),
+		[DF_CHUNK_COMM] = sizeof(struct df_comm),
+		[DF_CHUNK_EXIT] = sizeof(struct df_exit),
+		[DF_CHUNK_END] = sizeof(struct df_end),
+	};
+	struct df_chunk ch;
+	size_t at = *off, left;
+
+	if (at >= df->size)
+		return 0;
+	left = df->size - at;
+	if (left < sizeof(ch)) {
+		df_err(err, errlen, "chunk at byte %zu cut short: %zu bytes left", at, left);
+		return -EBADMSG;
+	}
+	memcpy(&ch, df->data + at, sizeof(ch));
+	if (ch.size < sizeof(ch) || ch.size % 8) {
+		df_err(err, errlen, "chunk at byte %zu: size %u (a multiple of 8, at least 8)",
+		       at, ch.size);
+		return -EBADMSG;
+	}
+	if (ch.size > left) {
+		df_err(err, errlen, "chunk at byte %zu cut short: size %u, %zu bytes left", at,
+		       ch.size, left);
+		return -EBADMSG;
+	}
+	c->type = ch.type;
+	c->offset = at;
+	c->payload = df->data + at + sizeof(ch);
+	c->len = ch.size - sizeof(ch);
+	if (ch.type < sizeof(least) / sizeof(least[0]) && c->len < least[ch.type]) {
+		df_err(err, errlen, "chunk at byte %zu (type %u): %zu bytes, at least %zu",
+		       at, ch.type, c->len, least[ch.type]);
+		return -EBADMSG;
+	}
+	if (ch.type == DF_CHUNK_MAPS) {
+		struct df_maps m;
+
+		memcpy(&m, c->payload, sizeof(m));
+		if (m.text_size > c->len - sizeof(m)) {
+			df_err(err, errlen, "chunk at byte %zu: maps text of %u bytes in %zu",
+			       at, m.text_size, c->len - sizeof(m));
+			return -EBADMSG;
+		}
+	}
+	*off = at + ch.size;
+	return 1;
+}
+
+void df_close(struct df_file *df)
+{
+	if (df->mapped)
+		munmap((void *)df->data, df->size);
+	for (int i = 0; i < df->info.argc; i++)
+		free(df->info.argv[i]);
+	free(df->info.argv);
+	memset(df, 0, sizeof(*df));
+}

@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope record: a stream of samples of a CPU session written to a file
+ * (datafile.h), with what pmuscope report needs to name the functions:
+ * the /proc/PID/maps and names of the processes.
+ *
+ * With a command, the command runs under ptrace, and so does every process
+ * and thread it creates: each exec stop and each exit stop (the address
+ * space still there) writes the process's maps, so that PIE executables
+ * and shared libraries resolve. Recording ends when the last of them has
+ * ended; the records still in the ring are read after the counters stop.
+ * Without one, it ends at SIGINT or SIGTERM, and the maps of the processes
+ * seen in samples that still exist are written then.
+ *
+ * One loop waits with poll() on the session (records), a signalfd
+ * (SIGINT, SIGTERM, SIGCHLD: blocked, never a handler) and takes every
+ * ptrace stop with waitpid(WNOHANG) after each wakeup.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "datafile.h"
+
+static const char *const record_default_events[] = { "cycles", "instructions" };
+
+#define RECORD_BUF		(256 * 1024)
+#define RECORD_PERIOD_DEFAULT	100000
+
+struct tracee {
+	pid_t tid;
+	pid_t tgid;
+	int fresh;			/* its first stop (SIGSTOP) is still to come */
+};
+
+struct record {
+	struct pmuscope *h;
+	struct df_writer w;
+	unsigned char *buf;
+	uint64_t samples, lost, lost_records, throttled;
+	int bad;			/* malformed records were seen */
+	uint32_t *pids;			/* processes seen in samples */
+	size_t npids, pids_room;
+	uint32_t *mapped;		/* processes whose maps were written */
+	size_t nmapped, mapped_room;
+	struct tracee *t;
+	size_t nt, t_room;
+	pid_t child;
+	int child_status;		/* exit code, or 128 + signal */
+	int child_done;
+};
+
+static void record_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pmuscope record [-e EVENT[,EVENT...]] [-c N | -F HZ] [-C CPUS | -a]\n"
+		"                       [-m KIB] [-o FILE] [-- CMD [ARG...]]\n"
+		"  Samples the CPUs (default: all online) every N events of the first\n"
+		"  event (-c, default %d) or HZ times a second (-F, 1 to 1000), with\n"
+		"  the counts of every event (default: cycles,instructions where\n"
+		"  implemented), into FILE (default pmuscope.data) for pmuscope report.\n"
+		"  With CMD: until CMD and everything it started have ended (traced with\n"
+		"  ptrace, for their maps); else until SIGINT or SIGTERM.\n"
+		"  -m KIB  the driver's ring, a power of 2 from %d to %d KiB (default %d)\n",
+		RECORD_PERIOD_DEFAULT, PMUSCOPE_STREAM_KIB_MIN, PMUSCOPE_STREAM_KIB_MAX,
+		PMUSCOPE_STREAM_KIB_DEFAULT);
+}
+
+static int add_u32(uint32_t **v, size_t *n, size_t *room, uint32_t x)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i] == x)
+			return 0;
+	if (*n == *room) {
+		size_t r = *room ? 2 * *room : 64;
+		uint32_t *nv = realloc(*v, r * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*room = r;
+	}
+	(*v)[(*n)++] = x;
+	return 1;
+}
+
+/* A whole /proc file (they have no size): malloc'ed, NUL-terminated. */
+static char *read_proc(const char *path, size_t *len)
+{
+	size_t room = 16384, n = 0;
+	char *buf = malloc(room);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (!buf || fd < 0) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (room - n < 4096) {
+			char *nb = realloc(buf, room * 2);
+
+			if (!nb)
+				break;
+			buf = nb;
+			room *= 2;
+		}
+		r = read(fd, buf + n, room - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static void record_maps(struct record *rc, pid_t pid, uint32_t reason)
+{
+	char path[64], *text;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	text = read_proc(path, &len);
+	if (!text)
+		return;
+	df_write_maps(&rc->w, pid, reason, pmuscope_counter_now(), text, len);
+	add_u32(&rc->mapped, &rc->nmapped, &rc->mapped_room, pid);
+	free(text);
+}
+
+static void record_comm(struct record *rc, pid_t pid, pid_t tid)
+{
+	char path[64], *text;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	text = read_proc(path, &len);
+	if (!text)
+		return;
+	text[strcspn(text, "\n")] = '\0';
+	df_write_comm(&rc->w, pid, tid, pmuscope_counter_now(), text);
+	free(text);
+}
+
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], *text, *p;
+	size_t len;
+	pid_t tgid = tid;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	text = read_proc(path, &len);
+	if (!text)
+		return tid;
+	p = strstr(text, "\nTgid:");
+	if (p)
+		tgid = atoi(p + 6);
+	free(text);
+	return tgid > 0 ? tgid : tid;
+}
+
+/* Write what one read() gave: the whole records, as they are. */
+static int record_chunk(struct record *rc, size_t len)
+{
+	struct pmuscope_rec r;
+	size_t off = 0, good = 0;
+	char err[160];
+	int ret;
+
+	while ((ret = pmuscope_record_next(rc->buf, len, &off, &r, err, sizeof(err))) == 1) {
+		good = off;
+		switch (r.type) {
+		case PMUSCOPE_REC_SAMPLE:
+			rc->samples++;
+			if (r.pid && add_u32(&rc->pids, &rc->npids, &rc->pids_room, r.pid) < 0)
+				return -ENOMEM;
+			break;
+		case PMUSCOPE_REC_LOST:
+			rc->lost += r.value;
+			rc->lost_records++;
+			break;
+		case PMUSCOPE_REC_THROTTLED:
+			rc->throttled++;
+			break;
+		}
+	}
+	if (ret < 0 && !rc->bad++)
+		fprintf(stderr, "pmuscope: the driver returned a malformed record, left out: %s\n",
+			err);
+	return df_write_records(&rc->w, rc->buf, good);
+}
+
+/* One read of the stream: 1 records written, 0 none, -errno. */
+static int record_read(struct record *rc, int timeout_ms)
+{
+	ssize_t n = pmuscope_stream_read(rc->h, rc->buf, RECORD_BUF, timeout_ms);
+
+	if (n == -EINTR)
+		return 0;
+	if (n < 0) {
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(rc->h));
+		return n;
+	}
+	if (!n)
+		return 0;
+	if (record_chunk(rc, n)) {
+		fprintf(stderr, "pmuscope: cannot write %s: %s\n", rc->w.path,
+			strerror(rc->w.failed ? rc->w.failed : ENOMEM));
+		return -EIO;
+	}
+	return 1;
+}
+
+/* ------------------------------------------------------------- tracing */
+static struct tracee *tracee_find(struct record *rc, pid_t tid)
+{
+	for (size_t i = 0; i < rc->nt; i++)
+		if (rc->t[i].tid == tid)
+			return &rc->t[i];
+	return NULL;
+}
+
+static struct tracee *tracee_add(struct record *rc, pid_t tid, pid_t tgid, int fresh)
+{
+	if (rc->nt == rc->t_room) {
+		size_t r = rc->t_room ? 2 * rc->t_room : 16;
+		struct tracee *nt = realloc(rc->t, r * sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		rc->t = nt;
+		rc->t_room = r;
+	}
+	rc->t[rc->nt] = (struct tracee){ .tid = tid, .tgid = tgid, .fresh = fresh };
+	return &rc->t[rc->nt++];
+}
+
+static void tracee_del(struct record *rc, pid_t tid)
+{
+	for (size_t i = 0; i < rc->nt; i++)
+		if (rc->t[i].tid == tid) {
+			rc->t[i] = rc->t[--rc->nt];
+			return;
+		}
+}
+
+static size_t threads_of(struct record *rc, pid_t tgid)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rc->nt; i++)
+		n += rc->t[i].tgid == tgid;
+	return n;
+}
+
+static int wait_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* One ptrace stop or end, as waitpid() gave it. */
+static void record_stop(struct record *rc, pid_t tid, int status)
+{
+	struct tracee *t = tracee_find(rc, tid);
+	unsigned long msg = 0;
+	int sig, event;
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		df_write_exit(&rc->w, t ? t->tgid : tid, tid, pmuscope_counter_now(),
+			      wait_code(status));
+		tracee_del(rc, tid);
+		if (tid == rc->child) {
+			rc->child_status = wait_code(status);
+			rc->child_done = 1;
+		}
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	if (!t) {
+		/* A new child's first stop, before its parent's event. */
+		t = tracee_add(rc, tid, tgid_of(tid), 1);
+		if (!t) {
+			ptrace(PTRACE_DETACH, tid, 0, 0);
+			return;
+		}
+	}
+	sig = WSTOPSIG(status);
+	event = (unsigned int)status >> 16;
+	if (sig == SIGTRAP && event) {
+		switch (event) {
+		case PTRACE_EVENT_EXEC:
+			/* A thread other than the leader execs: it takes the leader's id. */
+			if (!ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) && (pid_t)msg != tid)
+				tracee_del(rc, (pid_t)msg);
+			t = tracee_find(rc, tid);
+			if (t)
+				t->tgid = tid;
+			record_maps(rc, tid, DF_MAPS_EXEC);
+			record_comm(rc, tid, tid);
+			break;
+		case PTRACE_EVENT_FORK:
+		case PTRACE_EVENT_VFORK:
+		case PTRACE_EVENT_CLONE:
+			if (!ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) && !tracee_find(rc, msg))
+				tracee_add(rc, msg, tgid_of(msg), 1);
+			break;
+		case PTRACE_EVENT_EXIT:
+			/* The leader, or the last thread: the address space as it ends. */
+			if (t->tgid == tid || threads_of(rc, t->tgid) == 1)
+				record_maps(rc, t->tgid, DF_MAPS_EXIT);
+			record_comm(rc, t->tgid, tid);
+			break;
+		}
+		ptrace(PTRACE_CONT, tid, 0, 0);
+		return;
+	}
+	if (sig == SIGSTOP && t->fresh) {
+		t->fresh = 0;
+		ptrace(PTRACE_CONT, tid, 0, 0);
+		return;
+	}
+	t->fresh = 0;
+	{
+		siginfo_t si;
+
+		/* A group-stop has no siginfo: let it go on (no job control). */
+		if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) && errno == EINVAL)
+			sig = 0;
+	}
+	ptrace(PTRACE_CONT, tid, 0, sig);
+}
+
+static void record_reap(struct record *rc)
+{
+	int status;
+	pid_t tid;
+
+	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
+		record_stop(rc, tid, status);
+	if (tid < 0 && errno == ECHILD)
+		rc->nt = 0;		/* nobody left to wait for */
+}
+
+/*
+ * Fork @cmd stopped under ptrace (pinned to @o's CPUs with -C). Returns
+ * its pid with the options set, or -1 (and its exit code in *@code when
+ * it ended before its first stop).
+ */
+static pid_t record_spawn(struct record *rc, const struct stat_opts *o, const sigset_t *oldmask,
+			  int *code)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		perror("pmuscope: fork");
+		return -1;
+	}
+	if (!pid) {
+		sigprocmask(SIG_SETMASK, oldmask, NULL);
+		if (o->cpus_given) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			for (int cpu = 0; cpu < CPU_SETSIZE && cpu < PMUSCOPE_MAX_CPUS; cpu++)
+				if (cpu_chosen(o, cpu))
+					CPU_SET(cpu, &set);
+			if (sched_setaffinity(0, sizeof(set), &set)) {
+				fprintf(stderr, "pmuscope: cannot pin '%s': %s\n", o->cmd[0],
+					strerror(errno));
+				_exit(126);
+			}
+		}
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0)) {
+			fprintf(stderr, "pmuscope: cannot trace '%s': %s\n", o->cmd[0],
+				strerror(errno));
+			_exit(126);
+		}
+		raise(SIGSTOP);
+		execvp(o->cmd[0], o->cmd);
+		fprintf(stderr, "pmuscope: cannot run '%s': %s\n", o->cmd[0], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, __WALL) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFSTOPPED(status)) {
+		*code = wait_code(status);
+		return -1;
+	}
+	if (ptrace(PTRACE_SETOPTIONS, pid, 0,
+		   PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | PTRACE_O_TRACEFORK |
+		   PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL)) {
+		fprintf(stderr, "pmuscope: cannot trace '%s': %s\n", o->cmd[0], strerror(errno));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, __WALL);
+		*code = 1;
+		return -1;
+	}
+	rc->child = pid;
+	if (!tracee_add(rc, pid, pid, 0)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, __WALL);
+		*code = 1;
+		return -1;
+	}
+	return pid;
+}
+
+/* The processes seen in samples whose maps were never written, still there. */
+static void record_leftover_maps(struct record *rc)
+{
+	for (size_t i = 0; i < rc->npids; i++) {
+		pid_t pid = rc->pids[i];
+		int done = 0;
+
+		for (size_t j = 0; j < rc->nmapped && !done; j++)
+			done = rc->mapped[j] == (uint32_t)pid;
+		if (done)
+			continue;
+		record_maps(rc, pid, DF_MAPS_END);
+		record_comm(rc, pid, pid);
+	}
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "mmap-kib", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct stat_opts o = { 0 };
+	struct pmuscope_stream_cfg scfg = {
+		.sample_index = 0, .sample_period = RECORD_PERIOD_DEFAULT,
+	};
+	struct record rc = { .child = -1 };
+	struct df_info info = { 0 };
+	struct df_end end = { 0 };
+	const char *out = "pmuscope.data";
+	unsigned long long v;
+	char err[512];
+	sigset_t sigs, oldmask;
+	int opt, ret, sfd = -1, masked = 0, stop = 0, have_c = 0, have_f = 0, code = 1;
+	char **full = NULL;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+e:c:F:C:am:o:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			if (add_events(&o, optarg))
+				return EXIT_USAGE;
+			break;
+		case 'c':
+			if (parse_uint(optarg, PMUSCOPE_STREAM_PERIOD_MIN, PMUSCOPE_STREAM_PERIOD_MAX,
+				       &v)) {
+				fprintf(stderr, "pmuscope: -c needs %u to %llu events: '%s'\n",
+					PMUSCOPE_STREAM_PERIOD_MIN,
+					(unsigned long long)PMUSCOPE_STREAM_PERIOD_MAX, optarg);
+				return EXIT_USAGE;
+			}
+			scfg.sample_period = v;
+			have_c = 1;
+			break;
+		case 'F':
+			if (parse_uint(optarg, 1, 1000, &v)) {
+				fprintf(stderr, "pmuscope: -F needs 1 to 1000 samples a second: '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			scfg.period_ms = (1000 + v / 2) / v;
+			have_f = 1;
+			break;
+		case 'C':
+			if (pmuscope_cpulist_parse(optarg, o.cpus, PMUSCOPE_CPU_WORDS, err,
+						   sizeof(err))) {
+				fprintf(stderr, "pmuscope: %s\n", err);
+				return EXIT_USAGE;
+			}
+			o.cpus_given = 1;
+			break;
+		case 'a':
+			o.all_cpus = 1;
+			break;
+		case 'm':
+			if (parse_uint(optarg, PMUSCOPE_STREAM_KIB_MIN, PMUSCOPE_STREAM_KIB_MAX, &v) ||
+			    (v & (v - 1))) {
+				fprintf(stderr, "pmuscope: -m needs a power of 2 from %d to %d KiB: '%s'\n",
+					PMUSCOPE_STREAM_KIB_MIN, PMUSCOPE_STREAM_KIB_MAX, optarg);
+				return EXIT_USAGE;
+			}
+			scfg.ring_kib = v;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			record_usage(stdout);
+			return 0;
+		default:
+			record_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (have_c && have_f) {
+		fprintf(stderr, "pmuscope: -c and -F exclude each other\n");
+		return EXIT_USAGE;
+	}
+	if (o.cpus_given && o.all_cpus) {
+		fprintf(stderr, "pmuscope: -C and -a exclude each other\n");
+		return EXIT_USAGE;
+	}
+	if (have_f)
+		scfg.sample_index = PMUSCOPE_STREAM_NO_EVENT;
+	if (optind < argc)
+		o.cmd = &argv[optind];
+
+	if (!o.cpus_given && pmuscope_online_cpus(o.cpus, PMUSCOPE_CPU_WORDS)) {
+		fprintf(stderr, "pmuscope: %s not found: is the pmuscope module loaded? (insmod pmuscope.ko)\n",
+			pmuscope_sysfs_root());
+		return EXIT_DRIVER;
+	}
+	if (o.cpus_given && check_cpus(&o))
+		return 1;
+	if (!o.nr)
+		default_set(&o, record_default_events,
+			    sizeof(record_default_events) / sizeof(record_default_events[0]));
+	if (!o.nr) {
+		fprintf(stderr, "pmuscope: none of the default events is implemented on these CPUs (pmuscope list)\n");
+		return EXIT_UNSUPPORTED;
+	}
+	ret = pmuscope_open(&rc.h, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "pmuscope: %s\n", err);
+		return open_exit_code(ret);
+	}
+	if (!(pmuscope_features(rc.h) & PMUSCOPE_FEAT_STREAM)) {
+		fprintf(stderr, "pmuscope: the driver has no streams of samples (no PMUSCOPE_FEAT_STREAM)\n");
+		ret = EXIT_UNSUPPORTED;
+		goto out;
+	}
+	ret = pmuscope_configure(rc.h, o.evs, o.nr, o.cpus, PMUSCOPE_CPU_WORDS);
+	if (!ret)
+		ret = pmuscope_stream_start(rc.h, &scfg);
+	if (ret) {
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(rc.h));
+		ret = exit_code_of(ret);
+		goto out;
+	}
+	ret = 1;
+	rc.buf = malloc(RECORD_BUF);
+	full = calloc(argc + 2, sizeof(*full));
+	if (!rc.buf || !full) {
+		perror("pmuscope");
+		goto out;
+	}
+	full[0] = "pmuscope";
+	memcpy(full + 1, argv, argc * sizeof(*argv));
+	info.freq = pmuscope_counter_freq();
+	info.nr_events = o.nr;
+	memcpy(info.evs, o.evs, o.nr * sizeof(o.evs[0]));
+	info.kernel_el = pmuscope_kernel_el();
+	info.period_ms = scfg.period_ms;
+	info.sample_index = scfg.sample_index;
+	info.sample_period = have_f ? 0 : scfg.sample_period;
+	info.argc = argc + 1;
+	info.argv = full;
+	info.start_time = pmuscope_counter_now();
+	if (df_create(&rc.w, out, &info)) {
+		fprintf(stderr, "pmuscope: cannot write %s: %s\n", out,
+			strerror(rc.w.failed ? rc.w.failed : errno));
+		goto out;
+	}
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
+	masked = 1;
+	sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		perror("pmuscope: signalfd");
+		goto out;
+	}
+	if (o.cmd && record_spawn(&rc, &o, &oldmask, &code) < 0) {
+		ret = code;
+		goto out;
+	}
+	if (pmuscope_reset(rc.h) || pmuscope_enable(rc.h)) {
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(rc.h));
+		if (rc.child > 0) {
+			kill(rc.child, SIGKILL);
+			while (waitpid(-1, NULL, __WALL) > 0)
+				;
+		}
+		goto out;
+	}
+	if (rc.child > 0)
+		ptrace(PTRACE_CONT, rc.child, 0, 0);
+
+	while (!stop && !(o.cmd && !rc.nt)) {
+		struct pollfd pfd[2] = {
+			{ .fd = pmuscope_fd(rc.h), .events = POLLIN },
+			{ .fd = sfd, .events = POLLIN },
+		};
+		struct signalfd_siginfo si;
+
+		if (poll(pfd, 2, o.cmd ? 200 : -1) < 0 && errno != EINTR) {
+			perror("pmuscope: poll");
+			break;
+		}
+		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGCHLD)
+				continue;
+			if (!o.cmd) {
+				stop = 1;
+				continue;
+			}
+			/* As stat: the terminal's reached the command already. */
+			if (si.ssi_code != SI_KERNEL || getpgid(rc.child) != getpgrp())
+				kill(rc.child, si.ssi_signo);
+		}
+		if (o.cmd)
+			record_reap(&rc);
+		if ((pfd[0].revents & POLLIN) && record_read(&rc, 0) < 0)
+			goto out;
+	}
+	pmuscope_disable(rc.h);
+	/* What is still in the ring. */
+	while ((ret = record_read(&rc, 0)) > 0)
+		;
+	if (ret < 0) {
+		ret = 1;
+		goto out;
+	}
+	record_leftover_maps(&rc);
+	end.time = pmuscope_counter_now();
+	end.samples = rc.samples;
+	end.lost = rc.lost;
+	end.throttled = rc.throttled;
+	df_write_end(&rc.w, &end);
+	ret = df_finish(&rc.w);
+	if (ret) {
+		fprintf(stderr, "pmuscope: cannot write %s: %s\n", out, strerror(-ret));
+		ret = 1;
+		goto out;
+	}
+	fprintf(stderr, "pmuscope record: %llu samples, %llu lost, written to %s\n",
+		(unsigned long long)rc.samples, (unsigned long long)rc.lost, out);
+	if (rc.throttled)
+		fprintf(stderr, "pmuscope record: sampling throttled %llu times (too many interrupts: a larger -c)\n",
+			(unsigned long long)rc.throttled);
+	ret = o.cmd ? rc.child_status : 0;
+out:
+	if (rc.w.f)
+		df_finish(&rc.w);
+	if (sfd >= 0)
+		close(sfd);
+	if (masked)
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	free(full);
+	free(rc.buf);
+	free(rc.pids);
+	free(rc.mapped);
+	free(rc.t);
+	pmuscope_close(rc.h);
+	return ret;
+}

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope CLI: symbols and source lines through elfutils' libdwfl.
+ *
+ * Each file is its own Dwfl, reported at its link-time addresses
+ * (dwfl_report_elf() with base 0, add_p_vaddr: an ET_DYN's addresses are
+ * its p_vaddr, an ET_EXEC's are absolute anyway). A file offset becomes a
+ * link-time address through the PT_LOAD segment that holds it (p_vaddr +
+ * offset - p_offset): the load bias of a PIE or a shared object (start -
+ * offset of its maps line, less the first PT_LOAD's p_vaddr - p_offset)
+ * never needs to be known, and a static non-PIE executable takes the same
+ * path. One Dwfl per file also serves every process that maps it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols.h"
+
+#ifdef PMUSCOPE_NO_ELFUTILS
+
+int sym_available(void)
+{
+	return 0;
+}
+
+struct sym_table *sym_new(const char *symfs)
+{
+	(void)symfs;
+	return NULL;
+}
+
+void sym_free(struct sym_table *t)
+{
+	(void)t;
+}
+
+int sym_resolve(struct sym_table *t, const char *path, uint64_t file_off,
+		const char **name, char *src, size_t srclen)
+{
+	(void)t;
+	(void)path;
+	(void)file_off;
+	(void)name;
+	if (src && srclen)
+		src[0] = '\0';
+	return -ENOSYS;
+}
+
+const char *sym_error(struct sym_table *t, const char *path)
+{
+	(void)t;
+	(void)path;
+	return "built without elfutils";
+}
+
+#else
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+struct sym_file {
+	struct sym_file *next;
+	char *path;			/* as in the maps */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Elf *elf;
+	GElf_Addr bias;
+	int err;			/* 0, or -errno: not readable as ELF */
+	char msg[160];
+};
+
+struct sym_table {
+	char *symfs;
+	char *debuginfo_path;
+	Dwfl_Callbacks cb;
+	struct sym_file *files;
+};
+
+int sym_available(void)
+{
+	return 1;
+}
+
+struct sym_table *sym_new(const char *symfs)
+{
+	struct sym_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	if (symfs && *symfs) {
+		t->symfs = strdup(symfs);
+		/* Separate debug files under the symfs too (build-id or name). */
+		if (!t->symfs || asprintf(&t->debuginfo_path, ":.debug:%s/usr/lib/debug", symfs) < 0) {
+			free(t->symfs);
+			free(t);
+			return NULL;
+		}
+	}
+	t->cb.find_elf = dwfl_build_id_find_elf;
+	t->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	t->cb.section_address = dwfl_offline_section_address;
+	t->cb.debuginfo_path = t->debuginfo_path ? &t->debuginfo_path : NULL;
+	return t;
+}
+
+void sym_free(struct sym_table *t)
+{
+	struct sym_file *f, *next;
+
+	if (!t)
+		return;
+	for (f = t->files; f; f = next) {
+		next = f->next;
+		if (f->dwfl)
+			dwfl_end(f->dwfl);
+		free(f->path);
+		free(f);
+	}
+	free(t->symfs);
+	free(t->debuginfo_path);
+	free(t);
+}
+
+static struct sym_file *sym_file(struct sym_table *t, const char *path)
+{
+	struct sym_file *f;
+	char *full = NULL;
+	const char *base;
+
+	for (f = t->files; f; f = f->next)
+		if (!strcmp(f->path, path))
+			return f;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->path = strdup(path);
+	if (!f->path || asprintf(&full, "%s%s", t->symfs ? t->symfs : "", path) < 0) {
+		free(f->path);
+		free(f);
+		return NULL;
+	}
+	f->next = t->files;
+	t->files = f;
+	if (access(full, R_OK)) {
+		f->err = -errno;
+		snprintf(f->msg, sizeof(f->msg), "%s: %s", full, strerror(errno));
+		free(full);
+		return f;
+	}
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	f->dwfl = dwfl_begin(&t->cb);
+	if (f->dwfl) {
+		dwfl_report_begin(f->dwfl);
+		f->mod = dwfl_report_elf(f->dwfl, base, full, -1, 0, true);
+		dwfl_report_end(f->dwfl, NULL, NULL);
+	}
+	if (f->mod)
+		f->elf = dwfl_module_getelf(f->mod, &f->bias);
+	if (!f->elf) {
+		f->err = -ENOEXEC;
+		snprintf(f->msg, sizeof(f->msg), "%s: %s", full, dwfl_errmsg(-1));
+	}
+	free(full);
+	return f;
+}
+
+/* The link-time address of byte @off of the file, or 0 if no PT_LOAD has it. */
+static GElf_Addr sym_address(Elf *elf, uint64_t off, int *found)
+{
+	GElf_Phdr first = { 0 }, ph;
+	size_t n = 0;
+	int have_first = 0;
+
+	*found = 0;
+	if (elf_getphdrnum(elf, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (!have_first) {
+			first = ph;
+			have_first = 1;
+		}
+		if (off >= ph.p_offset && off < ph.p_offset + ph.p_filesz) {
+			*found = 1;
+			return ph.p_vaddr + (off - ph.p_offset);
+		}
+	}
+	if (!have_first)
+		return 0;
+	/* Not in a segment's file bytes: the bias of the first PT_LOAD. */
+	*found = 1;
+	return first.p_vaddr + off - first.p_offset;
+}
+
+int sym_resolve(struct sym_table *t, const char *path, uint64_t file_off,
+		const char **name, char *src, size_t srclen)
+{
+	struct sym_file *f = sym_file(t, path);
+	GElf_Addr addr;
+	const char *sym;
+	int found;
+
+	if (src && srclen)
+		src[0] = '\0';
+	if (!f)
+		return -ENOMEM;
+	if (f->err)
+		return f->err;
+	addr = sym_address(f->elf, file_off, &found);
+	if (!found)
+		return 0;
+	addr += f->bias;
+	if (src && srclen) {
+		Dwfl_Line *line = dwfl_module_getsrc(f->mod, addr);
+		int lineno = 0;
+		const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) :
+				   NULL;
+
+		if (file) {
+			const char *slash = strrchr(file, '/');
+
+			snprintf(src, srclen, "%s:%d", slash ? slash + 1 : file, lineno);
+		}
+	}
+	sym = dwfl_module_addrname(f->mod, addr);
+	if (!sym || !*sym)
+		return 0;
+	*name = sym;
+	return 1;
+}
+
+const char *sym_error(struct sym_table *t, const char *path)
+{
+	for (struct sym_file *f = t->files; f; f = f->next)
+		if (!strcmp(f->path, path))
+			return f->msg;
+	return "";
+}
+
+#endif
