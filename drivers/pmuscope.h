@@ -360,6 +360,7 @@ struct pmuscope_ring {
 	u64 lost;			/* records dropped since the last LOST record */
 	u64 lost_total;			/* ... ever */
 	u64 records;			/* records written, ever */
+	u32 wakeup;			/* wake the reader at this many bytes; 0: each record */
 	wait_queue_head_t wait;		/* the reader */
 	struct irq_work work;		/* wakes the reader out of the IRQ's locks */
 };

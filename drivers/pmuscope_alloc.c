@@ -224,7 +224,9 @@ int pmuscope_check_stream(const struct pmuscope_stream *st)
 {
 	bool sampling = st->sample_index != PMUSCOPE_STREAM_NO_EVENT;
 
-	if (st->flags || st->reserved0 || !pmuscope_zero(st->reserved, ARRAY_SIZE(st->reserved)))
+	if (st->flags || !pmuscope_zero(st->reserved, ARRAY_SIZE(st->reserved)))
+		return -EINVAL;
+	if (st->wakeup_kib > PMUSCOPE_STREAM_KIB_MAX / 2)
 		return -EINVAL;
 	if (st->period_ms > PMUSCOPE_STREAM_MS_MAX)
 		return -EINVAL;

@@ -1002,6 +1002,11 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	/* The ring's size is the first STREAM's. */
 	if (sess->ring && st->ring_kib && st->ring_kib * 1024 != sess->ring->size)
 		goto out;
+	/* The watermark fits in half the ring. */
+	ret = -EINVAL;
+	if (st->wakeup_kib * 1024 > (sess->ring ? sess->ring->size :
+				     (st->ring_kib ?: PMUSCOPE_STREAM_KIB_DEFAULT) * 1024) / 2)
+		goto out;
 	if (!sess->ring) {
 		ring = pmuscope_ring_alloc(st->ring_kib ?: PMUSCOPE_STREAM_KIB_DEFAULT);
 		ret = -ENOMEM;
@@ -1010,6 +1015,7 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 		/* Pairs with the smp_load_acquire() of read() and poll(). */
 		smp_store_release(&sess->ring, ring);
 	}
+	WRITE_ONCE(sess->ring->wakeup, st->wakeup_kib * 1024);
 	sess->stream_ms = st->period_ms;
 	sess->stream_index = st->sample_index;
 	sess->stream_period = sampling ? st->sample_period : 0;

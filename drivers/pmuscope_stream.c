@@ -106,7 +106,9 @@ void pmuscope_ring_write(struct pmuscope_ring *r, const struct pmuscope_record *
 		pmuscope_ring_put(r, r->head, rec, len);
 		r->head += len;
 		r->records++;
-		wake = true;
+		/* At the watermark: a reader per record would cost more than the record. */
+		wake = r->head - r->tail >= READ_ONCE(r->wakeup) ||
+		       rec->type != PMUSCOPE_REC_SAMPLE;
 	} else {
 		r->lost++;
 		r->lost_total++;

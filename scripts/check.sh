@@ -166,6 +166,11 @@ guest max --require-ktap --cpu max --smp 2 --plan discovery --timeout 300
 # Exact instruction counts: one vCPU (QEMU's icount is shared by all).
 guest a53-exact --cpu cortex-a53 --smp 1 --icount 0 --plan exact --timeout 120
 guest max-exact --cpu max --smp 1 --icount 0 --plan exact --timeout 120
+# pmuscope report (elfutils, on the host) of what t-record.sh recorded there.
+for n in a53-exact max-exact; do
+	python3 scripts/report-check.py "$build/logs/guest-$n.log" "$n" "$build" |
+		tee -a "$results" | grep -v '^PASS '
+done
 # Cycles across many 2^32 wraps, with the interrupt and with polling.
 guest a53-wrap --cpu cortex-a53 --smp 2 --icount 0 --plan wrap --timeout 300
 guest max-wrap --cpu max --smp 2 --icount 0 --plan wrap --timeout 300

@@ -20,6 +20,7 @@ enum pmuscope_uapi_arg {
 	ARG_READ,
 	ARG_SWINC,
 	ARG_SNAPSHOT,
+	ARG_STREAM,
 };
 
 struct pmuscope_uapi_case {
@@ -342,6 +343,73 @@ static void set_snap_value_size_48(void *p)
 	((struct pmuscope_snapshot *)p)->value_size = 48;
 }
 
+static void break_st_flags(void *p)
+{
+	((struct pmuscope_stream *)p)->flags = 1;
+}
+
+static void break_st_reserved(void *p)
+{
+	((struct pmuscope_stream *)p)->reserved[0] = 1;
+}
+
+static void break_st_ms(void *p)
+{
+	((struct pmuscope_stream *)p)->period_ms = PMUSCOPE_STREAM_MS_MAX + 1;
+}
+
+static void break_st_index(void *p)
+{
+	((struct pmuscope_stream *)p)->sample_index = PMUSCOPE_MAX_EVENTS;
+}
+
+static void break_st_period_low(void *p)
+{
+	((struct pmuscope_stream *)p)->sample_period = PMUSCOPE_STREAM_PERIOD_MIN - 1;
+}
+
+static void break_st_period_high(void *p)
+{
+	((struct pmuscope_stream *)p)->sample_period = PMUSCOPE_STREAM_PERIOD_MAX + 1;
+}
+
+static void break_st_ring_3(void *p)
+{
+	((struct pmuscope_stream *)p)->ring_kib = 3;
+}
+
+static void break_st_ring_big(void *p)
+{
+	((struct pmuscope_stream *)p)->ring_kib = PMUSCOPE_STREAM_KIB_MAX * 2;
+}
+
+static void break_st_wakeup(void *p)
+{
+	((struct pmuscope_stream *)p)->wakeup_kib = PMUSCOPE_STREAM_KIB_MAX;
+}
+
+static void break_st_period_no_event(void *p)
+{
+	((struct pmuscope_stream *)p)->sample_index = PMUSCOPE_STREAM_NO_EVENT;
+}
+
+static void set_st_timer(void *p)
+{
+	((struct pmuscope_stream *)p)->sample_index = PMUSCOPE_STREAM_NO_EVENT;
+	((struct pmuscope_stream *)p)->sample_period = 0;
+	((struct pmuscope_stream *)p)->period_ms = 10;
+}
+
+static void set_st_period_max(void *p)
+{
+	((struct pmuscope_stream *)p)->sample_period = PMUSCOPE_STREAM_PERIOD_MAX;
+}
+
+static void set_st_ring_max(void *p)
+{
+	((struct pmuscope_stream *)p)->ring_kib = PMUSCOPE_STREAM_KIB_MAX;
+}
+
 static const struct pmuscope_uapi_case pmuscope_uapi_cases[] = {
 	{ "size 0", ARG_SIZE, NULL, -EINVAL, 0, 56 },
 	{ "size one word short", ARG_SIZE, NULL, -EINVAL, 48, 56 },
@@ -400,6 +468,20 @@ static const struct pmuscope_uapi_case pmuscope_uapi_cases[] = {
 	{ "SWINC too many increments", ARG_SWINC, break_swinc_count_above, -EINVAL },
 	{ "SWINC most increments", ARG_SWINC, set_swinc_count_max, 0 },
 	{ "SWINC no event", ARG_SWINC, break_swinc_event_mask, -EINVAL },
+	{ "STREAM valid", ARG_STREAM, NULL, 0 },
+	{ "STREAM unknown flag", ARG_STREAM, break_st_flags, -EINVAL },
+	{ "STREAM reserved[0] set", ARG_STREAM, break_st_reserved, -EINVAL },
+	{ "STREAM period above 60 s", ARG_STREAM, break_st_ms, -EINVAL },
+	{ "STREAM event index beyond any configuration", ARG_STREAM, break_st_index, -EINVAL },
+	{ "STREAM sample period below 1000", ARG_STREAM, break_st_period_low, -EINVAL },
+	{ "STREAM sample period above 2^31", ARG_STREAM, break_st_period_high, -EINVAL },
+	{ "STREAM ring of 3 KiB", ARG_STREAM, break_st_ring_3, -EINVAL },
+	{ "STREAM ring above 16 MiB", ARG_STREAM, break_st_ring_big, -EINVAL },
+	{ "STREAM watermark above half the largest ring", ARG_STREAM, break_st_wakeup, -EINVAL },
+	{ "STREAM a period without an event", ARG_STREAM, break_st_period_no_event, -EINVAL },
+	{ "STREAM time-based only", ARG_STREAM, set_st_timer, 0 },
+	{ "STREAM sample period 2^31", ARG_STREAM, set_st_period_max, 0 },
+	{ "STREAM ring of 16 MiB", ARG_STREAM, set_st_ring_max, 0 },
 	{ "SNAPSHOT valid", ARG_SNAPSHOT, NULL, 0 },
 	{ "SNAPSHOT unknown flag", ARG_SNAPSHOT, break_snap_flags, -EINVAL },
 	{ "SNAPSHOT software and hardware", ARG_SNAPSHOT, break_snap_both, -EINVAL },
@@ -442,6 +524,10 @@ static void pmuscope_test_uapi_rules(struct kunit *test)
 	struct pmuscope_snapshot sn = {
 		.size = sizeof(sn), .nr_values = 4, .nr_cpus = 2,
 	};
+	struct pmuscope_stream st = {
+		.size = sizeof(st), .sample_index = 0, .sample_period = 100000,
+		.ring_kib = 64, .wakeup_kib = 16,
+	};
 	int got;
 
 	switch (c->arg) {
@@ -467,6 +553,11 @@ static void pmuscope_test_uapi_rules(struct kunit *test)
 		if (c->breaker)
 			c->breaker(&sn);
 		got = pmuscope_check_snapshot(&sn);
+		break;
+	case ARG_STREAM:
+		if (c->breaker)
+			c->breaker(&st);
+		got = pmuscope_check_stream(&st);
 		break;
 	default:
 		if (c->breaker)

@@ -1247,6 +1247,7 @@ int pmuscope_stream_start(struct pmuscope *h, const struct pmuscope_stream_cfg *
 	st.sample_index = cfg->sample_index;
 	st.sample_period = cfg->sample_index == PMUSCOPE_STREAM_NO_EVENT ? 0 : cfg->sample_period;
 	st.ring_kib = cfg->ring_kib;
+	st.wakeup_kib = cfg->wakeup_kib;
 	if (ioctl(h->fd, PMUSCOPE_IOC_STREAM, &st)) {
 		int ret = -errno;
 

@@ -311,6 +311,7 @@ struct pmuscope_stream_cfg {
 	unsigned int sample_index;
 	uint64_t sample_period;
 	unsigned int ring_kib;
+	unsigned int wakeup_kib;	/* wake at this much, <= ring_kib / 2; 0: each record */
 };
 
 /**

@@ -563,6 +563,12 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_UNSUPPORTED;
 		goto out;
 	}
+	/*
+	 * Woken at a quarter of the ring, not at each sample (a context
+	 * switch each would cost more than the sample); the poll() timeout
+	 * below reads the rest.
+	 */
+	scfg.wakeup_kib = (scfg.ring_kib ? scfg.ring_kib : PMUSCOPE_STREAM_KIB_DEFAULT) / 4;
 	ret = pmuscope_configure(rc.h, o.evs, o.nr, o.cpus, PMUSCOPE_CPU_WORDS);
 	if (!ret)
 		ret = pmuscope_stream_start(rc.h, &scfg);
@@ -630,7 +636,7 @@ int cmd_record(int argc, char **argv)
 		};
 		struct signalfd_siginfo si;
 
-		if (poll(pfd, 2, o.cmd ? 200 : -1) < 0 && errno != EINTR) {
+		if (poll(pfd, 2, 100) < 0 && errno != EINTR) {
 			perror("pmuscope: poll");
 			break;
 		}

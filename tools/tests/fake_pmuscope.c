@@ -228,7 +228,9 @@ static int fake_stream(const struct pmuscope_stream *st)
 	fake_log("stream period_ms=%u sample_index=%u sample_period=%llu ring_kib=%u",
 		 st->period_ms, st->sample_index, (unsigned long long)st->sample_period,
 		 st->ring_kib);
-	if (st->size != sizeof(*st) || st->flags || st->reserved0 || st->reserved[0] ||
+	if (st->size != sizeof(*st) || st->flags ||
+	    st->wakeup_kib * 2 > (st->ring_kib ? st->ring_kib : PMUSCOPE_STREAM_KIB_DEFAULT) ||
+	    st->reserved[0] ||
 	    st->reserved[1] || !fake_configured || st->period_ms > PMUSCOPE_STREAM_MS_MAX ||
 	    (st->ring_kib && (st->ring_kib < PMUSCOPE_STREAM_KIB_MIN ||
 			      st->ring_kib > PMUSCOPE_STREAM_KIB_MAX ||

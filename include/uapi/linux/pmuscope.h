@@ -192,7 +192,7 @@ struct pmuscope_stream {
 	__u32 sample_index;	/* event of the configuration; NO_EVENT = none */
 	__u64 sample_period;	/* events between records, 1000 .. 2^31 */
 	__u32 ring_kib;		/* ring size, a power of 2, 4 .. 16384; 0 = 256 */
-	__u32 reserved0;
+	__u32 wakeup_kib;	/* wake the reader at this much; 0 = each record */
 	__u64 reserved[2];
 };
 

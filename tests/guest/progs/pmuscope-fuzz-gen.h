@@ -270,9 +270,9 @@ _Static_assert(offsetof(struct pmuscope_stream, sample_period) == 16 &&
 _Static_assert(offsetof(struct pmuscope_stream, ring_kib) == 24 &&
 	       sizeof(((struct pmuscope_stream *)0)->ring_kib) == 4,
 	       "gen-fuzz.py: pmuscope_stream.ring_kib");
-_Static_assert(offsetof(struct pmuscope_stream, reserved0) == 28 &&
-	       sizeof(((struct pmuscope_stream *)0)->reserved0) == 4,
-	       "gen-fuzz.py: pmuscope_stream.reserved0");
+_Static_assert(offsetof(struct pmuscope_stream, wakeup_kib) == 28 &&
+	       sizeof(((struct pmuscope_stream *)0)->wakeup_kib) == 4,
+	       "gen-fuzz.py: pmuscope_stream.wakeup_kib");
 _Static_assert(offsetof(struct pmuscope_stream, reserved) == 32 &&
 	       sizeof(((struct pmuscope_stream *)0)->reserved) == 16,
 	       "gen-fuzz.py: pmuscope_stream.reserved");
@@ -398,7 +398,7 @@ static const struct fz_field fz_fields_pmuscope_stream[] = {
 	{ "sample_index", 12, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "sample_period", 16, 8, 1, FZ_OTHER, 0, 0x0ULL, 1000LL, 2LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "ring_kib", 24, 4, 1, FZ_OTHER, 0, 0x0ULL, 4LL, 16384LL, 0, 256, -1, -1, -1, -1, -1 },
-	{ "reserved0", 28, 4, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "wakeup_kib", 28, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "reserved", 32, 8, 2, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 };
 

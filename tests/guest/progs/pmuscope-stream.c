@@ -371,6 +371,10 @@ static void test_errors(void)
 	st.flags = 0;
 	st.reserved[1] = 1;
 	expect("STREAM reserved set", ioctl(fd, PMUSCOPE_IOC_STREAM, &st) ? -errno : 0, -EINVAL);
+	st = (struct pmuscope_stream){ .size = sizeof(st), .period_ms = 10, .ring_kib = 8,
+				       .wakeup_kib = 5, .sample_index = PMUSCOPE_STREAM_NO_EVENT };
+	expect("STREAM watermark above half the ring", ioctl(fd, PMUSCOPE_IOC_STREAM, &st) ? -errno : 0,
+	       -EINVAL);
 	expect("STREAM every 10 ms, 8 KiB ring", stream(fd, 10, PMUSCOPE_STREAM_NO_EVENT, 0, 8), 0);
 	expect("STREAM again with another ring size", stream(fd, 10, PMUSCOPE_STREAM_NO_EVENT, 0, 16),
 	       -EBUSY);
