@@ -28,6 +28,8 @@ struct stat_opts {
 int open_exit_code(int err);
 int exit_code_of(int err);
 int add_events(struct stat_opts *o, char *list);
+int common_opt(int opt, char *arg, struct stat_opts *o);
+int choose_cpus_events(struct stat_opts *o, const char *const *defaults, size_t n);
 int parse_uint(const char *arg, unsigned long long lo, unsigned long long hi,
 	       unsigned long long *out);
 int cpu_chosen(const struct stat_opts *o, int cpu);

@@ -300,6 +300,55 @@ static void stat_usage(FILE *f)
 		"  children it creates are counted, wherever they run.\n");
 }
 
+/*
+ * -e EVENTS, -C CPUS and -a, as stat, snapshot and record take them: 1
+ * taken, 0 not one of them, -1 bad (said on stderr).
+ */
+int common_opt(int opt, char *arg, struct stat_opts *o)
+{
+	char err[160];
+
+	switch (opt) {
+	case 'e':
+		return add_events(o, arg) ? -1 : 1;
+	case 'C':
+		if (pmuscope_cpulist_parse(arg, o->cpus, PMUSCOPE_CPU_WORDS, err, sizeof(err))) {
+			fprintf(stderr, "pmuscope: %s\n", err);
+			return -1;
+		}
+		o->cpus_given = 1;
+		return 1;
+	case 'a':
+		o->all_cpus = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The CPUs (every online one without -C) and the events (@defaults, those
+ * implemented, without -e) of stat, snapshot and record: 0, or an exit
+ * code (said on stderr).
+ */
+int choose_cpus_events(struct stat_opts *o, const char *const *defaults, size_t n)
+{
+	if (!o->cpus_given && pmuscope_online_cpus(o->cpus, PMUSCOPE_CPU_WORDS)) {
+		fprintf(stderr, "pmuscope: %s not found: is the pmuscope module loaded? (insmod pmuscope.ko)\n",
+			pmuscope_sysfs_root());
+		return EXIT_DRIVER;
+	}
+	if (o->cpus_given && check_cpus(o))
+		return 1;
+	if (!o->nr)
+		default_set(o, defaults, n);
+	if (!o->nr) {
+		fprintf(stderr, "pmuscope: none of the default events is implemented on these CPUs (pmuscope list)\n");
+		return EXIT_UNSUPPORTED;
+	}
+	return 0;
+}
+
 int add_events(struct stat_opts *o, char *list)
 {
 	char err[256], *save = NULL;
@@ -560,19 +609,10 @@ static int cmd_stat(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+e:C:aI:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
-			if (add_events(&o, optarg))
-				return EXIT_USAGE;
-			break;
 		case 'C':
-			if (pmuscope_cpulist_parse(optarg, o.cpus, PMUSCOPE_CPU_WORDS, err,
-						   sizeof(err))) {
-				fprintf(stderr, "pmuscope: %s\n", err);
-				return EXIT_USAGE;
-			}
-			o.cpus_given = 1;
-			break;
 		case 'a':
-			o.all_cpus = 1;
+			if (common_opt(opt, optarg, &o) < 0)
+				return EXIT_USAGE;
 			break;
 		case 'I':
 			if (parse_interval(optarg, &o.interval_ms))
@@ -598,19 +638,10 @@ static int cmd_stat(int argc, char **argv)
 	if (optind < argc)
 		o.cmd = &argv[optind];
 
-	if (!o.cpus_given && pmuscope_online_cpus(o.cpus, PMUSCOPE_CPU_WORDS)) {
-		fprintf(stderr, "pmuscope: %s not found: is the pmuscope module loaded? (insmod pmuscope.ko)\n",
-			pmuscope_sysfs_root());
-		return EXIT_DRIVER;
-	}
-	if (o.cpus_given && check_cpus(&o))
-		return 1;
-	if (!o.nr)
-		default_set(&o, default_events, sizeof(default_events) / sizeof(default_events[0]));
-	if (!o.nr) {
-		fprintf(stderr, "pmuscope: none of the default events is implemented on these CPUs (pmuscope list)\n");
-		return EXIT_UNSUPPORTED;
-	}
+	ret = choose_cpus_events(&o, default_events,
+				 sizeof(default_events) / sizeof(default_events[0]));
+	if (ret)
+		return ret;
 	for (int w = 0; w < PMUSCOPE_CPU_WORDS; w++)
 		ncpus += __builtin_popcountll(o.cpus[w]);
 
@@ -893,19 +924,10 @@ static int cmd_snapshot(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+e:C:aI:n:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
-			if (add_events(&o, optarg))
-				return EXIT_USAGE;
-			break;
 		case 'C':
-			if (pmuscope_cpulist_parse(optarg, o.cpus, PMUSCOPE_CPU_WORDS, err,
-						   sizeof(err))) {
-				fprintf(stderr, "pmuscope: %s\n", err);
-				return EXIT_USAGE;
-			}
-			o.cpus_given = 1;
-			break;
 		case 'a':
-			o.all_cpus = 1;
+			if (common_opt(opt, optarg, &o) < 0)
+				return EXIT_USAGE;
 			break;
 		case 'I':
 			if (parse_interval(optarg, &o.interval_ms))
@@ -956,19 +978,10 @@ static int cmd_snapshot(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	if (!o.cpus_given && pmuscope_online_cpus(o.cpus, PMUSCOPE_CPU_WORDS)) {
-		fprintf(stderr, "pmuscope: %s not found: is the pmuscope module loaded? (insmod pmuscope.ko)\n",
-			pmuscope_sysfs_root());
-		return EXIT_DRIVER;
-	}
-	if (o.cpus_given && check_cpus(&o))
-		return 1;
-	if (!o.nr)
-		default_set(&o, default_events, sizeof(default_events) / sizeof(default_events[0]));
-	if (!o.nr) {
-		fprintf(stderr, "pmuscope: none of the default events is implemented on these CPUs (pmuscope list)\n");
-		return EXIT_UNSUPPORTED;
-	}
+	ret = choose_cpus_events(&o, default_events,
+				 sizeof(default_events) / sizeof(default_events[0]));
+	if (ret)
+		return ret;
 	for (int w = 0; w < PMUSCOPE_CPU_WORDS; w++)
 		ncpus += __builtin_popcountll(o.cpus[w]);
 

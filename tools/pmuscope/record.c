@@ -471,10 +471,6 @@ int cmd_record(int argc, char **argv)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+e:c:F:C:am:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'e':
-			if (add_events(&o, optarg))
-				return EXIT_USAGE;
-			break;
 		case 'c':
 			if (parse_uint(optarg, PMUSCOPE_STREAM_PERIOD_MIN, PMUSCOPE_STREAM_PERIOD_MAX,
 				       &v)) {
@@ -495,16 +491,11 @@ int cmd_record(int argc, char **argv)
 			scfg.period_ms = (1000 + v / 2) / v;
 			have_f = 1;
 			break;
+		case 'e':
 		case 'C':
-			if (pmuscope_cpulist_parse(optarg, o.cpus, PMUSCOPE_CPU_WORDS, err,
-						   sizeof(err))) {
-				fprintf(stderr, "pmuscope: %s\n", err);
-				return EXIT_USAGE;
-			}
-			o.cpus_given = 1;
-			break;
 		case 'a':
-			o.all_cpus = 1;
+			if (common_opt(opt, optarg, &o) < 0)
+				return EXIT_USAGE;
 			break;
 		case 'm':
 			if (parse_uint(optarg, PMUSCOPE_STREAM_KIB_MIN, PMUSCOPE_STREAM_KIB_MAX, &v) ||
@@ -539,20 +530,10 @@ int cmd_record(int argc, char **argv)
 	if (optind < argc)
 		o.cmd = &argv[optind];
 
-	if (!o.cpus_given && pmuscope_online_cpus(o.cpus, PMUSCOPE_CPU_WORDS)) {
-		fprintf(stderr, "pmuscope: %s not found: is the pmuscope module loaded? (insmod pmuscope.ko)\n",
-			pmuscope_sysfs_root());
-		return EXIT_DRIVER;
-	}
-	if (o.cpus_given && check_cpus(&o))
-		return 1;
-	if (!o.nr)
-		default_set(&o, record_default_events,
-			    sizeof(record_default_events) / sizeof(record_default_events[0]));
-	if (!o.nr) {
-		fprintf(stderr, "pmuscope: none of the default events is implemented on these CPUs (pmuscope list)\n");
-		return EXIT_UNSUPPORTED;
-	}
+	ret = choose_cpus_events(&o, record_default_events,
+				 sizeof(record_default_events) / sizeof(record_default_events[0]));
+	if (ret)
+		return ret;
 	ret = pmuscope_open(&rc.h, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "pmuscope: %s\n", err);
