@@ -297,7 +297,7 @@ class ReportTest(unittest.TestCase):
 
     @unittest.skipUnless(shutil.which("aarch64-linux-gnu-gcc"), "no aarch64-linux-gnu-gcc")
     def test_arm64_executable_on_this_host(self):
-        """What a recording in the arm64 guest needs: its ELF files read here."""
+        # What a recording in the arm64 guest needs: its ELF files read here.
         exe = self.path("loop-arm64")
         subprocess.run(["aarch64-linux-gnu-gcc", "-static", "-O1", "-g", "-o", exe,
                         self.path("loop.c")], check=True)
