@@ -45,7 +45,8 @@ struct pmuscope_ring *pmuscope_ring_alloc(u32 kib)
 	if (!r)
 		return NULL;
 	r->size = kib * 1024;
-	r->buf = vmalloc(r->size);
+	/* No allocation-failure splat: STREAM says ENOMEM. */
+	r->buf = __vmalloc(r->size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!r->buf) {
 		kfree(r);
 		return NULL;

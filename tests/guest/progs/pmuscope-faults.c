@@ -580,6 +580,30 @@ static int op_read(void)
 	return ret < 0 ? ret : ret == 6 ? 0 : -EPROTO;
 }
 
+/* SNAPSHOT of the 3 events on CPUs 0-1: 6 values, 2 CPU records. */
+static int op_snapshot(void)
+{
+	struct pmuscope_value v[8];
+	struct pmuscope_snap_cpu c[4];
+	struct pmuscope_snapshot sn = {
+		.size = sizeof(sn), .values = (uintptr_t)v, .nr_values = 8,
+		.cpus = (uintptr_t)c, .nr_cpus = 4,
+	};
+	int ret = do_ioctl(cur_fd, PMUSCOPE_IOC_SNAPSHOT, &sn);
+
+	return ret ? ret : sn.nr_values == 6 && sn.nr_cpus == 2 ? 0 : -EPROTO;
+}
+
+/* STREAM every 10 ms (the ring made at the first). */
+static int op_stream(void)
+{
+	struct pmuscope_stream st = {
+		.size = sizeof(st), .period_ms = 10, .sample_index = PMUSCOPE_STREAM_NO_EVENT,
+	};
+
+	return do_ioctl(cur_fd, PMUSCOPE_IOC_STREAM, &st);
+}
+
 static int op_close(void)
 {
 	int ret = close(cur_fd);
@@ -598,6 +622,18 @@ static const char *check_op(int (*op)(void))
 		return why;
 	}
 	return check_session(6);
+}
+
+static const char *check_snapshot(int err)
+{
+	(void)err;
+	return check_op(op_snapshot);
+}
+
+static const char *check_stream(int err)
+{
+	(void)err;
+	return check_op(op_stream);
 }
 
 static const char *check_enable(int err)
@@ -1001,6 +1037,8 @@ int main(int argc, char **argv)
 		{ "ENABLE", setup_configured, op_enable, check_enable, close_cur, e_nomem },
 		{ "READ", setup_enabled, op_read, check_read, close_cur, e_nomem },
 		{ "RESET", setup_enabled, op_reset, check_reset, close_cur, e_nomem },
+		{ "SNAPSHOT", setup_enabled, op_snapshot, check_snapshot, close_cur, e_nomem },
+		{ "STREAM", setup_enabled, op_stream, check_stream, close_cur, e_nomem },
 		{ "DISABLE", setup_enabled, op_disable, check_disable, close_cur, e_nomem },
 		{ "close", setup_enabled, op_close, check_close, close_cur, e_nomem },
 		{ "sysfs select", setup_sys_select, op_sys_write, check_sys_select,

