@@ -6,18 +6,17 @@
 # The first "count" of a JSON line: the first counter's value.
 first_count() { sed -n 's/.*"counters":\[{[^}]*"count":\([0-9]*\).*/\1/p'; }
 
-# pmuscope counts every EL0 instruction of CPU 0: run it alone (no pipeline
-# whose other end would start up while it counts), without address space
+# pmuscope stat -- CMD counts the command's own EL0 instructions (a task
+# session: pmuscope's perf PMU follows the command and its children), not
+# CPU 0's: another task's EL0 code on the CPU (say the shell that forked it,
+# preempted before it reached wait()) is not in it. With -C 0 it was, and
+# under -icount the same disturbance can land in every run alike (24
+# instructions in all five runs of a boot once). Run without address space
 # randomization (libc's string functions take a number of instructions that
-# depends on the alignment of what they scan), and parse afterwards. Another
-# task's EL0 code can still run on CPU 0 while pmuscope counts (say the
-# shell that forked it, preempted before it reached wait(); runs ~9,600
-# instructions high have been seen) and is counted, correctly. That only
-# ever adds: the least of five runs of each size, interleaved so that a
-# disturbed stretch of the boot cannot take all runs of one size, is the
-# undisturbed count.
+# depends on the alignment of what they scan); the least of five
+# interleaved runs of each size.
 run_loop() {
-	norandom pmuscope stat --json -C 0 -e instructions:u -- /bin/loop "$1" >/tmp/c.json
+	norandom pmuscope stat --json -e instructions:u -- /bin/loop "$1" >/tmp/c.json
 	first_count </tmp/c.json
 }
 

@@ -1116,6 +1116,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(scens) / sizeof(scens[0]); i++) {
 		const struct scen *s = &scens[i];
 
+		/* ioctl.rst: the perf backend has no streams (no FEAT_STREAM). */
+		if (s->op == op_stream && !(features & PMUSCOPE_FEAT_STREAM)) {
+			diag("%s: no PMUSCOPE_FEAT_STREAM (perf backend): not scanned", s->name);
+			continue;
+		}
 		if (s->op == op_config12 || s->op == op_config_task) {
 			/* Documented refusals of the backend: nothing to inject. */
 			fd = open(DEV, O_RDWR);
