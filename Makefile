@@ -24,7 +24,7 @@ export ARCH CROSS_COMPILE
 KDIR ?=
 KBUILD_ARGS = M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=1
 
-.PHONY: all module kunit-module compat-6.1 tools setup kernel lint check demo bench clean host-test regs
+.PHONY: all module kunit-module compat-6.1 tools setup kernel lint check demo bench profile clean host-test regs
 
 all: module
 
@@ -73,6 +73,9 @@ demo:
 	@scripts/demo.sh
 
 # Cost of the interfaces in guest instructions (QEMU -icount shift=0).
+profile:
+	@scripts/profile.sh $(OPS)
+
 bench:
 	@scripts/bench.sh
 

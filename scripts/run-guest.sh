@@ -7,11 +7,12 @@
 #                     [--initrd FILE] [--append "..."] [--kver 6.1]
 #                     [--el2]   (virtualization=on: Linux at EL2, VHE on max)
 #                     [--kernel test|debug|bench] [--mem SIZE]
+#                     [--plugin "LIB,ARG=..."]   (a QEMU TCG plugin: scripts/profile.sh)
 #        run-guest.sh --interactive [--cpu ...]   (busybox shell on the console)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-cpu=cortex-a53 smp=2 plan=discovery log= icount= timeout=300 append= interactive= machine=virt mem=512M
+cpu=cortex-a53 smp=2 plan=discovery log= icount= timeout=300 append= interactive= machine=virt mem=512M plugin=
 blacklist="initcall_blacklist=armv8_pmu_driver_init"
 initrd=$PMUSCOPE_TOP/build/initramfs.cpio
 while [ $# -gt 0 ]; do
@@ -32,6 +33,7 @@ while [ $# -gt 0 ]; do
 	# or bench.
 	--kernel) export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-$2.config; shift ;;
 	--mem) mem=$2; shift ;;
+	--plugin) plugin=$2; shift ;;
 	--interactive) interactive=1; plan=shell ;;
 	*) pmuscope_die "run-guest.sh: unknown option $1" ;;
 	esac
@@ -53,6 +55,7 @@ args=(-M "$machine" -cpu "$cpu" -smp "$smp" -m "$mem" -nographic -no-reboot
       -kernel "$kdir/arch/arm64/boot/Image" -initrd "$initrd"
       -append "console=ttyAMA0 panic=-1 loglevel=7 $slub_debug $blacklist pmuscope_plan=$plan pmuscope_profile=$cpu ${icount:+pmuscope_icount=$icount} $append")
 [ -z "$icount" ] || args+=(-icount "shift=$icount,sleep=off")
+[ -z "$plugin" ] || args+=(-plugin "$plugin")
 
 if [ -n "$interactive" ]; then
 	exec qemu-system-aarch64 "${args[@]}"

@@ -265,6 +265,71 @@ static void bench_perf(const char *name, unsigned int nev, int group)
 		close(fd[i]);
 }
 
+/*
+ * scripts/profile.sh: @op ITER times between the markers of the QEMU
+ * plugin scripts/qemu/insn-profile.c, which counts each instruction of the
+ * window by address (`mov x27, x27` opens it, `mov x28, x28` closes it;
+ * without the plugin both do nothing).
+ */
+static int profile(const char *op)
+{
+	struct pmuscope_value v[64];
+	struct pmuscope_read rd = {
+		.size = sizeof(rd), .values = (unsigned long)v, .nr_values = 64,
+	};
+	struct pmuscope_snap_cpu c[8];
+	struct pmuscope_snapshot sn;
+	unsigned long long buf[16];
+	int fd, nev = 7, perf = 0;
+
+	if (!strcmp(op, "read1") || !strcmp(op, "snapshot1"))
+		nev = 1;
+	if (!strncmp(op, "perf_group", 10)) {
+		struct perf_event_attr attr = {
+			.type = PERF_TYPE_RAW, .size = sizeof(attr),
+			.read_format = PERF_FORMAT_GROUP,
+		};
+		int leader = -1;
+
+		for (int i = 0; i < nev; i++) {
+			attr.config = i ? 0x00 : 0x11;
+			fd = syscall(SYS_perf_event_open, &attr, -1, 0, leader, 0);
+			if (fd < 0)
+				return 1;
+			if (!i)
+				leader = fd;
+		}
+		fd = leader;
+		perf = 1;
+	} else {
+		fd = session(nev, 0x1);
+	}
+	for (int pass = 0; pass < 2; pass++) {	/* the first one warms up */
+		if (pass)
+			asm volatile("mov x27, x27" ::: "memory");
+		for (int i = 0; i < ITER; i++) {
+			if (perf) {
+				if (read(fd, buf, sizeof(buf)) <= 0)
+					return 1;
+			} else if (!strncmp(op, "read", 4)) {
+				if (ioctl(fd, PMUSCOPE_IOC_READ, &rd))
+					return 1;
+			} else {
+				sn = (struct pmuscope_snapshot){
+					.size = sizeof(sn), .values = (unsigned long)v,
+					.nr_values = 64, .cpus = (unsigned long)c, .nr_cpus = 8,
+				};
+				if (ioctl(fd, PMUSCOPE_IOC_SNAPSHOT, &sn))
+					return 1;
+			}
+		}
+		if (pass)
+			asm volatile("mov x28, x28" ::: "memory");
+	}
+	printf("pmuscope-profile: %s %d\n", op, ITER);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	cpu_set_t set;
@@ -272,6 +337,8 @@ int main(int argc, char **argv)
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);	/* the reader runs on cpu0 */
+	if (argc > 2 && !strcmp(argv[1], "profile"))
+		return profile(argv[2]);
 	bench_handshake();
 	bench_read("read_1_event_local_cpu", 1, 0x1);
 	bench_read("read_7_events_local_cpu", 7, 0x1);

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make profile: where an operation's instructions go, by function. Boots the
+# bench kernel (as make bench) under -icount with the QEMU plugin
+# scripts/qemu/insn-profile.c, runs each operation ITER times between the
+# plugin's markers (pmuscope-bench profile OP) and names every address
+# counted: kernel functions through System.map and the KASLR offset the
+# guest prints, the module's through its /proc/kallsyms lines.
+# Usage: scripts/profile.sh [OPS] [--perf]
+#   OPS: comma-separated, of read1, read7, snapshot1, snapshot7,
+#        perf_group7 (needs --perf: perf's PMU driver active); default read7.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$PMUSCOPE_TOP"
+
+ops=read7 perf=
+for a in "$@"; do
+	case "$a" in
+	--perf) perf=1 ;;
+	*) ops=$a ;;
+	esac
+done
+scripts/setup.sh
+export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-bench.config
+kdir=$(scripts/build-kernel.sh)
+mkdir -p build/profile
+gcc -O2 -Wall -Wextra -shared -fPIC -o build/profile/insn-profile.so scripts/qemu/insn-profile.c
+rm -rf build/bench-src && mkdir -p build/bench-src
+cp -r Kbuild drivers include build/bench-src/
+make --no-print-directory -C "$kdir" M="$PMUSCOPE_TOP/build/bench-src" ARCH=arm64 \
+	CROSS_COMPILE="$PMUSCOPE_CROSS" modules >build/bench-build.log 2>&1 ||
+	pmuscope_die "module build failed, see build/bench-build.log"
+scripts/mkinitramfs.sh build/initramfs-bench.cpio build/bench-src/pmuscope.ko
+plan=profile bl=()
+[ -z "$perf" ] || { plan=profile-perf; bl=(--no-blacklist); }
+out=$PMUSCOPE_TOP/build/profile/windows.txt
+scripts/run-guest.sh --cpu cortex-a53 --smp 2 --icount 0 --plan "$plan" "${bl[@]}" \
+	--initrd build/initramfs-bench.cpio --log build/profile/guest.log --timeout 600 \
+	--append "pmuscope_profile_ops=$ops" --plugin "$PMUSCOPE_TOP/build/profile/insn-profile.so,out=$out" ||
+	pmuscope_die "guest failed, see build/profile/guest.log"
+python3 - "$kdir/System.map" build/profile/guest.log "$out" "$ops" <<'PY'
+import bisect, collections, sys
+smap, log, out, ops = sys.argv[1:]
+ops = ops.split(",")
+syms, anchors = [], {}
+for line in open(smap):
+    a, t, n = line.split()[:3]
+    if t in "tTwW":
+        syms.append((int(a, 16), n))
+    if n in ("_text", "_stext", "_etext"):
+        anchors[n] = int(a, 16)
+off, mods = None, []
+for line in open(log, errors="replace"):
+    if not line.startswith("pmuscope-sym: "):
+        continue
+    f = line.split()
+    a, t, n = int(f[1], 16), f[2], f[3]
+    if n in anchors:
+        off = a - anchors[n]
+    elif len(f) > 4 and t in "tT":
+        mods.append((a, "[pmuscope] " + n))
+if off is None:
+    sys.exit("profile: no kernel text address from the guest")
+syms = sorted([(a + off, n) for a, n in syms] + mods)
+addrs = [a for a, _ in syms]
+iters = int(next((l.split()[2] for l in open(log, errors="replace")
+                  if l.startswith("pmuscope-profile: ")), "2000"))
+windows, cur = [], None
+for line in open(out):
+    if line.startswith("window"):
+        cur = collections.Counter()
+        windows.append(cur)
+        continue
+    a, c = line.split()
+    cur[int(a, 16)] += int(c)
+for op, w in zip(ops, windows):
+    by = collections.Counter()
+    user = 0
+    for a, c in w.items():
+        if a < (1 << 63):
+            user += c
+            continue
+        i = bisect.bisect_right(addrs, a) - 1
+        by[syms[i][1] if i >= 0 else "?"] += c
+    total = sum(w.values())
+    print(f"== {op}: {total / iters:.1f} instructions per call "
+          f"({user / iters:.1f} at EL0), by function:")
+    for n, c in by.most_common(40):
+        print(f"  {c / iters:9.1f}  {n}")
+PY
