@@ -154,33 +154,38 @@ enum pmuscope_fold_mode {
  * any CPU while that CPU is offline).
  */
 struct pmuscope_hwc {
-	struct pmuscope_session *owner;	/* NULL: free */
-	u16 slot;			/* index of the event in the owner's config */
-	u16 event;
-	u64 evtyper;			/* PMEVTYPER<n>_EL0 / PMCCFILTR_EL0 value */
-
+	/*
+	 * READ's hot path (pmuscope_hwc_plain()) first, together; the
+	 * whole is 128 bytes, so that &hwc[n] is one shift and add.
+	 */
 	bool enabled;			/* the owner wants it counting */
 	bool on_hw;			/* programmed and counting on the CPU */
+	bool irq_off;			/* overflow IRQ throttled for this counter */
+	bool clock_on;			/* enabled and its CPU online: time runs */
+	u32 flags;			/* PMUSCOPE_VAL_* seen since the last reset */
 	u64 base;			/* while on_hw: count = base + counter */
-	u64 saved;			/* while not on_hw: the count */
 	u64 offset;			/* reported count = count - offset (reset) */
 	u64 last;			/* the highest count folded so far */
 	u64 last_hw;			/* the counter's value at the last fold */
-	u32 flags;			/* PMUSCOPE_VAL_* seen since the last reset */
-	bool irq_off;			/* overflow IRQ throttled for this counter */
+	u64 t_enabled, t_running;	/* ns accumulated while clock_on */
+	u64 clock_at;			/* ktime_get_ns() when clock_on was set */
 	/*
 	 * Sampling (a stream's event): the counter starts at
 	 * pmuscope_hwc_preload() and its overflow interrupt is a sample,
 	 * every @sample_period events; 0: not sampling.
 	 */
 	u64 sample_period;
-	bool clock_on;			/* enabled and its CPU online: time runs */
-	u64 t_enabled, t_running;	/* ns accumulated while clock_on */
-	u64 clock_at;			/* ktime_get_ns() when clock_on was set */
+
+	u64 saved;			/* while not on_hw: the count */
 	u64 poll_at;			/* on_hw: when last polled (or started) */
-	unsigned long storm_start;	/* jiffies: start of the storm window */
+	struct pmuscope_session *owner;	/* NULL: free */
+	u64 evtyper;			/* PMEVTYPER<n>_EL0 / PMCCFILTR_EL0 value */
+	u16 slot;			/* index of the event in the owner's config */
+	u16 event;
 	unsigned int storm_count;	/* overflows in the storm window */
-};
+	unsigned long storm_start;	/* jiffies: start of the storm window */
+} __aligned(128);
+
 
 /*
  * The hardware snapshot path (FEAT_PMUv3_SS) of one CPU, as last found;

@@ -273,6 +273,35 @@ static int pmuscope_copy_values(u64 uptr, const struct pmuscope_value *vals,
 	return 0;
 }
 
+/*
+ * READ's argument: of today's size, read with five unprivileged loads (a
+ * READ's fixed cost is mostly this kind of thing); of any other size, or
+ * if a load faults, through pmuscope_copy_arg() and its rules.
+ */
+static int pmuscope_read_arg(struct pmuscope_read *rd, const void __user *uarg)
+{
+	const u64 __user *src = uarg;
+	u64 w[5];
+
+	BUILD_BUG_ON(sizeof(w) != sizeof(*rd));
+	if (!user_access_begin(src, sizeof(w)))
+		return -EFAULT;
+	unsafe_get_user(w[0], &src[0], slow);
+	unsafe_get_user(w[1], &src[1], slow);
+	unsafe_get_user(w[2], &src[2], slow);
+	unsafe_get_user(w[3], &src[3], slow);
+	unsafe_get_user(w[4], &src[4], slow);
+	user_access_end();
+	memcpy(rd, w, sizeof(w));
+	if (rd->size == sizeof(*rd))
+		return 0;
+	goto copy;
+slow:
+	user_access_end();
+copy:
+	return pmuscope_copy_arg(rd, sizeof(*rd), PMUSCOPE_READ_SIZE_VER0, uarg);
+}
+
 /* @sess NULL: the file was never configured. */
 static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 {
@@ -281,7 +310,7 @@ static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 	u32 nr = 0;
 	int ret;
 
-	ret = pmuscope_copy_arg(&rd, sizeof(rd), PMUSCOPE_READ_SIZE_VER0, uarg);
+	ret = pmuscope_read_arg(&rd, uarg);
 	if (ret)
 		return ret;
 	ret = pmuscope_check_read(&rd);

@@ -61,6 +61,8 @@ u64 pmuscope_evtyper(u32 event, u32 ev_flags)
 	       pmuscope_filter_bits(ev_flags);
 }
 
+static_assert(sizeof(struct pmuscope_hwc) == 128);
+
 unsigned int pmuscope_hwc_width(const struct pmuscope_pmu *pmu, unsigned int idx)
 {
 	return idx == PMUSCOPE_CYCLE_IDX ? 64 : pmu->evcnt_width;
@@ -164,20 +166,24 @@ static __always_inline bool pmuscope_hwc_polled(const struct pmuscope_pmu *pmu,
 }
 
 /*
- * A polled counter whose last poll is longer ago than the safe period may
- * have wrapped twice without a fold: a lost wrap cannot be excluded, the count is flagged lost.
- * Returns true when it was so.
+ * A polled counter whose last poll is longer ago than @safe ns may have
+ * wrapped twice without a fold: a lost wrap cannot be excluded, the count
+ * is flagged lost. Returns true when it was so.
  */
-static __always_inline bool pmuscope_hwc_late(struct pmuscope_pmu *pmu,
-					      unsigned int idx, u64 now)
+static __always_inline bool pmuscope_hwc_overdue(struct pmuscope_hwc *hwc, u64 now, u64 safe)
 {
-	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
-
-	if (!pmuscope_hwc_polled(pmu, idx) || now <= hwc->poll_at ||
-	    now - hwc->poll_at <= pmuscope_engine.fold_safe_ns)
+	if (now <= hwc->poll_at || now - hwc->poll_at <= safe)
 		return false;
 	hwc->flags |= PMUSCOPE_VAL_LOST;
 	return true;
+}
+
+/* pmuscope_hwc_overdue() for a polled counter (pmuscope_hwc_polled()). */
+static __always_inline bool pmuscope_hwc_late(struct pmuscope_pmu *pmu,
+					      unsigned int idx, u64 now)
+{
+	return pmuscope_hwc_polled(pmu, idx) &&
+	       pmuscope_hwc_overdue(&pmu->hwc[idx], now, pmuscope_engine.fold_safe_ns);
 }
 
 /* ---------------------------------------------------------- register access */
@@ -224,24 +230,23 @@ static void pmuscope_hwc_clock(struct pmuscope_hwc *hwc, bool on, u64 now)
 /*
  * The counter's 64-bit count from @hw, its value, and @ovs, PMOVSSET_EL0
  * read after it with an ISB between (a 32-bit counter's; unused for a
- * 64-bit one). A 64-bit counter whose value goes down was rewritten by
- * someone else: flagged, and the count carries on from the last value
- * seen.
+ * 64-bit one, @wide). A 64-bit counter whose value goes down was
+ * rewritten by someone else: flagged, and the count carries on from the
+ * last value seen. The caller counts the fold in pmu->folds.
  */
-static __always_inline u64 pmuscope_hwc_fold_from(struct pmuscope_pmu *pmu,
-						  unsigned int idx, u64 hw, u64 ovs)
+static __always_inline u64 pmuscope_hwc_fold_hw(struct pmuscope_pmu *pmu,
+						struct pmuscope_hwc *hwc, unsigned int idx,
+						bool wide, u64 hw, u64 ovs)
 {
-	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 	u64 bit = BIT_ULL(idx);
 	u64 val;
 
-	pmu->folds++;
-	if (pmuscope_hwc_width(pmu, idx) == 64) {
+	if (wide) {
 		/*
 		 * Backwards: someone wrote it; or a sampling counter wrapped
 		 * (then base + hw, modulo 2^64, is the count).
 		 */
-		if (hw < hwc->last_hw && !hwc->sample_period) {
+		if (unlikely(hw < hwc->last_hw) && !hwc->sample_period) {
 			hwc->flags |= PMUSCOPE_VAL_LOST;
 			hwc->base += hwc->last_hw - hw;
 			pmu->resyncs++;
@@ -250,7 +255,9 @@ static __always_inline u64 pmuscope_hwc_fold_from(struct pmuscope_pmu *pmu,
 	} else {
 		hw &= U32_MAX;
 		val = hwc->base + hw;
-		if ((ovs & bit) && hwc->sample_period && !hwc->irq_off) {
+		if (likely(!(ovs & bit))) {
+			/* No wrap pending: the usual case. */
+		} else if (hwc->sample_period && !hwc->irq_off) {
 			/*
 			 * A sampling counter's wrap is its sample: left to the
 			 * overflow interrupt (pmuscope_hwc_reload()), which
@@ -258,7 +265,7 @@ static __always_inline u64 pmuscope_hwc_fold_from(struct pmuscope_pmu *pmu,
 			 */
 			if (!(hw & BIT_ULL(31)))
 				val += BIT_ULL(32);
-		} else if (ovs & bit) {
+		} else {
 			pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
 			pmu->overflows++;
 			hwc->base += BIT_ULL(32);
@@ -275,6 +282,14 @@ static __always_inline u64 pmuscope_hwc_fold_from(struct pmuscope_pmu *pmu,
 	if (val > hwc->last)
 		hwc->last = val;
 	return val;
+}
+
+static __always_inline u64 pmuscope_hwc_fold_from(struct pmuscope_pmu *pmu,
+						  unsigned int idx, u64 hw, u64 ovs)
+{
+	pmu->folds++;
+	return pmuscope_hwc_fold_hw(pmu, &pmu->hwc[idx], idx,
+				    pmuscope_hwc_width(pmu, idx) == 64, hw, ovs);
 }
 
 /* The counter's 64-bit count now; folds a pending wrap. */
@@ -722,19 +737,19 @@ void pmuscope_pmu_swinc(struct pmuscope_pmu *pmu, u32 mask, u32 count)
 /* ------------------------------------------------- reads, enable, reset */
 
 /*
- * Counter @idx's value into @val, its 64-bit count being @count. Every
- * field is computed in locals and stored once: READ's hot path.
+ * Counter @idx's value into @val, its 64-bit count being @count; @ready:
+ * pmu->hw_ready. Every field is computed in locals and stored once:
+ * READ's hot path.
  */
-static __always_inline void pmuscope_hwc_value(struct pmuscope_pmu *pmu,
-					       unsigned int idx, u64 now, u64 count,
-					       struct pmuscope_value *val)
+static __always_inline void pmuscope_hwc_value_of(const struct pmuscope_hwc *hwc,
+						  unsigned int idx, bool ready, u64 now,
+						  u64 count, struct pmuscope_value *val)
 {
-	const struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 	u64 run = hwc->clock_on ? now - hwc->clock_at : 0;
 	u64 enabled = hwc->t_enabled + run, running = hwc->t_running + run;
 	u32 flags = hwc->flags;
 
-	if (unlikely(hwc->enabled && !pmu->hw_ready))
+	if (unlikely(hwc->enabled && !ready))
 		flags |= PMUSCOPE_VAL_OFFLINE;
 	if (unlikely(running < enabled))
 		flags |= PMUSCOPE_VAL_MULTIPLEXED;
@@ -743,6 +758,13 @@ static __always_inline void pmuscope_hwc_value(struct pmuscope_pmu *pmu,
 	val->time_running = running;
 	val->flags = flags;
 	val->counter = idx;
+}
+
+static __always_inline void pmuscope_hwc_value(struct pmuscope_pmu *pmu,
+					       unsigned int idx, u64 now, u64 count,
+					       struct pmuscope_value *val)
+{
+	pmuscope_hwc_value_of(&pmu->hwc[idx], idx, pmu->hw_ready, now, count, val);
 }
 
 /*
@@ -797,35 +819,171 @@ static __always_inline u64 pmuscope_pmu_raw(struct pmuscope_pmu *pmu,
 }
 
 /*
+ * One value of pmuscope_pmu_fold(), whatever the counter's state: from
+ * its raw value in @val->count if it is on the hardware, else its saved
+ * count (PMUSCOPE_NO_COUNTER: a value of zeros).
+ */
+static noinline void pmuscope_pmu_fold_one(struct pmuscope_pmu *pmu, unsigned int n,
+					   u32 i, u64 now, u64 ovs,
+					   struct pmuscope_value *val)
+{
+	struct pmuscope_value v = { .cpu = pmu->cpu, .index = i };
+	u64 count;
+
+	if (n == PMUSCOPE_NO_COUNTER) {
+		memset(val, 0, sizeof(*val));
+		return;
+	}
+	if (pmu->hwc[n].on_hw) {
+		/* The poll is overdue already: say so now, not at the poll. */
+		pmuscope_hwc_late(pmu, n, now);
+		count = pmuscope_hwc_fold_from(pmu, n, val->count, ovs);
+	} else {
+		count = pmu->hwc[n].saved;
+	}
+	pmuscope_hwc_value(pmu, n, now, count, &v);
+	*val = v;
+}
+
+/*
+ * The value of counter @n, the @i-th of its session, whose count is
+ * base + @hw: no wrap left to fold and, for a 64-bit counter, not gone
+ * backwards (pmuscope_hwc_fold_hw()); on a ready PMU, so never OFFLINE
+ * (pmuscope_hwc_value_of()). READ's usual case: every load is made before
+ * the first store, which the compiler could not otherwise assume.
+ */
+static __always_inline struct pmuscope_value
+pmuscope_hwc_plain(struct pmuscope_hwc *hwc, unsigned int n, u32 i, u32 cpu, u64 hw, u64 now)
+{
+	u64 count = hwc->base + hw;
+	u64 run = hwc->clock_on ? now - hwc->clock_at : 0;
+	u64 enabled = hwc->t_enabled + run, running = hwc->t_running + run;
+	struct pmuscope_value v = {
+		.count = count - hwc->offset, .time_enabled = enabled,
+		.time_running = running, .cpu = cpu, .index = i,
+		.flags = hwc->flags, .counter = n,
+	};
+
+	if (unlikely(running < enabled))
+		v.flags |= PMUSCOPE_VAL_MULTIPLEXED;
+	hwc->last_hw = hw;
+	if (count > hwc->last)
+		hwc->last = count;
+	return v;
+}
+
+/*
  * Turn what pmuscope_pmu_raw() read (@vals[i].count, @ovs) into values:
- * fold each counter on the hardware, take the saved count of the others
- * (PMUSCOPE_NO_COUNTER: a value of zeros).
+ * pmuscope_hwc_plain() where it applies (a 32-bit event counter folded by
+ * its overflow interrupt, neither throttled nor sampling, with no wrap
+ * pending), pmuscope_pmu_fold_one() for every other counter.
  */
 static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
 					      const u8 *idx, u32 nr, u64 now,
 					      u64 ovs, struct pmuscope_value *vals)
 {
-	u32 i;
+	/*
+	 * What holds for the whole PMU, read once: for the compiler, every
+	 * store into @vals could change it.
+	 */
+	const bool plain = pmu->evcnt_width == 32 && pmu->hw_ready &&
+			   pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ;
+	const u32 cpu = pmu->cpu;
+	u32 i, folds = 0;
 
 	for (i = 0; i < nr; i++) {
-		struct pmuscope_value *val = &vals[i];
 		unsigned int n = idx[i];
-		u64 count;
+		struct pmuscope_hwc *hwc = &pmu->hwc[n & (PMUSCOPE_NR_COUNTERS - 1)];
 
-		if (n == PMUSCOPE_NO_COUNTER) {
-			memset(val, 0, sizeof(*val));
+		if (likely(plain && n < PMUSCOPE_CYCLE_IDX && hwc->on_hw && !hwc->irq_off &&
+			   !hwc->sample_period && !(ovs & BIT_ULL(n)))) {
+			vals[i] = pmuscope_hwc_plain(hwc, n, i, cpu,
+						     lower_32_bits(vals[i].count), now);
+			folds++;
+		} else {
+			pmuscope_pmu_fold_one(pmu, n, i, now, ovs, &vals[i]);
+		}
+	}
+	pmu->folds += folds;
+}
+
+/*
+ * READ of a ready PMU in one pass: each counter in READ's usual case is
+ * read and its value made at once (pmuscope_hwc_plain()), all others are
+ * read and left to pmuscope_pmu_fold_one() after PMOVSSET_EL0 has been
+ * read. That read, after an ISB, tells whether the values made at once
+ * hold: a 32-bit counter read before it has no wrap pending if its
+ * overflow flag is clear then (the rule of pmuscope_pmu_raw()). A counter
+ * whose flag is set is folded again by pmuscope_pmu_fold_one(), from the
+ * value it was read at (recovered from its value: base and offset did
+ * not change). What its first value changed of it stays true: last_hw is
+ * only compared for a 64-bit counter, and last only grows, with a count
+ * at most the real one.
+ */
+static __always_inline void pmuscope_pmu_read_ready(struct pmuscope_pmu *pmu,
+						   const u8 *idx, u32 nr, u64 now,
+						   struct pmuscope_value *vals)
+{
+	const bool narrow = pmu->evcnt_width == 32;
+	const bool irq = pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ;
+	const u32 cpu = pmu->cpu;
+	unsigned long rest = 0;		/* bit i: @vals[i] left to fold_one() */
+	u64 read32 = 0;			/* bit n: 32-bit counter n read here */
+	u64 made = 0;			/* bit n: counter n's value made at once */
+	u64 ovs = 0, redo;
+	u32 i, folds = 0;
+
+	BUILD_BUG_ON(PMUSCOPE_MAX_EVENTS > BITS_PER_LONG);
+	for (i = 0; i < nr; i++) {
+		unsigned int n = idx[i];
+		struct pmuscope_hwc *hwc;
+		bool wide;
+		u64 hw;
+
+		if (unlikely(n == PMUSCOPE_NO_COUNTER || !pmu->hwc[n].on_hw)) {
+			__set_bit(i, &rest);
 			continue;
 		}
-		if (pmu->hwc[n].on_hw) {
-			pmuscope_hwc_late(pmu, n, now);
-			count = pmuscope_hwc_fold_from(pmu, n, val->count, ovs);
-		} else {
-			count = pmu->hwc[n].saved;
+		hwc = &pmu->hwc[n];
+		hw = pmuscope_cnt_read(n);
+		wide = n == PMUSCOPE_CYCLE_IDX || !narrow;
+		if (!wide)
+			read32 |= BIT_ULL(n);
+		if (likely(!hwc->sample_period &&
+			   (wide ? hw >= hwc->last_hw : irq && !hwc->irq_off))) {
+			vals[i] = pmuscope_hwc_plain(hwc, n, i, cpu,
+						     wide ? hw : lower_32_bits(hw), now);
+			made |= BIT_ULL(n);
+			folds++;
+			continue;
 		}
-		pmuscope_hwc_value(pmu, n, now, count, val);
-		val->cpu = pmu->cpu;
-		val->index = i;
+		vals[i].count = hw;
+		__set_bit(i, &rest);
 	}
+	if (read32) {
+		pmuscope_hw_isb();
+		ovs = pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0);
+	}
+	/* 32-bit counters made at once with a wrap to fold (64-bit: none). */
+	redo = ovs & made & read32;
+	if (unlikely(redo)) {
+		/* The value each was read at, to fold_one(). */
+		for (i = 0; i < nr; i++) {
+			unsigned int n = idx[i];
+			const struct pmuscope_hwc *hwc;
+
+			if (n == PMUSCOPE_NO_COUNTER || !(redo & BIT_ULL(n)))
+				continue;
+			hwc = &pmu->hwc[n];
+			vals[i].count = lower_32_bits(vals[i].count + hwc->offset - hwc->base);
+			__set_bit(i, &rest);
+			folds--;
+		}
+	}
+	pmu->folds += folds;
+	if (unlikely(rest))
+		for_each_set_bit(i, &rest, nr)
+			pmuscope_pmu_fold_one(pmu, idx[i], i, now, ovs, &vals[i]);
 }
 
 u64 pmuscope_pmu_read_raw(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
@@ -852,8 +1010,14 @@ void pmuscope_pmu_read(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 {
 	u64 ovs;
 
-	if (pmu->hw_ready)
+	if (pmu->hw_ready) {
 		pmuscope_pmu_check(pmu, now);
+		/* pmuscope_pmu_check() may have found the PMU reset. */
+		if (likely(pmu->hw_ready)) {
+			pmuscope_pmu_read_ready(pmu, idx, nr, now, vals);
+			return;
+		}
+	}
 	ovs = pmuscope_pmu_raw(pmu, idx, nr, vals);
 	pmuscope_pmu_fold(pmu, idx, nr, now, ovs, vals);
 }
