@@ -351,19 +351,35 @@ struct pmuscope_pevent {
 	bool lost;			/* its CPU came back, perf refused it */
 };
 
+/* A CPU's THROTTLED records that did not fit in its ring yet. */
+struct pmuscope_ring_held {
+	struct pmuscope_record rec;	/* the first one */
+	u32 count;			/* how many, each written as @rec */
+};
+
 /*
  * The ring of a session's stream (pmuscope_stream.c): records from hard
- * IRQs on any CPU of the session, read by read().
+ * IRQs on any CPU of the session, read by read(). What is pending (the
+ * LOST record of @lost, the THROTTLED records held) is written, LOST
+ * first, by the first writer or reader to find room for it.
  */
 struct pmuscope_ring {
-	/* Protects head, tail and the counts; writers in hard IRQ. */
+	/*
+	 * Protects head, tail, the counts and what is pending (@lost and
+	 * its CPU and time, @held, @nr_held); taken with IRQs off, by
+	 * writers in hard IRQ and by the reader, under @read_lock.
+	 */
 	raw_spinlock_t lock;
 	struct mutex read_lock;		/* one reader at a time */
 	u8 *buf;			/* vmalloc'ed, @size bytes */
 	u32 size;			/* a power of 2 */
 	u64 head, tail;			/* bytes written, read: ever */
 	u64 lost;			/* records dropped since the last LOST record */
-	u64 lost_total;			/* ... ever */
+	u64 lost_time;			/* ... the last one's time */
+	u32 lost_cpu;			/* ... and CPU */
+	u32 nr_held;			/* THROTTLED records held, all CPUs */
+	struct pmuscope_ring_held *held;	/* ... per CPU (nr_cpu_ids) */
+	u64 lost_total;			/* records dropped, ever */
 	u64 records;			/* records written, ever */
 	u32 wakeup;			/* wake the reader at this many bytes; 0: each record */
 	wait_queue_head_t wait;		/* the reader */

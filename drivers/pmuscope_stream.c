@@ -9,10 +9,14 @@
  * every period_ms). Its counts are a snapshot of the session's counters
  * on that CPU (pmuscope_pmu_snapshot(): taken together). Records go into
  * one ring per session; a record that does not fit is dropped and
- * counted, and the next one that fits is preceded by a LOST record with
- * the number dropped: nothing is lost silently. Waking the reader is
- * deferred to an irq_work (a wait queue's lock may not be taken under a
- * raw spinlock).
+ * counted, and a LOST record with the number dropped is written as soon
+ * as there is room: by the next writer that finds room for it and its
+ * own record, or by the reader once it has taken records out, so a drop
+ * is reported even if no record follows it. A THROTTLED record that does
+ * not fit is held (per CPU), never dropped, and written after the LOST
+ * record likewise. Waking the reader is deferred to an irq_work (a wait
+ * queue's lock may not be taken under a raw spinlock); what the reader
+ * writes itself needs no wakeup.
  */
 
 #include <linux/irq_work.h>
@@ -47,7 +51,10 @@ struct pmuscope_ring *pmuscope_ring_alloc(u32 kib)
 	r->size = kib * 1024;
 	/* No allocation-failure splat: STREAM says ENOMEM. */
 	r->buf = __vmalloc(r->size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!r->buf) {
+	r->held = kcalloc(nr_cpu_ids, sizeof(*r->held), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!r->buf || !r->held) {
+		vfree(r->buf);
+		kfree(r->held);
 		kfree(r);
 		return NULL;
 	}
@@ -66,6 +73,7 @@ void pmuscope_ring_free(struct pmuscope_ring *r)
 	irq_work_sync(&r->work);
 	mutex_destroy(&r->read_lock);
 	vfree(r->buf);
+	kfree(r->held);
 	kfree(r);
 }
 
@@ -79,40 +87,104 @@ static void pmuscope_ring_put(struct pmuscope_ring *r, u64 pos, const void *src,
 	memcpy(r->buf, src + first, len - first);
 }
 
+/* Bytes free in the ring. r->lock held. */
+static u64 pmuscope_ring_room(struct pmuscope_ring *r)
+{
+	return r->size - (r->head - r->tail);
+}
+
+/* Bytes of the records pending: the LOST record, those held. r->lock held. */
+static u64 pmuscope_ring_pending(struct pmuscope_ring *r)
+{
+	return ((r->lost ? 1 : 0) + (u64)r->nr_held) * PMUSCOPE_REC_HDR;
+}
+
+/* Something to read, in the ring or pending. Without r->lock. */
+static bool pmuscope_ring_readable(struct pmuscope_ring *r)
+{
+	return READ_ONCE(r->head) != READ_ONCE(r->tail) || READ_ONCE(r->lost) ||
+	       READ_ONCE(r->nr_held);
+}
+
 /*
- * Append one record of @len bytes (a multiple of 8), or count it lost.
- * Any context; takes r->lock with IRQs off.
+ * Write what is pending, as much as there is room for, in order: the LOST
+ * record (the CPU and time of the last record dropped), then the
+ * THROTTLED records held, CPU by CPU. Returns true if it wrote any.
+ * r->lock held.
  */
-void pmuscope_ring_write(struct pmuscope_ring *r, const struct pmuscope_record *rec,
-			 u32 len)
+static bool pmuscope_ring_flush(struct pmuscope_ring *r)
 {
 	struct pmuscope_record lost = {
-		.type = PMUSCOPE_REC_LOST, .size = PMUSCOPE_REC_HDR, .cpu = rec->cpu,
-		.time = rec->time,
+		.type = PMUSCOPE_REC_LOST, .size = PMUSCOPE_REC_HDR,
 	};
-	unsigned long flags;
-	bool wake = false;
-	u64 room;
+	u64 room = pmuscope_ring_room(r);
+	bool wrote = false;
+	unsigned int cpu;
 
-	raw_spin_lock_irqsave(&r->lock, flags);
-	room = r->size - (r->head - r->tail);
-	if (r->lost && room >= PMUSCOPE_REC_HDR + len) {
+	if (r->lost) {
+		if (room < PMUSCOPE_REC_HDR)
+			return false;
+		lost.cpu = r->lost_cpu;
+		lost.time = r->lost_time;
 		lost.value = r->lost;
 		pmuscope_ring_put(r, r->head, &lost, PMUSCOPE_REC_HDR);
 		r->head += PMUSCOPE_REC_HDR;
 		room -= PMUSCOPE_REC_HDR;
 		r->lost = 0;
+		wrote = true;
 	}
-	if (!r->lost && room >= len) {
+	for (cpu = 0; r->nr_held && cpu < nr_cpu_ids; cpu++) {
+		struct pmuscope_ring_held *h = &r->held[cpu];
+
+		while (h->count) {
+			if (room < PMUSCOPE_REC_HDR)
+				return wrote;
+			pmuscope_ring_put(r, r->head, &h->rec, PMUSCOPE_REC_HDR);
+			r->head += PMUSCOPE_REC_HDR;
+			room -= PMUSCOPE_REC_HDR;
+			h->count--;
+			r->nr_held--;
+			r->records++;
+			wrote = true;
+		}
+	}
+	return wrote;
+}
+
+/*
+ * Append one record of @len bytes (a multiple of 8) after what is
+ * pending, if all of it fits; else a THROTTLED record is held and any
+ * other is dropped and counted. Any context; takes r->lock with IRQs off.
+ */
+void pmuscope_ring_write(struct pmuscope_ring *r, const struct pmuscope_record *rec,
+			 u32 len)
+{
+	unsigned long flags;
+	bool wake = false;
+
+	raw_spin_lock_irqsave(&r->lock, flags);
+	if (pmuscope_ring_room(r) >= pmuscope_ring_pending(r) + len) {
+		/* LOST and THROTTLED records wake the reader. */
+		wake = pmuscope_ring_flush(r);
 		pmuscope_ring_put(r, r->head, rec, len);
 		r->head += len;
 		r->records++;
 		/* At the watermark: a reader per record would cost more than the record. */
-		wake = r->head - r->tail >= READ_ONCE(r->wakeup) ||
-		       rec->type != PMUSCOPE_REC_SAMPLE;
+		wake |= r->head - r->tail >= READ_ONCE(r->wakeup) ||
+			rec->type != PMUSCOPE_REC_SAMPLE;
+	} else if (rec->type == PMUSCOPE_REC_THROTTLED && len == PMUSCOPE_REC_HDR &&
+		   rec->cpu < nr_cpu_ids) {
+		/* Not a sample: the reader must learn that sampling stopped. */
+		struct pmuscope_ring_held *h = &r->held[rec->cpu];
+
+		if (!h->count++)
+			h->rec = *rec;
+		r->nr_held++;
 	} else {
 		r->lost++;
 		r->lost_total++;
+		r->lost_cpu = rec->cpu;
+		r->lost_time = rec->time;
 	}
 	raw_spin_unlock_irqrestore(&r->lock, flags);
 	if (wake)
@@ -142,10 +214,14 @@ static u32 pmuscope_ring_whole(struct pmuscope_ring *r, size_t len)
 
 /*
  * read(): whole records, at least one, into @ubuf. Blocks while the ring
- * is empty unless @nonblock (-EAGAIN). -ENOSPC: @len is below the next
- * record's size. One reader at a time: the bytes between the tail and the
- * head are the reader's alone (writers only add beyond the head), so they
- * are copied out without the ring's lock.
+ * is empty and nothing is pending unless @nonblock (-EAGAIN). -ENOSPC:
+ * @len is below the next record's size. One reader at a time: the bytes
+ * between the tail and the head are the reader's alone (writers only add
+ * beyond the head), so they are copied out without the ring's lock.
+ * What is pending is written into the ring on the way in and once the
+ * records read have made room: a drop no later record reports, or a
+ * THROTTLED record held, comes with the next read() (no wakeup needed,
+ * the reader is here; poll() says readable meanwhile).
  */
 ssize_t pmuscope_ring_read(struct pmuscope_ring *r, char __user *ubuf, size_t len,
 			   bool nonblock)
@@ -159,6 +235,7 @@ ssize_t pmuscope_ring_read(struct pmuscope_ring *r, char __user *ubuf, size_t le
 		return -ERESTARTSYS;
 	for (;;) {
 		raw_spin_lock_irqsave(&r->lock, flags);
+		pmuscope_ring_flush(r);
 		tail = r->tail;
 		n = pmuscope_ring_whole(r, len);
 		ret = r->head == r->tail ? 0 : n ? 1 : -ENOSPC;
@@ -168,7 +245,7 @@ ssize_t pmuscope_ring_read(struct pmuscope_ring *r, char __user *ubuf, size_t le
 		ret = -EAGAIN;
 		if (nonblock)
 			goto out;
-		ret = wait_event_interruptible(r->wait, READ_ONCE(r->head) != READ_ONCE(r->tail));
+		ret = wait_event_interruptible(r->wait, pmuscope_ring_readable(r));
 		if (ret)
 			goto out;
 	}
@@ -182,6 +259,7 @@ ssize_t pmuscope_ring_read(struct pmuscope_ring *r, char __user *ubuf, size_t le
 		goto out;
 	raw_spin_lock_irqsave(&r->lock, flags);
 	r->tail += n;
+	pmuscope_ring_flush(r);
 	raw_spin_unlock_irqrestore(&r->lock, flags);
 	ret = n;
 out:
@@ -189,10 +267,11 @@ out:
 	return ret;
 }
 
+/* Readable while records are in the ring or pending (read() writes them). */
 __poll_t pmuscope_ring_poll(struct pmuscope_ring *r, struct file *file, poll_table *pt)
 {
 	poll_wait(file, &r->wait, pt);
-	return READ_ONCE(r->head) != READ_ONCE(r->tail) ? EPOLLIN | EPOLLRDNORM : 0;
+	return pmuscope_ring_readable(r) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 /*

@@ -4,12 +4,17 @@
  * session's counters started and stopped together (one PMCNTENSET_EL0 /
  * PMCNTENCLR_EL0 write), sampling counters (preload, reload at the
  * overflow, exact counts across samples, a wrap folded by a READ before
- * the interrupt, throttling), and the ring's loss accounting.
+ * the interrupt, throttling), and the ring's loss accounting: a drop or
+ * a THROTTLED record that did not fit reaches the reader even when no
+ * record comes after it.
  */
 
 #include <kunit/test.h>
 #include <linux/ktime.h>
+#include <linux/mman.h>
+#include <linux/poll.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #include "pmuscope.h"
@@ -275,11 +280,260 @@ static void pmuscope_test_ring_lost(struct kunit *test)
 	pmuscope_ring_free(r);
 }
 
+/* A record written to a ring, or expected from it (SAMPLE: @value is its pid). */
+struct pmuscope_ring_rec {
+	u16 type;		/* PMUSCOPE_REC_*; 0 ends a list */
+	u32 cpu;
+	u64 time;
+	u64 value;
+};
+
+#define PMUSCOPE_RS(cpu, time)		{ PMUSCOPE_REC_SAMPLE, cpu, time, 0 }
+#define PMUSCOPE_RT(cpu, time)		{ PMUSCOPE_REC_THROTTLED, cpu, time, 0 }
+#define PMUSCOPE_RL(n, cpu, time)	{ PMUSCOPE_REC_LOST, cpu, time, n }
+
+/* Write @w: a SAMPLE of two counts (64 bytes), or a THROTTLED record. */
+static void pmuscope_stest_write(struct pmuscope_ring *r, const struct pmuscope_ring_rec *w)
+{
+	u64 buf[PMUSCOPE_REC_MAX_WORDS] = { };
+	struct pmuscope_record *rec = (void *)buf;
+
+	rec->type = w->type;
+	rec->nr = w->type == PMUSCOPE_REC_SAMPLE ? 2 : 0;
+	rec->size = sizeof(*rec) + 8 * rec->nr;
+	rec->cpu = w->cpu;
+	rec->time = w->time;
+	rec->pid = w->value;
+	pmuscope_ring_write(r, rec, rec->size);
+}
+
+struct pmuscope_ring_case {
+	const char *name;
+	/* Written once 64 samples filled the 4 KiB ring: none fits. */
+	const struct pmuscope_ring_rec *late;
+	u32 taken;		/* bytes then taken by hand (not by read()) */
+	bool writer;		/* then a sample is written (CPU 1, time 500, pid 1000) */
+	u32 read_len;		/* each read()'s buffer */
+	bool block;		/* read() without O_NONBLOCK while poll() says readable */
+	/* What read() returns after the ring's samples (and before the writer's). */
+	const struct pmuscope_ring_rec *expect;
+	u64 lost_total;		/* records dropped */
+	u32 reads;		/* read()s that return records */
+};
+
+static const struct pmuscope_ring_case pmuscope_ring_cases[] = {
+	{
+		.name = "a sample dropped last: read() drains, the next returns LOST",
+		.late = (const struct pmuscope_ring_rec[]){ PMUSCOPE_RS(1, 100), {} },
+		.read_len = 4096,
+		.expect = (const struct pmuscope_ring_rec[]){ PMUSCOPE_RL(1, 1, 100), {} },
+		.lost_total = 1, .reads = 2,
+	}, {
+		.name = "samples then THROTTLED dropped last: LOST, then THROTTLED",
+		.late = (const struct pmuscope_ring_rec[]){
+			PMUSCOPE_RS(0, 100), PMUSCOPE_RS(1, 101), PMUSCOPE_RS(0, 102),
+			PMUSCOPE_RT(0, 103), {} },
+		.read_len = 4096,
+		.expect = (const struct pmuscope_ring_rec[]){
+			PMUSCOPE_RL(3, 0, 102), PMUSCOPE_RT(0, 103), {} },
+		.lost_total = 3, .reads = 2,
+	}, {
+		.name = "THROTTLED alone did not fit: held, nothing lost",
+		.late = (const struct pmuscope_ring_rec[]){ PMUSCOPE_RT(0, 100), {} },
+		.read_len = 4096,
+		.expect = (const struct pmuscope_ring_rec[]){ PMUSCOPE_RT(0, 100), {} },
+		.lost_total = 0, .reads = 2,
+	}, {
+		.name = "THROTTLED held, then samples dropped: LOST comes first",
+		.late = (const struct pmuscope_ring_rec[]){
+			PMUSCOPE_RT(0, 100), PMUSCOPE_RS(0, 101), PMUSCOPE_RS(0, 102), {} },
+		.read_len = 4096,
+		.expect = (const struct pmuscope_ring_rec[]){
+			PMUSCOPE_RL(2, 0, 102), PMUSCOPE_RT(0, 100), {} },
+		.lost_total = 2, .reads = 2,
+	}, {
+		.name = "one record a read(): LOST, then THROTTLED once there is room",
+		.late = (const struct pmuscope_ring_rec[]){
+			PMUSCOPE_RS(0, 100), PMUSCOPE_RS(0, 101), PMUSCOPE_RT(0, 102), {} },
+		.read_len = 64,
+		.expect = (const struct pmuscope_ring_rec[]){
+			PMUSCOPE_RL(2, 0, 101), PMUSCOPE_RT(0, 102), {} },
+		.lost_total = 2, .reads = 66,
+	}, {
+		.name = "THROTTLED on two CPUs, twice on one: all held, CPU by CPU",
+		.late = (const struct pmuscope_ring_rec[]){
+			PMUSCOPE_RT(1, 100), PMUSCOPE_RS(0, 101), PMUSCOPE_RT(0, 102),
+			PMUSCOPE_RT(1, 103), {} },
+		.read_len = 4096,
+		.expect = (const struct pmuscope_ring_rec[]){
+			PMUSCOPE_RL(1, 0, 101), PMUSCOPE_RT(0, 102), PMUSCOPE_RT(1, 100),
+			PMUSCOPE_RT(1, 100), {} },
+		.lost_total = 1, .reads = 2,
+	}, {
+		.name = "ring empty, LOST pending: read() returns it, no EAGAIN",
+		.late = (const struct pmuscope_ring_rec[]){ PMUSCOPE_RS(1, 100), {} },
+		.taken = 4096, .read_len = 4096,
+		.expect = (const struct pmuscope_ring_rec[]){ PMUSCOPE_RL(1, 1, 100), {} },
+		.lost_total = 1, .reads = 1,
+	}, {
+		.name = "ring empty, LOST and THROTTLED pending: a blocking read() returns them",
+		.late = (const struct pmuscope_ring_rec[]){
+			PMUSCOPE_RS(0, 100), PMUSCOPE_RT(0, 101), {} },
+		.taken = 4096, .read_len = 4096, .block = true,
+		.expect = (const struct pmuscope_ring_rec[]){
+			PMUSCOPE_RL(1, 0, 100), PMUSCOPE_RT(0, 101), {} },
+		.lost_total = 1, .reads = 1,
+	}, {
+		.name = "a writer finds room first: LOST, THROTTLED, then its record",
+		.late = (const struct pmuscope_ring_rec[]){
+			PMUSCOPE_RS(0, 100), PMUSCOPE_RS(0, 101), PMUSCOPE_RS(0, 102),
+			PMUSCOPE_RT(0, 103), {} },
+		.taken = 256, .writer = true, .read_len = 4096,
+		.expect = (const struct pmuscope_ring_rec[]){
+			PMUSCOPE_RL(3, 0, 102), PMUSCOPE_RT(0, 103), {} },
+		.lost_total = 3, .reads = 1,
+	},
+};
+
+static void pmuscope_ring_desc(const struct pmuscope_ring_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_ring, pmuscope_ring_cases, pmuscope_ring_desc);
+
+#define PMUSCOPE_STEST_BUF	8192
+
+/* User memory for read() (kunit_vm_mmap(): Linux 6.11 and later). */
+static char __user *pmuscope_stest_ubuf(struct kunit *test)
+{
+#ifdef PMUSCOPE_HAVE_KUNIT_VM_MMAP
+	unsigned long addr = kunit_vm_mmap(test, NULL, 0, PMUSCOPE_STEST_BUF,
+					   PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, 0);
+
+	KUNIT_ASSERT_NE_MSG(test, addr, 0, "no user memory");
+	return (char __user *)addr;
+#else
+	kunit_skip(test, "no kunit_vm_mmap(): no user memory to read() into");
+	return NULL;
+#endif
+}
+
+static bool pmuscope_stest_readable(struct pmuscope_ring *r)
+{
+	return pmuscope_ring_poll(r, NULL, NULL) & EPOLLIN;
+}
+
+/* Check that @buf (@len bytes) holds @nr records, each as @e says. */
+static void pmuscope_stest_expect_recs(struct kunit *test, const u8 *buf, u32 len,
+				       const struct pmuscope_ring_rec *e, u32 nr)
+{
+	u32 off = 0, i;
+
+	for (i = 0; i < nr && off + sizeof(struct pmuscope_record) <= len; i++, e++) {
+		const struct pmuscope_record *rec = (const void *)(buf + off);
+
+		KUNIT_EXPECT_EQ_MSG(test, rec->type, e->type, "record %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, rec->cpu, e->cpu, "record %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, rec->time, e->time, "record %u", i);
+		if (e->type == PMUSCOPE_REC_SAMPLE) {
+			KUNIT_EXPECT_EQ_MSG(test, rec->pid, e->value, "record %u", i);
+			KUNIT_EXPECT_EQ_MSG(test, rec->size, sizeof(*rec) + 16, "record %u", i);
+		} else {
+			KUNIT_EXPECT_EQ_MSG(test, rec->value, e->value, "record %u", i);
+			KUNIT_EXPECT_EQ_MSG(test, rec->size, sizeof(*rec), "record %u", i);
+		}
+		if (rec->size < sizeof(*rec))
+			break;
+		off += rec->size;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, i, nr, "records read");
+	KUNIT_EXPECT_EQ_MSG(test, off, len, "bytes read");
+}
+
+/*
+ * The last records written to a full ring do not fit, and no writer comes
+ * after them (the stream stopped, or a throttle burst filled the ring):
+ * read() returns the ring's records, then what is pending, LOST first,
+ * then THROTTLED (never dropped); poll() says readable until all is read;
+ * an empty ring with something pending returns it rather than blocking or
+ * EAGAIN; writing what is pending counts nothing again.
+ */
+static void pmuscope_test_ring_pending(struct kunit *test)
+{
+	const struct pmuscope_ring_case *c = test->param_value;
+	char __user *ubuf = pmuscope_stest_ubuf(test);
+	u8 *kbuf = kunit_kzalloc(test, PMUSCOPE_STEST_BUF, GFP_KERNEL);
+	struct pmuscope_ring_rec *e = kunit_kcalloc(test, 128, sizeof(*e), GFP_KERNEL);
+	const struct pmuscope_ring_rec *w;
+	u32 nr = 0, held = 0, reads = 0, got = 0, i;
+	struct pmuscope_ring *r;
+	bool readable;
+	ssize_t ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, kbuf);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	for (w = c->late; w->type; w++)
+		if (w->type == PMUSCOPE_REC_THROTTLED && w->cpu >= nr_cpu_ids)
+			kunit_skip(test, "needs CPU %u", w->cpu);
+	r = pmuscope_ring_alloc(4);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+
+	for (i = 0; i < 64; i++) {
+		struct pmuscope_ring_rec s = PMUSCOPE_RS(0, i + 1);
+
+		s.value = i;
+		pmuscope_stest_write(r, &s);
+		if (i * 64 >= c->taken)
+			e[nr++] = s;
+	}
+	for (w = c->late; w->type; w++) {
+		pmuscope_stest_write(r, w);
+		held += w->type == PMUSCOPE_REC_THROTTLED;
+	}
+	KUNIT_EXPECT_EQ(test, r->head, 4096);
+	KUNIT_EXPECT_EQ(test, r->lost_total, c->lost_total);
+	for (w = c->expect; w->type; w++)
+		e[nr++] = *w;
+	r->tail += c->taken;
+	if (c->writer) {
+		struct pmuscope_ring_rec s = { PMUSCOPE_REC_SAMPLE, 1, 500, 1000 };
+
+		pmuscope_stest_write(r, &s);
+		e[nr++] = s;
+	}
+
+	for (i = 0; i < 200; i++) {
+		readable = pmuscope_stest_readable(r);
+		ret = pmuscope_ring_read(r, ubuf, c->read_len, !(c->block && readable));
+		if (ret == -EAGAIN)
+			break;
+		KUNIT_EXPECT_TRUE_MSG(test, readable, "poll() before read() %u", i);
+		KUNIT_ASSERT_GT_MSG(test, ret, 0, "read() %u", i);
+		KUNIT_ASSERT_LE(test, got + ret, PMUSCOPE_STEST_BUF);
+		KUNIT_ASSERT_EQ(test, copy_from_user(kbuf + got, ubuf, ret), 0);
+		got += ret;
+		reads++;
+		/* What the reader writes was counted when dropped: not again. */
+		KUNIT_EXPECT_EQ(test, r->lost_total, c->lost_total);
+	}
+	KUNIT_EXPECT_EQ(test, ret, -EAGAIN);
+	KUNIT_EXPECT_FALSE(test, readable);
+	KUNIT_EXPECT_EQ(test, reads, c->reads);
+	pmuscope_stest_expect_recs(test, kbuf, got, e, nr);
+	KUNIT_EXPECT_EQ(test, r->lost, 0);
+	KUNIT_EXPECT_EQ(test, r->nr_held, 0);
+	KUNIT_EXPECT_EQ(test, r->lost_total, c->lost_total);
+	KUNIT_EXPECT_EQ(test, r->records, 64 + held + c->writer);
+	pmuscope_ring_free(r);
+}
+
 static struct kunit_case pmuscope_stream_cases[] = {
 	KUNIT_CASE(pmuscope_test_start_stop_mask),
 	KUNIT_CASE_PARAM(pmuscope_test_sampling, pmuscope_sample_gen_params),
 	KUNIT_CASE(pmuscope_test_sampling_throttle),
 	KUNIT_CASE(pmuscope_test_ring_lost),
+	KUNIT_CASE_PARAM(pmuscope_test_ring_pending, pmuscope_ring_gen_params),
 	{}
 };
 
