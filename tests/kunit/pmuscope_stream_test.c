@@ -280,6 +280,7 @@ static void pmuscope_test_ring_lost(struct kunit *test)
 	pmuscope_ring_free(r);
 }
 
+#ifdef PMUSCOPE_HAVE_KUNIT_VM_MMAP	/* user memory for read(): Linux 6.11+ */
 /* A record written to a ring, or expected from it (SAMPLE: @value is its pid). */
 struct pmuscope_ring_rec {
 	u16 type;		/* PMUSCOPE_REC_*; 0 ends a list */
@@ -407,16 +408,11 @@ KUNIT_ARRAY_PARAM(pmuscope_ring, pmuscope_ring_cases, pmuscope_ring_desc);
 /* User memory for read() (kunit_vm_mmap(): Linux 6.11 and later). */
 static char __user *pmuscope_stest_ubuf(struct kunit *test)
 {
-#ifdef PMUSCOPE_HAVE_KUNIT_VM_MMAP
 	unsigned long addr = kunit_vm_mmap(test, NULL, 0, PMUSCOPE_STEST_BUF,
 					   PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, 0);
 
 	KUNIT_ASSERT_NE_MSG(test, addr, 0, "no user memory");
 	return (char __user *)addr;
-#else
-	kunit_skip(test, "no kunit_vm_mmap(): no user memory to read() into");
-	return NULL;
-#endif
 }
 
 static bool pmuscope_stest_readable(struct pmuscope_ring *r)
@@ -528,12 +524,20 @@ static void pmuscope_test_ring_pending(struct kunit *test)
 	pmuscope_ring_free(r);
 }
 
+#endif /* PMUSCOPE_HAVE_KUNIT_VM_MMAP */
+
 static struct kunit_case pmuscope_stream_cases[] = {
 	KUNIT_CASE(pmuscope_test_start_stop_mask),
 	KUNIT_CASE_PARAM(pmuscope_test_sampling, pmuscope_sample_gen_params),
 	KUNIT_CASE(pmuscope_test_sampling_throttle),
 	KUNIT_CASE(pmuscope_test_ring_lost),
+#ifdef PMUSCOPE_HAVE_KUNIT_VM_MMAP
+	/*
+	 * Not registered without user memory (Linux 6.1): a skipped
+	 * parameter prints as plain "ok" there and would count as a pass.
+	 */
 	KUNIT_CASE_PARAM(pmuscope_test_ring_pending, pmuscope_ring_gen_params),
+#endif
 	{}
 };
 
