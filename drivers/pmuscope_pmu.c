@@ -874,9 +874,10 @@ pmuscope_hwc_plain(struct pmuscope_hwc *hwc, unsigned int n, u32 i, u32 cpu, u64
 
 /*
  * Turn what pmuscope_pmu_raw() read (@vals[i].count, @ovs) into values:
- * pmuscope_hwc_plain() where it applies (a 32-bit event counter folded by
- * its overflow interrupt, neither throttled nor sampling, with no wrap
- * pending), pmuscope_pmu_fold_one() for every other counter.
+ * pmuscope_hwc_plain() where it applies (on a ready PMU, a counter that
+ * does not sample and either is 64-bit and has not gone backwards, or is
+ * a 32-bit one folded by its overflow interrupt, not throttled, with no
+ * wrap pending), pmuscope_pmu_fold_one() for every other counter.
  */
 static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
 					      const u8 *idx, u32 nr, u64 now,
@@ -886,23 +887,32 @@ static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
 	 * What holds for the whole PMU, read once: for the compiler, every
 	 * store into @vals could change it.
 	 */
-	const bool plain = pmu->evcnt_width == 32 && pmu->hw_ready &&
-			   pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ;
+	const bool narrow = pmu->evcnt_width == 32, ready = pmu->hw_ready;
+	const bool irq = pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ;
 	const u32 cpu = pmu->cpu;
 	u32 i, folds = 0;
 
 	for (i = 0; i < nr; i++) {
 		unsigned int n = idx[i];
-		struct pmuscope_hwc *hwc = &pmu->hwc[n & (PMUSCOPE_NR_COUNTERS - 1)];
+		struct pmuscope_hwc *hwc;
+		bool wide;
+		u64 hw;
 
-		if (likely(plain && n < PMUSCOPE_CYCLE_IDX && hwc->on_hw && !hwc->irq_off &&
-			   !hwc->sample_period && !(ovs & BIT_ULL(n)))) {
+		if (unlikely(!ready || n == PMUSCOPE_NO_COUNTER || !pmu->hwc[n].on_hw))
+			goto any;
+		hwc = &pmu->hwc[n];
+		hw = vals[i].count;
+		wide = n == PMUSCOPE_CYCLE_IDX || !narrow;
+		if (likely(!hwc->sample_period &&
+			   (wide ? hw >= hwc->last_hw :
+			    irq && !hwc->irq_off && !(ovs & BIT_ULL(n))))) {
 			vals[i] = pmuscope_hwc_plain(hwc, n, i, cpu,
-						     lower_32_bits(vals[i].count), now);
+						     wide ? hw : lower_32_bits(hw), now);
 			folds++;
-		} else {
-			pmuscope_pmu_fold_one(pmu, n, i, now, ovs, &vals[i]);
+			continue;
 		}
+any:
+		pmuscope_pmu_fold_one(pmu, n, i, now, ovs, &vals[i]);
 	}
 	pmu->folds += folds;
 }

@@ -6,38 +6,55 @@
 # plugin's markers (pmuscope-bench profile OP) and names every address
 # counted: kernel functions through System.map and the KASLR offset the
 # guest prints, the module's through its /proc/kallsyms lines.
-# Usage: scripts/profile.sh [OPS] [--perf]
+# Usage: scripts/profile.sh [OPS] [--perf | --emu PROFILE]
 #   OPS: comma-separated, of read1, read7, snapshot1, snapshot7,
 #        perf_group7 (needs --perf: perf's PMU driver active); default read7.
+#   --emu PROFILE: pmuscope_emu.ko (the driver against the register model)
+#        with the CPU profile PROFILE (e.g. v9.4-like, on QEMU's max) and
+#        snapshot=1, on the test kernel (the emulated module is built with
+#        the KUnit modules): the driver's own instructions are told from
+#        the model's (pmuscope_model_*) by function.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$PMUSCOPE_TOP"
 
-ops=read7 perf=
-for a in "$@"; do
-	case "$a" in
+ops=read7 perf= emu=
+while [ $# -gt 0 ]; do
+	case "$1" in
 	--perf) perf=1 ;;
-	*) ops=$a ;;
+	--emu) emu=$2; shift ;;
+	*) ops=$1 ;;
 	esac
+	shift
 done
 scripts/setup.sh
-export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-bench.config
-kdir=$(scripts/build-kernel.sh)
 mkdir -p build/profile
 gcc -O2 -Wall -Wextra -shared -fPIC -o build/profile/insn-profile.so scripts/qemu/insn-profile.c
-rm -rf build/bench-src && mkdir -p build/bench-src
-cp -r Kbuild drivers include build/bench-src/
-make --no-print-directory -C "$kdir" M="$PMUSCOPE_TOP/build/bench-src" ARCH=arm64 \
-	CROSS_COMPILE="$PMUSCOPE_CROSS" modules >build/bench-build.log 2>&1 ||
-	pmuscope_die "module build failed, see build/bench-build.log"
-scripts/mkinitramfs.sh build/initramfs-bench.cpio build/bench-src/pmuscope.ko
-plan=profile bl=()
-[ -z "$perf" ] || { plan=profile-perf; bl=(--no-blacklist); }
+plan=profile args=(--cpu cortex-a53) append="pmuscope_profile_ops=$ops"
+if [ -n "$emu" ]; then
+	kdir=$(scripts/build-kernel.sh)
+	make --no-print-directory kunit-module >build/profile/build.log 2>&1 ||
+		pmuscope_die "module build failed, see build/profile/build.log"
+	scripts/mkinitramfs.sh build/profile/initramfs.cpio pmuscope.ko pmuscope_emu.ko
+	args=(--cpu max)
+	append="$append pmuscope_emu=$emu pmuscope_profile_args=snapshot=1"
+else
+	export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-bench.config
+	kdir=$(scripts/build-kernel.sh)
+	rm -rf build/bench-src && mkdir -p build/bench-src
+	cp -r Kbuild drivers include build/bench-src/
+	make --no-print-directory -C "$kdir" M="$PMUSCOPE_TOP/build/bench-src" ARCH=arm64 \
+		CROSS_COMPILE="$PMUSCOPE_CROSS" modules >build/bench-build.log 2>&1 ||
+		pmuscope_die "module build failed, see build/bench-build.log"
+	scripts/mkinitramfs.sh build/profile/initramfs.cpio build/bench-src/pmuscope.ko
+	[ -z "$perf" ] || { plan=profile-perf; args+=(--no-blacklist); }
+fi
 out=$PMUSCOPE_TOP/build/profile/windows.txt
-scripts/run-guest.sh --cpu cortex-a53 --smp 2 --icount 0 --plan "$plan" "${bl[@]}" \
-	--initrd build/initramfs-bench.cpio --log build/profile/guest.log --timeout 600 \
-	--append "pmuscope_profile_ops=$ops" --plugin "$PMUSCOPE_TOP/build/profile/insn-profile.so,out=$out" ||
+scripts/run-guest.sh "${args[@]}" --smp 2 --icount 0 --plan "$plan" \
+	--initrd build/profile/initramfs.cpio --log build/profile/guest.log --timeout 600 \
+	--append "$append" --plugin "$PMUSCOPE_TOP/build/profile/insn-profile.so,out=$out" ||
 	pmuscope_die "guest failed, see build/profile/guest.log"
+grep -a '^pmuscope-snapshot-hw:' build/profile/guest.log || true
 python3 - "$kdir/System.map" build/profile/guest.log "$out" "$ops" <<'PY'
 import bisect, collections, sys
 smap, log, out, ops = sys.argv[1:]
@@ -58,7 +75,7 @@ for line in open(log, errors="replace"):
     if n in anchors:
         off = a - anchors[n]
     elif len(f) > 4 and t in "tT":
-        mods.append((a, "[pmuscope] " + n))
+        mods.append((a, f[4] + " " + n))
 if off is None:
     sys.exit("profile: no kernel text address from the guest")
 syms = sorted([(a + off, n) for a, n in syms] + mods)
@@ -85,6 +102,12 @@ for op, w in zip(ops, windows):
     total = sum(w.values())
     print(f"== {op}: {total / iters:.1f} instructions per call "
           f"({user / iters:.1f} at EL0), by function:")
+    mod = {"driver": 0, "model": 0}
+    for n, c in by.items():
+        if n.startswith("[pmuscope"):
+            mod["model" if " pmuscope_model_" in n else "driver"] += c
+    print(f"  module: {mod['driver'] / iters:.1f} the driver's own, "
+          f"{mod['model'] / iters:.1f} the register model's (pmuscope_model_*)")
     for n, c in by.most_common(40):
         print(f"  {c / iters:9.1f}  {n}")
 PY

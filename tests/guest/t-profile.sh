@@ -4,9 +4,12 @@
 # then each operation of pmuscope_profile_ops between the plugin's markers.
 . /tests/lib.sh
 
-check "insmod" insmod "$PMUSCOPE_KO"
+# shellcheck disable=SC2086 # pmuscope_profile_args: module parameters
+check "insmod ${pmuscope_profile_args:-}" insmod "$PMUSCOPE_KO" ${pmuscope_profile_args:-}
 grep -E ' (_text|_stext|_etext)$|[[:space:]]\[pmuscope' /proc/kallsyms | sed 's/^/pmuscope-sym: /'
 for op in $(echo "${pmuscope_profile_ops:-read7}" | tr , ' '); do
 	check "profile $op" /bin/pmuscope-bench profile "$op"
 done
+# Which snapshot path CPU 0 took (the emulated hardware path: ready).
+echo "pmuscope-snapshot-hw: cpu0 $(cat $PMUSCOPE_SYS/cpu0/snapshot_hw)"
 check "rmmod" rmmod pmuscope
