@@ -186,7 +186,6 @@ struct pmuscope_hwc {
 	unsigned long storm_start;	/* jiffies: start of the storm window */
 } __aligned(128);
 
-
 /*
  * The hardware snapshot path (FEAT_PMUv3_SS) of one CPU, as last found;
  * sysfs cpuN/snapshot_hw shows it. Set at CPU online from the probe and

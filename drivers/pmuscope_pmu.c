@@ -931,8 +931,8 @@ any:
  * at most the real one.
  */
 static __always_inline void pmuscope_pmu_read_ready(struct pmuscope_pmu *pmu,
-						   const u8 *idx, u32 nr, u64 now,
-						   struct pmuscope_value *vals)
+						    const u8 *idx, u32 nr, u64 now,
+						    struct pmuscope_value *vals)
 {
 	const bool narrow = pmu->evcnt_width == 32;
 	const bool irq = pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ;
