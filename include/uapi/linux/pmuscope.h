@@ -22,8 +22,9 @@
  * 1 caller's structs are version 2 structs with the new fields zero.
  * 3: PMUSCOPE_IOC_SNAPSHOT, PMUSCOPE_IOC_STREAM and read()/poll() of
  *    the stream's records.
+ * 4: PMUSCOPE_IOC_AMU_READ, the Activity Monitors' counters.
  */
-#define PMUSCOPE_API_VERSION		3
+#define PMUSCOPE_API_VERSION		4
 
 /* Most events one session may count on each CPU. */
 #define PMUSCOPE_MAX_EVENTS		32
@@ -41,6 +42,7 @@
 #define PMUSCOPE_FEAT_SNAPSHOT		(1ULL << 9)	/* PMUSCOPE_IOC_SNAPSHOT */
 #define PMUSCOPE_FEAT_SNAPSHOT_HW	(1ULL << 10)	/* a CPU captures in hardware */
 #define PMUSCOPE_FEAT_STREAM		(1ULL << 11)	/* PMUSCOPE_IOC_STREAM, read(), poll() */
+#define PMUSCOPE_FEAT_AMU		(1ULL << 12)	/* a CPU's AMU is read: PMUSCOPE_IOC_AMU_READ */
 
 struct pmuscope_handshake {
 	__u32 size;		/* in: sizeof(struct pmuscope_handshake) */
@@ -223,6 +225,61 @@ struct pmuscope_record {
 	/* __u64 counts[nr]: the session's counts on @cpu, in configuration order */
 };
 
+/*
+ * The Activity Monitors (AMU) of chosen CPUs, read-only, without a
+ * session: PMUSCOPE_IOC_AMU_READ on any open /dev/pmuscope, by a caller
+ * with CAP_PERFMON or CAP_SYS_ADMIN. One record per CPU of the bitmap.
+ */
+#define PMUSCOPE_AMU_GROUP_MAX		16	/* counters of one group, at most */
+
+/* Group 0's counters, architected (Arm ARM D16.3.1), by index. */
+#define PMUSCOPE_AMU_CORE_CYCLES	0	/* CPU_CYCLES (0x0011): the core's clock */
+#define PMUSCOPE_AMU_CONST_CYCLES	1	/* CNT_CYCLES (0x4004): the system counter's rate */
+#define PMUSCOPE_AMU_INST_RETIRED	2	/* INST_RETIRED (0x0008) */
+#define PMUSCOPE_AMU_MEM_STALL		3	/* STALL_BACKEND_MEM (0x4005): cycles stalled on memory */
+
+/* State of one CPU's AMU (struct pmuscope_amu_cpu.state). */
+#define PMUSCOPE_AMU_READ_OK		0	/* read now */
+#define PMUSCOPE_AMU_ABSENT		1	/* no AMU on this CPU */
+#define PMUSCOPE_AMU_DISABLED		2	/* not used: amu=0, or amu=-1 and the kernel does not use it */
+#define PMUSCOPE_AMU_OFFLINE		3	/* CPU offline: not read */
+
+/* Flags of one CPU's record. */
+#define PMUSCOPE_AMU_F_LOST		(1U << 0)	/* counts lost since the last AMU_READ of this CPU */
+#define PMUSCOPE_AMU_F_CONST_BROKEN	(1U << 1)	/* CNT_CYCLES does not count at its rate (erratum) */
+#define PMUSCOPE_AMU_F_AUX_ZERO		(1U << 2)	/* AMCR_EL0.CG1RZ: group 1 reads zero, not read */
+
+struct pmuscope_amu_cpu {
+	__u32 cpu;
+	__u32 state;		/* PMUSCOPE_AMU_READ_OK .. OFFLINE; below: OK only */
+	__u32 flags;		/* PMUSCOPE_AMU_F_* */
+	__u32 version;		/* ID_AA64PFR0_EL1.AMU: 1 AMUv1, 2 AMUv1p1 */
+	__u16 nr_group0;	/* AMCGCR_EL0.CG0NC */
+	__u16 nr_group1;	/* AMCGCR_EL0.CG1NC; 0: no group 1 */
+	__u16 implemented1;	/* bit n: group-1 counter n exists (AMCG1IDR_EL0) */
+	__u16 enabled0;		/* bit n: group-0 counter n enabled (AMCNTENSET0_EL0) */
+	__u16 enabled1;		/* bit n: group-1 counter n enabled (AMCNTENSET1_EL0) */
+	__u16 reserved0[3];
+	__u64 time;		/* system counter (CNTVCT) when read */
+	__u16 type0[PMUSCOPE_AMU_GROUP_MAX];	/* AMEVTYPER0<n>_EL0.evtCount */
+	__u16 type1[PMUSCOPE_AMU_GROUP_MAX];	/* AMEVTYPER1<n>_EL0.evtCount */
+	__u64 group0[PMUSCOPE_AMU_GROUP_MAX];	/* AMEVCNTR0<n>_EL0; 0: absent, disabled */
+	__u64 group1[PMUSCOPE_AMU_GROUP_MAX];	/* AMEVCNTR1<n>_EL0; 0: absent, disabled, CG1RZ */
+};
+
+struct pmuscope_amu_read {
+	__u32 size;		/* sizeof(struct pmuscope_amu_read) */
+	__u32 flags;		/* none defined: zero */
+	__u64 cpus;		/* pointer to a CPU bitmap of __u64 words, not empty */
+	__u64 records;		/* pointer to struct pmuscope_amu_cpu[nr_records] */
+	__u32 cpus_size;	/* bytes at @cpus, a multiple of 8, 8 .. 4096 */
+	__u32 nr_records;	/* in: room at @records; out: CPUs in @cpus (written, ascending) */
+	__u32 record_size;	/* sizeof(struct pmuscope_amu_cpu) of the caller; 0 = 360 */
+	__u32 reserved0;
+	__u64 freq;		/* out: system counter frequency in Hz */
+	__u64 reserved[2];
+};
+
 #define PMUSCOPE_IOC_MAGIC		0xB9
 
 #define PMUSCOPE_IOC_HANDSHAKE	_IOWR(PMUSCOPE_IOC_MAGIC, 0x00, struct pmuscope_handshake)
@@ -234,5 +291,6 @@ struct pmuscope_record {
 #define PMUSCOPE_IOC_SWINC	_IOW(PMUSCOPE_IOC_MAGIC, 0x06, struct pmuscope_swinc)
 #define PMUSCOPE_IOC_SNAPSHOT	_IOWR(PMUSCOPE_IOC_MAGIC, 0x07, struct pmuscope_snapshot)
 #define PMUSCOPE_IOC_STREAM	_IOW(PMUSCOPE_IOC_MAGIC, 0x08, struct pmuscope_stream)
+#define PMUSCOPE_IOC_AMU_READ	_IOWR(PMUSCOPE_IOC_MAGIC, 0x09, struct pmuscope_amu_read)
 
 #endif /* _UAPI_LINUX_PMUSCOPE_H */
