@@ -469,6 +469,7 @@ u32 pmuscope_counters_of(const struct pmuscope_cpu_caps *caps);
 #define PMUSCOPE_CPUS_SIZE_MAX		4096	/* bytes of a CPU bitmap */
 #define PMUSCOPE_SWINC_MAX		4096	/* increments per SWINC (IRQs off) */
 #define PMUSCOPE_ELEM_SIZE_MAX		256	/* event_size, value_size */
+#define PMUSCOPE_AMU_RECORD_SIZE_MAX	4096	/* struct pmuscope_amu_read.record_size */
 #define PMUSCOPE_CFG_ALL		(PMUSCOPE_CFG_INHERIT | PMUSCOPE_CFG_ENABLE_ON_EXEC)
 
 int pmuscope_check_size(u32 usize, size_t min);
@@ -562,6 +563,43 @@ static inline bool pmuscope_backend_perf(void)
 
 /* ------------------------------------------------------------ driver state */
 
+/*
+ * What a CPU's AMU has (pmuscope_amu_probe(), at CPU online). Copied into
+ * struct pmuscope_cpu under the driver's lock; read under it.
+ */
+struct pmuscope_amu_info {
+	bool usable;		/* implemented, allowed, and read by the driver */
+	bool const_broken;	/* the kernel's broken-CNT_CYCLES workaround applies */
+	bool aux_zero;		/* AMCR_EL0.CG1RZ: group 1 reads zero here */
+	u8 version;		/* ID_AA64PFR0_EL1.AMU */
+	u8 nr0;			/* group-0 counters (CG0NC) */
+	u8 nr1;			/* AMCGCR_EL0.CG1NC */
+	u16 impl1;		/* bit n: group-1 counter n implemented */
+	u16 type0[PMUSCOPE_AMU_GROUP_MAX];	/* AMEVTYPER0<n>_EL0.evtCount */
+	u16 type1[PMUSCOPE_AMU_GROUP_MAX];	/* AMEVTYPER1<n>_EL0.evtCount */
+};
+
+/*
+ * The AMU's loss tracking of one CPU: touched only on that CPU with IRQs
+ * off (the AMU_READ cross call, cpu_pm, the online probe), no lock.
+ */
+struct pmuscope_amu {
+	bool sampled;		/* last0/last1 hold a sample */
+	bool lost;		/* counts lost since the last record */
+	bool pm_saved;		/* pm0/pm1 hold the sample of a cpu_pm enter */
+	u64 last0[PMUSCOPE_AMU_GROUP_MAX], last1[PMUSCOPE_AMU_GROUP_MAX];
+	u64 pm0[PMUSCOPE_AMU_GROUP_MAX], pm1[PMUSCOPE_AMU_GROUP_MAX];
+};
+
+void pmuscope_amu_probe(struct pmuscope_amu *amu, struct pmuscope_amu_info *info,
+			const struct pmuscope_cpu_caps *caps);
+void pmuscope_amu_pm_enter(struct pmuscope_amu *amu, const struct pmuscope_amu_info *info);
+void pmuscope_amu_pm_exit(struct pmuscope_amu *amu, const struct pmuscope_amu_info *info);
+void pmuscope_amu_read_local(struct pmuscope_amu *amu, const struct pmuscope_amu_info *info,
+			     struct pmuscope_amu_cpu *rec);
+u64 pmuscope_amu_read_counter(unsigned int g, unsigned int n);
+int pmuscope_check_amu_read(const struct pmuscope_amu_read *ar);
+
 /* One per possible CPU; its kobject is /sys/kernel/pmuscope/cpuN. */
 struct pmuscope_cpu {
 	struct kobject kobj;
@@ -573,6 +611,9 @@ struct pmuscope_cpu {
 	struct pmuscope_session *sysfs_sess;
 	/* snapshot_last: the last snapshot_take, as text (driver lock). */
 	char *snap_text;
+	/* The AMU as probed (driver lock), and its loss tracking (on @cpu). */
+	struct pmuscope_amu_info amu_info;
+	struct pmuscope_amu amu;
 	struct pmuscope_pmu pmu;
 };
 

@@ -105,6 +105,8 @@ static_assert(sizeof(struct pmuscope_event) == 16);
 static_assert(sizeof(struct pmuscope_config) == 48);
 static_assert(sizeof(struct pmuscope_value) == 40);
 static_assert(sizeof(struct pmuscope_read) == 40);
+static_assert(sizeof(struct pmuscope_amu_cpu) == 360);
+static_assert(sizeof(struct pmuscope_amu_read) == 64);
 static_assert(sizeof(struct pmuscope_swinc) == 40);
 static bool pmuscope_zero(const u64 *words, size_t n)
 {
@@ -194,6 +196,22 @@ int pmuscope_check_config(const struct pmuscope_config *cfg)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_config);
+
+int pmuscope_check_amu_read(const struct pmuscope_amu_read *ar)
+{
+	if (ar->flags || ar->reserved0 ||
+	    !pmuscope_zero(ar->reserved, ARRAY_SIZE(ar->reserved)))
+		return -EINVAL;
+	if (!ar->cpus_size || ar->cpus_size % 8 ||
+	    ar->cpus_size > PMUSCOPE_CPUS_SIZE_MAX)
+		return -EINVAL;
+	if (!ar->record_size)
+		return 0;
+	if (ar->record_size < sizeof(struct pmuscope_amu_cpu) || ar->record_size % 8)
+		return -EINVAL;
+	return ar->record_size > PMUSCOPE_AMU_RECORD_SIZE_MAX ? -E2BIG : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_amu_read);
 
 int pmuscope_check_read(const struct pmuscope_read *rd)
 {

@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) "pmuscope: " fmt
 
 #include <linux/capability.h>
+#include <linux/cpu.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -27,6 +28,7 @@
 #define PMUSCOPE_SWINC_SIZE_VER0	sizeof(struct pmuscope_swinc)
 #define PMUSCOPE_SNAPSHOT_SIZE_VER0	sizeof(struct pmuscope_snapshot)
 #define PMUSCOPE_STREAM_SIZE_VER0	sizeof(struct pmuscope_stream)
+#define PMUSCOPE_AMU_READ_SIZE_VER0	sizeof(struct pmuscope_amu_read)
 
 /*
  * Copy a size-first argument: -EINVAL if its size is below @min,
@@ -60,6 +62,8 @@ static u64 pmuscope_pmu_features(void)
 	for_each_possible_cpu(cpu) {
 		struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[cpu];
 
+		if (pcpu && pcpu->probed && pcpu->amu_info.usable)
+			feat |= PMUSCOPE_FEAT_AMU;
 		if (!pcpu || !pcpu->probed ||
 		    pcpu->caps.state[PMUSCOPE_UNIT_PMU] != PMUSCOPE_STATE_PRESENT)
 			continue;
@@ -302,6 +306,113 @@ copy:
 	return pmuscope_copy_arg(rd, sizeof(*rd), PMUSCOPE_READ_SIZE_VER0, uarg);
 }
 
+/* ------------------------------------------------------------------- AMU */
+
+/* Cross call: this CPU's AMU record into @info. */
+static void pmuscope_amu_read_fn(void *info)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[smp_processor_id()];
+
+	pmuscope_amu_read_local(&pcpu->amu, &pcpu->amu_info, info);
+}
+
+/* The state of @cpu's AMU, for its record (CPUs held still). */
+static u32 pmuscope_amu_state(unsigned int cpu)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[cpu];
+	u32 state;
+
+	mutex_lock(&pmuscope_drv.lock);
+	if (!cpu_online(cpu) || !pcpu->probed)
+		state = PMUSCOPE_AMU_OFFLINE;
+	else if (pcpu->amu_info.usable)
+		state = PMUSCOPE_AMU_READ_OK;
+	else if (pcpu->caps.state[PMUSCOPE_UNIT_AMU] == PMUSCOPE_STATE_ABSENT)
+		state = PMUSCOPE_AMU_ABSENT;
+	else
+		state = PMUSCOPE_AMU_DISABLED;
+	mutex_unlock(&pmuscope_drv.lock);
+	return state;
+}
+
+/*
+ * AMU_READ: one record per CPU of the bitmap, ascending, each read on its
+ * CPU. No session: any open file, but CAP_PERFMON (the AMU counts all that
+ * runs on a CPU, the secure world included). The records are gathered
+ * with CPUs held still and copied out after.
+ */
+static long pmuscope_ioc_amu_read(void __user *uarg)
+{
+	struct pmuscope_amu_read __user *uar = uarg;
+	struct pmuscope_amu_cpu *recs = NULL;
+	struct pmuscope_amu_read ar;
+	unsigned long *bits;
+	unsigned int bit, nr, i = 0;
+	u32 rsize;
+	int ret;
+
+	ret = pmuscope_copy_arg(&ar, sizeof(ar), PMUSCOPE_AMU_READ_SIZE_VER0, uarg);
+	if (ret)
+		return ret;
+	ret = pmuscope_check_amu_read(&ar);
+	if (ret)
+		return ret;
+	if (!perfmon_capable())
+		return -EPERM;
+	bits = kzalloc(ar.cpus_size, GFP_KERNEL_ACCOUNT);
+	if (!bits)
+		return -ENOMEM;
+	ret = -EFAULT;
+	if (copy_from_user(bits, u64_to_user_ptr(ar.cpus), ar.cpus_size))
+		goto out;
+	/* A CPU the kernel cannot have: absent, as for CONFIG. */
+	ret = -ENODEV;
+	for_each_set_bit(bit, bits, ar.cpus_size * BITS_PER_BYTE)
+		if (bit >= nr_cpu_ids || !cpu_possible(bit))
+			goto out;
+	nr = bitmap_weight(bits, ar.cpus_size * BITS_PER_BYTE);
+	ret = -EINVAL;
+	if (!nr)
+		goto out;
+	ret = -ENOSPC;
+	if (ar.nr_records < nr)
+		goto tell;
+	ret = -ENOMEM;
+	recs = kvcalloc(nr, sizeof(*recs), GFP_KERNEL_ACCOUNT);
+	if (!recs)
+		goto out;
+	cpus_read_lock();
+	for_each_set_bit(bit, bits, nr_cpu_ids) {
+		struct pmuscope_amu_cpu *rec = &recs[i++];
+
+		rec->cpu = bit;
+		rec->state = pmuscope_amu_state(bit);
+		if (rec->state == PMUSCOPE_AMU_READ_OK)
+			smp_call_function_single(bit, pmuscope_amu_read_fn, rec, 1);
+	}
+	cpus_read_unlock();
+	rsize = ar.record_size ?: sizeof(*recs);
+	ret = -EFAULT;
+	for (i = 0; i < nr; i++) {
+		void __user *dst = u64_to_user_ptr(ar.records + (u64)i * rsize);
+
+		if (copy_to_user(dst, &recs[i], sizeof(*recs)) ||
+		    clear_user(dst + sizeof(*recs), rsize - sizeof(*recs)))
+			goto out;
+	}
+	if (put_user((u64)pmuscope_hw_syscnt_freq(), &uar->freq))
+		goto out;
+	ret = 0;
+tell:
+	/* How many records there are (or would be). */
+	if (put_user(nr, &uar->nr_records))
+		ret = -EFAULT;
+out:
+	kvfree(recs);
+	kfree(bits);
+	return ret;
+}
+
 /* @sess NULL: the file was never configured. */
 static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 {
@@ -454,6 +565,8 @@ static long pmuscope_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		return pmuscope_ioc_snapshot(sess, uarg);
 	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_STREAM):
 		return pmuscope_ioc_stream(sess, uarg);
+	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_AMU_READ):
+		return pmuscope_ioc_amu_read(uarg);
 	}
 	switch (cmd) {		/* no argument: no size either */
 	case PMUSCOPE_IOC_ENABLE:

@@ -24,6 +24,7 @@
 #include <clocksource/arm_arch_timer.h>
 #include <asm/arch_timer.h>
 #include <asm/barrier.h>
+#include <asm/cpufeature.h>
 #include <asm/sysreg.h>
 #include <asm/virt.h>
 
@@ -53,6 +54,8 @@ void pmuscope_model_barrier(enum pmuscope_barrier b);
 u64 pmuscope_model_syscnt(void);
 u32 pmuscope_model_syscnt_freq(void);
 enum pmuscope_hw_el2 pmuscope_model_el2(void);
+bool pmuscope_model_amu_kernel(void);
+bool pmuscope_model_amu_const_broken(void);
 
 #ifdef PMUSCOPE_HW_MODEL
 
@@ -84,6 +87,16 @@ static inline u32 pmuscope_hw_syscnt_freq(void)
 static inline enum pmuscope_hw_el2 pmuscope_hw_el2(void)
 {
 	return pmuscope_model_el2();
+}
+
+static inline bool pmuscope_hw_amu_kernel(void)
+{
+	return pmuscope_model_amu_kernel();
+}
+
+static inline bool pmuscope_hw_amu_const_broken(void)
+{
+	return pmuscope_model_amu_const_broken();
 }
 
 #else /* !PMUSCOPE_HW_MODEL */
@@ -140,6 +153,34 @@ static inline enum pmuscope_hw_el2 pmuscope_hw_el2(void)
 	if (pmuscope_hw_mrs(PMUSCOPE_REG_ID_AA64PFR0_EL1) & PMUSCOPE_PFR0_EL2)
 		return PMUSCOPE_HW_EL2_ABOVE;
 	return PMUSCOPE_HW_EL2_NONE;
+}
+
+/*
+ * Does the kernel itself use this CPU's AMU (CONFIG_ARM64_AMU_EXTN, and
+ * the CPU has it: its frequency invariance reads it)? amu=-1, the
+ * default, uses the AMU only then: firmware that leaves it trapped or
+ * broken hangs a board on access, and the kernel would have found out.
+ * With preemption disabled, on the CPU in question.
+ */
+static inline bool pmuscope_hw_amu_kernel(void)
+{
+	return this_cpu_has_cap(ARM64_HAS_AMU_EXTN);
+}
+
+/*
+ * Does the kernel's workaround for a constant counter that does not count
+ * at its rate apply to this CPU (Cortex-A510 erratum 2457168, Cortex-A725
+ * erratum 3821522)? Then neither does the driver trust CNT_CYCLES.
+ */
+static inline bool pmuscope_hw_amu_const_broken(void)
+{
+#if defined(ARM64_WORKAROUND_BROKEN_AMU_CONSTCNT)
+	return this_cpu_has_cap(ARM64_WORKAROUND_BROKEN_AMU_CONSTCNT);
+#elif defined(ARM64_WORKAROUND_2457168)
+	return this_cpu_has_cap(ARM64_WORKAROUND_2457168);
+#else
+	return false;
+#endif
 }
 
 #endif /* PMUSCOPE_HW_MODEL */

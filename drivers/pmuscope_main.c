@@ -42,10 +42,10 @@ static bool pmuscope_param_spe = true;
 module_param_named(spe, pmuscope_param_spe, bool, 0444);
 MODULE_PARM_DESC(spe, "Use the Statistical Profiling Extension (default: 1)");
 
-static bool pmuscope_param_amu = true;
-module_param_named(amu, pmuscope_param_amu, bool, 0444);
+static int pmuscope_param_amu = -1;
+module_param_named(amu, pmuscope_param_amu, int, 0444);
 MODULE_PARM_DESC(amu,
-		 "Use the Activity Monitors; set 0 if firmware traps them (CPTR_EL3.TAM) (default: 1)");
+		 "Read the Activity Monitors: -1 on the CPUs whose AMU the kernel itself uses (CONFIG_ARM64_AMU_EXTN), 1 on every CPU that has one (firmware must not trap them: CPTR_EL3.TAM), 0 never (default: -1)");
 
 static char *pmuscope_param_mode = "auto";
 module_param_named(mode, pmuscope_param_mode, charp, 0444);
@@ -232,10 +232,12 @@ static int pmuscope_cpu_pm_notify(struct notifier_block *nb,
 	switch (action) {
 	case CPU_PM_ENTER:
 		pmuscope_pmu_pm_enter(pmu);
+		pmuscope_amu_pm_enter(&pcpu->amu, &pcpu->amu_info);
 		break;
 	case CPU_PM_ENTER_FAILED:
 	case CPU_PM_EXIT:
 		pmuscope_pmu_pm_exit(pmu);
+		pmuscope_amu_pm_exit(&pcpu->amu, &pcpu->amu_info);
 		break;
 	}
 	raw_spin_unlock(&pmu->lock);
@@ -252,18 +254,38 @@ static struct notifier_block pmuscope_cpu_pm_nb = {
 static int pmuscope_cpu_online(unsigned int cpu)
 {
 	struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[cpu];
+	unsigned long allowed = pmuscope_drv.allowed_units;
+	struct pmuscope_amu_info *amu;
 	struct pmuscope_cpu_caps *caps;
+	unsigned long flags;
+	bool amu_kernel;
 
 	caps = kmalloc(sizeof(*caps), GFP_KERNEL);
-	if (!caps)
+	amu = kmalloc(sizeof(*amu), GFP_KERNEL);
+	if (!caps || !amu) {
+		kfree(caps);
+		kfree(amu);
 		return -ENOMEM;
+	}
+	/* amu=-1: this CPU's AMU only if the kernel itself uses it. */
+	preempt_disable();
+	amu_kernel = pmuscope_hw_amu_kernel();
+	preempt_enable();
+	if (pmuscope_param_amu < 0 && !amu_kernel)
+		allowed &= ~BIT(PMUSCOPE_UNIT_AMU);
 
-	pmuscope_probe_local(pmuscope_drv.allowed_units, caps);
+	pmuscope_probe_local(allowed, caps);
+	pmuscope_amu_probe(&pcpu->amu, amu, caps);
 
 	mutex_lock(&pmuscope_drv.lock);
 	pcpu->caps = *caps;
+	/* IRQs off: cpu_pm, on this CPU, reads it without the lock. */
+	local_irq_save(flags);
+	pcpu->amu_info = *amu;
+	local_irq_restore(flags);
 	pcpu->probed = true;
 	mutex_unlock(&pmuscope_drv.lock);
+	kfree(amu);
 
 	pmuscope_sysfs_cpu_changed(pcpu);
 	pr_debug("cpu%u: %s, %s, %u counters\n", cpu,
@@ -413,6 +435,10 @@ static int pmuscope_engine_init(void)
 	}
 	if (pmuscope_param_snapshot > 2) {
 		pr_err("snapshot must be 0, 1 or 2\n");
+		return -EINVAL;
+	}
+	if (pmuscope_param_amu < -1 || pmuscope_param_amu > 1) {
+		pr_err("amu must be -1, 0 or 1\n");
 		return -EINVAL;
 	}
 	pmuscope_engine.ss_under_el2 = pmuscope_param_snapshot == 2;

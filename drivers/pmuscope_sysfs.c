@@ -16,6 +16,7 @@
 #include <linux/sysfs.h>
 
 #include "pmuscope.h"
+#include "pmuscope_hw.h"
 #include "pmuscope_regs.h"
 
 /* ------------------------------------------------------------ root files */
@@ -601,6 +602,120 @@ static void pmuscope_counter_attrs_init(void)
 	}
 }
 
+/* ------------------------------------------------------ AMU counter files */
+
+/*
+ * cpuN/amu_value/, amu_type/, amu_enabled/: a file per AMU counter the CPU
+ * implements, g0_<n> for group 0 and g1_<n> for group 1 (none while
+ * AMCR_EL0.CG1RZ makes group 1 read zero here). Values are read on the CPU
+ * and are root's only, like every count of the whole CPU.
+ */
+enum pmuscope_amu_file {
+	PMUSCOPE_AF_VALUE,
+	PMUSCOPE_AF_TYPE,
+	PMUSCOPE_AF_ENABLED,
+	PMUSCOPE_NR_AF
+};
+
+#define PMUSCOPE_AMU_FILES	(2 * PMUSCOPE_AMU_GROUP_MAX)
+
+struct pmuscope_amu_attr {
+	struct kobj_attribute kattr;
+	unsigned int group, n;
+	enum pmuscope_amu_file what;
+	char name[8];
+};
+
+static struct pmuscope_amu_attr pmuscope_amu_attrs[PMUSCOPE_NR_AF][PMUSCOPE_AMU_FILES];
+static struct attribute *pmuscope_amu_ptrs[PMUSCOPE_NR_AF][PMUSCOPE_AMU_FILES + 1];
+
+struct pmuscope_amu_one {
+	const struct pmuscope_amu_attr *aa;
+	u64 val;
+};
+
+/* Cross call: one counter's value, or its enable bit. */
+static void pmuscope_amu_one_fn(void *info)
+{
+	struct pmuscope_amu_one *o = info;
+	const struct pmuscope_amu_attr *aa = o->aa;
+
+	if (aa->what == PMUSCOPE_AF_VALUE)
+		o->val = pmuscope_amu_read_counter(aa->group, aa->n);
+	else
+		o->val = !!(pmuscope_hw_read(aa->group ? PMUSCOPE_REG_AMCNTENSET1_EL0 :
+					     PMUSCOPE_REG_AMCNTENSET0_EL0) & BIT(aa->n));
+}
+
+static ssize_t pmuscope_amu_show(struct kobject *kobj, struct kobj_attribute *attr,
+				 char *buf)
+{
+	const struct pmuscope_amu_attr *aa =
+		container_of(attr, struct pmuscope_amu_attr, kattr);
+	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
+	struct pmuscope_amu_one o = { .aa = aa };
+	u16 type;
+	int ret;
+
+	if (aa->what == PMUSCOPE_AF_TYPE) {
+		mutex_lock(&pmuscope_drv.lock);
+		type = aa->group ? pcpu->amu_info.type1[aa->n] : pcpu->amu_info.type0[aa->n];
+		mutex_unlock(&pmuscope_drv.lock);
+		return sysfs_emit(buf, "0x%04x\n", type);
+	}
+	/* Read on the CPU: offline, there is nothing to read. */
+	cpus_read_lock();
+	ret = cpu_online(pcpu->cpu) ?
+	      smp_call_function_single(pcpu->cpu, pmuscope_amu_one_fn, &o, 1) : -ENODEV;
+	cpus_read_unlock();
+	if (ret)
+		return -ENODEV;
+	return sysfs_emit(buf, "%llu\n", o.val);
+}
+
+static umode_t pmuscope_amu_visible(struct kobject *kobj, struct attribute *attr, int i)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
+	const struct pmuscope_amu_info *info = &pcpu->amu_info;
+	unsigned int g = i / PMUSCOPE_AMU_GROUP_MAX, n = i % PMUSCOPE_AMU_GROUP_MAX;
+	bool has;
+
+	mutex_lock(&pmuscope_drv.lock);
+	has = pcpu->probed && info->usable &&
+	      (g ? (info->impl1 & BIT(n)) && !info->aux_zero : n < info->nr0);
+	mutex_unlock(&pmuscope_drv.lock);
+	return has ? attr->mode : 0;
+}
+
+static struct attribute_group pmuscope_amu_groups[PMUSCOPE_NR_AF] = {
+	[PMUSCOPE_AF_VALUE] = { .name = "amu_value" },
+	[PMUSCOPE_AF_TYPE] = { .name = "amu_type" },
+	[PMUSCOPE_AF_ENABLED] = { .name = "amu_enabled" },
+};
+
+static void pmuscope_amu_attrs_init(void)
+{
+	unsigned int f, i;
+
+	for (f = 0; f < PMUSCOPE_NR_AF; f++) {
+		for (i = 0; i < PMUSCOPE_AMU_FILES; i++) {
+			struct pmuscope_amu_attr *aa = &pmuscope_amu_attrs[f][i];
+
+			aa->group = i / PMUSCOPE_AMU_GROUP_MAX;
+			aa->n = i % PMUSCOPE_AMU_GROUP_MAX;
+			aa->what = f;
+			snprintf(aa->name, sizeof(aa->name), "g%u_%u", aa->group, aa->n);
+			sysfs_attr_init(&aa->kattr.attr);
+			aa->kattr.attr.name = aa->name;
+			aa->kattr.attr.mode = f == PMUSCOPE_AF_VALUE ? 0400 : 0444;
+			aa->kattr.show = pmuscope_amu_show;
+			pmuscope_amu_ptrs[f][i] = &aa->kattr.attr;
+		}
+		pmuscope_amu_groups[f].attrs = pmuscope_amu_ptrs[f];
+		pmuscope_amu_groups[f].is_visible = pmuscope_amu_visible;
+	}
+}
+
 /* Engine statistics of the CPU, since the module was loaded. */
 static ssize_t pmuscope_stat_emit(char *buf, const u64 *stat)
 {
@@ -725,6 +840,9 @@ static const struct attribute_group *pmuscope_cpu_groups[] = {
 	&pmuscope_counter_groups[PMUSCOPE_CF_OWNER],
 	&pmuscope_counter_groups[PMUSCOPE_CF_EVENT],
 	&pmuscope_counter_groups[PMUSCOPE_CF_VALUE],
+	&pmuscope_amu_groups[PMUSCOPE_AF_VALUE],
+	&pmuscope_amu_groups[PMUSCOPE_AF_TYPE],
+	&pmuscope_amu_groups[PMUSCOPE_AF_ENABLED],
 	NULL
 };
 
@@ -797,6 +915,10 @@ void pmuscope_sysfs_cpu_changed(struct pmuscope_cpu *pcpu)
 		if (sysfs_update_group(&pcpu->kobj, &pmuscope_counter_groups[f]))
 			pr_warn("cpu%u: could not update %s/ in sysfs\n", pcpu->cpu,
 				pmuscope_counter_groups[f].name);
+	for (f = 0; f < PMUSCOPE_NR_AF; f++)
+		if (sysfs_update_group(&pcpu->kobj, &pmuscope_amu_groups[f]))
+			pr_warn("cpu%u: could not update %s/ in sysfs\n", pcpu->cpu,
+				pmuscope_amu_groups[f].name);
 }
 
 /*
@@ -813,6 +935,7 @@ int pmuscope_sysfs_alloc(struct pmuscope_driver *drv)
 	if (ret)
 		return ret;
 	pmuscope_counter_attrs_init();
+	pmuscope_amu_attrs_init();
 
 	for_each_possible_cpu(cpu) {
 		struct pmuscope_cpu *pcpu = kzalloc(sizeof(*pcpu), GFP_KERNEL);

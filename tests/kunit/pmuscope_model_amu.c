@@ -461,3 +461,28 @@ void pmuscope_model_amu_power_loss(unsigned int cpu)
 	m->amu.cnten1 = 0;
 	raw_spin_unlock_irqrestore(&m->lock, flags);
 }
+
+/*
+ * The seam's pmuscope_hw_amu_kernel() and pmuscope_hw_amu_const_broken()
+ * on the modelled CPU the caller runs on: the kernel uses an AMU the
+ * profile has unless a test said otherwise; its broken-constant-counter
+ * workaround applies where the profile's counter is broken.
+ */
+bool pmuscope_model_amu_kernel(void)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(raw_smp_processor_id());
+
+	return m->prof && pmuscope_model_amu_ver(m->prof) && !READ_ONCE(m->amu.kernel_off);
+}
+
+bool pmuscope_model_amu_const_broken(void)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(raw_smp_processor_id());
+
+	return m->prof && pmuscope_model_amu_prof(m->prof)->const_broken;
+}
+
+void pmuscope_model_amu_set_kernel(unsigned int cpu, bool uses)
+{
+	WRITE_ONCE(pmuscope_model_get(cpu)->amu.kernel_off, !uses);
+}

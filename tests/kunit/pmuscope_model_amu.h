@@ -101,6 +101,13 @@ struct pmuscope_model_amu {
 	/* (busy ns x CNTFRQ) mod NSEC_PER_SEC, carried to the next run. */
 	u32 const_rem;
 
+	/*
+	 * Whether the kernel uses this CPU's AMU itself (CONFIG_ARM64_AMU_EXTN
+	 * and the CPU flagged), what the driver's amu=-1 follows: by default
+	 * where the profile has an AMU (pmuscope_model_amu_set_kernel()).
+	 */
+	bool kernel_off;
+
 	/* Instrumentation: accesses trapped by CPTR_EL3.TAM or CPTR_EL2.TAM. */
 	unsigned int traps;
 };
@@ -127,5 +134,6 @@ void pmuscope_model_amu_set_userenr(unsigned int cpu, bool en);
 void pmuscope_model_amu_set_counter(unsigned int cpu, enum pmuscope_reg reg,
 				    u64 val);
 void pmuscope_model_amu_power_loss(unsigned int cpu);
+void pmuscope_model_amu_set_kernel(unsigned int cpu, bool uses);
 
 #endif /* __PMUSCOPE_MODEL_AMU_H */

@@ -12,6 +12,7 @@
 #include "../../drivers/pmuscope_pmu.c"
 #include "../../drivers/pmuscope_snapshot.c"
 #include "../../drivers/pmuscope_stream.c"
+#include "../../drivers/pmuscope_amu.c"
 
 /*
  * The pure checks and placement of pmuscope_alloc.c are not copied: the

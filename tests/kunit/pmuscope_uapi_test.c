@@ -21,6 +21,7 @@ enum pmuscope_uapi_arg {
 	ARG_SWINC,
 	ARG_SNAPSHOT,
 	ARG_STREAM,
+	ARG_AMU_READ,
 };
 
 struct pmuscope_uapi_case {
@@ -318,6 +319,66 @@ static void break_snap_cpu_size_264(void *p)
 	((struct pmuscope_snapshot *)p)->cpu_size = 264;
 }
 
+static void break_amu_flags(void *p)
+{
+	((struct pmuscope_amu_read *)p)->flags = 1;
+}
+
+static void break_amu_reserved0(void *p)
+{
+	((struct pmuscope_amu_read *)p)->reserved0 = 1;
+}
+
+static void break_amu_reserved_1_(void *p)
+{
+	((struct pmuscope_amu_read *)p)->reserved[1] = 1;
+}
+
+static void break_amu_cpus_size_0(void *p)
+{
+	((struct pmuscope_amu_read *)p)->cpus_size = 0;
+}
+
+static void break_amu_cpus_size_12(void *p)
+{
+	((struct pmuscope_amu_read *)p)->cpus_size = 12;
+}
+
+static void break_amu_cpus_size_4104(void *p)
+{
+	((struct pmuscope_amu_read *)p)->cpus_size = 4104;
+}
+
+static void set_amu_cpus_size_4096(void *p)
+{
+	((struct pmuscope_amu_read *)p)->cpus_size = 4096;
+}
+
+static void break_amu_record_size_352(void *p)
+{
+	((struct pmuscope_amu_read *)p)->record_size = 352;
+}
+
+static void break_amu_record_size_364(void *p)
+{
+	((struct pmuscope_amu_read *)p)->record_size = 364;
+}
+
+static void break_amu_record_size_4104(void *p)
+{
+	((struct pmuscope_amu_read *)p)->record_size = 4104;
+}
+
+static void set_amu_record_size_360(void *p)
+{
+	((struct pmuscope_amu_read *)p)->record_size = 360;
+}
+
+static void set_amu_record_size_4096(void *p)
+{
+	((struct pmuscope_amu_read *)p)->record_size = 4096;
+}
+
 static void set_snap_software(void *p)
 {
 	((struct pmuscope_snapshot *)p)->flags = PMUSCOPE_SNAP_F_SOFTWARE;
@@ -501,6 +562,20 @@ static const struct pmuscope_uapi_case pmuscope_uapi_cases[] = {
 	{ "SNAPSHOT lead_us 2 ms", ARG_SNAPSHOT, set_snap_lead_max, 0 },
 	{ "SNAPSHOT cpu_size of a later version", ARG_SNAPSHOT, set_snap_cpu_size_56, 0 },
 	{ "SNAPSHOT value_size of a later version", ARG_SNAPSHOT, set_snap_value_size_48, 0 },
+	{ "AMU_READ valid", ARG_AMU_READ, NULL, 0 },
+	{ "AMU_READ unknown flag", ARG_AMU_READ, break_amu_flags, -EINVAL },
+	{ "AMU_READ reserved0 set", ARG_AMU_READ, break_amu_reserved0, -EINVAL },
+	{ "AMU_READ reserved[1] set", ARG_AMU_READ, break_amu_reserved_1_, -EINVAL },
+	{ "AMU_READ cpus_size 0", ARG_AMU_READ, break_amu_cpus_size_0, -EINVAL },
+	{ "AMU_READ cpus_size not in words", ARG_AMU_READ, break_amu_cpus_size_12, -EINVAL },
+	{ "AMU_READ cpus_size above 4096", ARG_AMU_READ, break_amu_cpus_size_4104, -EINVAL },
+	{ "AMU_READ cpus_size 4096", ARG_AMU_READ, set_amu_cpus_size_4096, 0 },
+	{ "AMU_READ record_size below version 4's", ARG_AMU_READ, break_amu_record_size_352,
+	  -EINVAL },
+	{ "AMU_READ record_size not in words", ARG_AMU_READ, break_amu_record_size_364, -EINVAL },
+	{ "AMU_READ record_size above 4096", ARG_AMU_READ, break_amu_record_size_4104, -E2BIG },
+	{ "AMU_READ record_size 360", ARG_AMU_READ, set_amu_record_size_360, 0 },
+	{ "AMU_READ record_size of a later version", ARG_AMU_READ, set_amu_record_size_4096, 0 },
 };
 
 static void pmuscope_uapi_desc(const struct pmuscope_uapi_case *c, char *d)
@@ -527,6 +602,9 @@ static void pmuscope_test_uapi_rules(struct kunit *test)
 	struct pmuscope_stream st = {
 		.size = sizeof(st), .sample_index = 0, .sample_period = 100000,
 		.ring_kib = 64, .wakeup_kib = 16,
+	};
+	struct pmuscope_amu_read ar = {
+		.size = sizeof(ar), .cpus_size = 8, .nr_records = 2,
 	};
 	int got;
 
@@ -558,6 +636,11 @@ static void pmuscope_test_uapi_rules(struct kunit *test)
 		if (c->breaker)
 			c->breaker(&st);
 		got = pmuscope_check_stream(&st);
+		break;
+	case ARG_AMU_READ:
+		if (c->breaker)
+			c->breaker(&ar);
+		got = pmuscope_check_amu_read(&ar);
 		break;
 	default:
 		if (c->breaker)

@@ -42,7 +42,7 @@
 #define PMUSCOPE_FEAT_SNAPSHOT		(1ULL << 9)	/* PMUSCOPE_IOC_SNAPSHOT */
 #define PMUSCOPE_FEAT_SNAPSHOT_HW	(1ULL << 10)	/* a CPU captures in hardware */
 #define PMUSCOPE_FEAT_STREAM		(1ULL << 11)	/* PMUSCOPE_IOC_STREAM, read(), poll() */
-#define PMUSCOPE_FEAT_AMU		(1ULL << 12)	/* a CPU's AMU is read: PMUSCOPE_IOC_AMU_READ */
+#define PMUSCOPE_FEAT_AMU		(1ULL << 12)	/* PMUSCOPE_IOC_AMU_READ reads an AMU */
 
 struct pmuscope_handshake {
 	__u32 size;		/* in: sizeof(struct pmuscope_handshake) */
@@ -236,18 +236,18 @@ struct pmuscope_record {
 #define PMUSCOPE_AMU_CORE_CYCLES	0	/* CPU_CYCLES (0x0011): the core's clock */
 #define PMUSCOPE_AMU_CONST_CYCLES	1	/* CNT_CYCLES (0x4004): the system counter's rate */
 #define PMUSCOPE_AMU_INST_RETIRED	2	/* INST_RETIRED (0x0008) */
-#define PMUSCOPE_AMU_MEM_STALL		3	/* STALL_BACKEND_MEM (0x4005): cycles stalled on memory */
+#define PMUSCOPE_AMU_MEM_STALL		3	/* STALL_BACKEND_MEM (0x4005): memory stalls */
 
 /* State of one CPU's AMU (struct pmuscope_amu_cpu.state). */
 #define PMUSCOPE_AMU_READ_OK		0	/* read now */
 #define PMUSCOPE_AMU_ABSENT		1	/* no AMU on this CPU */
-#define PMUSCOPE_AMU_DISABLED		2	/* not used: amu=0, or amu=-1 and the kernel does not use it */
+#define PMUSCOPE_AMU_DISABLED		2	/* not read: amu=0, or the kernel does not use it */
 #define PMUSCOPE_AMU_OFFLINE		3	/* CPU offline: not read */
 
 /* Flags of one CPU's record. */
-#define PMUSCOPE_AMU_F_LOST		(1U << 0)	/* counts lost since the last AMU_READ of this CPU */
-#define PMUSCOPE_AMU_F_CONST_BROKEN	(1U << 1)	/* CNT_CYCLES does not count at its rate (erratum) */
-#define PMUSCOPE_AMU_F_AUX_ZERO		(1U << 2)	/* AMCR_EL0.CG1RZ: group 1 reads zero, not read */
+#define PMUSCOPE_AMU_F_LOST		(1U << 0)	/* counts lost since the last AMU_READ */
+#define PMUSCOPE_AMU_F_CONST_BROKEN	(1U << 1)	/* CNT_CYCLES off its rate (erratum) */
+#define PMUSCOPE_AMU_F_AUX_ZERO		(1U << 2)	/* AMCR_EL0.CG1RZ: group 1 not read */
 
 struct pmuscope_amu_cpu {
 	__u32 cpu;

@@ -307,6 +307,83 @@ _Static_assert(offsetof(struct pmuscope_record, flags) == 40 &&
 _Static_assert(offsetof(struct pmuscope_record, nr) == 44 &&
 	       sizeof(((struct pmuscope_record *)0)->nr) == 4,
 	       "gen-fuzz.py: pmuscope_record.nr");
+_Static_assert(sizeof(struct pmuscope_amu_cpu) == 360, "gen-fuzz.py: size of struct pmuscope_amu_cpu");
+_Static_assert(offsetof(struct pmuscope_amu_cpu, cpu) == 0 &&
+	       sizeof(((struct pmuscope_amu_cpu *)0)->cpu) == 4,
+	       "gen-fuzz.py: pmuscope_amu_cpu.cpu");
+_Static_assert(offsetof(struct pmuscope_amu_cpu, state) == 4 &&
+	       sizeof(((struct pmuscope_amu_cpu *)0)->state) == 4,
+	       "gen-fuzz.py: pmuscope_amu_cpu.state");
+_Static_assert(offsetof(struct pmuscope_amu_cpu, flags) == 8 &&
+	       sizeof(((struct pmuscope_amu_cpu *)0)->flags) == 4,
+	       "gen-fuzz.py: pmuscope_amu_cpu.flags");
+_Static_assert(offsetof(struct pmuscope_amu_cpu, version) == 12 &&
+	       sizeof(((struct pmuscope_amu_cpu *)0)->version) == 4,
+	       "gen-fuzz.py: pmuscope_amu_cpu.version");
+_Static_assert(offsetof(struct pmuscope_amu_cpu, nr_group0) == 16 &&
+	       sizeof(((struct pmuscope_amu_cpu *)0)->nr_group0) == 2,
+	       "gen-fuzz.py: pmuscope_amu_cpu.nr_group0");
+_Static_assert(offsetof(struct pmuscope_amu_cpu, nr_group1) == 18 &&
+	       sizeof(((struct pmuscope_amu_cpu *)0)->nr_group1) == 2,
+	       "gen-fuzz.py: pmuscope_amu_cpu.nr_group1");
+_Static_assert(offsetof(struct pmuscope_amu_cpu, implemented1) == 20 &&
+	       sizeof(((struct pmuscope_amu_cpu *)0)->implemented1) == 2,
+	       "gen-fuzz.py: pmuscope_amu_cpu.implemented1");
+_Static_assert(offsetof(struct pmuscope_amu_cpu, enabled0) == 22 &&
+	       sizeof(((struct pmuscope_amu_cpu *)0)->enabled0) == 2,
+	       "gen-fuzz.py: pmuscope_amu_cpu.enabled0");
+_Static_assert(offsetof(struct pmuscope_amu_cpu, enabled1) == 24 &&
+	       sizeof(((struct pmuscope_amu_cpu *)0)->enabled1) == 2,
+	       "gen-fuzz.py: pmuscope_amu_cpu.enabled1");
+_Static_assert(offsetof(struct pmuscope_amu_cpu, reserved0) == 26 &&
+	       sizeof(((struct pmuscope_amu_cpu *)0)->reserved0) == 6,
+	       "gen-fuzz.py: pmuscope_amu_cpu.reserved0");
+_Static_assert(offsetof(struct pmuscope_amu_cpu, time) == 32 &&
+	       sizeof(((struct pmuscope_amu_cpu *)0)->time) == 8,
+	       "gen-fuzz.py: pmuscope_amu_cpu.time");
+_Static_assert(offsetof(struct pmuscope_amu_cpu, type0) == 40 &&
+	       sizeof(((struct pmuscope_amu_cpu *)0)->type0) == 32,
+	       "gen-fuzz.py: pmuscope_amu_cpu.type0");
+_Static_assert(offsetof(struct pmuscope_amu_cpu, type1) == 72 &&
+	       sizeof(((struct pmuscope_amu_cpu *)0)->type1) == 32,
+	       "gen-fuzz.py: pmuscope_amu_cpu.type1");
+_Static_assert(offsetof(struct pmuscope_amu_cpu, group0) == 104 &&
+	       sizeof(((struct pmuscope_amu_cpu *)0)->group0) == 128,
+	       "gen-fuzz.py: pmuscope_amu_cpu.group0");
+_Static_assert(offsetof(struct pmuscope_amu_cpu, group1) == 232 &&
+	       sizeof(((struct pmuscope_amu_cpu *)0)->group1) == 128,
+	       "gen-fuzz.py: pmuscope_amu_cpu.group1");
+_Static_assert(sizeof(struct pmuscope_amu_read) == 64, "gen-fuzz.py: size of struct pmuscope_amu_read");
+_Static_assert(offsetof(struct pmuscope_amu_read, size) == 0 &&
+	       sizeof(((struct pmuscope_amu_read *)0)->size) == 4,
+	       "gen-fuzz.py: pmuscope_amu_read.size");
+_Static_assert(offsetof(struct pmuscope_amu_read, flags) == 4 &&
+	       sizeof(((struct pmuscope_amu_read *)0)->flags) == 4,
+	       "gen-fuzz.py: pmuscope_amu_read.flags");
+_Static_assert(offsetof(struct pmuscope_amu_read, cpus) == 8 &&
+	       sizeof(((struct pmuscope_amu_read *)0)->cpus) == 8,
+	       "gen-fuzz.py: pmuscope_amu_read.cpus");
+_Static_assert(offsetof(struct pmuscope_amu_read, records) == 16 &&
+	       sizeof(((struct pmuscope_amu_read *)0)->records) == 8,
+	       "gen-fuzz.py: pmuscope_amu_read.records");
+_Static_assert(offsetof(struct pmuscope_amu_read, cpus_size) == 24 &&
+	       sizeof(((struct pmuscope_amu_read *)0)->cpus_size) == 4,
+	       "gen-fuzz.py: pmuscope_amu_read.cpus_size");
+_Static_assert(offsetof(struct pmuscope_amu_read, nr_records) == 28 &&
+	       sizeof(((struct pmuscope_amu_read *)0)->nr_records) == 4,
+	       "gen-fuzz.py: pmuscope_amu_read.nr_records");
+_Static_assert(offsetof(struct pmuscope_amu_read, record_size) == 32 &&
+	       sizeof(((struct pmuscope_amu_read *)0)->record_size) == 4,
+	       "gen-fuzz.py: pmuscope_amu_read.record_size");
+_Static_assert(offsetof(struct pmuscope_amu_read, reserved0) == 36 &&
+	       sizeof(((struct pmuscope_amu_read *)0)->reserved0) == 4,
+	       "gen-fuzz.py: pmuscope_amu_read.reserved0");
+_Static_assert(offsetof(struct pmuscope_amu_read, freq) == 40 &&
+	       sizeof(((struct pmuscope_amu_read *)0)->freq) == 8,
+	       "gen-fuzz.py: pmuscope_amu_read.freq");
+_Static_assert(offsetof(struct pmuscope_amu_read, reserved) == 48 &&
+	       sizeof(((struct pmuscope_amu_read *)0)->reserved) == 16,
+	       "gen-fuzz.py: pmuscope_amu_read.reserved");
 
 static const struct fz_field fz_fields_pmuscope_handshake[] = {
 	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
@@ -415,6 +492,37 @@ static const struct fz_field fz_fields_pmuscope_record[] = {
 	{ "nr", 44, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 };
 
+static const struct fz_field fz_fields_pmuscope_amu_cpu[] = {
+	{ "cpu", 0, 4, 1, FZ_CPU, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "state", 4, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 8, 4, 1, FZ_FLAGS, 0, 0x7ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "version", 12, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "nr_group0", 16, 2, 1, FZ_COUNT, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "nr_group1", 18, 2, 1, FZ_COUNT, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "implemented1", 20, 2, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "enabled0", 22, 2, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "enabled1", 24, 2, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "reserved0", 26, 2, 3, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "time", 32, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "type0", 40, 2, 16, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "type1", 72, 2, 16, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "group0", 104, 8, 16, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "group1", 232, 8, 16, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+};
+
+static const struct fz_field fz_fields_pmuscope_amu_read[] = {
+	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 4, 4, 1, FZ_FLAGS, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "cpus", 8, 8, 1, FZ_PTR, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, 4 },
+	{ "records", 16, 8, 1, FZ_PTR, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, 10, 5, 6, -1 },
+	{ "cpus_size", 24, 4, 1, FZ_BYTES, 0, 0x0ULL, 8LL, 4096LL, 8, 0, -1, -1, -1, -1, -1 },
+	{ "nr_records", 28, 4, 1, FZ_COUNT, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "record_size", 32, 4, 1, FZ_ELEM_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 360, -1, -1, -1, -1, -1 },
+	{ "reserved0", 36, 4, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "freq", 40, 8, 1, FZ_OUTPUT, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "reserved", 48, 8, 2, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+};
+
 static const struct fz_struct fz_structs[] = {
 	{ "pmuscope_handshake", sizeof(struct pmuscope_handshake), 6, fz_fields_pmuscope_handshake },
 	{ "pmuscope_event", sizeof(struct pmuscope_event), 3, fz_fields_pmuscope_event },
@@ -426,9 +534,11 @@ static const struct fz_struct fz_structs[] = {
 	{ "pmuscope_snapshot", sizeof(struct pmuscope_snapshot), 13, fz_fields_pmuscope_snapshot },
 	{ "pmuscope_stream", sizeof(struct pmuscope_stream), 8, fz_fields_pmuscope_stream },
 	{ "pmuscope_record", sizeof(struct pmuscope_record), 10, fz_fields_pmuscope_record },
+	{ "pmuscope_amu_cpu", sizeof(struct pmuscope_amu_cpu), 15, fz_fields_pmuscope_amu_cpu },
+	{ "pmuscope_amu_read", sizeof(struct pmuscope_amu_read), 10, fz_fields_pmuscope_amu_read },
 };
 
-#define FZ_NR_STRUCTS	10
+#define FZ_NR_STRUCTS	12
 
 static const int fz_errnos_PMUSCOPE_IOC_HANDSHAKE[] = { E2BIG, EFAULT, EINVAL };
 static const int fz_errnos_PMUSCOPE_IOC_CONFIG[] = { E2BIG, EACCES, EBUSY, EFAULT, EINVAL, ENODEV, ENOSPC, ENXIO, EOPNOTSUPP, EPERM, ESRCH };
@@ -439,6 +549,7 @@ static const int fz_errnos_PMUSCOPE_IOC_READ[] = { E2BIG, EFAULT, EINVAL, ENOSPC
 static const int fz_errnos_PMUSCOPE_IOC_SWINC[] = { E2BIG, EINVAL, ENXIO, EOPNOTSUPP };
 static const int fz_errnos_PMUSCOPE_IOC_SNAPSHOT[] = { E2BIG, EFAULT, EINVAL, ENOMEM, ENOSPC, EOPNOTSUPP };
 static const int fz_errnos_PMUSCOPE_IOC_STREAM[] = { E2BIG, EBUSY, EINVAL, ENOMEM, EOPNOTSUPP };
+static const int fz_errnos_PMUSCOPE_IOC_AMU_READ[] = { E2BIG, EFAULT, EINVAL, ENODEV, ENOMEM, ENOSPC, EPERM };
 
 static const struct fz_ioctl fz_ioctls[] = {
 	{ "PMUSCOPE_IOC_HANDSHAKE", PMUSCOPE_IOC_HANDSHAKE, FZ_DIR_WR, 0x00, 0,
@@ -459,9 +570,11 @@ static const struct fz_ioctl fz_ioctls[] = {
 	  6, fz_errnos_PMUSCOPE_IOC_SNAPSHOT },
 	{ "PMUSCOPE_IOC_STREAM", PMUSCOPE_IOC_STREAM, FZ_DIR_W, 0x08, 8,
 	  5, fz_errnos_PMUSCOPE_IOC_STREAM },
+	{ "PMUSCOPE_IOC_AMU_READ", PMUSCOPE_IOC_AMU_READ, FZ_DIR_WR, 0x09, 11,
+	  7, fz_errnos_PMUSCOPE_IOC_AMU_READ },
 };
 
-#define FZ_NR_IOCTLS	9
+#define FZ_NR_IOCTLS	10
 #define FZ_IOC_MAGIC	0xb9
 
 /* Errors common to every ioctl (Documentation/ioctl.rst, Conventions). */
