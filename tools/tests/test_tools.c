@@ -694,6 +694,229 @@ static void test_records(void)
 	       "streams: a NULL session gives -EINVAL");
 }
 
+/* ------------------------------------------------------ Activity Monitors */
+/* A READ_OK record of @cpu: 4 group-0 counters, all enabled, no group 1. */
+static struct pmuscope_amu_cpu amu_rec(uint32_t cpu, uint64_t time, uint64_t core,
+				       uint64_t cnst, uint64_t inst, uint64_t mem)
+{
+	struct pmuscope_amu_cpu r = {
+		.cpu = cpu, .state = PMUSCOPE_AMU_READ_OK, .version = 1,
+		.nr_group0 = 4, .enabled0 = 0xf, .time = time,
+		.type0 = { 0x0011, 0x4004, 0x0008, 0x4005 },
+	};
+
+	r.group0[PMUSCOPE_AMU_CORE_CYCLES] = core;
+	r.group0[PMUSCOPE_AMU_CONST_CYCLES] = cnst;
+	r.group0[PMUSCOPE_AMU_INST_RETIRED] = inst;
+	r.group0[PMUSCOPE_AMU_MEM_STALL] = mem;
+	return r;
+}
+
+/* What a case changes in the records before the metrics. */
+enum amu_tweak {
+	AMU_PLAIN, AMU_CONST_BROKEN_B, AMU_CONST_BROKEN_A, AMU_MEM_DISABLED, AMU_THREE_G0,
+	AMU_CORE_DISABLED_A, AMU_LOST_B, AMU_LOST_A, AMU_ABSENT_A, AMU_OFFLINE_B,
+	AMU_DISABLED_B,
+};
+
+#define AMU_NAN	(-1.0)	/* expected unavailable */
+
+static const struct {
+	const char *what;
+	enum amu_tweak tweak;
+	uint64_t freq, dtime, dcore, dconst, dinst, dmem;
+	double hz, busy, ipc, mem;
+	uint8_t why[PMUSCOPE_AMU_NR_METRICS];
+} amu_cases[] = {
+	{ "2e9 core / 1e9 const at 1 GHz: 2000 MHz, half busy, IPC 1.5, 25% stalled",
+	  AMU_PLAIN, 1000000000, 2000000000, 2000000000, 1000000000, 3000000000, 500000000,
+	  2e9, 0.5, 1.5, 0.25 },
+	{ "25 MHz system counter, busy all along: 3000 MHz, busy 1, IPC 0.5, 10%",
+	  AMU_PLAIN, 25000000, 25000000, 3000000000, 25000000, 1500000000, 300000000,
+	  3e9, 1.0, 0.5, 0.1 },
+	{ "a third: the remainder's fraction", AMU_PLAIN, 1, 3, 1, 3, 2, 1,
+	  1.0 / 3.0, 1.0, 2.0, 1.0 },
+	{ "2^63 core / 2^62 const at 1 GHz: no 64-bit overflow",
+	  AMU_PLAIN, 1000000000, 1ULL << 62, 1ULL << 63, 1ULL << 62, 1ULL << 62, 1ULL << 61,
+	  2e9, 1.0, 0.5, 0.25 },
+	{ "idle all along: no cycles to divide by, busy 0", AMU_PLAIN, 1000000000, 1000000000,
+	  0, 0, 0, 0, AMU_NAN, 0.0, AMU_NAN, AMU_NAN,
+	  { PMUSCOPE_AMU_WHY_ZERO, 0, PMUSCOPE_AMU_WHY_ZERO, PMUSCOPE_AMU_WHY_ZERO } },
+	{ "no time between the reads: busy unavailable", AMU_PLAIN, 1000000000, 0,
+	  10, 5, 10, 1, 2e9, AMU_NAN, 1.0, 0.1, { 0, PMUSCOPE_AMU_WHY_ZERO } },
+	{ "frequency 0: the effective frequency unavailable", AMU_PLAIN, 0, 100,
+	  10, 5, 10, 1, AMU_NAN, 0.05, 1.0, 0.1, { PMUSCOPE_AMU_WHY_ZERO } },
+	{ "CONST_BROKEN on the later record: frequency and busy unavailable",
+	  AMU_CONST_BROKEN_B, 1000000000, 2000000000, 2000000000, 1000000000, 3000000000,
+	  500000000, AMU_NAN, AMU_NAN, 1.5, 0.25,
+	  { PMUSCOPE_AMU_WHY_CONST_BROKEN, PMUSCOPE_AMU_WHY_CONST_BROKEN } },
+	{ "CONST_BROKEN on the earlier record only: the same", AMU_CONST_BROKEN_A, 1000000000, 2000000000,
+	  2000000000, 1000000000, 3000000000, 500000000, AMU_NAN, AMU_NAN, 1.5, 0.25,
+	  { PMUSCOPE_AMU_WHY_CONST_BROKEN, PMUSCOPE_AMU_WHY_CONST_BROKEN } },
+	{ "memory stall counter disabled by firmware", AMU_MEM_DISABLED, 1000000000, 2000000000,
+	  2000000000, 1000000000, 3000000000, 500000000, 2e9, 0.5, 1.5, AMU_NAN,
+	  { 0, 0, 0, PMUSCOPE_AMU_WHY_NO_COUNTER } },
+	{ "only 3 group-0 counters", AMU_THREE_G0, 1000000000, 2000000000,
+	  2000000000, 1000000000, 3000000000, 500000000, 2e9, 0.5, 1.5, AMU_NAN,
+	  { 0, 0, 0, PMUSCOPE_AMU_WHY_NO_COUNTER } },
+	{ "core cycles disabled in the earlier record: all but busy", AMU_CORE_DISABLED_A,
+	  1000000000, 2000000000, 2000000000, 1000000000, 3000000000, 500000000,
+	  AMU_NAN, 0.5, AMU_NAN, AMU_NAN,
+	  { PMUSCOPE_AMU_WHY_NO_COUNTER, 0, PMUSCOPE_AMU_WHY_NO_COUNTER,
+	    PMUSCOPE_AMU_WHY_NO_COUNTER } },
+	{ "LOST on the later record: every metric lost, no number", AMU_LOST_B, 1000000000,
+	  2000000000, 2000000000, 1000000000, 3000000000, 500000000,
+	  AMU_NAN, AMU_NAN, AMU_NAN, AMU_NAN,
+	  { PMUSCOPE_AMU_WHY_LOST, PMUSCOPE_AMU_WHY_LOST, PMUSCOPE_AMU_WHY_LOST,
+	    PMUSCOPE_AMU_WHY_LOST } },
+	{ "LOST on the earlier record only: an earlier interval's", AMU_LOST_A, 1000000000,
+	  2000000000, 2000000000, 1000000000, 3000000000, 500000000, 2e9, 0.5, 1.5, 0.25 },
+	{ "earlier record ABSENT: not read", AMU_ABSENT_A, 1000000000, 2000000000, 2000000000,
+	  1000000000, 3000000000, 500000000, AMU_NAN, AMU_NAN, AMU_NAN, AMU_NAN,
+	  { PMUSCOPE_AMU_WHY_NOT_READ, PMUSCOPE_AMU_WHY_NOT_READ, PMUSCOPE_AMU_WHY_NOT_READ,
+	    PMUSCOPE_AMU_WHY_NOT_READ } },
+	{ "later record OFFLINE: not read", AMU_OFFLINE_B, 1000000000, 2000000000, 2000000000,
+	  1000000000, 3000000000, 500000000, AMU_NAN, AMU_NAN, AMU_NAN, AMU_NAN,
+	  { PMUSCOPE_AMU_WHY_NOT_READ, PMUSCOPE_AMU_WHY_NOT_READ, PMUSCOPE_AMU_WHY_NOT_READ,
+	    PMUSCOPE_AMU_WHY_NOT_READ } },
+	{ "later record DISABLED (LOST too): not read first", AMU_DISABLED_B, 1000000000,
+	  2000000000, 2000000000, 1000000000, 3000000000, 500000000,
+	  AMU_NAN, AMU_NAN, AMU_NAN, AMU_NAN,
+	  { PMUSCOPE_AMU_WHY_NOT_READ, PMUSCOPE_AMU_WHY_NOT_READ, PMUSCOPE_AMU_WHY_NOT_READ,
+	    PMUSCOPE_AMU_WHY_NOT_READ } },
+};
+
+static int amu_same(double got, double want)
+{
+	return want == AMU_NAN ? isnan(got) : got == want;	/* exact */
+}
+
+static void test_amu_metrics(void)
+{
+	static const uint64_t base = 1000000000000ULL;
+	struct pmuscope_amu_cpu a, b;
+	struct pmuscope_amu_metrics m;
+	char buf[32];
+	int ret;
+
+	for (size_t i = 0; i < sizeof(amu_cases) / sizeof(amu_cases[0]); i++) {
+		__typeof__(amu_cases[0]) *c = &amu_cases[i];
+		double want[] = { c->hz, c->busy, c->ipc, c->mem };
+		int ok;
+
+		a = amu_rec(3, base, base, base, base, base);
+		b = amu_rec(3, base + c->dtime, base + c->dcore, base + c->dconst,
+			    base + c->dinst, base + c->dmem);
+		switch (c->tweak) {
+		case AMU_CONST_BROKEN_B:
+			b.flags |= PMUSCOPE_AMU_F_CONST_BROKEN;
+			break;
+		case AMU_CONST_BROKEN_A:
+			a.flags |= PMUSCOPE_AMU_F_CONST_BROKEN;
+			break;
+		case AMU_MEM_DISABLED:
+			a.enabled0 = b.enabled0 = 0x7;
+			a.group0[3] = b.group0[3] = 0;	/* a disabled counter reads 0 */
+			break;
+		case AMU_THREE_G0:
+			a.nr_group0 = b.nr_group0 = 3;
+			break;
+		case AMU_CORE_DISABLED_A:
+			a.enabled0 = 0xe;
+			break;
+		case AMU_LOST_B:
+			b.flags |= PMUSCOPE_AMU_F_LOST;
+			break;
+		case AMU_LOST_A:
+			a.flags |= PMUSCOPE_AMU_F_LOST;
+			break;
+		case AMU_ABSENT_A:
+			a.state = PMUSCOPE_AMU_ABSENT;
+			break;
+		case AMU_OFFLINE_B:
+			b.state = PMUSCOPE_AMU_OFFLINE;
+			break;
+		case AMU_DISABLED_B:
+			b.state = PMUSCOPE_AMU_DISABLED;
+			b.flags |= PMUSCOPE_AMU_F_LOST;
+			break;
+		default:
+			break;
+		}
+		ret = pmuscope_amu_metrics(&a, &b, c->freq, &m);
+		ok = !ret && m.cpu == 3;
+		for (int k = 0; k < PMUSCOPE_AMU_NR_METRICS; k++)
+			ok = ok && amu_same(m.value[k], want[k]) && m.why[k] == c->why[k] &&
+			     !!(m.valid & (1U << k)) == (want[k] != AMU_NAN);
+		result(ok, "amu metrics: %s (%.17g Hz, busy %.17g, IPC %.17g, stall %.17g; why %u %u %u %u)",
+		       c->what, m.value[0], m.value[1], m.value[2], m.value[3], m.why[0], m.why[1],
+		       m.why[2], m.why[3]);
+	}
+
+	/* Deltas of each group; group-1 counters that are not there. */
+	a = amu_rec(1, 100, 1000, 500, 2000, 10);
+	b = amu_rec(1, 300, 5000, 700, 2400, 90);
+	a.nr_group1 = b.nr_group1 = 4;
+	a.implemented1 = b.implemented1 = 0xb;	/* no counter 2 */
+	a.enabled1 = b.enabled1 = 0x7;		/* counter 3 disabled */
+	for (int n = 0; n < 4; n++) {
+		a.group1[n] = 100 * n;
+		b.group1[n] = 100 * n + 7 * (n + 1);
+	}
+	ret = pmuscope_amu_metrics(&a, &b, 1000, &m);
+	result(!ret && m.ticks == 200 && m.valid0 == 0xf && m.delta0[0] == 4000 &&
+	       m.delta0[1] == 200 && m.delta0[2] == 400 && m.delta0[3] == 80,
+	       "amu metrics: group-0 deltas and the ticks between the reads");
+	result(m.valid1 == 0x3 && m.delta1[0] == 7 && m.delta1[1] == 14 && m.delta1[2] == 0 &&
+	       m.why1[2] == PMUSCOPE_AMU_WHY_NO_COUNTER && m.why1[3] == PMUSCOPE_AMU_WHY_NO_COUNTER &&
+	       m.why1[4] == PMUSCOPE_AMU_WHY_NO_COUNTER,
+	       "amu metrics: group-1 deltas; not implemented, disabled, beyond nr_group1: none (%#x)",
+	       m.valid1);
+	b.flags = PMUSCOPE_AMU_F_AUX_ZERO;
+	pmuscope_amu_metrics(&a, &b, 1000, &m);
+	result(m.valid1 == 0 && m.why1[0] == PMUSCOPE_AMU_WHY_AUX_ZERO && (m.valid & 0xf) == 0xf,
+	       "amu metrics: AUX_ZERO (CG1RZ): no group-1 delta, group 0 unaffected");
+	b.flags = 0;
+	b.group1[1] = 0;
+	b.group0[2] = 1999;
+	pmuscope_amu_metrics(&a, &b, 1000, &m);
+	result(m.why1[1] == PMUSCOPE_AMU_WHY_BACKWARDS && !(m.valid1 & 2) &&
+	       m.why[PMUSCOPE_AMU_M_IPC] == PMUSCOPE_AMU_WHY_BACKWARDS &&
+	       !(m.valid0 & (1U << PMUSCOPE_AMU_INST_RETIRED)) &&
+	       (m.valid & 0xb) == 0xb,
+	       "amu metrics: a counter lower in the later record, without LOST: went backwards");
+	b = amu_rec(1, 50, 5000, 700, 2400, 90);
+	pmuscope_amu_metrics(&a, &b, 1000, &m);
+	result(m.why[PMUSCOPE_AMU_M_BUSY] == PMUSCOPE_AMU_WHY_BACKWARDS && m.ticks == 0 &&
+	       (m.valid & 0xd) == 0xd, "amu metrics: time lower in the later record: busy unavailable");
+	b.cpu = 2;
+	result(pmuscope_amu_metrics(&a, &b, 1000, &m) == -EINVAL &&
+	       pmuscope_amu_metrics(NULL, &b, 1000, &m) == -EINVAL,
+	       "amu metrics: records of two CPUs, or none: -EINVAL");
+
+	result(!strcmp(pmuscope_amu_event_name(0x4005, buf, sizeof(buf)), "STALL_BACKEND_MEM") &&
+	       !strcmp(pmuscope_amu_event_name(0x0024, buf, sizeof(buf)), "STALL_BACKEND") &&
+	       !strcmp(pmuscope_amu_event_name(0x0300, buf, sizeof(buf)), "0x0300") &&
+	       !strcmp(pmuscope_amu_event_name(0x4040, buf, sizeof(buf)), "0x4040"),
+	       "amu event names: architectural where known, else 0x%%04x");
+	result(!strcmp(pmuscope_amu_state_name(PMUSCOPE_AMU_READ_OK), "ok") &&
+	       !strcmp(pmuscope_amu_state_name(PMUSCOPE_AMU_ABSENT), "absent") &&
+	       !strcmp(pmuscope_amu_state_name(PMUSCOPE_AMU_DISABLED), "disabled") &&
+	       !strcmp(pmuscope_amu_state_name(PMUSCOPE_AMU_OFFLINE), "offline") &&
+	       !strcmp(pmuscope_amu_state_name(9), "unknown"), "amu state names");
+	pmuscope_amu_flags_str(PMUSCOPE_AMU_F_AUX_ZERO | PMUSCOPE_AMU_F_LOST | 1U << 9, buf,
+			       sizeof(buf));
+	result(!strcmp(buf, "lost,aux_zero"), "amu flags: in order, unknown bits left out (%s)", buf);
+	memset(buf, 'x', sizeof(buf));
+	pmuscope_amu_flags_str(7, buf, 8);
+	result(!strcmp(buf, "lost,co") && buf[8] == 'x', "amu flags: cut short, never overrun");
+	result(!strcmp(pmuscope_amu_why_str(PMUSCOPE_AMU_WHY_LOST), "lost") &&
+	       !strcmp(pmuscope_amu_why_str(PMUSCOPE_AMU_WHY_OK), "") &&
+	       !strcmp(pmuscope_amu_why_str(99), "unknown"), "amu reasons' phrases");
+	result(pmuscope_amu_read(NULL, (uint64_t[]){ 1 }, 1, &a, 1, NULL) == -EINVAL,
+	       "amu read: a NULL session gives -EINVAL");
+}
+
 /* ------------------------------------------------------- the record file */
 static void test_datafile(void)
 {
@@ -860,6 +1083,7 @@ int main(int argc, char **argv)
 	test_snap_report();
 	test_records();
 	test_datafile();
+	test_amu_metrics();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
