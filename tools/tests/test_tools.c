@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host tests of libpmuscope and the CLI's report code: event and CPU list
- * parsing, scaling, derived metrics, the table format. Prints one line per
+ * parsing, scaling, derived metrics, the table format, the AMU metrics;
+ * and pmuscope amu end to end, the pmuscope next to this program run
+ * against fake_pmuscope.so (the stand-in for /dev/pmuscope) and a fake
+ * sysfs, its JSON checked by python3 -m json.tool. Prints one line per
  * case, "PASS name" or "FAIL name: why", then "N passed, N failed".
  *
  *   test_tools               run the tests
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "datafile.h"
@@ -1029,6 +1033,365 @@ static void test_datafile(void)
 	rmdir(tmpl);
 }
 
+/* ------------------------------------------------- pmuscope amu, end to end */
+/*
+ * The CLI of this build (next to this program) against fake_pmuscope.so,
+ * the stand-in for /dev/pmuscope (its AMU rule: tests/fake_pmuscope.c),
+ * and a fake sysfs of CPUs 0-4.
+ */
+static char amu_bin[512], amu_dir[300];
+
+struct cli_run {
+	int status;		/* exit status; -1: did not run or was killed */
+	char *out, *err;	/* stdout and stderr */
+	char *flat;		/* stdout, runs of spaces squeezed to one */
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int ch;
+
+	if (f && m)
+		while ((ch = fgetc(f)) != EOF)
+			fputc(ch, m);
+	if (f)
+		fclose(f);
+	if (m)
+		fclose(m);
+	return buf ? buf : strdup("");
+}
+
+static void cli_free(struct cli_run *r)
+{
+	free(r->out);
+	free(r->err);
+	free(r->flat);
+	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * pmuscope ARGS... (NULL-terminated) with @env ("NAME=VALUE;NAME=VALUE",
+ * or NULL) on top of the fake device and sysfs (@sysfs: a directory under
+ * amu_dir).
+ */
+static void cli(struct cli_run *r, const char *sysfs, const char *env, ...)
+{
+	char *argv[32], outp[400], errp[400], path[600], envbuf[512], *save = NULL;
+	const char *a;
+	va_list ap;
+	int argc = 0, st;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	r->status = -1;
+	snprintf(path, sizeof(path), "%s/pmuscope", amu_bin);
+	argv[argc++] = "pmuscope";
+	va_start(ap, env);
+	while ((a = va_arg(ap, const char *)) && argc < 31)
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	snprintf(outp, sizeof(outp), "%s/stdout", amu_dir);
+	snprintf(errp, sizeof(errp), "%s/stderr", amu_dir);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		char fake[600], root[400];
+
+		snprintf(fake, sizeof(fake), "%s/fake_pmuscope.so", amu_bin);
+		snprintf(root, sizeof(root), "%s/%s", amu_dir, sysfs);
+		setenv("LD_PRELOAD", fake, 1);
+		setenv("PMUSCOPE_SYSFS", root, 1);
+		if (env) {
+			snprintf(envbuf, sizeof(envbuf), "%s", env);
+			for (char *e = strtok_r(envbuf, ";", &save); e; e = strtok_r(NULL, ";", &save))
+				putenv(e);
+		}
+		if (!freopen(outp, "w", stdout) || !freopen(errp, "w", stderr))
+			_exit(126);
+		execv(path, argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return;
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	r->out = slurp(outp);
+	r->err = slurp(errp);
+	r->flat = strdup(r->out);
+	if (r->flat) {
+		char *w = r->flat;
+
+		for (const char *p = r->out; *p; p++)
+			if (*p != ' ' || w == r->flat || w[-1] != ' ')
+				*w++ = *p;
+		*w = '\0';
+	}
+}
+
+/* A fake sysfs: CPUs 0-4, probed (online: PMUSCOPE_SYSFS is set). */
+static void amu_sysfs(const char *name, int emulated)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", amu_dir, name);
+	mkdir(path, 0755);
+	for (int cpu = 0; cpu < 5; cpu++) {
+		snprintf(path, sizeof(path), "%s/%s/cpu%d", amu_dir, name, cpu);
+		mkdir(path, 0755);
+		snprintf(path, sizeof(path), "%s/%s/cpu%d/probed", amu_dir, name, cpu);
+		f = fopen(path, "w");
+		if (f) {
+			fputs("1\n", f);
+			fclose(f);
+		}
+	}
+	if (!emulated)
+		return;
+	snprintf(path, sizeof(path), "%s/%s/emulated", amu_dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("1\n", f);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/%s/emulated_profile", amu_dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("neoverse-n1\n", f);
+		fclose(f);
+	}
+}
+
+/* @text as JSON lines, each checked by Python's parser: 1 if all are. */
+static int json_lines_valid(const char *text)
+{
+	char path[400], cmd[900];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/out.json", amu_dir);
+	f = fopen(path, "w");
+	if (!f)
+		return 0;
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -m json.tool --json-lines --compact '%s' >/dev/null 2>&1", path);
+	return *text && system(cmd) == 0;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void test_amu_cli(void)
+{
+	char tmpl[] = "/tmp/pmuscope-amu-XXXXXX", exe[512], path[700];
+	struct cli_run r;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0 || !mkdtemp(tmpl)) {
+		result(0, "amu cli: no directory of this program or no temporary directory");
+		return;
+	}
+	exe[n] = '\0';
+	snprintf(amu_bin, sizeof(amu_bin), "%s", exe);
+	*strrchr(amu_bin, '/') = '\0';
+	snprintf(amu_dir, sizeof(amu_dir), "%s", tmpl);
+	snprintf(path, sizeof(path), "%s/fake_pmuscope.so", amu_bin);
+	if (access(path, R_OK)) {
+		result(0, "amu cli: %s missing (make -C tools host)", path);
+		return;
+	}
+	amu_sysfs("sys", 0);
+	amu_sysfs("emu", 1);
+
+	/* The fake's rule: even CPUs 2000 MHz, busy 50%, IPC 1.5, 25% stalled. */
+	cli(&r, "sys", "FAKE_PMUSCOPE_LOG=" "/dev/null", "amu", "-I", "10", NULL);
+	result(r.status == 0 && strstr(r.flat, "\nCPU MHz BUSY% IPC MEM_STALL% STALL_BACKEND 0x0300\n"),
+	       "amu cli: default (all online CPUs) exits 0; the columns, group-1 counters by name or number (%d)",
+	       r.status);
+	result(strstr(r.flat, "\n0 2000.0 50.00 1.50 25.00 1,000 2,000\n") &&
+	       strstr(r.flat, "\n1 3000.0 100.00 0.50 10.00 2,000 4,000\n") &&
+	       strstr(r.flat, "\n4 2000.0 50.00 1.50 25.00 5,000 10,000\n"),
+	       "amu cli: exact metrics per CPU (2000 MHz, 50%%, 1.50, 25%%; 3000 MHz, 100%%, 0.50, 10%%) and group-1 deltas");
+	result(!strncmp(r.out, "AMU interval 1: ", 16) && strstr(r.out, "system counter 1000000000 Hz\n") &&
+	       count_lines(r.out) == 8 && !strstr(r.out, "["),
+	       "amu cli: one interval by default, its header, no footnote when all is there");
+	cli_free(&r);
+
+	snprintf(path, sizeof(path), "FAKE_PMUSCOPE_LOG=%s/ioctls", amu_dir);
+	cli(&r, "sys", path, "amu", "-C", "1,3", "-I", "10", "-n", "3", NULL);
+	{
+		static const char one[] = "amu_read cpus_size=8 nr_records=2 record_size=360\n";
+		char logp[400], *log;
+
+		snprintf(logp, sizeof(logp), "%s/ioctls", amu_dir);
+		log = slurp(logp);
+		result(r.status == 0 && strstr(r.out, "AMU interval 3: ") && !strstr(r.out, "interval 4") &&
+		       strstr(r.flat, "\n3 3000.0 100.00 0.50 10.00 4,000 8,000\n") &&
+		       !strstr(r.flat, "\n0 "),
+		       "amu cli: -C 1,3 -n 3: three intervals of those CPUs only");
+		result(count_lines(log) == 4 && !strncmp(log, one, strlen(one)),
+		       "amu cli: 4 reads for 3 intervals, one 8-byte bitmap, room for 2 records of 360 bytes (%.60s)",
+		       log);
+		free(log);
+		unlink(logp);
+	}
+	cli_free(&r);
+
+	/* Unavailable metrics: '-' and a footnote. */
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:const-broken,3:mem-disabled", "amu", "-C", "0-3", "-I",
+	    "10", NULL);
+	result(r.status == 0 && strstr(r.flat, "\n1 -[1] -[1] 0.50 10.00 2,000 4,000\n") &&
+	       strstr(r.out, "\n[1] the constant-rate counter is broken on this CPU (erratum"),
+	       "amu cli: CONST_BROKEN: no frequency or busy share, '-' with its footnote; IPC and stalls kept");
+	result(strstr(r.flat, "\n3 3000.0 100.00 0.50 -[2] 4,000 8,000\n") &&
+	       strstr(r.out, "\n[2] the counter it needs is not implemented, or firmware did not enable it\n"),
+	       "amu cli: memory-stall counter disabled by firmware: '-' and why");
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=0:lost", "amu", "-C", "0-1", "-I", "10", NULL);
+	result(r.status == 0 && strstr(r.flat, "\n0 -[1] -[1] -[1] -[1] -[1] -[1]\n") &&
+	       strstr(r.out, "\n[1] lost: ") && strstr(r.flat, "\n1 3000.0 "),
+	       "amu cli: LOST: every value of the CPU '-', said lost, no number");
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=0:idle,1:aux-zero", "amu", "-C", "0-1", "-I", "10", NULL);
+	result(r.status == 0 && strstr(r.flat, "\n0 -[1] 0.00 -[1] -[1] 1,000 2,000\n") &&
+	       strstr(r.out, "[1] nothing to divide by: no cycles counted (idle"),
+	       "amu cli: idle all the interval: busy 0.00, the rest has nothing to divide by");
+	result(strstr(r.flat, "\n1 3000.0 100.00 0.50 10.00 -[2] -[2]\n") &&
+	       strstr(r.out, "[2] group 1 reads zero on this CPU (AMCR_EL0.CG1RZ)"),
+	       "amu cli: AUX_ZERO (CG1RZ): group-1 counters '-', group 0 kept");
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:no-g1", "amu", "-C", "0-1", "-I", "10", NULL);
+	result(r.status == 0 && strstr(r.flat, "\n1 3000.0 100.00 0.50 10.00 -[1] -[1]\n") &&
+	       strstr(r.out, "[1] no such counter on this CPU"),
+	       "amu cli: a CPU without another CPU's group-1 counter: '-', no such counter");
+	cli_free(&r);
+
+	/* CPUs without an AMU to read: said plainly. */
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=2:absent,3:disabled,4:offline", "amu", "-I", "10", NULL);
+	result(r.status == 0 && strstr(r.out, "\ncpu2: no AMU\n") &&
+	       strstr(r.out, "\ncpu3: AMU not used (amu=0, or the kernel does not use it; amu=1 forces it)\n") &&
+	       strstr(r.out, "\ncpu4: offline\n") && strstr(r.flat, "\n1 3000.0 "),
+	       "amu cli: ABSENT, DISABLED, OFFLINE beside readable CPUs: plain lines, exit 0 (%d)",
+	       r.status);
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=0:absent,1:disabled,2:offline", "amu", "-C", "0-2", "-I",
+	    "10", "--json", NULL);
+	result(r.status == 3 && !*r.out && strstr(r.err, "pmuscope: cpu0: no AMU\n") &&
+	       strstr(r.err, "pmuscope: cpu1: AMU not used (amu=0") &&
+	       strstr(r.err, "pmuscope: cpu2: offline\n") &&
+	       strstr(r.err, "no CPU asked for has an AMU to read"),
+	       "amu cli: no CPU asked for has an AMU: exit 3, why on stderr, nothing on stdout (%d)",
+	       r.status);
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_FEATURES=1;FAKE_PMUSCOPE_AMU_ERRNO=1", "amu", "-I", "10", NULL);
+	result(r.status == 3 && strstr(r.err, "no PMUSCOPE_FEAT_AMU"),
+	       "amu cli: a driver without PMUSCOPE_FEAT_AMU: exit 3, said so (%d)", r.status);
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU_ERRNO=25", "amu", "-I", "10", NULL);
+	result(r.status == 3 && strstr(r.err, "older than API version 4"),
+	       "amu cli: ENOTTY (an older driver): exit 3, said so (%d)", r.status);
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU_ERRNO=1", "amu", "-I", "10", NULL);
+	result(r.status == 5 && strstr(r.err, "need root (CAP_PERFMON or CAP_SYS_ADMIN)") && !*r.out,
+	       "amu cli: EPERM: exit 5 (permission, as every command), root or CAP_PERFMON needed (%d)",
+	       r.status);
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU_ERRNO=5", "amu", "-I", "10", NULL);
+	result(r.status == 1 && strstr(r.err, "AMU read failed: Input/output error"),
+	       "amu cli: another error: exit 1 (%d)", r.status);
+	cli_free(&r);
+
+	/* Usage. */
+	{
+		static const char *const bad[][3] = {
+			{ "-I", "5" }, { "-n", "0" }, { "-C", "0-" }, { "--bogus" }, { "ls" },
+			{ "-e", "cycles" },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			cli(&r, "sys", NULL, "amu", bad[i][0], bad[i][1], NULL);
+			result(r.status == 2 && *r.err && !*r.out, "amu cli: usage error '%s%s%s': exit 2 (%d)",
+			       bad[i][0], bad[i][1] ? " " : "", bad[i][1] ? bad[i][1] : "", r.status);
+			cli_free(&r);
+		}
+	}
+	cli(&r, "sys", NULL, "amu", "-C", "7", NULL);
+	result(r.status == 1 && strstr(r.err, "cpu7 does not exist"),
+	       "amu cli: a CPU that does not exist: exit 1, named (%d)", r.status);
+	cli_free(&r);
+	cli(&r, "sys", NULL, "amu", "--help", NULL);
+	result(r.status == 0 && strstr(r.out, "[-C CPUS | -a] [-I MS] [-n COUNT] [--json | --csv]"),
+	       "amu cli: --help");
+	cli_free(&r);
+	cli(&r, "sys", NULL, "--help", NULL);
+	result(r.status == 0 && strstr(r.out, "\n  amu [OPTIONS] "), "amu cli: in pmuscope --help");
+	cli_free(&r);
+
+	/* JSON: valid, raw counts and metrics, null where unavailable. */
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:const-broken,2:absent", "amu", "-C", "0-2", "-I", "10",
+	    "-n", "2", "--json", NULL);
+	result(r.status == 0 && count_lines(r.out) == 2 && json_lines_valid(r.out),
+	       "amu cli: --json -n 2: two lines, each a valid JSON object (python3 -m json.tool)");
+	result(strstr(r.out, "{\"type\":\"amu\",\"seq\":0,\"time_s\":") &&
+	       strstr(r.out, "\"freq\":1000000000,\"cpus\":[{\"cpu\":0,\"state\":\"ok\",\"version\":1,"
+			     "\"flags\":[],\"time\":6000000000,\"ticks\":1000000000,\"metrics\":"
+			     "{\"freq_hz\":2000000000,\"busy\":0.5,\"ipc\":1.5,\"mem_stall\":0.25},"
+			     "\"unavailable\":{},\"group0\":[{\"index\":0,\"event\":\"CPU_CYCLES\","
+			     "\"number\":17,\"enabled\":true,\"count\":1001000000000,\"delta\":1000000000}"),
+	       "amu cli: --json: a CPU's state, time, ticks, metrics and raw counts with deltas");
+	result(strstr(r.out, "\"metrics\":{\"freq_hz\":null,\"busy\":null,\"ipc\":0.5,\"mem_stall\":0.1},"
+			     "\"unavailable\":{\"freq_hz\":\"const_broken\",\"busy\":\"const_broken\"}") &&
+	       strstr(r.out, "\"flags\":[\"const_broken\"]"),
+	       "amu cli: --json: unavailable metrics null, with why");
+	result(strstr(r.out, "{\"cpu\":2,\"state\":\"absent\",\"version\":null,\"flags\":[],\"time\":null,"
+			     "\"ticks\":null,\"metrics\":{\"freq_hz\":null,\"busy\":null,\"ipc\":null,"
+			     "\"mem_stall\":null},\"unavailable\":{\"freq_hz\":\"not_read\"") &&
+	       strstr(r.out, "\"group1\":[{\"index\":0,\"key\":\"STALL_BACKEND\",\"event\":\"STALL_BACKEND\","
+			     "\"number\":36,\"implemented\":true,\"enabled\":true,\"count\":1000000001000,"
+			     "\"delta\":1000,\"unavailable\":null}"),
+	       "amu cli: --json: a CPU without AMU, all null; group-1 counters by key");
+	cli_free(&r);
+
+	/* CSV: one header, a row per CPU and interval. */
+	static const char csv_head[] =
+		"seq,time_s,cpu,state,flags,ticks,freq_hz,busy,ipc,mem_stall,CPU_CYCLES,CNT_CYCLES,"
+		"INST_RETIRED,STALL_BACKEND_MEM,STALL_BACKEND,0x0300\n";
+
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:lost", "amu", "-C", "0-1", "-I", "10", "-n", "2", "--csv",
+	    NULL);
+	result(r.status == 0 && !strncmp(r.out, csv_head, strlen(csv_head)) &&
+	       count_lines(r.out) == 5,
+	       "amu cli: --csv: the header once, then a row per CPU and interval");
+	result(strstr(r.out, ",0,ok,\"\",1000000000,2000000000,0.5,1.5,0.25,1000000000,500000000,"
+			     "1500000000,250000000,1000,2000\n") &&
+	       strstr(r.out, ",1,ok,\"lost\",1000000000,,,,,,,,,,\n"),
+	       "amu cli: --csv: metrics and deltas; empty where unavailable (lost)");
+	cli_free(&r);
+
+	/* The emulated driver: the banner on stderr, stdout still JSON. */
+	cli(&r, "emu", NULL, "amu", "-I", "10", "--json", NULL);
+	result(r.status == 0 && strstr(r.err, "pmuscope: EMULATED CPU (pmuscope_emu.ko, register model "
+					      "profile neoverse-n1): not hardware") &&
+	       json_lines_valid(r.out),
+	       "amu cli: against pmuscope_emu.ko, the EMULATED banner on stderr; JSON valid");
+	cli_free(&r);
+
+	snprintf(path, sizeof(path), "rm -rf '%s'", amu_dir);
+	if (system(path))
+		result(0, "removing %s", amu_dir);
+}
+
 int main(int argc, char **argv)
 {
 	static struct report r;
@@ -1084,6 +1447,7 @@ int main(int argc, char **argv)
 	test_records();
 	test_datafile();
 	test_amu_metrics();
+	test_amu_cli();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
