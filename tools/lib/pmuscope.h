@@ -16,7 +16,7 @@
 
 #include <linux/pmuscope.h>
 
-#define PMUSCOPE_LIB_VERSION	"0.4.0"
+#define PMUSCOPE_LIB_VERSION	"0.5.0"
 #define PMUSCOPE_MAX_CPUS	1024
 #define PMUSCOPE_CPU_WORDS	(PMUSCOPE_MAX_CPUS / 64)
 
@@ -406,6 +406,135 @@ uint64_t pmuscope_counter_now(void);
  * (CNTFRQ_EL0) on arm64; 0 elsewhere (unknown).
  */
 uint64_t pmuscope_counter_freq(void);
+
+/**
+ * pmuscope_amu_read() - the Activity Monitors (AMU) of the CPUs of @cpus
+ * (PMUSCOPE_IOC_AMU_READ, API version 4, PMUSCOPE_FEAT_AMU)
+ * @cpus: a CPU bitmap of @words words, not empty, every CPU below the
+ *	driver's nr_cpu_ids (offline CPUs too: their record says so)
+ * @recs: room for @room records, one per CPU of @cpus, written in
+ *	ascending CPU order: state (PMUSCOPE_AMU_READ_OK, _ABSENT, _DISABLED,
+ *	_OFFLINE), flags (PMUSCOPE_AMU_F_*), the group sizes and masks, the
+ *	system counter (CNTVCT) when read, the event types and both groups'
+ *	64-bit counters (include/uapi/linux/pmuscope.h)
+ * @freq: if not NULL, the system counter's frequency in Hz
+ *
+ * Needs no configuration: any session, read-only. Needs CAP_PERFMON or
+ * CAP_SYS_ADMIN (AMU counts can reveal other security states' activity).
+ * Return: the number of records written, or -errno with pmuscope_errmsg()
+ * set: -EPERM (neither capability), -ENOTTY (a driver older than API
+ * version 4), -ENOSPC (@room is below the CPUs of @cpus: the message says
+ * how many), -EINVAL (an empty bitmap, or a CPU the kernel does not have).
+ */
+int pmuscope_amu_read(struct pmuscope *h, const uint64_t *cpus, size_t words,
+		      struct pmuscope_amu_cpu *recs, size_t room, uint64_t *freq);
+
+/* The metrics of pmuscope_amu_metrics(), by index. */
+#define PMUSCOPE_AMU_M_FREQ		0	/* effective frequency, Hz */
+#define PMUSCOPE_AMU_M_BUSY		1	/* busy fraction */
+#define PMUSCOPE_AMU_M_IPC		2	/* instructions per cycle */
+#define PMUSCOPE_AMU_M_MEM_STALL	3	/* memory-stall fraction */
+#define PMUSCOPE_AMU_NR_METRICS		4
+
+/* Why a metric or a counter's delta is unavailable (0: it is available). */
+#define PMUSCOPE_AMU_WHY_OK		0
+#define PMUSCOPE_AMU_WHY_NOT_READ	1	/* a record's state is not READ_OK */
+#define PMUSCOPE_AMU_WHY_LOST		2	/* PMUSCOPE_AMU_F_LOST on the later record */
+#define PMUSCOPE_AMU_WHY_BACKWARDS	3	/* a counter or the time went backwards */
+#define PMUSCOPE_AMU_WHY_NO_COUNTER	4	/* a counter it needs is absent or disabled */
+#define PMUSCOPE_AMU_WHY_CONST_BROKEN	5	/* PMUSCOPE_AMU_F_CONST_BROKEN (erratum) */
+#define PMUSCOPE_AMU_WHY_AUX_ZERO	6	/* PMUSCOPE_AMU_F_AUX_ZERO: group 1 reads zero */
+#define PMUSCOPE_AMU_WHY_ZERO		7	/* the denominator is 0 (idle all along) */
+
+/**
+ * struct pmuscope_amu_metrics - one CPU's AMU over the interval between
+ * two of its records
+ * @cpu: the CPU
+ * @ticks: system-counter ticks between the reads (b->time - a->time)
+ * @delta0: each group-0 counter's increase; 0 where unavailable
+ * @delta1: each group-1 counter's increase; 0 where unavailable
+ * @valid0: bit n: @delta0[n] is a count (n below nr_group0, enabled in
+ *	both records, both READ_OK, not LOST, not backwards)
+ * @valid1: bit n: @delta1[n] is a count (also implemented, and not AUX_ZERO)
+ * @why1: why @delta1[n] is not a count (PMUSCOPE_AMU_WHY_*), or 0: the
+ *	first of NOT_READ, LOST, NO_COUNTER (n at or above nr_group1, or its
+ *	implemented1 or enabled1 bit clear, in either record), AUX_ZERO
+ *	(either record), BACKWARDS
+ * @value: the metrics by PMUSCOPE_AMU_M_* index; NAN where unavailable:
+ *
+ *	FREQ       delta0[CORE_CYCLES] / delta0[CONST_CYCLES] x @freq, Hz
+ *	BUSY       delta0[CONST_CYCLES] / @ticks: the share of the interval
+ *	           the CPU was not in WFI/WFE (the counters stop there);
+ *	           slightly above 1 is possible, the two reads being apart
+ *	IPC        delta0[INST_RETIRED] / delta0[CORE_CYCLES]
+ *	MEM_STALL  delta0[MEM_STALL] / delta0[CORE_CYCLES]
+ *
+ *	Each is computed exactly as a 128-bit integer quotient
+ *	(numerator x @freq for FREQ), to which the remainder over the
+ *	denominator is added as a double: an integer result is exact, any
+ *	other within an ulp of the true ratio.
+ * @valid: bit PMUSCOPE_AMU_M_*: @value is a number
+ * @why: for each metric, why it is unavailable (PMUSCOPE_AMU_WHY_*), or 0.
+ *	The first that applies, in this order: NOT_READ (either record),
+ *	LOST (the later record: the counts of the interval are not all
+ *	there), NO_COUNTER (a counter it needs is at or above nr_group0, or
+ *	its enabled0 bit is clear, in either record), CONST_BROKEN (FREQ
+ *	and BUSY, either record), BACKWARDS (a counter it needs, or for
+ *	BUSY the time, is lower in the later record), ZERO (the denominator
+ *	is 0: no cycles, the CPU idle all along; or no time for BUSY).
+ */
+struct pmuscope_amu_metrics {
+	uint32_t cpu;
+	uint64_t ticks;
+	uint64_t delta0[PMUSCOPE_AMU_GROUP_MAX];
+	uint64_t delta1[PMUSCOPE_AMU_GROUP_MAX];
+	uint32_t valid0;
+	uint32_t valid1;
+	uint8_t why1[PMUSCOPE_AMU_GROUP_MAX];
+	double value[PMUSCOPE_AMU_NR_METRICS];
+	uint32_t valid;
+	uint8_t why[PMUSCOPE_AMU_NR_METRICS];
+};
+
+/**
+ * pmuscope_amu_metrics() - @m from two records of the same CPU, @a read
+ * before @b, and the system counter's frequency @freq (Hz; 0 leaves FREQ
+ * unavailable, why ZERO)
+ * A pure function: no session, no system call.
+ * Return: 0, or -EINVAL (a NULL argument, or records of two CPUs).
+ */
+int pmuscope_amu_metrics(const struct pmuscope_amu_cpu *a, const struct pmuscope_amu_cpu *b,
+			 uint64_t freq, struct pmuscope_amu_metrics *m);
+
+/**
+ * pmuscope_amu_why_str() - a short phrase for PMUSCOPE_AMU_WHY_@why:
+ * "", "not read", "lost", "went backwards", "counter absent or disabled",
+ * "constant counter broken", "group 1 reads zero", "nothing to divide by";
+ * "unknown" for any other number.
+ */
+const char *pmuscope_amu_why_str(unsigned int why);
+
+/**
+ * pmuscope_amu_state_name() - "ok", "absent", "disabled", "offline" for
+ * PMUSCOPE_AMU_READ_OK .. OFFLINE; "unknown" for any other number.
+ */
+const char *pmuscope_amu_state_name(uint32_t state);
+
+/**
+ * pmuscope_amu_flags_str() - "lost,const_broken,aux_zero" for
+ * PMUSCOPE_AMU_F_* flags, in that order; "" for none. Unknown bits are
+ * left out. Cut short (never overrun) when @len is too small.
+ */
+void pmuscope_amu_flags_str(uint32_t flags, char *buf, size_t len);
+
+/**
+ * pmuscope_amu_event_name() - the name of an AMU counter's event type
+ * (AMEVTYPER0/1<n>_EL0.evtCount, the PMU's event numbers): the
+ * architectural name where the library knows it (pmuscope_event_name():
+ * "CPU_CYCLES", "STALL_BACKEND_MEM"), else "0x%04x" in @buf
+ * Return: the name, or @buf.
+ */
+const char *pmuscope_amu_event_name(uint16_t type, char *buf, size_t len);
 
 /** pmuscope_scale() - @count scaled by @enabled / @running. */
 uint64_t pmuscope_scale(uint64_t count, uint64_t enabled, uint64_t running);

@@ -3,6 +3,9 @@
 #ifndef PMUSCOPE_CLI_H
 #define PMUSCOPE_CLI_H
 
+#include <signal.h>
+#include <time.h>
+
 #include "pmuscope.h"
 #include "report.h"
 
@@ -37,7 +40,19 @@ int check_cpus(const struct stat_opts *o);
 /* Those of @names every chosen CPU implements, while counters remain. */
 void default_set(struct stat_opts *o, const char *const *names, size_t n);
 
+/* -I MS: 10 ms to a day (said on stderr when not). */
+int parse_interval(const char *arg, unsigned int *ms);
+/* SIGINT, SIGTERM, SIGCHLD: blocked during a run, taken by stat_wait(). */
+void stat_signals(sigset_t *set);
+/*
+ * Wait until @deadline (CLOCK_MONOTONIC; NULL: none) or the end of the
+ * run (SIGINT or SIGTERM; with @child > 0, its exit, reaped into *@status):
+ * 1 when the run should stop, 0 at the deadline.
+ */
+int stat_wait(const struct timespec *deadline, pid_t child, int *status, int *reaped);
+
 int cmd_record(int argc, char **argv);	/* record.c */
 int cmd_report(int argc, char **argv);	/* profile.c */
+int cmd_amu(int argc, char **argv);	/* amu.c */
 
 #endif

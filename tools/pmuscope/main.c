@@ -12,11 +12,13 @@
  *                   [-o FILE] [-- CMD ...]                      (record.c)
  *   pmuscope report [-i FILE] [--symfs DIR] [--pid PID] [--sort sym|line]
  *                   [-n TOP] [--json | --csv]                   (profile.c)
+ *   pmuscope amu [-C CPUS | -a] [-I MS] [-n COUNT] [--json | --csv]  (amu.c)
  *
  * Exit status: 0; the command's status with "stat -- CMD" and "record --
  * CMD"; 2 usage or unknown event; 3 event not implemented, or (snapshot
  * --hardware) a CPU without a usable hardware capture, or (record) a
- * driver without streams, or (report) a pmuscope built without elfutils;
+ * driver without streams, or (report) a pmuscope built without elfutils,
+ * or (amu) no CPU asked for with an AMU to read;
  * 4 counters busy; 5 permission; 6 driver missing or of another API
  * version; 1 anything else (report: a file that cannot be read or is not
  * a valid record file).
@@ -42,7 +44,7 @@
  * going to sleep in which one could be missed. The command gets the mask
  * it was started with back before exec.
  */
-static void stat_signals(sigset_t *set)
+void stat_signals(sigset_t *set)
 {
 	sigemptyset(set);
 	sigaddset(set, SIGINT);
@@ -397,7 +399,7 @@ int parse_uint(const char *arg, unsigned long long lo, unsigned long long hi,
 }
 
 /* -I MS: 10 ms to a day. */
-static int parse_interval(const char *arg, unsigned int *ms)
+int parse_interval(const char *arg, unsigned int *ms)
 {
 	unsigned long long v;
 
@@ -535,8 +537,7 @@ static void stat_fill(struct report *r, const struct stat_opts *o,
  * from its SIGCHLD (pending already if it ended first): the same path
  * either way, so what pmuscope itself adds to the counts stays fixed.
  */
-static int stat_wait(const struct timespec *deadline, pid_t child, int *status,
-		     int *reaped)
+int stat_wait(const struct timespec *deadline, pid_t child, int *status, int *reaped)
 {
 	struct timespec now, rel;
 	siginfo_t si;
@@ -1088,6 +1089,8 @@ static void usage(FILE *f)
 		"  record [OPTIONS] [-- CMD] sample into a file (pmuscope record --help)\n"
 		"  report [OPTIONS]          the hottest functions of a recording\n"
 		"                            (pmuscope report --help)\n"
+		"  amu [OPTIONS]             each CPU's Activity Monitors: effective\n"
+		"                            frequency, busy, IPC (pmuscope amu --help)\n"
 		"  read [--json]             what every session is counting now\n"
 		"  version                   versions of the tool and the driver\n");
 }
@@ -1124,6 +1127,8 @@ static int run(int argc, char **argv)
 		return cmd_record(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "amu"))
+		return cmd_amu(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
 		char profile[64];
 

@@ -3,9 +3,9 @@
  * A stand-in for /dev/pmuscope in the host tests of the CLI. Preloaded
  * (LD_PRELOAD=fake_pmuscope.so), it answers open("/dev/pmuscope") with a
  * descriptor of /dev/null, and the ioctls on that descriptor as a driver of
- * API version 3 would, with counts that follow a fixed rule: the CLI's
- * whole path (handshake, CONFIG, ENABLE, SNAPSHOT, output) runs without
- * arm64 or the module. It checks what the driver checks of the arguments
+ * API version 4 would, with counts that follow a fixed rule: the CLI's
+ * whole path (handshake, CONFIG, ENABLE, SNAPSHOT, AMU_READ, output) runs
+ * without arm64 or the module. It checks what the driver checks of the arguments
  * the library passes, not the driver's behaviour: that is tests/guest's.
  *
  * SNAPSHOT number n (0, 1, ...) of a session gives the k-th CPU (0, 1, ...)
@@ -21,11 +21,31 @@
  * CLOCK_MONOTONIC in ns (as pmuscope_counter_now() off arm64). Not
  * enabled: EAGAIN. Too small a buffer: ENOSPC.
  *
+ * AMU_READ number n (0, 1, ...) since the open gives each CPU c of the
+ * bitmap an AMUv1 record, READ_OK, of 4 group-0 counters (all enabled)
+ * and 2 group-1 counters (types 0x0024 STALL_BACKEND and 0x0300, both
+ * implemented and enabled), time 5000000000 + 1000000000 * n ticks at
+ * 1 GHz (a second a read, whatever the caller waited), each counter
+ * starting at (c + 1) * 10^12 and growing each read by:
+ *   even c: core 1e9, const 5e8, inst 1.5e9, mem stall 2.5e8
+ *           (2000 MHz, busy 50%, IPC 1.5, memory-stall 25%)
+ *   odd c:  core 3e9, const 1e9, inst 1.5e9, mem stall 3e8
+ *           (3000 MHz, busy 100%, IPC 0.5, memory-stall 10%)
+ *   group 1: counter 0 by 1000 * (c + 1), counter 1 by 2000 * (c + 1).
+ * FAKE_PMUSCOPE_AMU changes CPUs: "CPU:WORD[+WORD...],..." with WORD one
+ * of absent, disabled, offline (the state; no counters), lost (LOST on
+ * every read but the first), const-broken (CONST_BROKEN), aux-zero
+ * (AUX_ZERO, group 1 reads 0), mem-disabled (enabled0 bit 3 clear, the
+ * counter reads 0), idle (no cycles counted: core, const, inst and mem
+ * stall do not grow), no-g1 (no group 1).
+ *
  * Environment:
  *   FAKE_PMUSCOPE_FEATURES    handshake features (default: PMU, SNAPSHOT,
- *                             SNAPSHOT_HW, STREAM)
+ *                             SNAPSHOT_HW, STREAM, AMU)
  *   FAKE_PMUSCOPE_SNAP_ERRNO  SNAPSHOT fails with this errno (a number)
  *   FAKE_PMUSCOPE_STREAM_ERRNO  STREAM fails with this errno
+ *   FAKE_PMUSCOPE_AMU         the AMU of some CPUs, as above
+ *   FAKE_PMUSCOPE_AMU_ERRNO   AMU_READ fails with this errno
  *   FAKE_PMUSCOPE_LOG         a file: one line per ioctl
  */
 /* Both open() and open64() are defined here: neither may be renamed. */
@@ -53,6 +73,7 @@ static int fake_configured;
 static int fake_streaming, fake_enabled, fake_first_read;
 static uint64_t fake_counts[2][PMUSCOPE_MAX_EVENTS];
 static uint32_t fake_stream_flags;
+static unsigned int fake_amu_reads;
 
 static void fake_log(const char *fmt, ...)
 {
@@ -82,6 +103,7 @@ static int fake_open(const char *path, int flags, mode_t mode, const char *sym)
 		fake_snaps = 0;
 		fake_streaming = 0;
 		fake_enabled = 0;
+		fake_amu_reads = 0;
 		return fake_fd;
 	}
 	return real(path, flags, mode);
@@ -149,7 +171,7 @@ static int fake_handshake(struct pmuscope_handshake *hs)
 	hs->api_version = PMUSCOPE_API_VERSION;
 	hs->features = feat && *feat ? strtoull(feat, NULL, 0) :
 		       PMUSCOPE_FEAT_PMU | PMUSCOPE_FEAT_SNAPSHOT | PMUSCOPE_FEAT_SNAPSHOT_HW |
-		       PMUSCOPE_FEAT_STREAM;
+		       PMUSCOPE_FEAT_STREAM | PMUSCOPE_FEAT_AMU;
 	hs->nr_cpu_ids = 1024;
 	hs->max_events = PMUSCOPE_MAX_EVENTS;
 	return 0;
@@ -299,6 +321,119 @@ ssize_t read(int fd, void *buf, size_t len)
 	return off;
 }
 
+/* FAKE_PMUSCOPE_AMU's words for @cpu, as a bit mask of fake_amu_words[]. */
+static const char *const fake_amu_words[] = {
+	"absent", "disabled", "offline", "lost", "const-broken", "aux-zero", "mem-disabled",
+	"idle", "no-g1",
+};
+
+enum {
+	FAKE_AMU_ABSENT = 1 << 0, FAKE_AMU_DISABLED = 1 << 1, FAKE_AMU_OFFLINE = 1 << 2,
+	FAKE_AMU_LOST = 1 << 3, FAKE_AMU_CONST_BROKEN = 1 << 4, FAKE_AMU_AUX_ZERO = 1 << 5,
+	FAKE_AMU_MEM_DISABLED = 1 << 6, FAKE_AMU_IDLE = 1 << 7, FAKE_AMU_NO_G1 = 1 << 8,
+};
+
+static unsigned int fake_amu_script(unsigned int cpu)
+{
+	const char *env = getenv("FAKE_PMUSCOPE_AMU");
+	char buf[512], *save = NULL, *tok;
+	unsigned int words = 0;
+
+	if (!env || !*env)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", env);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':'), *wsave = NULL, *w;
+
+		if (!colon || (unsigned int)atoi(tok) != cpu)
+			continue;
+		for (w = strtok_r(colon + 1, "+", &wsave); w; w = strtok_r(NULL, "+", &wsave))
+			for (unsigned int i = 0; i < sizeof(fake_amu_words) / sizeof(fake_amu_words[0]); i++)
+				if (!strcmp(w, fake_amu_words[i]))
+					words |= 1U << i;
+	}
+	return words;
+}
+
+static void fake_amu_cpu(struct pmuscope_amu_cpu *r, unsigned int cpu, unsigned int n)
+{
+	static const uint64_t grow[2][4] = {
+		{ 1000000000, 500000000, 1500000000, 250000000 },
+		{ 3000000000, 1000000000, 1500000000, 300000000 },
+	};
+	unsigned int words = fake_amu_script(cpu);
+	uint64_t base = (cpu + 1) * 1000000000000ULL;
+
+	memset(r, 0, sizeof(*r));
+	r->cpu = cpu;
+	if (words & (FAKE_AMU_ABSENT | FAKE_AMU_DISABLED | FAKE_AMU_OFFLINE)) {
+		r->state = words & FAKE_AMU_ABSENT ? PMUSCOPE_AMU_ABSENT :
+			   words & FAKE_AMU_DISABLED ? PMUSCOPE_AMU_DISABLED : PMUSCOPE_AMU_OFFLINE;
+		return;
+	}
+	r->state = PMUSCOPE_AMU_READ_OK;
+	r->version = 1;
+	r->flags = (words & FAKE_AMU_LOST && n ? PMUSCOPE_AMU_F_LOST : 0) |
+		   (words & FAKE_AMU_CONST_BROKEN ? PMUSCOPE_AMU_F_CONST_BROKEN : 0) |
+		   (words & FAKE_AMU_AUX_ZERO ? PMUSCOPE_AMU_F_AUX_ZERO : 0);
+	r->nr_group0 = 4;
+	r->enabled0 = words & FAKE_AMU_MEM_DISABLED ? 0x7 : 0xf;
+	r->time = 5000000000ULL + 1000000000ULL * n;
+	r->type0[0] = 0x0011;
+	r->type0[1] = 0x4004;
+	r->type0[2] = 0x0008;
+	r->type0[3] = 0x4005;
+	for (unsigned int i = 0; i < 4; i++)
+		if (r->enabled0 & (1U << i))
+			r->group0[i] = base + (words & FAKE_AMU_IDLE ? 0 : grow[cpu % 2][i] * n);
+	if (words & FAKE_AMU_NO_G1)
+		return;
+	r->nr_group1 = 2;
+	r->implemented1 = 0x3;
+	r->enabled1 = 0x3;
+	r->type1[0] = 0x0024;
+	r->type1[1] = 0x0300;
+	if (words & FAKE_AMU_AUX_ZERO)
+		return;
+	r->group1[0] = base + 1000ULL * (cpu + 1) * n;
+	r->group1[1] = base + 2000ULL * (cpu + 1) * n;
+}
+
+static int fake_amu_read(struct pmuscope_amu_read *rd)
+{
+	const char *err = getenv("FAKE_PMUSCOPE_AMU_ERRNO");
+	const uint64_t *cpus = (const uint64_t *)(uintptr_t)rd->cpus;
+	struct pmuscope_amu_cpu *recs = (struct pmuscope_amu_cpu *)(uintptr_t)rd->records;
+	unsigned int ncpus = 0, k = 0, words = rd->cpus_size / 8;
+
+	fake_log("amu_read cpus_size=%u nr_records=%u record_size=%u", rd->cpus_size,
+		 rd->nr_records, rd->record_size);
+	if (err && *err)
+		return fake_err(atoi(err));
+	if (rd->size != sizeof(*rd) || rd->flags || rd->reserved0 || rd->reserved[0] ||
+	    rd->reserved[1] || rd->cpus_size < 8 || rd->cpus_size > 4096 || rd->cpus_size % 8 ||
+	    (rd->record_size && rd->record_size != sizeof(*recs)))
+		return fake_err(EINVAL);
+	for (unsigned int w = 0; w < words; w++) {
+		if (w >= 16 && cpus[w])
+			return fake_err(EINVAL);	/* a CPU >= nr_cpu_ids, 1024 */
+		ncpus += __builtin_popcountll(cpus[w]);
+	}
+	if (!ncpus)
+		return fake_err(EINVAL);
+	if (rd->nr_records < ncpus) {
+		rd->nr_records = ncpus;
+		return fake_err(ENOSPC);
+	}
+	for (unsigned int cpu = 0; cpu < words * 64 && cpu < 1024; cpu++)
+		if (cpus[cpu / 64] & (1ULL << (cpu % 64)))
+			fake_amu_cpu(&recs[k++], cpu, fake_amu_reads);
+	rd->nr_records = ncpus;
+	rd->freq = 1000000000;
+	fake_amu_reads++;
+	return 0;
+}
+
 int ioctl(int fd, unsigned long req, ...)
 {
 	int (*real)(int, unsigned long, ...) =
@@ -329,6 +464,8 @@ int ioctl(int fd, unsigned long req, ...)
 		return fake_snapshot(arg);
 	case PMUSCOPE_IOC_STREAM:
 		return fake_stream(arg);
+	case PMUSCOPE_IOC_AMU_READ:
+		return fake_amu_read(arg);
 	default:
 		return fake_err(ENOTTY);
 	}

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host tests of libpmuscope and the CLI's report code: event and CPU list
- * parsing, scaling, derived metrics, the table format. Prints one line per
+ * parsing, scaling, derived metrics, the table format, the AMU metrics;
+ * and pmuscope amu end to end, the pmuscope next to this program run
+ * against fake_pmuscope.so (the stand-in for /dev/pmuscope) and a fake
+ * sysfs, its JSON checked by python3 -m json.tool. Prints one line per
  * case, "PASS name" or "FAIL name: why", then "N passed, N failed".
  *
  *   test_tools               run the tests
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "datafile.h"
@@ -694,6 +698,229 @@ static void test_records(void)
 	       "streams: a NULL session gives -EINVAL");
 }
 
+/* ------------------------------------------------------ Activity Monitors */
+/* A READ_OK record of @cpu: 4 group-0 counters, all enabled, no group 1. */
+static struct pmuscope_amu_cpu amu_rec(uint32_t cpu, uint64_t time, uint64_t core,
+				       uint64_t cnst, uint64_t inst, uint64_t mem)
+{
+	struct pmuscope_amu_cpu r = {
+		.cpu = cpu, .state = PMUSCOPE_AMU_READ_OK, .version = 1,
+		.nr_group0 = 4, .enabled0 = 0xf, .time = time,
+		.type0 = { 0x0011, 0x4004, 0x0008, 0x4005 },
+	};
+
+	r.group0[PMUSCOPE_AMU_CORE_CYCLES] = core;
+	r.group0[PMUSCOPE_AMU_CONST_CYCLES] = cnst;
+	r.group0[PMUSCOPE_AMU_INST_RETIRED] = inst;
+	r.group0[PMUSCOPE_AMU_MEM_STALL] = mem;
+	return r;
+}
+
+/* What a case changes in the records before the metrics. */
+enum amu_tweak {
+	AMU_PLAIN, AMU_CONST_BROKEN_B, AMU_CONST_BROKEN_A, AMU_MEM_DISABLED, AMU_THREE_G0,
+	AMU_CORE_DISABLED_A, AMU_LOST_B, AMU_LOST_A, AMU_ABSENT_A, AMU_OFFLINE_B,
+	AMU_DISABLED_B,
+};
+
+#define AMU_NAN	(-1.0)	/* expected unavailable */
+
+static const struct {
+	const char *what;
+	enum amu_tweak tweak;
+	uint64_t freq, dtime, dcore, dconst, dinst, dmem;
+	double hz, busy, ipc, mem;
+	uint8_t why[PMUSCOPE_AMU_NR_METRICS];
+} amu_cases[] = {
+	{ "2e9 core / 1e9 const at 1 GHz: 2000 MHz, half busy, IPC 1.5, 25% stalled",
+	  AMU_PLAIN, 1000000000, 2000000000, 2000000000, 1000000000, 3000000000, 500000000,
+	  2e9, 0.5, 1.5, 0.25 },
+	{ "25 MHz system counter, busy all along: 3000 MHz, busy 1, IPC 0.5, 10%",
+	  AMU_PLAIN, 25000000, 25000000, 3000000000, 25000000, 1500000000, 300000000,
+	  3e9, 1.0, 0.5, 0.1 },
+	{ "a third: the remainder's fraction", AMU_PLAIN, 1, 3, 1, 3, 2, 1,
+	  1.0 / 3.0, 1.0, 2.0, 1.0 },
+	{ "2^63 core / 2^62 const at 1 GHz: no 64-bit overflow",
+	  AMU_PLAIN, 1000000000, 1ULL << 62, 1ULL << 63, 1ULL << 62, 1ULL << 62, 1ULL << 61,
+	  2e9, 1.0, 0.5, 0.25 },
+	{ "idle all along: no cycles to divide by, busy 0", AMU_PLAIN, 1000000000, 1000000000,
+	  0, 0, 0, 0, AMU_NAN, 0.0, AMU_NAN, AMU_NAN,
+	  { PMUSCOPE_AMU_WHY_ZERO, 0, PMUSCOPE_AMU_WHY_ZERO, PMUSCOPE_AMU_WHY_ZERO } },
+	{ "no time between the reads: busy unavailable", AMU_PLAIN, 1000000000, 0,
+	  10, 5, 10, 1, 2e9, AMU_NAN, 1.0, 0.1, { 0, PMUSCOPE_AMU_WHY_ZERO } },
+	{ "frequency 0: the effective frequency unavailable", AMU_PLAIN, 0, 100,
+	  10, 5, 10, 1, AMU_NAN, 0.05, 1.0, 0.1, { PMUSCOPE_AMU_WHY_ZERO } },
+	{ "CONST_BROKEN on the later record: frequency and busy unavailable",
+	  AMU_CONST_BROKEN_B, 1000000000, 2000000000, 2000000000, 1000000000, 3000000000,
+	  500000000, AMU_NAN, AMU_NAN, 1.5, 0.25,
+	  { PMUSCOPE_AMU_WHY_CONST_BROKEN, PMUSCOPE_AMU_WHY_CONST_BROKEN } },
+	{ "CONST_BROKEN on the earlier record only: the same", AMU_CONST_BROKEN_A, 1000000000, 2000000000,
+	  2000000000, 1000000000, 3000000000, 500000000, AMU_NAN, AMU_NAN, 1.5, 0.25,
+	  { PMUSCOPE_AMU_WHY_CONST_BROKEN, PMUSCOPE_AMU_WHY_CONST_BROKEN } },
+	{ "memory stall counter disabled by firmware", AMU_MEM_DISABLED, 1000000000, 2000000000,
+	  2000000000, 1000000000, 3000000000, 500000000, 2e9, 0.5, 1.5, AMU_NAN,
+	  { 0, 0, 0, PMUSCOPE_AMU_WHY_NO_COUNTER } },
+	{ "only 3 group-0 counters", AMU_THREE_G0, 1000000000, 2000000000,
+	  2000000000, 1000000000, 3000000000, 500000000, 2e9, 0.5, 1.5, AMU_NAN,
+	  { 0, 0, 0, PMUSCOPE_AMU_WHY_NO_COUNTER } },
+	{ "core cycles disabled in the earlier record: all but busy", AMU_CORE_DISABLED_A,
+	  1000000000, 2000000000, 2000000000, 1000000000, 3000000000, 500000000,
+	  AMU_NAN, 0.5, AMU_NAN, AMU_NAN,
+	  { PMUSCOPE_AMU_WHY_NO_COUNTER, 0, PMUSCOPE_AMU_WHY_NO_COUNTER,
+	    PMUSCOPE_AMU_WHY_NO_COUNTER } },
+	{ "LOST on the later record: every metric lost, no number", AMU_LOST_B, 1000000000,
+	  2000000000, 2000000000, 1000000000, 3000000000, 500000000,
+	  AMU_NAN, AMU_NAN, AMU_NAN, AMU_NAN,
+	  { PMUSCOPE_AMU_WHY_LOST, PMUSCOPE_AMU_WHY_LOST, PMUSCOPE_AMU_WHY_LOST,
+	    PMUSCOPE_AMU_WHY_LOST } },
+	{ "LOST on the earlier record only: an earlier interval's", AMU_LOST_A, 1000000000,
+	  2000000000, 2000000000, 1000000000, 3000000000, 500000000, 2e9, 0.5, 1.5, 0.25 },
+	{ "earlier record ABSENT: not read", AMU_ABSENT_A, 1000000000, 2000000000, 2000000000,
+	  1000000000, 3000000000, 500000000, AMU_NAN, AMU_NAN, AMU_NAN, AMU_NAN,
+	  { PMUSCOPE_AMU_WHY_NOT_READ, PMUSCOPE_AMU_WHY_NOT_READ, PMUSCOPE_AMU_WHY_NOT_READ,
+	    PMUSCOPE_AMU_WHY_NOT_READ } },
+	{ "later record OFFLINE: not read", AMU_OFFLINE_B, 1000000000, 2000000000, 2000000000,
+	  1000000000, 3000000000, 500000000, AMU_NAN, AMU_NAN, AMU_NAN, AMU_NAN,
+	  { PMUSCOPE_AMU_WHY_NOT_READ, PMUSCOPE_AMU_WHY_NOT_READ, PMUSCOPE_AMU_WHY_NOT_READ,
+	    PMUSCOPE_AMU_WHY_NOT_READ } },
+	{ "later record DISABLED (LOST too): not read first", AMU_DISABLED_B, 1000000000,
+	  2000000000, 2000000000, 1000000000, 3000000000, 500000000,
+	  AMU_NAN, AMU_NAN, AMU_NAN, AMU_NAN,
+	  { PMUSCOPE_AMU_WHY_NOT_READ, PMUSCOPE_AMU_WHY_NOT_READ, PMUSCOPE_AMU_WHY_NOT_READ,
+	    PMUSCOPE_AMU_WHY_NOT_READ } },
+};
+
+static int amu_same(double got, double want)
+{
+	return want == AMU_NAN ? isnan(got) : got == want;	/* exact */
+}
+
+static void test_amu_metrics(void)
+{
+	static const uint64_t base = 1000000000000ULL;
+	struct pmuscope_amu_cpu a, b;
+	struct pmuscope_amu_metrics m;
+	char buf[32];
+	int ret;
+
+	for (size_t i = 0; i < sizeof(amu_cases) / sizeof(amu_cases[0]); i++) {
+		__typeof__(amu_cases[0]) *c = &amu_cases[i];
+		double want[] = { c->hz, c->busy, c->ipc, c->mem };
+		int ok;
+
+		a = amu_rec(3, base, base, base, base, base);
+		b = amu_rec(3, base + c->dtime, base + c->dcore, base + c->dconst,
+			    base + c->dinst, base + c->dmem);
+		switch (c->tweak) {
+		case AMU_CONST_BROKEN_B:
+			b.flags |= PMUSCOPE_AMU_F_CONST_BROKEN;
+			break;
+		case AMU_CONST_BROKEN_A:
+			a.flags |= PMUSCOPE_AMU_F_CONST_BROKEN;
+			break;
+		case AMU_MEM_DISABLED:
+			a.enabled0 = b.enabled0 = 0x7;
+			a.group0[3] = b.group0[3] = 0;	/* a disabled counter reads 0 */
+			break;
+		case AMU_THREE_G0:
+			a.nr_group0 = b.nr_group0 = 3;
+			break;
+		case AMU_CORE_DISABLED_A:
+			a.enabled0 = 0xe;
+			break;
+		case AMU_LOST_B:
+			b.flags |= PMUSCOPE_AMU_F_LOST;
+			break;
+		case AMU_LOST_A:
+			a.flags |= PMUSCOPE_AMU_F_LOST;
+			break;
+		case AMU_ABSENT_A:
+			a.state = PMUSCOPE_AMU_ABSENT;
+			break;
+		case AMU_OFFLINE_B:
+			b.state = PMUSCOPE_AMU_OFFLINE;
+			break;
+		case AMU_DISABLED_B:
+			b.state = PMUSCOPE_AMU_DISABLED;
+			b.flags |= PMUSCOPE_AMU_F_LOST;
+			break;
+		default:
+			break;
+		}
+		ret = pmuscope_amu_metrics(&a, &b, c->freq, &m);
+		ok = !ret && m.cpu == 3;
+		for (int k = 0; k < PMUSCOPE_AMU_NR_METRICS; k++)
+			ok = ok && amu_same(m.value[k], want[k]) && m.why[k] == c->why[k] &&
+			     !!(m.valid & (1U << k)) == (want[k] != AMU_NAN);
+		result(ok, "amu metrics: %s (%.17g Hz, busy %.17g, IPC %.17g, stall %.17g; why %u %u %u %u)",
+		       c->what, m.value[0], m.value[1], m.value[2], m.value[3], m.why[0], m.why[1],
+		       m.why[2], m.why[3]);
+	}
+
+	/* Deltas of each group; group-1 counters that are not there. */
+	a = amu_rec(1, 100, 1000, 500, 2000, 10);
+	b = amu_rec(1, 300, 5000, 700, 2400, 90);
+	a.nr_group1 = b.nr_group1 = 4;
+	a.implemented1 = b.implemented1 = 0xb;	/* no counter 2 */
+	a.enabled1 = b.enabled1 = 0x7;		/* counter 3 disabled */
+	for (int n = 0; n < 4; n++) {
+		a.group1[n] = 100 * n;
+		b.group1[n] = 100 * n + 7 * (n + 1);
+	}
+	ret = pmuscope_amu_metrics(&a, &b, 1000, &m);
+	result(!ret && m.ticks == 200 && m.valid0 == 0xf && m.delta0[0] == 4000 &&
+	       m.delta0[1] == 200 && m.delta0[2] == 400 && m.delta0[3] == 80,
+	       "amu metrics: group-0 deltas and the ticks between the reads");
+	result(m.valid1 == 0x3 && m.delta1[0] == 7 && m.delta1[1] == 14 && m.delta1[2] == 0 &&
+	       m.why1[2] == PMUSCOPE_AMU_WHY_NO_COUNTER && m.why1[3] == PMUSCOPE_AMU_WHY_NO_COUNTER &&
+	       m.why1[4] == PMUSCOPE_AMU_WHY_NO_COUNTER,
+	       "amu metrics: group-1 deltas; not implemented, disabled, beyond nr_group1: none (%#x)",
+	       m.valid1);
+	b.flags = PMUSCOPE_AMU_F_AUX_ZERO;
+	pmuscope_amu_metrics(&a, &b, 1000, &m);
+	result(m.valid1 == 0 && m.why1[0] == PMUSCOPE_AMU_WHY_AUX_ZERO && (m.valid & 0xf) == 0xf,
+	       "amu metrics: AUX_ZERO (CG1RZ): no group-1 delta, group 0 unaffected");
+	b.flags = 0;
+	b.group1[1] = 0;
+	b.group0[2] = 1999;
+	pmuscope_amu_metrics(&a, &b, 1000, &m);
+	result(m.why1[1] == PMUSCOPE_AMU_WHY_BACKWARDS && !(m.valid1 & 2) &&
+	       m.why[PMUSCOPE_AMU_M_IPC] == PMUSCOPE_AMU_WHY_BACKWARDS &&
+	       !(m.valid0 & (1U << PMUSCOPE_AMU_INST_RETIRED)) &&
+	       (m.valid & 0xb) == 0xb,
+	       "amu metrics: a counter lower in the later record, without LOST: went backwards");
+	b = amu_rec(1, 50, 5000, 700, 2400, 90);
+	pmuscope_amu_metrics(&a, &b, 1000, &m);
+	result(m.why[PMUSCOPE_AMU_M_BUSY] == PMUSCOPE_AMU_WHY_BACKWARDS && m.ticks == 0 &&
+	       (m.valid & 0xd) == 0xd, "amu metrics: time lower in the later record: busy unavailable");
+	b.cpu = 2;
+	result(pmuscope_amu_metrics(&a, &b, 1000, &m) == -EINVAL &&
+	       pmuscope_amu_metrics(NULL, &b, 1000, &m) == -EINVAL,
+	       "amu metrics: records of two CPUs, or none: -EINVAL");
+
+	result(!strcmp(pmuscope_amu_event_name(0x4005, buf, sizeof(buf)), "STALL_BACKEND_MEM") &&
+	       !strcmp(pmuscope_amu_event_name(0x0024, buf, sizeof(buf)), "STALL_BACKEND") &&
+	       !strcmp(pmuscope_amu_event_name(0x0300, buf, sizeof(buf)), "0x0300") &&
+	       !strcmp(pmuscope_amu_event_name(0x4040, buf, sizeof(buf)), "0x4040"),
+	       "amu event names: architectural where known, else 0x%%04x");
+	result(!strcmp(pmuscope_amu_state_name(PMUSCOPE_AMU_READ_OK), "ok") &&
+	       !strcmp(pmuscope_amu_state_name(PMUSCOPE_AMU_ABSENT), "absent") &&
+	       !strcmp(pmuscope_amu_state_name(PMUSCOPE_AMU_DISABLED), "disabled") &&
+	       !strcmp(pmuscope_amu_state_name(PMUSCOPE_AMU_OFFLINE), "offline") &&
+	       !strcmp(pmuscope_amu_state_name(9), "unknown"), "amu state names");
+	pmuscope_amu_flags_str(PMUSCOPE_AMU_F_AUX_ZERO | PMUSCOPE_AMU_F_LOST | 1U << 9, buf,
+			       sizeof(buf));
+	result(!strcmp(buf, "lost,aux_zero"), "amu flags: in order, unknown bits left out (%s)", buf);
+	memset(buf, 'x', sizeof(buf));
+	pmuscope_amu_flags_str(7, buf, 8);
+	result(!strcmp(buf, "lost,co") && buf[8] == 'x', "amu flags: cut short, never overrun");
+	result(!strcmp(pmuscope_amu_why_str(PMUSCOPE_AMU_WHY_LOST), "lost") &&
+	       !strcmp(pmuscope_amu_why_str(PMUSCOPE_AMU_WHY_OK), "") &&
+	       !strcmp(pmuscope_amu_why_str(99), "unknown"), "amu reasons' phrases");
+	result(pmuscope_amu_read(NULL, (uint64_t[]){ 1 }, 1, &a, 1, NULL) == -EINVAL,
+	       "amu read: a NULL session gives -EINVAL");
+}
+
 /* ------------------------------------------------------- the record file */
 static void test_datafile(void)
 {
@@ -806,6 +1033,365 @@ static void test_datafile(void)
 	rmdir(tmpl);
 }
 
+/* ------------------------------------------------- pmuscope amu, end to end */
+/*
+ * The CLI of this build (next to this program) against fake_pmuscope.so,
+ * the stand-in for /dev/pmuscope (its AMU rule: tests/fake_pmuscope.c),
+ * and a fake sysfs of CPUs 0-4.
+ */
+static char amu_bin[512], amu_dir[300];
+
+struct cli_run {
+	int status;		/* exit status; -1: did not run or was killed */
+	char *out, *err;	/* stdout and stderr */
+	char *flat;		/* stdout, runs of spaces squeezed to one */
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int ch;
+
+	if (f && m)
+		while ((ch = fgetc(f)) != EOF)
+			fputc(ch, m);
+	if (f)
+		fclose(f);
+	if (m)
+		fclose(m);
+	return buf ? buf : strdup("");
+}
+
+static void cli_free(struct cli_run *r)
+{
+	free(r->out);
+	free(r->err);
+	free(r->flat);
+	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * pmuscope ARGS... (NULL-terminated) with @env ("NAME=VALUE;NAME=VALUE",
+ * or NULL) on top of the fake device and sysfs (@sysfs: a directory under
+ * amu_dir).
+ */
+static void cli(struct cli_run *r, const char *sysfs, const char *env, ...)
+{
+	char *argv[32], outp[400], errp[400], path[600], envbuf[512], *save = NULL;
+	const char *a;
+	va_list ap;
+	int argc = 0, st;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	r->status = -1;
+	snprintf(path, sizeof(path), "%s/pmuscope", amu_bin);
+	argv[argc++] = "pmuscope";
+	va_start(ap, env);
+	while ((a = va_arg(ap, const char *)) && argc < 31)
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	snprintf(outp, sizeof(outp), "%s/stdout", amu_dir);
+	snprintf(errp, sizeof(errp), "%s/stderr", amu_dir);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		char fake[600], root[400];
+
+		snprintf(fake, sizeof(fake), "%s/fake_pmuscope.so", amu_bin);
+		snprintf(root, sizeof(root), "%s/%s", amu_dir, sysfs);
+		setenv("LD_PRELOAD", fake, 1);
+		setenv("PMUSCOPE_SYSFS", root, 1);
+		if (env) {
+			snprintf(envbuf, sizeof(envbuf), "%s", env);
+			for (char *e = strtok_r(envbuf, ";", &save); e; e = strtok_r(NULL, ";", &save))
+				putenv(e);
+		}
+		if (!freopen(outp, "w", stdout) || !freopen(errp, "w", stderr))
+			_exit(126);
+		execv(path, argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return;
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	r->out = slurp(outp);
+	r->err = slurp(errp);
+	r->flat = strdup(r->out);
+	if (r->flat) {
+		char *w = r->flat;
+
+		for (const char *p = r->out; *p; p++)
+			if (*p != ' ' || w == r->flat || w[-1] != ' ')
+				*w++ = *p;
+		*w = '\0';
+	}
+}
+
+/* A fake sysfs: CPUs 0-4, probed (online: PMUSCOPE_SYSFS is set). */
+static void amu_sysfs(const char *name, int emulated)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", amu_dir, name);
+	mkdir(path, 0755);
+	for (int cpu = 0; cpu < 5; cpu++) {
+		snprintf(path, sizeof(path), "%s/%s/cpu%d", amu_dir, name, cpu);
+		mkdir(path, 0755);
+		snprintf(path, sizeof(path), "%s/%s/cpu%d/probed", amu_dir, name, cpu);
+		f = fopen(path, "w");
+		if (f) {
+			fputs("1\n", f);
+			fclose(f);
+		}
+	}
+	if (!emulated)
+		return;
+	snprintf(path, sizeof(path), "%s/%s/emulated", amu_dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("1\n", f);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/%s/emulated_profile", amu_dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("neoverse-n1\n", f);
+		fclose(f);
+	}
+}
+
+/* @text as JSON lines, each checked by Python's parser: 1 if all are. */
+static int json_lines_valid(const char *text)
+{
+	char path[400], cmd[900];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/out.json", amu_dir);
+	f = fopen(path, "w");
+	if (!f)
+		return 0;
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -m json.tool --json-lines --compact '%s' >/dev/null 2>&1", path);
+	return *text && system(cmd) == 0;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void test_amu_cli(void)
+{
+	char tmpl[] = "/tmp/pmuscope-amu-XXXXXX", exe[512], path[700];
+	struct cli_run r;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0 || !mkdtemp(tmpl)) {
+		result(0, "amu cli: no directory of this program or no temporary directory");
+		return;
+	}
+	exe[n] = '\0';
+	snprintf(amu_bin, sizeof(amu_bin), "%s", exe);
+	*strrchr(amu_bin, '/') = '\0';
+	snprintf(amu_dir, sizeof(amu_dir), "%s", tmpl);
+	snprintf(path, sizeof(path), "%s/fake_pmuscope.so", amu_bin);
+	if (access(path, R_OK)) {
+		result(0, "amu cli: %s missing (make -C tools host)", path);
+		return;
+	}
+	amu_sysfs("sys", 0);
+	amu_sysfs("emu", 1);
+
+	/* The fake's rule: even CPUs 2000 MHz, busy 50%, IPC 1.5, 25% stalled. */
+	cli(&r, "sys", "FAKE_PMUSCOPE_LOG=" "/dev/null", "amu", "-I", "10", NULL);
+	result(r.status == 0 && strstr(r.flat, "\nCPU MHz BUSY% IPC MEM_STALL% STALL_BACKEND 0x0300\n"),
+	       "amu cli: default (all online CPUs) exits 0; the columns, group-1 counters by name or number (%d)",
+	       r.status);
+	result(strstr(r.flat, "\n0 2000.0 50.00 1.50 25.00 1,000 2,000\n") &&
+	       strstr(r.flat, "\n1 3000.0 100.00 0.50 10.00 2,000 4,000\n") &&
+	       strstr(r.flat, "\n4 2000.0 50.00 1.50 25.00 5,000 10,000\n"),
+	       "amu cli: exact metrics per CPU (2000 MHz, 50%%, 1.50, 25%%; 3000 MHz, 100%%, 0.50, 10%%) and group-1 deltas");
+	result(!strncmp(r.out, "AMU interval 1: ", 16) && strstr(r.out, "system counter 1000000000 Hz\n") &&
+	       count_lines(r.out) == 8 && !strstr(r.out, "["),
+	       "amu cli: one interval by default, its header, no footnote when all is there");
+	cli_free(&r);
+
+	snprintf(path, sizeof(path), "FAKE_PMUSCOPE_LOG=%s/ioctls", amu_dir);
+	cli(&r, "sys", path, "amu", "-C", "1,3", "-I", "10", "-n", "3", NULL);
+	{
+		static const char one[] = "amu_read cpus_size=8 nr_records=2 record_size=360\n";
+		char logp[400], *log;
+
+		snprintf(logp, sizeof(logp), "%s/ioctls", amu_dir);
+		log = slurp(logp);
+		result(r.status == 0 && strstr(r.out, "AMU interval 3: ") && !strstr(r.out, "interval 4") &&
+		       strstr(r.flat, "\n3 3000.0 100.00 0.50 10.00 4,000 8,000\n") &&
+		       !strstr(r.flat, "\n0 "),
+		       "amu cli: -C 1,3 -n 3: three intervals of those CPUs only");
+		result(count_lines(log) == 4 && !strncmp(log, one, strlen(one)),
+		       "amu cli: 4 reads for 3 intervals, one 8-byte bitmap, room for 2 records of 360 bytes (%.60s)",
+		       log);
+		free(log);
+		unlink(logp);
+	}
+	cli_free(&r);
+
+	/* Unavailable metrics: '-' and a footnote. */
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:const-broken,3:mem-disabled", "amu", "-C", "0-3", "-I",
+	    "10", NULL);
+	result(r.status == 0 && strstr(r.flat, "\n1 -[1] -[1] 0.50 10.00 2,000 4,000\n") &&
+	       strstr(r.out, "\n[1] the constant-rate counter is broken on this CPU (erratum"),
+	       "amu cli: CONST_BROKEN: no frequency or busy share, '-' with its footnote; IPC and stalls kept");
+	result(strstr(r.flat, "\n3 3000.0 100.00 0.50 -[2] 4,000 8,000\n") &&
+	       strstr(r.out, "\n[2] the counter it needs is not implemented, or firmware did not enable it\n"),
+	       "amu cli: memory-stall counter disabled by firmware: '-' and why");
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=0:lost", "amu", "-C", "0-1", "-I", "10", NULL);
+	result(r.status == 0 && strstr(r.flat, "\n0 -[1] -[1] -[1] -[1] -[1] -[1]\n") &&
+	       strstr(r.out, "\n[1] lost: ") && strstr(r.flat, "\n1 3000.0 "),
+	       "amu cli: LOST: every value of the CPU '-', said lost, no number");
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=0:idle,1:aux-zero", "amu", "-C", "0-1", "-I", "10", NULL);
+	result(r.status == 0 && strstr(r.flat, "\n0 -[1] 0.00 -[1] -[1] 1,000 2,000\n") &&
+	       strstr(r.out, "[1] nothing to divide by: no cycles counted (idle"),
+	       "amu cli: idle all the interval: busy 0.00, the rest has nothing to divide by");
+	result(strstr(r.flat, "\n1 3000.0 100.00 0.50 10.00 -[2] -[2]\n") &&
+	       strstr(r.out, "[2] group 1 reads zero on this CPU (AMCR_EL0.CG1RZ)"),
+	       "amu cli: AUX_ZERO (CG1RZ): group-1 counters '-', group 0 kept");
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:no-g1", "amu", "-C", "0-1", "-I", "10", NULL);
+	result(r.status == 0 && strstr(r.flat, "\n1 3000.0 100.00 0.50 10.00 -[1] -[1]\n") &&
+	       strstr(r.out, "[1] no such counter on this CPU"),
+	       "amu cli: a CPU without another CPU's group-1 counter: '-', no such counter");
+	cli_free(&r);
+
+	/* CPUs without an AMU to read: said plainly. */
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=2:absent,3:disabled,4:offline", "amu", "-I", "10", NULL);
+	result(r.status == 0 && strstr(r.out, "\ncpu2: no AMU\n") &&
+	       strstr(r.out, "\ncpu3: AMU not used (amu=0, or the kernel does not use it; amu=1 forces it)\n") &&
+	       strstr(r.out, "\ncpu4: offline\n") && strstr(r.flat, "\n1 3000.0 "),
+	       "amu cli: ABSENT, DISABLED, OFFLINE beside readable CPUs: plain lines, exit 0 (%d)",
+	       r.status);
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=0:absent,1:disabled,2:offline", "amu", "-C", "0-2", "-I",
+	    "10", "--json", NULL);
+	result(r.status == 3 && !*r.out && strstr(r.err, "pmuscope: cpu0: no AMU\n") &&
+	       strstr(r.err, "pmuscope: cpu1: AMU not used (amu=0") &&
+	       strstr(r.err, "pmuscope: cpu2: offline\n") &&
+	       strstr(r.err, "no CPU asked for has an AMU to read"),
+	       "amu cli: no CPU asked for has an AMU: exit 3, why on stderr, nothing on stdout (%d)",
+	       r.status);
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_FEATURES=1;FAKE_PMUSCOPE_AMU_ERRNO=1", "amu", "-I", "10", NULL);
+	result(r.status == 3 && strstr(r.err, "no PMUSCOPE_FEAT_AMU"),
+	       "amu cli: a driver without PMUSCOPE_FEAT_AMU: exit 3, said so (%d)", r.status);
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU_ERRNO=25", "amu", "-I", "10", NULL);
+	result(r.status == 3 && strstr(r.err, "older than API version 4"),
+	       "amu cli: ENOTTY (an older driver): exit 3, said so (%d)", r.status);
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU_ERRNO=1", "amu", "-I", "10", NULL);
+	result(r.status == 5 && strstr(r.err, "need root (CAP_PERFMON or CAP_SYS_ADMIN)") && !*r.out,
+	       "amu cli: EPERM: exit 5 (permission, as every command), root or CAP_PERFMON needed (%d)",
+	       r.status);
+	cli_free(&r);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU_ERRNO=5", "amu", "-I", "10", NULL);
+	result(r.status == 1 && strstr(r.err, "AMU read failed: Input/output error"),
+	       "amu cli: another error: exit 1 (%d)", r.status);
+	cli_free(&r);
+
+	/* Usage. */
+	{
+		static const char *const bad[][3] = {
+			{ "-I", "5" }, { "-n", "0" }, { "-C", "0-" }, { "--bogus" }, { "ls" },
+			{ "-e", "cycles" },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			cli(&r, "sys", NULL, "amu", bad[i][0], bad[i][1], NULL);
+			result(r.status == 2 && *r.err && !*r.out, "amu cli: usage error '%s%s%s': exit 2 (%d)",
+			       bad[i][0], bad[i][1] ? " " : "", bad[i][1] ? bad[i][1] : "", r.status);
+			cli_free(&r);
+		}
+	}
+	cli(&r, "sys", NULL, "amu", "-C", "7", NULL);
+	result(r.status == 1 && strstr(r.err, "cpu7 does not exist"),
+	       "amu cli: a CPU that does not exist: exit 1, named (%d)", r.status);
+	cli_free(&r);
+	cli(&r, "sys", NULL, "amu", "--help", NULL);
+	result(r.status == 0 && strstr(r.out, "[-C CPUS | -a] [-I MS] [-n COUNT] [--json | --csv]"),
+	       "amu cli: --help");
+	cli_free(&r);
+	cli(&r, "sys", NULL, "--help", NULL);
+	result(r.status == 0 && strstr(r.out, "\n  amu [OPTIONS] "), "amu cli: in pmuscope --help");
+	cli_free(&r);
+
+	/* JSON: valid, raw counts and metrics, null where unavailable. */
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:const-broken,2:absent", "amu", "-C", "0-2", "-I", "10",
+	    "-n", "2", "--json", NULL);
+	result(r.status == 0 && count_lines(r.out) == 2 && json_lines_valid(r.out),
+	       "amu cli: --json -n 2: two lines, each a valid JSON object (python3 -m json.tool)");
+	result(strstr(r.out, "{\"type\":\"amu\",\"seq\":0,\"time_s\":") &&
+	       strstr(r.out, "\"freq\":1000000000,\"cpus\":[{\"cpu\":0,\"state\":\"ok\",\"version\":1,"
+			     "\"flags\":[],\"time\":6000000000,\"ticks\":1000000000,\"metrics\":"
+			     "{\"freq_hz\":2000000000,\"busy\":0.5,\"ipc\":1.5,\"mem_stall\":0.25},"
+			     "\"unavailable\":{},\"group0\":[{\"index\":0,\"event\":\"CPU_CYCLES\","
+			     "\"number\":17,\"enabled\":true,\"count\":1001000000000,\"delta\":1000000000}"),
+	       "amu cli: --json: a CPU's state, time, ticks, metrics and raw counts with deltas");
+	result(strstr(r.out, "\"metrics\":{\"freq_hz\":null,\"busy\":null,\"ipc\":0.5,\"mem_stall\":0.1},"
+			     "\"unavailable\":{\"freq_hz\":\"const_broken\",\"busy\":\"const_broken\"}") &&
+	       strstr(r.out, "\"flags\":[\"const_broken\"]"),
+	       "amu cli: --json: unavailable metrics null, with why");
+	result(strstr(r.out, "{\"cpu\":2,\"state\":\"absent\",\"version\":null,\"flags\":[],\"time\":null,"
+			     "\"ticks\":null,\"metrics\":{\"freq_hz\":null,\"busy\":null,\"ipc\":null,"
+			     "\"mem_stall\":null},\"unavailable\":{\"freq_hz\":\"not_read\"") &&
+	       strstr(r.out, "\"group1\":[{\"index\":0,\"key\":\"STALL_BACKEND\",\"event\":\"STALL_BACKEND\","
+			     "\"number\":36,\"implemented\":true,\"enabled\":true,\"count\":1000000001000,"
+			     "\"delta\":1000,\"unavailable\":null}"),
+	       "amu cli: --json: a CPU without AMU, all null; group-1 counters by key");
+	cli_free(&r);
+
+	/* CSV: one header, a row per CPU and interval. */
+	static const char csv_head[] =
+		"seq,time_s,cpu,state,flags,ticks,freq_hz,busy,ipc,mem_stall,CPU_CYCLES,CNT_CYCLES,"
+		"INST_RETIRED,STALL_BACKEND_MEM,STALL_BACKEND,0x0300\n";
+
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:lost", "amu", "-C", "0-1", "-I", "10", "-n", "2", "--csv",
+	    NULL);
+	result(r.status == 0 && !strncmp(r.out, csv_head, strlen(csv_head)) &&
+	       count_lines(r.out) == 5,
+	       "amu cli: --csv: the header once, then a row per CPU and interval");
+	result(strstr(r.out, ",0,ok,\"\",1000000000,2000000000,0.5,1.5,0.25,1000000000,500000000,"
+			     "1500000000,250000000,1000,2000\n") &&
+	       strstr(r.out, ",1,ok,\"lost\",1000000000,,,,,,,,,,\n"),
+	       "amu cli: --csv: metrics and deltas; empty where unavailable (lost)");
+	cli_free(&r);
+
+	/* The emulated driver: the banner on stderr, stdout still JSON. */
+	cli(&r, "emu", NULL, "amu", "-I", "10", "--json", NULL);
+	result(r.status == 0 && strstr(r.err, "pmuscope: EMULATED CPU (pmuscope_emu.ko, register model "
+					      "profile neoverse-n1): not hardware") &&
+	       json_lines_valid(r.out),
+	       "amu cli: against pmuscope_emu.ko, the EMULATED banner on stderr; JSON valid");
+	cli_free(&r);
+
+	snprintf(path, sizeof(path), "rm -rf '%s'", amu_dir);
+	if (system(path))
+		result(0, "removing %s", amu_dir);
+}
+
 int main(int argc, char **argv)
 {
 	static struct report r;
@@ -860,6 +1446,8 @@ int main(int argc, char **argv)
 	test_snap_report();
 	test_records();
 	test_datafile();
+	test_amu_metrics();
+	test_amu_cli();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope amu: the Activity Monitors (AMU) of the chosen CPUs, read
+ * COUNT + 1 times MS ms apart (PMUSCOPE_IOC_AMU_READ), and per CPU and
+ * interval the effective frequency, busy share, IPC and memory-stall share
+ * (pmuscope_amu_metrics()) and the deltas of the group-1 counters.
+ *
+ *   pmuscope amu [-C CPUS | -a] [-I MS] [-n COUNT] [--json | --csv]
+ *
+ * Output and exit status: Documentation/cli.rst.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+#define AMU_KEY_LEN	48
+#define AMU_MAX_KEYS	64		/* group-1 columns of the table and CSV */
+#define AMU_CELL	48
+#define AMU_WHY_NOT_HERE	100	/* a column's counter is not on this CPU */
+
+/* What a run prints: the formats' shared state. */
+struct amu_out {
+	enum report_format fmt;
+	unsigned int seq;		/* the interval: 0, 1, ... */
+	double time_s;			/* from the first read to this one */
+	double start_s;			/* ... to the interval's first */
+	uint64_t freq;			/* system counter, Hz */
+	unsigned int n;			/* records of each read */
+	const struct pmuscope_amu_cpu *prev, *cur;
+	unsigned int nkeys;		/* group-1 columns (table, CSV) */
+	char keys[AMU_MAX_KEYS][AMU_KEY_LEN];
+};
+
+static void amu_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pmuscope amu [-C CPUS | -a] [-I MS] [-n COUNT] [--json | --csv]\n"
+		"  Reads the Activity Monitors of the CPUs (default, and -a: all online)\n"
+		"  twice, MS ms apart (default 1000), and prints per CPU the effective\n"
+		"  frequency, busy share, IPC, memory-stall share and the group-1\n"
+		"  counters' deltas of that interval; COUNT intervals (default 1), one\n"
+		"  after another. Needs root (CAP_PERFMON or CAP_SYS_ADMIN).\n");
+}
+
+/* The plain line of a CPU whose AMU was not read: "no AMU", ... */
+static const char *amu_state_text(uint32_t state)
+{
+	switch (state) {
+	case PMUSCOPE_AMU_ABSENT:
+		return "no AMU";
+	case PMUSCOPE_AMU_DISABLED:
+		return "AMU not used (amu=0, or the kernel does not use it; amu=1 forces it)";
+	case PMUSCOPE_AMU_OFFLINE:
+		return "offline";
+	default:
+		return "AMU state unknown to this pmuscope";
+	}
+}
+
+/* JSON's word for PMUSCOPE_AMU_WHY_*. */
+static const char *amu_why_word(unsigned int why)
+{
+	static const char * const words[] = {
+		[PMUSCOPE_AMU_WHY_OK] = "ok",
+		[PMUSCOPE_AMU_WHY_NOT_READ] = "not_read",
+		[PMUSCOPE_AMU_WHY_LOST] = "lost",
+		[PMUSCOPE_AMU_WHY_BACKWARDS] = "backwards",
+		[PMUSCOPE_AMU_WHY_NO_COUNTER] = "no_counter",
+		[PMUSCOPE_AMU_WHY_CONST_BROKEN] = "const_broken",
+		[PMUSCOPE_AMU_WHY_AUX_ZERO] = "aux_zero",
+		[PMUSCOPE_AMU_WHY_ZERO] = "zero",
+	};
+
+	return why < sizeof(words) / sizeof(words[0]) ? words[why] : "unknown";
+}
+
+/* The table's footnote for PMUSCOPE_AMU_WHY_* (or AMU_WHY_NOT_HERE). */
+static const char *amu_why_note(unsigned int why)
+{
+	switch (why) {
+	case PMUSCOPE_AMU_WHY_NOT_READ:
+		return "not read at the interval's start (no AMU, AMU not used or offline then)";
+	case PMUSCOPE_AMU_WHY_LOST:
+		return "lost: the AMU lost counts during the interval (e.g. at a power-down): no number rather than a wrong one";
+	case PMUSCOPE_AMU_WHY_BACKWARDS:
+		return "a counter went backwards (counts lost without the driver seeing it)";
+	case PMUSCOPE_AMU_WHY_NO_COUNTER:
+		return "the counter it needs is not implemented, or firmware did not enable it";
+	case PMUSCOPE_AMU_WHY_CONST_BROKEN:
+		return "the constant-rate counter is broken on this CPU (erratum, e.g. Cortex-A510 2457168): no frequency or busy share";
+	case PMUSCOPE_AMU_WHY_AUX_ZERO:
+		return "group 1 reads zero on this CPU (AMCR_EL0.CG1RZ)";
+	case PMUSCOPE_AMU_WHY_ZERO:
+		return "nothing to divide by: no cycles counted (idle all the interval)";
+	case AMU_WHY_NOT_HERE:
+		return "no such counter on this CPU";
+	default:
+		return "unknown reason";
+	}
+}
+
+/*
+ * The key of group-1 counter @n of @r: its event's name, then "#K" for
+ * the K-th counter of the same name on the CPU. 0 if @r has no such
+ * counter (beyond nr_group1, or not implemented).
+ */
+static int amu_key(const struct pmuscope_amu_cpu *r, unsigned int n, char *buf, size_t len)
+{
+	char nbuf[16], obuf[16];
+	const char *name;
+	unsigned int same = 1;
+
+	if (r->state != PMUSCOPE_AMU_READ_OK || n >= r->nr_group1 ||
+	    n >= PMUSCOPE_AMU_GROUP_MAX || !((r->implemented1 >> n) & 1))
+		return 0;
+	name = pmuscope_amu_event_name(r->type1[n], nbuf, sizeof(nbuf));
+	for (unsigned int m = 0; m < n; m++)
+		if (((r->implemented1 >> m) & 1) &&
+		    !strcmp(pmuscope_amu_event_name(r->type1[m], obuf, sizeof(obuf)), name))
+			same++;
+	if (same > 1)
+		snprintf(buf, len, "%s#%u", name, same);
+	else
+		snprintf(buf, len, "%s", name);
+	return 1;
+}
+
+/* The group-1 counter of @r whose key is @key, or -1. */
+static int amu_find_key(const struct pmuscope_amu_cpu *r, const char *key)
+{
+	char k[AMU_KEY_LEN];
+
+	for (unsigned int n = 0; n < PMUSCOPE_AMU_GROUP_MAX; n++)
+		if (amu_key(r, n, k, sizeof(k)) && !strcmp(k, key))
+			return n;
+	return -1;
+}
+
+/* The columns: the group-1 keys of @recs, in order of first appearance. */
+static void amu_collect_keys(struct amu_out *o, const struct pmuscope_amu_cpu *recs,
+			     unsigned int n)
+{
+	char k[AMU_KEY_LEN];
+
+	o->nkeys = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		for (unsigned int c = 0; c < PMUSCOPE_AMU_GROUP_MAX; c++) {
+			unsigned int j;
+
+			if (!amu_key(&recs[i], c, k, sizeof(k)))
+				continue;
+			for (j = 0; j < o->nkeys; j++)
+				if (!strcmp(o->keys[j], k))
+					break;
+			if (j == o->nkeys && o->nkeys < AMU_MAX_KEYS)
+				snprintf(o->keys[o->nkeys++], AMU_KEY_LEN, "%s", k);
+		}
+	}
+}
+
+/* The earlier record of @r's CPU (the same place, as a rule). */
+static const struct pmuscope_amu_cpu *amu_prev_of(const struct amu_out *o, unsigned int i)
+{
+	static const struct pmuscope_amu_cpu none = { .state = ~0U };
+	static struct pmuscope_amu_cpu missing;
+
+	if (o->prev[i].cpu == o->cur[i].cpu)
+		return &o->prev[i];
+	for (unsigned int j = 0; j < o->n; j++)
+		if (o->prev[j].cpu == o->cur[i].cpu)
+			return &o->prev[j];
+	missing = none;
+	missing.cpu = o->cur[i].cpu;
+	return &missing;	/* not read before: NOT_READ */
+}
+
+static void amu_metrics_of(const struct amu_out *o, unsigned int i, struct pmuscope_amu_metrics *m)
+{
+	pmuscope_amu_metrics(amu_prev_of(o, i), &o->cur[i], o->freq, m);
+}
+
+/* ------------------------------------------------------------- the table */
+struct amu_notes {
+	unsigned int why[16];
+	unsigned int n;
+};
+
+/* "-[N]", N the footnote of @why (numbered as they first appear). */
+static void amu_dash(struct amu_notes *notes, unsigned int why, char *buf, size_t len)
+{
+	unsigned int k;
+
+	for (k = 0; k < notes->n; k++)
+		if (notes->why[k] == why)
+			break;
+	if (k == notes->n && notes->n < sizeof(notes->why) / sizeof(notes->why[0]))
+		notes->why[notes->n++] = why;
+	snprintf(buf, len, "-[%u]", k + 1);
+}
+
+static void amu_table(FILE *f, const struct amu_out *o)
+{
+	enum { C_MHZ, C_BUSY, C_IPC, C_MEM, NFIX };
+	static const char *const heads[NFIX] = { "MHz", "BUSY%", "IPC", "MEM_STALL%" };
+	unsigned int ncols = NFIX + o->nkeys, rows = 0;
+	char (*cell)[AMU_CELL] = calloc((size_t)o->n * ncols, AMU_CELL);
+	struct amu_notes notes = { .n = 0 };
+	int w[NFIX + AMU_MAX_KEYS];
+
+	if (!cell) {
+		perror("pmuscope");
+		return;
+	}
+	fprintf(f, "AMU interval %u: %.3f s (%.3f to %.3f s), system counter %llu Hz\n\n",
+		o->seq + 1, o->time_s - o->start_s, o->start_s, o->time_s,
+		(unsigned long long)o->freq);
+	for (unsigned int c = 0; c < ncols; c++)
+		w[c] = strlen(c < NFIX ? heads[c] : o->keys[c - NFIX]);
+	for (unsigned int i = 0; i < o->n; i++) {
+		char (*row)[AMU_CELL] = cell + (size_t)i * ncols;
+		const struct pmuscope_amu_cpu *r = &o->cur[i];
+		struct pmuscope_amu_metrics m;
+		/* MHz with one decimal; shares in %, IPC: two. */
+		static const double scale[NFIX] = { 1e-6, 100, 1, 100 };
+		static const int prec[NFIX] = { 1, 2, 2, 2 };
+
+		if (r->state != PMUSCOPE_AMU_READ_OK)
+			continue;
+		rows++;
+		amu_metrics_of(o, i, &m);
+		for (unsigned int k = 0; k < NFIX; k++) {
+			if (m.valid & (1U << k))
+				snprintf(row[k], AMU_CELL, "%.*f", prec[k], m.value[k] * scale[k]);
+			else
+				amu_dash(&notes, m.why[k], row[k], AMU_CELL);
+		}
+		for (unsigned int k = 0; k < o->nkeys; k++) {
+			int n = amu_find_key(r, o->keys[k]);
+
+			if (n < 0)
+				amu_dash(&notes, AMU_WHY_NOT_HERE, row[NFIX + k], AMU_CELL);
+			else if (m.valid1 & (1U << n))
+				report_thousands(m.delta1[n], row[NFIX + k], AMU_CELL);
+			else
+				amu_dash(&notes, m.why1[n], row[NFIX + k], AMU_CELL);
+		}
+		for (unsigned int c = 0; c < ncols; c++)
+			if ((int)strlen(row[c]) > w[c])
+				w[c] = strlen(row[c]);
+	}
+	if (rows) {
+		fprintf(f, "%-4s", "CPU");
+		for (unsigned int c = 0; c < ncols; c++)
+			fprintf(f, " %*s", w[c], c < NFIX ? heads[c] : o->keys[c - NFIX]);
+		fprintf(f, "\n");
+	}
+	for (unsigned int i = 0; i < o->n; i++) {
+		if (o->cur[i].state != PMUSCOPE_AMU_READ_OK)
+			continue;
+		fprintf(f, "%-4u", o->cur[i].cpu);
+		for (unsigned int c = 0; c < ncols; c++)
+			fprintf(f, " %*s", w[c], cell[(size_t)i * ncols + c]);
+		fprintf(f, "\n");
+	}
+	for (unsigned int i = 0; i < o->n; i++)
+		if (o->cur[i].state != PMUSCOPE_AMU_READ_OK)
+			fprintf(f, "cpu%u: %s\n", o->cur[i].cpu, amu_state_text(o->cur[i].state));
+	if (notes.n)
+		fprintf(f, "\n");
+	for (unsigned int k = 0; k < notes.n; k++)
+		fprintf(f, "[%u] %s\n", k + 1, amu_why_note(notes.why[k]));
+	free(cell);
+}
+
+/* -------------------------------------------------------------- JSON, CSV */
+static void amu_json_num(FILE *f, int valid, double v)
+{
+	if (valid)
+		fprintf(f, "%.12g", v);
+	else
+		fprintf(f, "null");
+}
+
+static void amu_json_flags(FILE *f, uint32_t flags)
+{
+	char buf[64], *tok, *save = NULL;
+	int first = 1;
+
+	pmuscope_amu_flags_str(flags, buf, sizeof(buf));
+	fputc('[', f);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		fprintf(f, "%s\"%s\"", first ? "" : ",", tok);
+		first = 0;
+	}
+	fputc(']', f);
+}
+
+static const char *const amu_metric_keys[PMUSCOPE_AMU_NR_METRICS] = {
+	[PMUSCOPE_AMU_M_FREQ] = "freq_hz",
+	[PMUSCOPE_AMU_M_BUSY] = "busy",
+	[PMUSCOPE_AMU_M_IPC] = "ipc",
+	[PMUSCOPE_AMU_M_MEM_STALL] = "mem_stall",
+};
+
+static void amu_json_cpu(FILE *f, const struct amu_out *o, unsigned int i)
+{
+	const struct pmuscope_amu_cpu *r = &o->cur[i];
+	int ok = r->state == PMUSCOPE_AMU_READ_OK;
+	struct pmuscope_amu_metrics m;
+	char name[16], key[AMU_KEY_LEN];
+	int first = 1;
+
+	amu_metrics_of(o, i, &m);
+	fprintf(f, "{\"cpu\":%u,\"state\":\"%s\",\"version\":", r->cpu,
+		pmuscope_amu_state_name(r->state));
+	if (ok)
+		fprintf(f, "%u", r->version);
+	else
+		fprintf(f, "null");
+	fprintf(f, ",\"flags\":");
+	amu_json_flags(f, ok ? r->flags : 0);
+	if (ok)
+		fprintf(f, ",\"time\":%llu", (unsigned long long)r->time);
+	else
+		fprintf(f, ",\"time\":null");
+	if (ok && m.why[PMUSCOPE_AMU_M_BUSY] != PMUSCOPE_AMU_WHY_NOT_READ &&
+	    m.why[PMUSCOPE_AMU_M_BUSY] != PMUSCOPE_AMU_WHY_BACKWARDS)
+		fprintf(f, ",\"ticks\":%llu", (unsigned long long)m.ticks);
+	else
+		fprintf(f, ",\"ticks\":null");
+	fprintf(f, ",\"metrics\":{");
+	for (unsigned int k = 0; k < PMUSCOPE_AMU_NR_METRICS; k++) {
+		fprintf(f, "%s\"%s\":", k ? "," : "", amu_metric_keys[k]);
+		amu_json_num(f, m.valid & (1U << k), m.value[k]);
+	}
+	fprintf(f, "},\"unavailable\":{");
+	for (unsigned int k = 0; k < PMUSCOPE_AMU_NR_METRICS; k++) {
+		if (m.valid & (1U << k))
+			continue;
+		fprintf(f, "%s\"%s\":\"%s\"", first ? "" : ",", amu_metric_keys[k],
+			amu_why_word(m.why[k]));
+		first = 0;
+	}
+	fprintf(f, "},\"group0\":[");
+	for (unsigned int n = 0; ok && n < r->nr_group0 && n < PMUSCOPE_AMU_GROUP_MAX; n++) {
+		fprintf(f, "%s{\"index\":%u,\"event\":", n ? "," : "", n);
+		report_json_str(f, pmuscope_amu_event_name(r->type0[n], name, sizeof(name)));
+		fprintf(f, ",\"number\":%u,\"enabled\":%s,\"count\":%llu,\"delta\":", r->type0[n],
+			(r->enabled0 >> n) & 1 ? "true" : "false",
+			(unsigned long long)r->group0[n]);
+		if (m.valid0 & (1U << n))
+			fprintf(f, "%llu}", (unsigned long long)m.delta0[n]);
+		else
+			fprintf(f, "null}");
+	}
+	fprintf(f, "],\"group1\":[");
+	first = 1;
+	for (unsigned int n = 0; ok && n < r->nr_group1 && n < PMUSCOPE_AMU_GROUP_MAX; n++) {
+		int impl = (r->implemented1 >> n) & 1;
+
+		fprintf(f, "%s{\"index\":%u,\"key\":", first ? "" : ",", n);
+		first = 0;
+		if (amu_key(r, n, key, sizeof(key)))
+			report_json_str(f, key);
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\"event\":");
+		if (impl)
+			report_json_str(f, pmuscope_amu_event_name(r->type1[n], name, sizeof(name)));
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\"number\":");
+		if (impl)
+			fprintf(f, "%u", r->type1[n]);
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\"implemented\":%s,\"enabled\":%s,\"count\":", impl ? "true" : "false",
+			(r->enabled1 >> n) & 1 ? "true" : "false");
+		if (impl && !(r->flags & PMUSCOPE_AMU_F_AUX_ZERO))
+			fprintf(f, "%llu", (unsigned long long)r->group1[n]);
+		else
+			fprintf(f, "null");
+		if (m.valid1 & (1U << n))
+			fprintf(f, ",\"delta\":%llu,\"unavailable\":null}",
+				(unsigned long long)m.delta1[n]);
+		else
+			fprintf(f, ",\"delta\":null,\"unavailable\":\"%s\"}", amu_why_word(m.why1[n]));
+	}
+	fprintf(f, "]}");
+}
+
+static void amu_json(FILE *f, const struct amu_out *o)
+{
+	fprintf(f, "{\"type\":\"amu\",\"seq\":%u,\"time_s\":%.6f,\"freq\":%llu,\"cpus\":[",
+		o->seq, o->time_s, (unsigned long long)o->freq);
+	for (unsigned int i = 0; i < o->n; i++) {
+		if (i)
+			fputc(',', f);
+		amu_json_cpu(f, o, i);
+	}
+	fprintf(f, "]}\n");
+}
+
+/* Group 0's columns, by index: the architected counters. */
+static const char *const amu_csv_g0[] = {
+	"CPU_CYCLES", "CNT_CYCLES", "INST_RETIRED", "STALL_BACKEND_MEM",
+};
+
+static void amu_csv(FILE *f, const struct amu_out *o)
+{
+	char flags[64];
+
+	if (!o->seq) {
+		fprintf(f, "seq,time_s,cpu,state,flags,ticks");
+		for (unsigned int k = 0; k < PMUSCOPE_AMU_NR_METRICS; k++)
+			fprintf(f, ",%s", amu_metric_keys[k]);
+		for (unsigned int k = 0; k < 4; k++)
+			fprintf(f, ",%s", amu_csv_g0[k]);
+		for (unsigned int k = 0; k < o->nkeys; k++)
+			fprintf(f, ",%s", o->keys[k]);
+		fprintf(f, "\n");
+	}
+	for (unsigned int i = 0; i < o->n; i++) {
+		const struct pmuscope_amu_cpu *r = &o->cur[i];
+		int ok = r->state == PMUSCOPE_AMU_READ_OK;
+		struct pmuscope_amu_metrics m;
+
+		amu_metrics_of(o, i, &m);
+		pmuscope_amu_flags_str(ok ? r->flags : 0, flags, sizeof(flags));
+		fprintf(f, "%u,%.6f,%u,%s,\"%s\",", o->seq, o->time_s, r->cpu,
+			pmuscope_amu_state_name(r->state), flags);
+		if (ok && m.why[PMUSCOPE_AMU_M_BUSY] != PMUSCOPE_AMU_WHY_NOT_READ &&
+		    m.why[PMUSCOPE_AMU_M_BUSY] != PMUSCOPE_AMU_WHY_BACKWARDS)
+			fprintf(f, "%llu", (unsigned long long)m.ticks);
+		for (unsigned int k = 0; k < PMUSCOPE_AMU_NR_METRICS; k++) {
+			fputc(',', f);
+			if (m.valid & (1U << k))
+				fprintf(f, "%.12g", m.value[k]);
+		}
+		for (unsigned int k = 0; k < 4; k++) {
+			fputc(',', f);
+			if (m.valid0 & (1U << k))
+				fprintf(f, "%llu", (unsigned long long)m.delta0[k]);
+		}
+		for (unsigned int k = 0; k < o->nkeys; k++) {
+			int n = amu_find_key(r, o->keys[k]);
+
+			fputc(',', f);
+			if (n >= 0 && (m.valid1 & (1U << n)))
+				fprintf(f, "%llu", (unsigned long long)m.delta1[n]);
+		}
+		fprintf(f, "\n");
+	}
+}
+
+static void amu_print(FILE *f, const struct amu_out *o)
+{
+	switch (o->fmt) {
+	case REPORT_JSON:
+		amu_json(f, o);
+		break;
+	case REPORT_CSV:
+		amu_csv(f, o);
+		break;
+	default:
+		if (o->seq)
+			fputc('\n', f);
+		amu_table(f, o);
+		break;
+	}
+	fflush(f);
+}
+
+/* ------------------------------------------------------------ the command */
+/* Exit status of a failed pmuscope_amu_read(), said on stderr. */
+static int amu_failed(struct pmuscope *h, int err)
+{
+	if (err == -ENOTTY) {
+		fprintf(stderr, "pmuscope: the driver reads no Activity Monitors: it does not know PMUSCOPE_IOC_AMU_READ (older than API version 4)\n");
+		return EXIT_UNSUPPORTED;
+	}
+	if (!(pmuscope_features(h) & PMUSCOPE_FEAT_AMU)) {
+		/* Whatever the error (EPERM too): there is nothing to read. */
+		fprintf(stderr, "pmuscope: the driver reads no CPU's Activity Monitors (no PMUSCOPE_FEAT_AMU: no CPU has an AMU the driver uses; amu=1 forces it)\n");
+		return EXIT_UNSUPPORTED;
+	}
+	fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
+	return err == -EPERM || err == -EACCES ? EXIT_PERM : 1;
+}
+
+static double amu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int cmd_amu(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "csv", no_argument, NULL, 'V' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct stat_opts o = { .fmt = REPORT_TABLE, .interval_ms = 1000 };
+	struct pmuscope_amu_cpu *prev = NULL, *cur = NULL, *tmp;
+	struct amu_out out = { 0 };
+	struct pmuscope_cpu_info info;
+	struct pmuscope *h = NULL;
+	unsigned long long count = 1;
+	unsigned int ncpus = 0, readable = 0;
+	struct timespec t0, next;
+	sigset_t sigs, oldmask;
+	int opt, ret, n, status = 0, reaped = 0;
+	double start;
+	char err[512];
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+C:aI:n:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'C':
+		case 'a':
+			if (common_opt(opt, optarg, &o) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'I':
+			if (parse_interval(optarg, &o.interval_ms))
+				return EXIT_USAGE;
+			break;
+		case 'n':
+			if (parse_uint(optarg, 1, 1000000000, &count)) {
+				fprintf(stderr, "pmuscope: -n needs a count of intervals, 1 or more: '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'J':
+			o.fmt = REPORT_JSON;
+			break;
+		case 'V':
+			o.fmt = REPORT_CSV;
+			break;
+		case 'h':
+			amu_usage(stdout);
+			return 0;
+		default:
+			amu_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pmuscope: amu runs no command: '%s'\n", argv[optind]);
+		amu_usage(stderr);
+		return EXIT_USAGE;
+	}
+
+	/* Offline CPUs may be asked for: their record says so. */
+	if (!o.cpus_given && pmuscope_online_cpus(o.cpus, PMUSCOPE_CPU_WORDS)) {
+		fprintf(stderr, "pmuscope: %s not found: is the pmuscope module loaded? (insmod pmuscope.ko)\n",
+			pmuscope_sysfs_root());
+		return EXIT_DRIVER;
+	}
+	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
+		if (!cpu_chosen(&o, cpu))
+			continue;
+		if (o.cpus_given && pmuscope_cpu_info(cpu, &info)) {
+			fprintf(stderr, "pmuscope: cpu%d does not exist\n", cpu);
+			return 1;
+		}
+		ncpus++;
+	}
+
+	ret = pmuscope_open(&h, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "pmuscope: %s\n", err);
+		return open_exit_code(ret);
+	}
+	prev = calloc(ncpus, sizeof(*prev));
+	cur = calloc(ncpus, sizeof(*cur));
+	ret = 1;
+	if (!prev || !cur) {
+		perror("pmuscope");
+		goto out;
+	}
+	n = pmuscope_amu_read(h, o.cpus, PMUSCOPE_CPU_WORDS, prev, ncpus, &out.freq);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	start = amu_now();
+	if (n < 0) {
+		ret = amu_failed(h, n);
+		goto out;
+	}
+	for (int i = 0; i < n; i++)
+		readable += prev[i].state == PMUSCOPE_AMU_READ_OK;
+	if (!readable) {
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, "pmuscope: cpu%u: %s\n", prev[i].cpu,
+				amu_state_text(prev[i].state));
+		fprintf(stderr, "pmuscope: no CPU asked for has an AMU to read%s\n",
+			pmuscope_features(h) & PMUSCOPE_FEAT_AMU ? "" :
+			" (the driver uses no CPU's AMU: no PMUSCOPE_FEAT_AMU)");
+		ret = EXIT_UNSUPPORTED;
+		goto out;
+	}
+	out.fmt = o.fmt;
+	out.n = n;
+	amu_collect_keys(&out, prev, n);
+
+	/* SIGINT and SIGTERM end the run between intervals (stat_wait()). */
+	stat_signals(&sigs);
+	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
+	next = t0;
+	ret = 0;
+	for (unsigned long long seq = 0; seq < count; seq++) {
+		int m;
+
+		next.tv_sec += o.interval_ms / 1000;
+		next.tv_nsec += (o.interval_ms % 1000) * 1000000L;
+		if (next.tv_nsec >= 1000000000L) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000L;
+		}
+		if (stat_wait(&next, -1, &status, &reaped))
+			break;
+		m = pmuscope_amu_read(h, o.cpus, PMUSCOPE_CPU_WORDS, cur, ncpus, &out.freq);
+		if (m < 0) {
+			ret = amu_failed(h, m);
+			break;
+		}
+		if (m != n) {
+			fprintf(stderr, "pmuscope: AMU read: %d records, then %d\n", n, m);
+			ret = 1;
+			break;
+		}
+		out.seq = seq;
+		out.start_s = out.time_s;
+		out.time_s = amu_now() - start;
+		out.prev = prev;
+		out.cur = cur;
+		amu_print(stdout, &out);
+		tmp = prev;
+		prev = cur;
+		cur = tmp;
+	}
+	/* A signal still pending acts now: the output is out by then. */
+	fflush(stdout);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+out:
+	free(prev);
+	free(cur);
+	pmuscope_close(h);
+	return ret;
+}
