@@ -60,6 +60,7 @@ struct pmuscope_emu_cpu {
 	u64 last_ns;		/* ktime_get_ns() at the last tick */
 	u64 last_idle_us;	/* get_cpu_idle_time_us() at the last tick */
 	bool running;
+	bool paused;		/* debugfs clock: time passes, the model does not run */
 };
 
 static DEFINE_PER_CPU(struct pmuscope_emu_cpu, pmuscope_emu_cpus);
@@ -117,7 +118,8 @@ static enum hrtimer_restart pmuscope_emu_tick(struct hrtimer *t)
 	w.insts = w.cycles >> pmuscope_emu_param_icount_shift;
 	ec->last_ns = now;
 	ec->last_idle_us = idle_us;
-	pmuscope_model_run(cpu, &w);
+	if (!READ_ONCE(ec->paused))
+		pmuscope_model_run(cpu, &w);
 	/* Pairs with smp_store_release() in pmuscope_emu_set_pmbirq(). */
 	fn = smp_load_acquire(&pmuscope_emu_pmbirq_fn);
 	if (fn && pmuscope_model_spe_irq_line(cpu))
@@ -271,6 +273,39 @@ static ssize_t pmuscope_emu_run_write(struct file *file, const char __user *ubuf
 static const struct file_operations pmuscope_emu_run_fops = {
 	.owner = THIS_MODULE,
 	.write = pmuscope_emu_run_write,
+	.llseek = noop_llseek,
+};
+
+/*
+ * clock: "CPU 0" stops CPU's model clock (its busy time no longer drives
+ * the AMU, ICNTR, SPE), "CPU 1" restarts it: then only work written to
+ * run counts there, and a test knows every count exactly.
+ */
+static ssize_t pmuscope_emu_clock_write(struct file *file, const char __user *ubuf,
+					size_t len, loff_t *ppos)
+{
+	unsigned int cpu, on;
+	char *buf;
+	int n;
+
+	if (len > 64)
+		return -E2BIG;
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	n = sscanf(buf, "%u %u", &cpu, &on);
+	kfree(buf);
+	if (n != 2 || on > 1)
+		return -EINVAL;
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return -ENXIO;
+	WRITE_ONCE(per_cpu_ptr(&pmuscope_emu_cpus, cpu)->paused, !on);
+	return len;
+}
+
+static const struct file_operations pmuscope_emu_clock_fops = {
+	.owner = THIS_MODULE,
+	.write = pmuscope_emu_clock_write,
 	.llseek = noop_llseek,
 };
 
@@ -533,6 +568,7 @@ int pmuscope_emu_init(void)
 
 	pmuscope_emu_dir = debugfs_create_dir("pmuscope_emu", NULL);
 	debugfs_create_file("run", 0200, pmuscope_emu_dir, NULL, &pmuscope_emu_run_fops);
+	debugfs_create_file("clock", 0200, pmuscope_emu_dir, NULL, &pmuscope_emu_clock_fops);
 	debugfs_create_file("ss_firmware", 0200, pmuscope_emu_dir, NULL,
 			    &pmuscope_emu_ss_fw_fops);
 	debugfs_create_file("profile", 0444, pmuscope_emu_dir, NULL,

@@ -62,6 +62,7 @@ check_eq "absent CPU: exit 1" "$rc" 1
 check_eq "absent CPU: message" "$err" "pmuscope: cpu9 does not exist"
 
 # Held long enough for a slow (loaded) host; killed once checked.
+rm -f /tmp/hold.out	# t-counting.sh leaves one saying "holding"
 /bin/pmuscope-test hold 60 >/tmp/hold.out &
 holder=$!
 while ! grep -q holding /tmp/hold.out 2>/dev/null; do sleep 0.1; done

@@ -12,6 +12,7 @@ for sub in errors alloc swinc sessions hotplug; do
 done
 
 # rmmod is refused while a session is open.
+rm -f /tmp/hold.out
 /bin/pmuscope-test hold 3 >/tmp/hold.out &
 holder=$!
 while ! grep -q holding /tmp/hold.out 2>/dev/null; do sleep 0.1; done

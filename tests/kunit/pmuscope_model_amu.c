@@ -13,6 +13,8 @@
 #include <linux/math64.h>
 #include <linux/time64.h>
 
+#include <asm/arch_timer.h>
+
 #include "pmuscope_model.h"
 
 /* ---------------------------------------------------------------- profiles */
@@ -201,7 +203,12 @@ static bool pmuscope_model_amu_trapped(struct pmuscope_model_cpu *m,
  */
 static u64 pmuscope_model_amu_ticks(struct pmuscope_model_cpu *m, u64 ns)
 {
-	u32 hz = pmuscope_model_amu_cntfrq(m->prof);
+	/*
+	 * Passed through (pmuscope_emu.ko in the guest), the system counter
+	 * is the CPU's own: CNT_CYCLES counts at its CNTFRQ_EL0, whatever the
+	 * profile says, or the driver's metrics would mix two clocks.
+	 */
+	u32 hz = m->passthrough ? arch_timer_get_cntfrq() : pmuscope_model_amu_cntfrq(m->prof);
 	u32 r, rem;
 	u64 q, t;
 

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+# The Activity Monitors. On QEMU's own CPUs (no AMU: cortex-a53, max) the
+# driver says so in sysfs and pmuscope amu exits 3. With pmuscope_emu.ko
+# (pmuscope_emu=<profile> with an AMU) the model's AMU is read through
+# sysfs, the ioctl and the CLI: a modelled workload of known frequency,
+# busy share, IPC and memory stalls comes back within 0.5%, and an
+# unprivileged reader is refused.
+. /tests/lib.sh
+
+S=$PMUSCOPE_SYS/cpu0
+check "insmod" insmod "$PMUSCOPE_KO"
+if [ "$(cat $S/amu)" != present ]; then
+	check_eq "cpu0/amu: no AMU on this CPU" "$(cat $S/amu)" absent
+	check_eq "no AMU counter files for cpu0" "$(ls $S/amu_value $S/amu_type $S/amu_enabled 2>/dev/null | grep -c g)" 0
+	out=$(pmuscope amu -C 0 -I 10 2>&1); rc=$?
+	check_eq "pmuscope amu without an AMU exits 3" "$rc" 3
+	case "$out" in
+	*"cpu0: no AMU"*) tap_ok "... and says cpu0 has no AMU" ;;
+	*) tap_not_ok "... and says cpu0 has no AMU: '$out'" ;;
+	esac
+	check "rmmod" rmmod pmuscope
+	exit 0
+fi
+
+# ---------------------------------------------------------------- sysfs
+check_eq "amu_type/g0_1: CNT_CYCLES" "$(cat $S/amu_type/g0_1)" 0x4004
+check_eq "amu_enabled/g0_0: firmware enabled it" "$(cat $S/amu_enabled/g0_0)" 1
+a=$(cat $S/amu_value/g0_0)
+taskset 1 /bin/loop 3000000
+b=$(cat $S/amu_value/g0_0)
+check "amu_value/g0_0 counts core cycles across a busy loop ($a, then $b)" test "$b" -gt "$a"
+check_eq "amu_value/ is root's only (mode 0400)" "$(stat -c %a $S/amu_value/g0_0)" 400
+check_fails "nobody cannot read amu_value/g0_0" runas 65534 cat $S/amu_value/g0_0
+
+# ------------------------------------------------------------------ CLI
+out=$(runas 65534 pmuscope amu -C 0 -I 10 2>&1); rc=$?
+check_eq "pmuscope amu as nobody: refused, exit 5 (EPERM)" "$rc" 5
+tap_diag "$out"
+
+# A modelled workload on CPU 1, between the two reads of a 2 s interval,
+# with CPU 1's model clock stopped (its own busy time counts no more): 2 s
+# of which 0.8 s idle, 2.4e9 core cycles, 3.6e9 instructions, 6e8 cycles
+# stalled on memory. Expected: 2000 MHz (the cycles over the 1.2 s busy),
+# busy 60% of the interval (which is 2 s and the reads' few ms), IPC 1.5,
+# memory stalls 25%: within 0.5%.
+D=/sys/kernel/debug/pmuscope_emu
+if [ "$(cat /sys/devices/system/cpu/online)" = 0-1 ]; then
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	echo "1 0" >$D/clock
+	taskset 1 pmuscope amu -C 1 -I 2000 >/tmp/amu.out 2>&1 &
+	pid=$!
+	sleep 0.5
+	echo "cpu=1 ns=2000000000 idle_ns=800000000 cycles=2400000000 insts=3600000000 mem_stall_cycles=600000000" \
+		>$D/run
+	wait $pid; rc=$?
+	echo "1 1" >$D/clock
+	while read -r l; do tap_diag "$l"; done </tmp/amu.out
+	check_eq "pmuscope amu -C 1 -I 2000 exits 0" "$rc" 0
+	row=$(awk '$1 == "1" { print $2, $3, $4, $5 }' /tmp/amu.out)
+	set -- $row
+	# within: GOT WANT -> ok if |GOT - WANT| <= WANT / 200 (0.5%)
+	within() { awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w / 200) }'; }
+	check "frequency 2000 MHz within 0.5% (${1:-none})" within "${1:-0}" 2000
+	check "busy 60% within 0.5% (${2:-none})" within "${2:-0}" 60
+	check "IPC 1.5 within 0.5% (${3:-none})" within "${3:-0}" 1.5
+	check "memory stalls 25% within 0.5% (${4:-none})" within "${4:-0}" 25
+fi
+out=$(pmuscope amu -C 0 -I 10 --json 2>/dev/null); rc=$?
+check_eq "pmuscope amu --json exits 0" "$rc" 0
+case "$out" in
+*'"event":"CPU_CYCLES"'*) tap_ok "... with CPU 0's group-0 counts" ;;
+*) tap_not_ok "... with CPU 0's group-0 counts: '$out'" ;;
+esac
+check "rmmod" rmmod pmuscope
