@@ -192,6 +192,10 @@ guest max-vhe --cpu max --smp 2 --el2 --plan vhe --timeout 120
 guest emu-n1 --cpu neoverse-n1 --smp 2 --plan emu --append pmuscope_emu=neoverse-n1 \
 	--timeout 300
 guest emu-v94 --cpu max --smp 2 --plan emu --append pmuscope_emu=v9.4-like --timeout 300
+# ... with -icount: QEMU retires an instruction per ns, the model's AMU
+# counts one per busy ns: the PMU's INST_RETIRED and the AMU's agree.
+guest emu-n1-icount --cpu neoverse-n1 --smp 2 --icount 0 --plan amu \
+	--append pmuscope_emu=neoverse-n1 --timeout 200
 # perf's own PMU driver active (no initcall_blacklist).
 guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 120
 # ... with -icount: per-task counting and multiplexing through perf, exact.

@@ -65,6 +65,26 @@ if [ "$(cat /sys/devices/system/cpu/online)" = 0-1 ]; then
 	check "IPC 1.5 within 0.5% (${3:-none})" within "${3:-0}" 1.5
 	check "memory stalls 25% within 0.5% (${4:-none})" within "${4:-0}" 25
 fi
+# With -icount shift=0, QEMU retires one instruction per ns of virtual
+# time, and the model's clock gives the AMU one INST_RETIRED per busy ns
+# (pmuscope_emu.ko icount_shift=0): over a busy loop on CPU 0, the PMU's
+# INST_RETIRED (QEMU's own count, all ELs) and the AMU's agree. Not
+# exactly: CPU 1's instructions advance the virtual clock too (3%, as
+# t-emu.sh allows for cycles).
+if [ -n "${pmuscope_icount:-}" ]; then
+	echo INST_RETIRED >$S/select
+	read -r i0 <$S/amu_value/g0_2
+	echo 1 >$S/enable
+	taskset 1 /bin/loop 200000000
+	echo 0 >$S/enable
+	read -r i1 <$S/amu_value/g0_2
+	pmu=$(cat $S/counter_value/0)
+	echo >$S/select
+	amu=$((i1 - i0))
+	tap_diag "busy loop on cpu0: PMU INST_RETIRED $pmu, emulated AMU INST_RETIRED $amu"
+	check "PMU and AMU instructions agree within 3% ($pmu vs $amu)" \
+		test "$amu" -gt $((pmu * 97 / 100)) -a "$amu" -lt $((pmu * 103 / 100))
+fi
 out=$(pmuscope amu -C 0 -I 10 --json 2>/dev/null); rc=$?
 check_eq "pmuscope amu --json exits 0" "$rc" 0
 case "$out" in
