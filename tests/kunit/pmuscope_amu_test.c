@@ -82,23 +82,6 @@ static void pmuscope_atest_pm(struct pmuscope_atest *t, bool power_loss)
 	local_irq_restore(flags);
 }
 
-/* A test-only profile: the Cortex-A510 erratum 2457168 (CNT_CYCLES too fast). */
-static const struct pmuscope_model_amu_profile pmuscope_atest_broken_amu = {
-	.cntfrq_hz = 24000000,
-	.const_broken = true,
-};
-
-static const struct pmuscope_model_profile pmuscope_atest_broken = {
-	.name = "cortex-a510-like",
-	.midr = 0x411fd461,
-	.pfr0 = 0x1100100010112222,
-	.dfr0 = 0x0000000010305408,
-	.pmcr = 0x410c3000,
-	.amcfgr = 0x01003f03,
-	.amcgcr = 0x00000004,
-	.amu = &pmuscope_atest_broken_amu,
-};
-
 /* ------------------------------------------------------------------ probe */
 struct pmuscope_probe_case {
 	const char *name;
@@ -121,7 +104,7 @@ static const struct pmuscope_probe_case pmuscope_probe_cases[] = {
 	  PMUSCOPE_STATE_PRESENT, 2, 4, 3, 0x5, { 0x0021, 0, 0x03f0 } },
 	{ "neoverse-n1, amu=0: not read", &pmuscope_model_neoverse_n1, false, false,
 	  PMUSCOPE_STATE_DISABLED, 1 },
-	{ "cortex-a510-like: CNT_CYCLES broken", &pmuscope_atest_broken, true, true,
+	{ "cortex-a510-like: CNT_CYCLES broken", &pmuscope_amu_test_a510, true, true,
 	  PMUSCOPE_STATE_PRESENT, 1, 4, 0, 0, { }, true },
 };
 
@@ -294,7 +277,7 @@ static void pmuscope_test_amu_const_broken(struct kunit *test)
 	struct pmuscope_atest *t = test->priv;
 	struct pmuscope_amu_cpu r;
 
-	pmuscope_atest_probe(t, &pmuscope_atest_broken, BIT(PMUSCOPE_UNIT_AMU));
+	pmuscope_atest_probe(t, &pmuscope_amu_test_a510, BIT(PMUSCOPE_UNIT_AMU));
 	pmuscope_atest_read(t, &r);
 	KUNIT_EXPECT_EQ(test, r.flags, PMUSCOPE_AMU_F_CONST_BROKEN);
 }

@@ -84,6 +84,8 @@ struct pmuscope_model_amu_profile {
 
 extern const struct pmuscope_model_amu_profile pmuscope_model_amu_neoverse_n1;
 extern const struct pmuscope_model_amu_profile pmuscope_model_amu_v94;
+/* A test-only Cortex-A510-like profile, CNT_CYCLES broken (pmuscope_model_amu_test.c). */
+extern const struct pmuscope_model_profile pmuscope_amu_test_a510;
 
 /* The unit's architectural state on one modelled CPU. */
 struct pmuscope_model_amu {

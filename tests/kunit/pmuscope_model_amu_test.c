@@ -96,14 +96,15 @@ static const struct pmuscope_model_profile pmuscope_amu_test_noprof = {
 /*
  * Cortex-A510-like r1p1 (MIDR 0x411fd461), with erratum 2457168: the
  * constant counter counts too fast. The model does not otherwise model
- * the A510; 24 MHz is an invented, typical pre-Armv8.6 CNTFRQ.
+ * the A510; 24 MHz is an invented, typical pre-Armv8.6 CNTFRQ. Also the
+ * driver's AMU suite's (pmuscope_amu_test.c).
  */
 static const struct pmuscope_model_amu_profile pmuscope_amu_test_a510_amu = {
 	.cntfrq_hz = 24000000,
 	.const_broken = true,
 };
 
-static const struct pmuscope_model_profile pmuscope_amu_test_a510 = {
+const struct pmuscope_model_profile pmuscope_amu_test_a510 = {
 	.name = "cortex-a510-like",
 	.midr = 0x411fd461,
 	.pfr0 = 0x1100100010112222,

@@ -959,28 +959,38 @@ const char *pmuscope_snap_method_name(uint32_t method)
 	}
 }
 
-void pmuscope_snap_flags_str(uint32_t flags, char *buf, size_t len)
+/* A flag word's names, comma-separated, from the table @names[@n]. */
+struct flag_name {
+	uint32_t flag;
+	const char *name;
+};
+
+static void flags_str(uint32_t flags, const struct flag_name *names, size_t n,
+		      char *buf, size_t len)
 {
-	static const struct {
-		uint32_t flag;
-		const char *name;
-	} names[] = {
-		{ PMUSCOPE_SNAPCPU_LATE, "late" },
-		{ PMUSCOPE_SNAPCPU_FALLBACK, "fallback" },
-		{ PMUSCOPE_SNAPCPU_OFFLINE, "offline" },
-	};
 	size_t off = 0;
 
 	if (!len)
 		return;
 	buf[0] = '\0';
-	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (!(flags & names[i].flag))
 			continue;
 		off += snprintf(buf + off, len - off, "%s%s", off ? "," : "", names[i].name);
 		if (off >= len)
 			return;		/* cut short */
 	}
+}
+
+void pmuscope_snap_flags_str(uint32_t flags, char *buf, size_t len)
+{
+	static const struct flag_name names[] = {
+		{ PMUSCOPE_SNAPCPU_LATE, "late" },
+		{ PMUSCOPE_SNAPCPU_FALLBACK, "fallback" },
+		{ PMUSCOPE_SNAPCPU_OFFLINE, "offline" },
+	};
+
+	flags_str(flags, names, sizeof(names) / sizeof(names[0]), buf, len);
 }
 
 int pmuscope_snap_hw_state(int cpu, char *buf, size_t len)
@@ -1425,26 +1435,13 @@ const char *pmuscope_amu_state_name(uint32_t state)
 
 void pmuscope_amu_flags_str(uint32_t flags, char *buf, size_t len)
 {
-	static const struct {
-		uint32_t flag;
-		const char *name;
-	} names[] = {
+	static const struct flag_name names[] = {
 		{ PMUSCOPE_AMU_F_LOST, "lost" },
 		{ PMUSCOPE_AMU_F_CONST_BROKEN, "const_broken" },
 		{ PMUSCOPE_AMU_F_AUX_ZERO, "aux_zero" },
 	};
-	size_t off = 0;
 
-	if (!len)
-		return;
-	buf[0] = '\0';
-	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!(flags & names[i].flag))
-			continue;
-		off += snprintf(buf + off, len - off, "%s%s", off ? "," : "", names[i].name);
-		if (off >= len)
-			return;		/* cut short */
-	}
+	flags_str(flags, names, sizeof(names) / sizeof(names[0]), buf, len);
 }
 
 const char *pmuscope_amu_event_name(uint16_t type, char *buf, size_t len)
