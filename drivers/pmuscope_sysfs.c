@@ -663,11 +663,12 @@ static ssize_t pmuscope_amu_show(struct kobject *kobj, struct kobj_attribute *at
 		mutex_unlock(&pmuscope_drv.lock);
 		return sysfs_emit(buf, "0x%04x\n", type);
 	}
-	/* Read on the CPU: offline, there is nothing to read. */
-	cpus_read_lock();
-	ret = cpu_online(pcpu->cpu) ?
-	      smp_call_function_single(pcpu->cpu, pmuscope_amu_one_fn, &o, 1) : -ENODEV;
-	cpus_read_unlock();
+	/*
+	 * Read on the CPU: offline, the cross call fails, there is nothing
+	 * to read. No hotplug lock: a CPU coming up updates these files
+	 * with it held, and waits for this read to end.
+	 */
+	ret = smp_call_function_single(pcpu->cpu, pmuscope_amu_one_fn, &o, 1);
 	if (ret)
 		return -ENODEV;
 	return sysfs_emit(buf, "%llu\n", o.val);
