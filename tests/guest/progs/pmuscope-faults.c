@@ -604,6 +604,20 @@ static int op_stream(void)
 	return do_ioctl(cur_fd, PMUSCOPE_IOC_STREAM, &st);
 }
 
+/* AMU_READ of CPUs 0-1 (any file, no session needed): 2 records. */
+static int op_amu(void)
+{
+	struct pmuscope_amu_cpu r[2];
+	unsigned long long cpus = 0x3;
+	struct pmuscope_amu_read ar = {
+		.size = sizeof(ar), .cpus = (uintptr_t)&cpus, .cpus_size = 8,
+		.records = (uintptr_t)r, .nr_records = 2,
+	};
+	int ret = do_ioctl(cur_fd, PMUSCOPE_IOC_AMU_READ, &ar);
+
+	return ret ? ret : ar.nr_records == 2 && r[1].cpu == 1 ? 0 : -EPROTO;
+}
+
 static int op_close(void)
 {
 	int ret = close(cur_fd);
@@ -628,6 +642,12 @@ static const char *check_snapshot(int err)
 {
 	(void)err;
 	return check_op(op_snapshot);
+}
+
+static const char *check_amu(int err)
+{
+	(void)err;
+	return check_op(op_amu);
 }
 
 static const char *check_stream(int err)
@@ -1039,6 +1059,7 @@ int main(int argc, char **argv)
 		{ "RESET", setup_enabled, op_reset, check_reset, close_cur, e_nomem },
 		{ "SNAPSHOT", setup_enabled, op_snapshot, check_snapshot, close_cur, e_nomem },
 		{ "STREAM", setup_enabled, op_stream, check_stream, close_cur, e_nomem },
+		{ "AMU_READ CPUs 0-1", setup_enabled, op_amu, check_amu, close_cur, e_nomem },
 		{ "DISABLE", setup_enabled, op_disable, check_disable, close_cur, e_nomem },
 		{ "close", setup_enabled, op_close, check_close, close_cur, e_nomem },
 		{ "sysfs select", setup_sys_select, op_sys_write, check_sys_select,
