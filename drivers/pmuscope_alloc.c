@@ -199,7 +199,7 @@ EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_config);
 
 int pmuscope_check_amu_read(const struct pmuscope_amu_read *ar)
 {
-	if (ar->flags || ar->reserved0 ||
+	if (ar->flags || ar->reserved0 || ar->freq ||
 	    !pmuscope_zero(ar->reserved, ARRAY_SIZE(ar->reserved)))
 		return -EINVAL;
 	if (!ar->cpus_size || ar->cpus_size % 8 ||

@@ -334,6 +334,11 @@ static void break_amu_reserved_1_(void *p)
 	((struct pmuscope_amu_read *)p)->reserved[1] = 1;
 }
 
+static void break_amu_freq(void *p)
+{
+	((struct pmuscope_amu_read *)p)->freq = 1;
+}
+
 static void break_amu_cpus_size_0(void *p)
 {
 	((struct pmuscope_amu_read *)p)->cpus_size = 0;
@@ -566,6 +571,7 @@ static const struct pmuscope_uapi_case pmuscope_uapi_cases[] = {
 	{ "AMU_READ unknown flag", ARG_AMU_READ, break_amu_flags, -EINVAL },
 	{ "AMU_READ reserved0 set", ARG_AMU_READ, break_amu_reserved0, -EINVAL },
 	{ "AMU_READ reserved[1] set", ARG_AMU_READ, break_amu_reserved_1_, -EINVAL },
+	{ "AMU_READ output freq set", ARG_AMU_READ, break_amu_freq, -EINVAL },
 	{ "AMU_READ cpus_size 0", ARG_AMU_READ, break_amu_cpus_size_0, -EINVAL },
 	{ "AMU_READ cpus_size not in words", ARG_AMU_READ, break_amu_cpus_size_12, -EINVAL },
 	{ "AMU_READ cpus_size above 4096", ARG_AMU_READ, break_amu_cpus_size_4104, -EINVAL },
