@@ -23,8 +23,10 @@
  * 3: PMUSCOPE_IOC_SNAPSHOT, PMUSCOPE_IOC_STREAM and read()/poll() of
  *    the stream's records.
  * 4: PMUSCOPE_IOC_AMU_READ, the Activity Monitors' counters.
+ * 5: the Statistical Profiling Extension: PMUSCOPE_IOC_SPE_START, _STOP,
+ *    _STATUS, and read()/poll() of its data chunks.
  */
-#define PMUSCOPE_API_VERSION		4
+#define PMUSCOPE_API_VERSION		5
 
 /* Most events one session may count on each CPU. */
 #define PMUSCOPE_MAX_EVENTS		32
@@ -43,6 +45,7 @@
 #define PMUSCOPE_FEAT_SNAPSHOT_HW	(1ULL << 10)	/* a CPU captures in hardware */
 #define PMUSCOPE_FEAT_STREAM		(1ULL << 11)	/* PMUSCOPE_IOC_STREAM, read(), poll() */
 #define PMUSCOPE_FEAT_AMU		(1ULL << 12)	/* PMUSCOPE_IOC_AMU_READ reads an AMU */
+#define PMUSCOPE_FEAT_SPE		(1ULL << 13)	/* PMUSCOPE_IOC_SPE_START can profile a CPU */
 
 struct pmuscope_handshake {
 	__u32 size;		/* in: sizeof(struct pmuscope_handshake) */
@@ -280,6 +283,105 @@ struct pmuscope_amu_read {
 	__u64 reserved[2];
 };
 
+/*
+ * The Statistical Profiling Extension (SPE) of chosen CPUs: a session
+ * (one open file, which has no counting configuration) profiles its CPUs
+ * from PMUSCOPE_IOC_SPE_START to PMUSCOPE_IOC_SPE_STOP or close, and
+ * read() returns the SPE data (Arm ARM D18 packets, unchanged) in chunks.
+ * A CPU is profiled by one session at a time.
+ */
+#define PMUSCOPE_SPE_EL0		(1U << 0)	/* sample at EL0 (PMSCR_EL1.E0SPE) */
+#define PMUSCOPE_SPE_EL1		(1U << 1)	/* sample at EL1 (E1SPE): privileged */
+#define PMUSCOPE_SPE_TS			(1U << 2)	/* Timestamp packets (PMSCR_EL1.TS) */
+#define PMUSCOPE_SPE_PA			(1U << 3)	/* physical addresses (PA): privileged */
+#define PMUSCOPE_SPE_CX			(1U << 4)	/* Context packets (CX): privileged */
+#define PMUSCOPE_SPE_PCT		(1U << 5)	/* physical timestamps (PCT): privileged, TS */
+#define PMUSCOPE_SPE_JITTER		(1U << 6)	/* random interval jitter (PMSIRR_EL1.RND) */
+#define PMUSCOPE_SPE_DISCARD		(1U << 7)	/* discard mode: sample, write nothing */
+
+/* Operation filter (PMSFCR_EL1.B, LD, ST): 0 samples every operation. */
+#define PMUSCOPE_SPE_OP_BRANCH		(1U << 0)
+#define PMUSCOPE_SPE_OP_LOAD		(1U << 1)
+#define PMUSCOPE_SPE_OP_STORE		(1U << 2)
+
+#define PMUSCOPE_SPE_INTERVAL_MAX	0xffffff00ULL	/* PMSIRR_EL1.INTERVAL[31:8] */
+#define PMUSCOPE_SPE_KIB_DEFAULT	1024
+#define PMUSCOPE_SPE_KIB_MIN		16
+#define PMUSCOPE_SPE_KIB_MAX		65536
+#define PMUSCOPE_SPE_HW_KIB_DEFAULT	64
+#define PMUSCOPE_SPE_HW_KIB_MIN		8
+#define PMUSCOPE_SPE_HW_KIB_MAX		4096
+
+struct pmuscope_spe_config {
+	__u32 size;		/* sizeof(struct pmuscope_spe_config) */
+	__u32 flags;		/* PMUSCOPE_SPE_*; at least one of EL0, EL1 */
+	__u64 cpus;		/* pointer to a CPU bitmap of __u64 words, not empty */
+	__u32 cpus_size;	/* bytes at @cpus, a multiple of 8, 8 .. 4096 */
+	__u32 ops;		/* PMUSCOPE_SPE_OP_*; 0 = every operation */
+	__u64 interval;		/* operations between samples, a multiple of 256 from
+				 * the CPU's minimum (sysfs spe_min_interval) to
+				 * INTERVAL_MAX; 0 = the minimum */
+	__u64 events;		/* PMSEVFR_EL1: sample only with all these events; 0 = off */
+	__u64 nevents;		/* PMSNEVFR_EL1 (FEAT_SPE_FnE): only with none of these */
+	__u32 min_latency;	/* PMSLATFR_EL1.MINLAT, cycles, <= 65535; 0 = off */
+	__u32 buffer_kib;	/* per CPU ring read() drains, a power of 2; 0 = 1024 */
+	__u32 hw_kib;		/* per CPU profiling buffer, a power of 2, < buffer_kib:
+				 * data is handed over at each fill; 0 = 64 */
+	__u32 wakeup_kib;	/* poll() is readable at this much; 0 = any chunk */
+	__u64 reserved[2];
+};
+
+/* Flags of one chunk. */
+#define PMUSCOPE_SPE_C_LOST		(1U << 0)	/* data of this CPU was lost before it */
+#define PMUSCOPE_SPE_C_COLLISION	(1U << 1)	/* PMBSR_EL1.COLL: samples collided */
+#define PMUSCOPE_SPE_C_STOPPED		(1U << 2)	/* profiling of this CPU stopped after it */
+#define PMUSCOPE_SPE_C_FINAL		(1U << 3)	/* drained by a stop, idle or offline */
+
+/*
+ * One chunk; read() returns whole chunks only, each @size bytes (a
+ * multiple of 8): the 32 bytes below, then @data_size bytes of SPE data
+ * (whole records as the profiling buffer held them), then padding.
+ */
+struct pmuscope_spe_chunk {
+	__u32 size;		/* bytes of this chunk, data and padding included */
+	__u32 cpu;
+	__u64 time;		/* system counter (CNTVCT) when handed over */
+	__u32 data_size;	/* bytes of SPE data */
+	__u32 flags;		/* PMUSCOPE_SPE_C_* */
+	__u64 lost;		/* bytes of this CPU lost since its previous chunk */
+};
+
+/* State of one CPU of an SPE session. */
+#define PMUSCOPE_SPE_RUNNING		0	/* profiling */
+#define PMUSCOPE_SPE_FAULTED		1	/* stopped by a fault: see @pmbsr */
+#define PMUSCOPE_SPE_OFFLINE		2	/* CPU offline: resumes when online */
+#define PMUSCOPE_SPE_STOPPED		3	/* the session is stopped */
+
+struct pmuscope_spe_cpu {
+	__u32 cpu;
+	__u32 state;		/* PMUSCOPE_SPE_RUNNING .. STOPPED */
+	__u64 pmbsr;		/* FAULTED: PMBSR_EL1 of the fault */
+	__u64 bytes;		/* SPE data put in the ring */
+	__u64 lost_ring;	/* bytes lost: the ring was full */
+	__u64 lost_dl;		/* bytes discarded: PMBSR_EL1.DL (data loss) */
+	__u64 stopped_ns;	/* ns profiling was off while the session ran
+				 * (buffer service, idle, offline, fault) */
+	__u32 fills;		/* profiling buffer fills (buffer-full PMBIRQs) */
+	__u32 dl_events;	/* PMBIRQs with DL set */
+	__u32 collisions;	/* PMBIRQs with COLL set */
+	__u32 spurious;		/* PMBIRQs with S clear (IRQ_NONE) */
+};
+
+struct pmuscope_spe_status {
+	__u32 size;		/* sizeof(struct pmuscope_spe_status) */
+	__u32 flags;		/* none defined: zero */
+	__u64 records;		/* pointer to struct pmuscope_spe_cpu[nr_records] */
+	__u32 nr_records;	/* in: room at @records; out: CPUs of the session */
+	__u32 record_size;	/* sizeof(struct pmuscope_spe_cpu) of the caller; 0 = 64 */
+	__u64 freq;		/* out: system counter frequency in Hz */
+	__u64 reserved[2];
+};
+
 #define PMUSCOPE_IOC_MAGIC		0xB9
 
 #define PMUSCOPE_IOC_HANDSHAKE	_IOWR(PMUSCOPE_IOC_MAGIC, 0x00, struct pmuscope_handshake)
@@ -292,5 +394,8 @@ struct pmuscope_amu_read {
 #define PMUSCOPE_IOC_SNAPSHOT	_IOWR(PMUSCOPE_IOC_MAGIC, 0x07, struct pmuscope_snapshot)
 #define PMUSCOPE_IOC_STREAM	_IOW(PMUSCOPE_IOC_MAGIC, 0x08, struct pmuscope_stream)
 #define PMUSCOPE_IOC_AMU_READ	_IOWR(PMUSCOPE_IOC_MAGIC, 0x09, struct pmuscope_amu_read)
+#define PMUSCOPE_IOC_SPE_START	_IOW(PMUSCOPE_IOC_MAGIC, 0x0a, struct pmuscope_spe_config)
+#define PMUSCOPE_IOC_SPE_STOP	_IO(PMUSCOPE_IOC_MAGIC, 0x0b)
+#define PMUSCOPE_IOC_SPE_STATUS	_IOWR(PMUSCOPE_IOC_MAGIC, 0x0c, struct pmuscope_spe_status)
 
 #endif /* _UAPI_LINUX_PMUSCOPE_H */
