@@ -9,6 +9,7 @@
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
+#include <linux/irqreturn.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -447,6 +448,12 @@ struct pmuscope_session {
 	u32 stream_ms;
 	u32 stream_index;
 	u64 stream_period;
+	/*
+	 * The SPE session (PMUSCOPE_IOC_SPE_START): set once under
+	 * pmuscope_drv.lock, published with smp_store_release() for read()
+	 * and poll(); kept until the session is freed.
+	 */
+	struct pmuscope_spe_sess *spe;
 };
 
 struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu);
@@ -599,6 +606,122 @@ void pmuscope_amu_read_local(struct pmuscope_amu *amu, const struct pmuscope_amu
 			     struct pmuscope_amu_cpu *rec);
 u64 pmuscope_amu_read_counter(unsigned int g, unsigned int n);
 int pmuscope_check_amu_read(const struct pmuscope_amu_read *ar);
+int pmuscope_check_spe_status(const struct pmuscope_spe_status *st);
+int pmuscope_check_spe_config(const struct pmuscope_spe_config *c);
+
+/* ---------------------------------------------------------------- SPE */
+
+/* The register values one CPU's profiling is programmed with. */
+struct pmuscope_spe_regs {
+	u64 pmscr;
+	u64 pmsirr;
+	u64 pmsfcr;
+	u64 pmsevfr;
+	u64 pmsnevfr;
+	u64 pmslatfr;
+};
+
+/* What the PMBIRQ handler (or a drain) makes of PMBSR_EL1. */
+enum pmuscope_spe_act {
+	PMUSCOPE_SPE_ACT_NONE,		/* S = 0: no management event (spurious IRQ) */
+	PMUSCOPE_SPE_ACT_FULL,		/* buffer full: hand over, restart */
+	PMUSCOPE_SPE_ACT_DISCARD,	/* DL: discard the data, restart */
+	PMUSCOPE_SPE_ACT_FAULT,		/* a fault: stop this CPU, report */
+};
+
+/* An SPE session: its CPUs, what it asked, and the ring read() drains. */
+struct pmuscope_spe_sess {
+	struct pmuscope_session *sess;	/* the session this is of */
+	cpumask_var_t cpus;
+	struct pmuscope_spe_config cfg;
+	void **bufs;			/* [nr_cpu_ids]: each CPU's profiling buffer */
+	u32 buf_size;
+	/* Set at START, cleared at STOP (driver lock); read by read()/poll(). */
+	bool running;
+	u64 freq;			/* system counter, Hz */
+	/*
+	 * The ring of chunks: @lock (raw, IRQs off, inside a CPU's
+	 * pmuscope_spe_pcpu.lock) serializes the writers, which add at
+	 * @head; the one reader (@read_lock) copies from @tail without a
+	 * lock and moves @tail. @head and @tail are byte counts that only
+	 * grow (published with release, read with acquire).
+	 */
+	raw_spinlock_t lock;
+	u8 *data;
+	u32 size;			/* a power of 2 */
+	u64 head;
+	u64 tail;
+	u32 wakeup;			/* bytes that make poll() readable */
+	bool flush;			/* a FINAL/STOPPED chunk: readable whatever @wakeup */
+	wait_queue_head_t wait;
+	struct irq_work work;		/* wakes the reader outside the IRQ's locks */
+	struct mutex read_lock;
+};
+
+
+/*
+ * One CPU's SPE. @usable, @pmsidr, @pmbidr and @pmsver are written at CPU
+ * online under pmuscope_drv.lock. Everything else is protected by @lock
+ * (a raw spinlock taken with IRQs off: the PMBIRQ handler, cpu_pm and the
+ * cross calls take it on the CPU; SPE_STATUS anywhere). @owner changes
+ * under pmuscope_drv.lock and @lock both. The unit's registers are only
+ * touched on the CPU, with @lock held.
+ */
+struct pmuscope_spe_pcpu {
+	bool usable;			/* present, allowed, not owned by a higher EL */
+	u8 pmsver;
+	u64 pmsidr;
+	u64 pmbidr;
+	raw_spinlock_t lock;
+	struct pmuscope_spe_sess *owner;	/* the session profiling this CPU */
+	struct pmuscope_spe_regs regs;	/* its registers for this CPU */
+	void *buf;			/* the profiling buffer (the owner's) */
+	u32 buf_size;			/* bytes, a multiple of PAGE_SIZE */
+	bool running;			/* programmed and enabled on the CPU */
+	bool faulted;			/* stopped by a fault until the session stops */
+	bool off;			/* off while the session runs (idle, offline) */
+	u64 off_since;			/* system counter when it went off */
+	u64 lost_pending;		/* bytes lost since the last chunk */
+	u32 flags_pending;		/* PMUSCOPE_SPE_C_* for the next chunk */
+	struct pmuscope_spe_cpu st;	/* accounting (SPE_STATUS) */
+};
+
+u64 pmuscope_spe_min_interval(u64 pmsidr);
+u64 pmuscope_spe_ns(const struct pmuscope_spe_sess *ss, u64 ticks);
+u64 pmuscope_spe_evfr_mask(u8 pmsver);
+int pmuscope_spe_config_regs(const struct pmuscope_spe_pcpu *sc,
+			     const struct pmuscope_spe_config *c,
+			     struct pmuscope_spe_regs *r);
+int pmuscope_spe_buffer_regs(const struct pmuscope_spe_pcpu *sc, u64 base, u32 size,
+			     u64 *pmbptr, u64 *pmblimitr);
+enum pmuscope_spe_act pmuscope_spe_decode(u64 pmbsr);
+void pmuscope_spe_probe(struct pmuscope_spe_pcpu *sc, const struct pmuscope_cpu_caps *caps);
+irqreturn_t pmuscope_spe_irq_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu);
+void pmuscope_spe_pm(struct pmuscope_spe_pcpu *sc, unsigned int cpu, bool enter);
+void pmuscope_spe_cpu_online(unsigned int cpu);
+void pmuscope_spe_cpu_offline(unsigned int cpu);
+int pmuscope_spe_init(void);
+void pmuscope_spe_exit(void);
+bool pmuscope_spe_available(void);
+const char *pmuscope_spe_irq_state(void);
+int pmuscope_session_spe_start(void **slot, struct pmuscope_session **fresh,
+			       const struct pmuscope_spe_config *c,
+			       const struct cpumask *cpus);
+int pmuscope_session_spe_stop(struct pmuscope_session *sess);
+int pmuscope_session_spe_status(struct pmuscope_session *sess,
+				struct pmuscope_spe_cpu *recs, u32 room, u32 *nr);
+void pmuscope_spe_release_locked(struct pmuscope_session *sess);
+void pmuscope_spe_free(struct pmuscope_spe_sess *ss);
+struct pmuscope_spe_sess *pmuscope_spe_alloc(const struct pmuscope_spe_config *c,
+					     const struct cpumask *cpus);
+void pmuscope_spe_start_local(struct pmuscope_spe_pcpu *sc);
+void pmuscope_spe_stop_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu, u32 flags);
+struct pmuscope_session *pmuscope_session_publish_locked(void **slot,
+							 struct pmuscope_session **fresh);
+ssize_t pmuscope_spe_read(struct pmuscope_spe_sess *ss, char __user *ubuf, size_t len,
+			  bool nonblock);
+__poll_t pmuscope_spe_poll(struct pmuscope_spe_sess *ss, struct file *file,
+			   struct poll_table_struct *pt);
 
 /* One per possible CPU; its kobject is /sys/kernel/pmuscope/cpuN. */
 struct pmuscope_cpu {
@@ -614,6 +737,7 @@ struct pmuscope_cpu {
 	/* The AMU as probed (driver lock), and its loss tracking (on @cpu). */
 	struct pmuscope_amu_info amu_info;
 	struct pmuscope_amu amu;
+	struct pmuscope_spe_pcpu spe;
 	struct pmuscope_pmu pmu;
 };
 

@@ -213,6 +213,55 @@ int pmuscope_check_amu_read(const struct pmuscope_amu_read *ar)
 }
 EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_amu_read);
 
+#define PMUSCOPE_SPE_FLAGS_ALL	(PMUSCOPE_SPE_EL0 | PMUSCOPE_SPE_EL1 | PMUSCOPE_SPE_TS | \
+				 PMUSCOPE_SPE_PA | PMUSCOPE_SPE_CX | PMUSCOPE_SPE_PCT | \
+				 PMUSCOPE_SPE_JITTER | PMUSCOPE_SPE_DISCARD)
+#define PMUSCOPE_SPE_OPS_ALL	(PMUSCOPE_SPE_OP_BRANCH | PMUSCOPE_SPE_OP_LOAD | \
+				 PMUSCOPE_SPE_OP_STORE)
+
+/* Checks of SPE_START that need no CPU (Documentation/ioctl.rst). */
+int pmuscope_check_spe_config(const struct pmuscope_spe_config *c)
+{
+	u32 buf = c->buffer_kib ?: PMUSCOPE_SPE_KIB_DEFAULT;
+	u32 hw = c->hw_kib ?: PMUSCOPE_SPE_HW_KIB_DEFAULT;
+
+	if ((c->flags & ~PMUSCOPE_SPE_FLAGS_ALL) || (c->ops & ~PMUSCOPE_SPE_OPS_ALL) ||
+	    !pmuscope_zero(c->reserved, ARRAY_SIZE(c->reserved)))
+		return -EINVAL;
+	if (!(c->flags & (PMUSCOPE_SPE_EL0 | PMUSCOPE_SPE_EL1)))
+		return -EINVAL;
+	if ((c->flags & PMUSCOPE_SPE_PCT) && !(c->flags & PMUSCOPE_SPE_TS))
+		return -EINVAL;
+	if (!c->cpus || !c->cpus_size || c->cpus_size % 8 ||
+	    c->cpus_size > PMUSCOPE_CPUS_SIZE_MAX)
+		return -EINVAL;
+	if (c->interval & 0xff || c->interval > PMUSCOPE_SPE_INTERVAL_MAX)
+		return -EINVAL;
+	if (c->min_latency > FIELD_MAX(PMUSCOPE_PMSLATFR_MINLAT))
+		return -EINVAL;
+	if (!is_power_of_2(buf) || buf < PMUSCOPE_SPE_KIB_MIN || buf > PMUSCOPE_SPE_KIB_MAX)
+		return -EINVAL;
+	if (!is_power_of_2(hw) || hw < PMUSCOPE_SPE_HW_KIB_MIN ||
+	    hw > PMUSCOPE_SPE_HW_KIB_MAX || hw > buf / 2)
+		return -EINVAL;
+	if (c->wakeup_kib > buf)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_spe_config);
+
+int pmuscope_check_spe_status(const struct pmuscope_spe_status *st)
+{
+	if (st->flags || st->freq || !pmuscope_zero(st->reserved, ARRAY_SIZE(st->reserved)))
+		return -EINVAL;
+	if (!st->record_size)
+		return 0;
+	if (st->record_size < sizeof(struct pmuscope_spe_cpu) || st->record_size % 8)
+		return -EINVAL;
+	return st->record_size > PMUSCOPE_AMU_RECORD_SIZE_MAX ? -E2BIG : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_spe_status);
+
 int pmuscope_check_read(const struct pmuscope_read *rd)
 {
 	if (rd->flags || !pmuscope_zero(rd->reserved, ARRAY_SIZE(rd->reserved)))

@@ -29,6 +29,8 @@
 #define PMUSCOPE_SNAPSHOT_SIZE_VER0	sizeof(struct pmuscope_snapshot)
 #define PMUSCOPE_STREAM_SIZE_VER0	sizeof(struct pmuscope_stream)
 #define PMUSCOPE_AMU_READ_SIZE_VER0	sizeof(struct pmuscope_amu_read)
+#define PMUSCOPE_SPE_CONFIG_SIZE_VER0	sizeof(struct pmuscope_spe_config)
+#define PMUSCOPE_SPE_STATUS_SIZE_VER0	sizeof(struct pmuscope_spe_status)
 
 /*
  * Copy a size-first argument: -EINVAL if its size is below @min,
@@ -64,6 +66,8 @@ static u64 pmuscope_pmu_features(void)
 
 		if (pcpu && pcpu->probed && pcpu->amu_info.usable)
 			feat |= PMUSCOPE_FEAT_AMU;
+		if (pcpu && pcpu->probed && pcpu->spe.usable && pmuscope_spe_available())
+			feat |= PMUSCOPE_FEAT_SPE;
 		if (!pcpu || !pcpu->probed ||
 		    pcpu->caps.state[PMUSCOPE_UNIT_PMU] != PMUSCOPE_STATE_PRESENT)
 			continue;
@@ -413,6 +417,103 @@ out:
 	return ret;
 }
 
+/* ------------------------------------------------------------------- SPE */
+
+/* PMUSCOPE_IOC_SPE_START: the file becomes an SPE session of its CPUs. */
+static long pmuscope_ioc_spe_start(struct file *file, void __user *uarg)
+{
+	struct pmuscope_session *fresh = NULL;
+	struct pmuscope_spe_config cfg;
+	cpumask_var_t cpus;
+	unsigned long *bits;
+	unsigned int bit;
+	int ret;
+
+	ret = pmuscope_copy_arg(&cfg, sizeof(cfg), PMUSCOPE_SPE_CONFIG_SIZE_VER0, uarg);
+	if (ret)
+		return ret;
+	ret = pmuscope_check_spe_config(&cfg);
+	if (ret)
+		return ret;
+	bits = kzalloc(cfg.cpus_size, GFP_KERNEL_ACCOUNT);
+	if (!bits)
+		return -ENOMEM;
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL_ACCOUNT)) {
+		kfree(bits);
+		return -ENOMEM;
+	}
+	ret = -EFAULT;
+	if (copy_from_user(bits, u64_to_user_ptr(cfg.cpus), cfg.cpus_size))
+		goto out;
+	ret = -ENODEV;
+	for_each_set_bit(bit, bits, cfg.cpus_size * BITS_PER_BYTE) {
+		if (bit >= nr_cpu_ids || !cpu_possible(bit))
+			goto out;
+		cpumask_set_cpu(bit, cpus);
+	}
+	ret = -EINVAL;
+	if (cpumask_empty(cpus))
+		goto out;
+	if (!READ_ONCE(file->private_data)) {
+		fresh = pmuscope_session_alloc(-1);
+		ret = -ENOMEM;
+		if (!fresh)
+			goto out;
+	}
+	ret = pmuscope_session_spe_start(&file->private_data, &fresh, &cfg, cpus);
+	pmuscope_session_free(fresh);
+out:
+	free_cpumask_var(cpus);
+	kfree(bits);
+	return ret;
+}
+
+/* PMUSCOPE_IOC_SPE_STATUS: each CPU's state and accounting. */
+static long pmuscope_ioc_spe_status(struct pmuscope_session *sess, void __user *uarg)
+{
+	struct pmuscope_spe_status __user *ust = uarg;
+	struct pmuscope_spe_cpu *recs;
+	struct pmuscope_spe_status st;
+	u32 rsize, nr = 0, i;
+	int ret;
+
+	ret = pmuscope_copy_arg(&st, sizeof(st), PMUSCOPE_SPE_STATUS_SIZE_VER0, uarg);
+	if (ret)
+		return ret;
+	ret = pmuscope_check_spe_status(&st);
+	if (ret)
+		return ret;
+	if (!sess)
+		return -EINVAL;
+	recs = kvcalloc(nr_cpu_ids, sizeof(*recs), GFP_KERNEL_ACCOUNT);
+	if (!recs)
+		return -ENOMEM;
+	ret = pmuscope_session_spe_status(sess, recs, min(st.nr_records, nr_cpu_ids), &nr);
+	if (ret && ret != -ENOSPC)
+		goto out;
+	if (!ret) {
+		rsize = st.record_size ?: sizeof(*recs);
+		for (i = 0; i < nr; i++) {
+			void __user *dst = u64_to_user_ptr(st.records + (u64)i * rsize);
+
+			if (copy_to_user(dst, &recs[i], sizeof(*recs)) ||
+			    clear_user(dst + sizeof(*recs), rsize - sizeof(*recs))) {
+				ret = -EFAULT;
+				goto out;
+			}
+		}
+		if (put_user((u64)pmuscope_hw_syscnt_freq(), &ust->freq)) {
+			ret = -EFAULT;
+			goto out;
+		}
+	}
+	if (put_user(nr, &ust->nr_records))
+		ret = -EFAULT;
+out:
+	kvfree(recs);
+	return ret;
+}
+
 /* @sess NULL: the file was never configured. */
 static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 {
@@ -567,6 +668,10 @@ static long pmuscope_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		return pmuscope_ioc_stream(sess, uarg);
 	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_AMU_READ):
 		return pmuscope_ioc_amu_read(uarg);
+	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_SPE_START):
+		return pmuscope_ioc_spe_start(file, uarg);
+	case PMUSCOPE_IOC_KEY(PMUSCOPE_IOC_SPE_STATUS):
+		return pmuscope_ioc_spe_status(sess, uarg);
 	}
 	switch (cmd) {		/* no argument: no size either */
 	case PMUSCOPE_IOC_ENABLE:
@@ -574,12 +679,26 @@ static long pmuscope_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 	case PMUSCOPE_IOC_RESET:
 		if (!sess)
 			return -EINVAL;
+		if (sess->spe)
+			return -EBUSY;	/* an SPE session: SPE_STOP */
 		if (cmd == PMUSCOPE_IOC_RESET)
 			return pmuscope_session_reset(sess);
 		return pmuscope_session_enable(sess, cmd == PMUSCOPE_IOC_ENABLE);
+	case PMUSCOPE_IOC_SPE_STOP:
+		return pmuscope_session_spe_stop(sess);
 	default:
 		return -ENOTTY;
 	}
+}
+
+/* The file's SPE session, or NULL. */
+static struct pmuscope_spe_sess *pmuscope_file_spe(struct file *file)
+{
+	/* Pairs with the smp_store_release() of the first CONFIG or SPE_START. */
+	struct pmuscope_session *sess = smp_load_acquire(&file->private_data);
+
+	/* Pairs with the smp_store_release() of SPE_START. */
+	return sess ? smp_load_acquire(&sess->spe) : NULL;
 }
 
 /* The stream's ring of the file's session, or NULL (none yet). */
@@ -596,8 +715,12 @@ static struct pmuscope_ring *pmuscope_file_ring(struct file *file)
 static ssize_t pmuscope_read(struct file *file, char __user *buf, size_t len,
 			     loff_t *ppos)
 {
-	struct pmuscope_ring *ring = pmuscope_file_ring(file);
+	struct pmuscope_spe_sess *spe = pmuscope_file_spe(file);
+	struct pmuscope_ring *ring;
 
+	if (spe)
+		return pmuscope_spe_read(spe, buf, len, file->f_flags & O_NONBLOCK);
+	ring = pmuscope_file_ring(file);
 	if (!ring)
 		return -EINVAL;		/* no STREAM yet */
 	return pmuscope_ring_read(ring, buf, len, file->f_flags & O_NONBLOCK);
@@ -605,8 +728,12 @@ static ssize_t pmuscope_read(struct file *file, char __user *buf, size_t len,
 
 static __poll_t pmuscope_poll(struct file *file, struct poll_table_struct *pt)
 {
-	struct pmuscope_ring *ring = pmuscope_file_ring(file);
+	struct pmuscope_spe_sess *spe = pmuscope_file_spe(file);
+	struct pmuscope_ring *ring;
 
+	if (spe)
+		return pmuscope_spe_poll(spe, file, pt);
+	ring = pmuscope_file_ring(file);
 	return ring ? pmuscope_ring_poll(ring, file, pt) : EPOLLERR;
 }
 

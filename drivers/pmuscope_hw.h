@@ -25,6 +25,7 @@
 #include <asm/arch_timer.h>
 #include <asm/barrier.h>
 #include <asm/cpufeature.h>
+#include <asm/mmu.h>
 #include <asm/sysreg.h>
 #include <asm/virt.h>
 
@@ -56,6 +57,9 @@ u32 pmuscope_model_syscnt_freq(void);
 enum pmuscope_hw_el2 pmuscope_model_el2(void);
 bool pmuscope_model_amu_kernel(void);
 bool pmuscope_model_amu_const_broken(void);
+int pmuscope_model_spe_add_buffer(unsigned int cpu, void *va, size_t size);
+int pmuscope_model_spe_remove_buffer(unsigned int cpu, void *va);
+bool pmuscope_model_spe_unmapped_at_el0(void);
 
 #ifdef PMUSCOPE_HW_MODEL
 
@@ -97,6 +101,19 @@ static inline bool pmuscope_hw_amu_kernel(void)
 static inline bool pmuscope_hw_amu_const_broken(void)
 {
 	return pmuscope_model_amu_const_broken();
+}
+
+/* The model's SPU writes only into buffers it was told of. */
+static inline int pmuscope_hw_spe_buffer(unsigned int cpu, void *va, size_t size,
+					 bool add)
+{
+	return add ? pmuscope_model_spe_add_buffer(cpu, va, size) :
+		     pmuscope_model_spe_remove_buffer(cpu, va);
+}
+
+static inline bool pmuscope_hw_kernel_unmapped_at_el0(void)
+{
+	return pmuscope_model_spe_unmapped_at_el0();
 }
 
 #else /* !PMUSCOPE_HW_MODEL */
@@ -181,6 +198,22 @@ static inline bool pmuscope_hw_amu_const_broken(void)
 #else
 	return false;
 #endif
+}
+
+/* The MMU, not the driver, decides where the SPU may write. */
+static inline int pmuscope_hw_spe_buffer(unsigned int cpu, void *va, size_t size,
+					 bool add)
+{
+	return 0;
+}
+
+/*
+ * KPTI: the kernel is unmapped while EL0 runs, so a profiling buffer at a
+ * kernel address faults when the SPU writes a record then.
+ */
+static inline bool pmuscope_hw_kernel_unmapped_at_el0(void)
+{
+	return arm64_kernel_unmapped_at_el0();
 }
 
 #endif /* PMUSCOPE_HW_MODEL */

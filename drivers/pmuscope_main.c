@@ -228,6 +228,16 @@ static int pmuscope_cpu_pm_notify(struct notifier_block *nb,
 	struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[smp_processor_id()];
 	struct pmuscope_pmu *pmu = &pcpu->pmu;
 
+	/* The unit's own lock, not the PMU's: the PMBIRQ takes only that one. */
+	switch (action) {
+	case CPU_PM_ENTER:
+		pmuscope_spe_pm(&pcpu->spe, pcpu->cpu, true);
+		break;
+	case CPU_PM_ENTER_FAILED:
+	case CPU_PM_EXIT:
+		pmuscope_spe_pm(&pcpu->spe, pcpu->cpu, false);
+		break;
+	}
 	raw_spin_lock(&pmu->lock);
 	switch (action) {
 	case CPU_PM_ENTER:
@@ -279,6 +289,7 @@ static int pmuscope_cpu_online(unsigned int cpu)
 
 	mutex_lock(&pmuscope_drv.lock);
 	pcpu->caps = *caps;
+	pmuscope_spe_probe(&pcpu->spe, caps);
 	/* IRQs off: cpu_pm, on this CPU, reads it without the lock. */
 	local_irq_save(flags);
 	pcpu->amu_info = *amu;
@@ -288,6 +299,7 @@ static int pmuscope_cpu_online(unsigned int cpu)
 	kfree(amu);
 
 	pmuscope_sysfs_cpu_changed(pcpu);
+	pmuscope_spe_cpu_online(cpu);
 	pr_debug("cpu%u: %s, %s, %u counters\n", cpu,
 		 pmuscope_cpu_name(caps->regs.midr),
 		 pmuscope_pmuver_name(caps->pmuver), caps->num_counters);
@@ -328,6 +340,7 @@ static int pmuscope_cpu_offline(unsigned int cpu)
 {
 	struct pmuscope_pmu *pmu = &pmuscope_drv.cpus[cpu]->pmu;
 
+	pmuscope_spe_cpu_offline(cpu);
 	if (pmuscope_backend_perf()) {
 		pmuscope_perf_cpu_offline(cpu);
 		return 0;
@@ -531,10 +544,14 @@ static int __init pmuscope_init_driver(void)
 			goto err_free_sysfs;
 	}
 
+	ret = pmuscope_spe_init();
+	if (ret)
+		goto err_free_irq;
+
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/pmuscope:online",
 				pmuscope_cpu_online, pmuscope_cpu_offline);
 	if (ret < 0)
-		goto err_free_irq;
+		goto err_spe_exit;
 	drv->hp_state = ret;
 
 	ret = cpu_pm_register_notifier(&pmuscope_cpu_pm_nb);
@@ -571,6 +588,8 @@ err_unregister_cpu_pm:
 	cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
 err_remove_cpuhp:
 	cpuhp_remove_state(drv->hp_state);
+err_spe_exit:
+	pmuscope_spe_exit();
 err_free_irq:
 	pmuscope_irq_exit();
 err_free_sysfs:
@@ -592,8 +611,9 @@ static void pmuscope_exit_driver(void)
 	pmuscope_sysfs_unpublish(drv);
 	cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
 	cpuhp_remove_state(drv->hp_state);
-	pmuscope_irq_exit();
 	pmuscope_sessions_exit(drv);
+	pmuscope_spe_exit();
+	pmuscope_irq_exit();
 	pmuscope_sysfs_free(drv);
 	pmuscope_perf_exit();
 	kfree(drv->cpus);

@@ -265,6 +265,7 @@ void pmuscope_session_free(struct pmuscope_session *sess)
 		return;
 	free_cpumask_var(sess->cpus);
 	pmuscope_ring_free(sess->ring);
+	pmuscope_spe_free(sess->spe);
 	kvfree(sess->vbuf);
 	kfree(sess->hw);
 	mutex_destroy(&sess->lock);
@@ -331,6 +332,7 @@ static void pmuscope_session_release(struct pmuscope_session *sess)
 void pmuscope_session_unlink_locked(struct pmuscope_session *sess)
 {
 	lockdep_assert_held(&pmuscope_drv.lock);
+	pmuscope_spe_release_locked(sess);
 	mutex_lock(&sess->lock);
 	pmuscope_session_release(sess);
 	mutex_unlock(&sess->lock);
@@ -407,7 +409,7 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 	lockdep_assert_held(&pmuscope_drv.lock);
 	if (!nr || nr > PMUSCOPE_MAX_EVENTS || cpumask_empty(cpus))
 		return -EINVAL;
-	if (sess->enabled)
+	if (sess->enabled || sess->spe)
 		return -EBUSY;
 	plan = kmalloc_array(nr_cpu_ids, PMUSCOPE_MAX_EVENTS, GFP_KERNEL);
 	if (!plan)
@@ -525,8 +527,8 @@ out:
  * published there (*@fresh NULL after). *@slot never goes back to NULL.
  * Caller holds pmuscope_drv.lock.
  */
-static struct pmuscope_session *pmuscope_session_publish_locked(void **slot,
-								struct pmuscope_session **fresh)
+struct pmuscope_session *pmuscope_session_publish_locked(void **slot,
+							 struct pmuscope_session **fresh)
 {
 	struct pmuscope_session *sess = *slot;
 
@@ -588,7 +590,7 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
 	sess = pmuscope_session_publish_locked(slot, fresh);
-	if (sess->enabled) {
+	if (sess->enabled || sess->spe) {
 		ret = -EBUSY;
 		goto out;
 	}

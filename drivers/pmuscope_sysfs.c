@@ -64,12 +64,26 @@ static ssize_t backend_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute pmuscope_attr_backend = __ATTR_RO(backend);
 
+/*
+ * Where the SPE's PMBIRQ comes from: "firmware" (DT or ACPI), "parameter"
+ * (spe_irq=), "emulated" (the register model), or "none" (no SPE device,
+ * or perf's arm_spe_pmu driver holds it).
+ */
+static ssize_t spe_irq_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", pmuscope_spe_irq_state());
+}
+
+static struct kobj_attribute pmuscope_attr_spe_irq = __ATTR_RO(spe_irq);
+
 static struct attribute *pmuscope_root_attrs[] = {
 	&pmuscope_attr_version.attr,
 	&pmuscope_attr_backend.attr,
 	&pmuscope_attr_kernel_el.attr,
 	&pmuscope_attr_emulated.attr,
 	&pmuscope_attr_emulated_profile.attr,
+	&pmuscope_attr_spe_irq.attr,
 	NULL
 };
 
@@ -148,6 +162,41 @@ PMUSCOPE_CAPS_ATTR(snapshot, "%s",
 		   pmuscope_state_name(c->state[PMUSCOPE_UNIT_SNAPSHOT]));
 PMUSCOPE_CAPS_ATTR(spe, "%s", pmuscope_state_name(c->state[PMUSCOPE_UNIT_SPE]));
 PMUSCOPE_CAPS_ATTR(spe_version, "%u", c->pmsver);
+/* 0 where the CPU's SPE is not usable (PMSIDR_EL1/PMBIDR_EL1 not read). */
+#define PMUSCOPE_SPE_OK(c)	((c)->state[PMUSCOPE_UNIT_SPE] == PMUSCOPE_STATE_PRESENT)
+PMUSCOPE_CAPS_ATTR(spe_min_interval, "%llu",
+		   PMUSCOPE_SPE_OK(c) ? pmuscope_spe_min_interval(c->regs.pmsidr) : 0);
+PMUSCOPE_CAPS_ATTR(spe_max_record, "%llu",
+		   PMUSCOPE_SPE_OK(c) ?
+		   BIT_ULL(FIELD_GET(PMUSCOPE_PMSIDR_MAXSIZE, c->regs.pmsidr)) : 0);
+PMUSCOPE_CAPS_ATTR(spe_align, "%llu",
+		   PMUSCOPE_SPE_OK(c) ?
+		   BIT_ULL(FIELD_GET(PMUSCOPE_PMBIDR_ALIGN, c->regs.pmbidr)) : 0);
+/* The filters PMSIDR_EL1 says this CPU's SPE has: "events nevents ops latency". */
+static ssize_t spe_filters_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
+{
+	struct pmuscope_cpu_caps *c;
+	u64 idr;
+	ssize_t ret;
+
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	ret = pmuscope_get_caps(kobj, c);
+	if (!ret) {
+		idr = PMUSCOPE_SPE_OK(c) ? c->regs.pmsidr : 0;
+		ret = sysfs_emit(buf, "%s%s%s%s\n",
+				 idr & PMUSCOPE_PMSIDR_FE ? "events " : "",
+				 idr & PMUSCOPE_PMSIDR_FNE ? "nevents " : "",
+				 idr & PMUSCOPE_PMSIDR_FT ? "ops " : "",
+				 idr & PMUSCOPE_PMSIDR_FL ? "latency" : "");
+	}
+	kfree(c);
+	return ret;
+}
+
+static struct kobj_attribute pmuscope_attr_spe_filters = __ATTR_RO(spe_filters);
 PMUSCOPE_CAPS_ATTR(amu, "%s", pmuscope_state_name(c->state[PMUSCOPE_UNIT_AMU]));
 PMUSCOPE_CAPS_ATTR(amu_version, "%u", c->amuver);
 PMUSCOPE_CAPS_ATTR(amu_counters, "%u", c->amu_counters);
@@ -779,6 +828,10 @@ static struct attribute *pmuscope_cpu_attrs[] = {
 	&pmuscope_attr_snapshot_last.attr,
 	&pmuscope_attr_spe.attr,
 	&pmuscope_attr_spe_version.attr,
+	&pmuscope_attr_spe_min_interval.attr,
+	&pmuscope_attr_spe_max_record.attr,
+	&pmuscope_attr_spe_align.attr,
+	&pmuscope_attr_spe_filters.attr,
 	&pmuscope_attr_amu.attr,
 	&pmuscope_attr_amu_version.attr,
 	&pmuscope_attr_amu_counters.attr,

@@ -13,6 +13,7 @@
 #include "../../drivers/pmuscope_snapshot.c"
 #include "../../drivers/pmuscope_stream.c"
 #include "../../drivers/pmuscope_amu.c"
+#include "../../drivers/pmuscope_spe.c"
 
 /*
  * The pure checks and placement of pmuscope_alloc.c are not copied: the

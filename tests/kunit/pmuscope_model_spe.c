@@ -1269,3 +1269,19 @@ bool pmuscope_model_spe_irq_line(unsigned int cpu)
 	raw_spin_unlock_irqrestore(&m->lock, flags);
 	return line;
 }
+
+/*
+ * KPTI, as the driver asks the kernel (arm64_kernel_unmapped_at_el0()):
+ * off unless a test turns it on, so that the refusal can be tested.
+ */
+static bool pmuscope_model_spe_kpti;
+
+bool pmuscope_model_spe_unmapped_at_el0(void)
+{
+	return READ_ONCE(pmuscope_model_spe_kpti);
+}
+
+void pmuscope_model_spe_set_kpti(bool on)
+{
+	WRITE_ONCE(pmuscope_model_spe_kpti, on);
+}

@@ -151,5 +151,7 @@ int pmuscope_model_spe_remove_buffer(unsigned int cpu, void *va);
 void pmuscope_model_spe_inject(unsigned int cpu, enum pmuscope_model_spe_fault f);
 void pmuscope_model_spe_set_contextidr(unsigned int cpu, u32 contextidr);
 bool pmuscope_model_spe_irq_line(unsigned int cpu);
+bool pmuscope_model_spe_unmapped_at_el0(void);
+void pmuscope_model_spe_set_kpti(bool on);
 
 #endif /* __PMUSCOPE_MODEL_SPE_H */

@@ -1,0 +1,692 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the driver's SPE unit (drivers/pmuscope_spe.c) against the
+ * register model: the pure functions table-driven (PMBSR_EL1 decoding,
+ * config to registers, buffer alignment and margin, the ioctl's checks),
+ * then the unit on a modelled CPU: buffer fills handed over and restarted
+ * with no record split or duplicated, every PMBSR_EL1 outcome the model
+ * can raise (full, DL, COLL, EA, stage-1 and stage-2 faults, alignment, a
+ * spurious PMBIRQ), the disable-and-drain order, idle mid-profiling, and a
+ * full ring. Every case ends with no architecture violation in the model.
+ */
+
+#include <kunit/test.h>
+#include <linux/bitfield.h>
+#include <linux/cpumask.h>
+#include <linux/interrupt.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/sizes.h>
+
+#include "pmuscope.h"
+#include "pmuscope_model.h"
+
+struct pmuscope_stest {
+	unsigned int cpu;
+	unsigned int violations;
+	struct pmuscope_cpu_caps caps;
+	struct pmuscope_spe_pcpu sc;
+	struct pmuscope_spe_sess *ss;
+	/* Chunks parsed out of the ring. */
+	u32 chunks;
+	u32 records;		/* complete records in the chunks' data */
+	u64 bytes;
+	u32 flags;		/* OR of the chunks' flags */
+	u64 lost;		/* sum of the chunks' lost */
+	bool bad;		/* a chunk's data was not whole records */
+};
+
+static int pmuscope_stest_init(struct kunit *test)
+{
+	struct pmuscope_stest *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return -ENOMEM;
+	t->cpu = raw_smp_processor_id();
+	set_cpus_allowed_ptr(current, cpumask_of(t->cpu));
+	t->violations = pmuscope_model_total_violations();
+	raw_spin_lock_init(&t->sc.lock);
+	test->priv = t;
+	return 0;
+}
+
+static void pmuscope_stest_exit(struct kunit *test)
+{
+	struct pmuscope_stest *t = test->priv;
+	unsigned long flags;
+
+	if (t->ss) {
+		raw_spin_lock_irqsave(&t->sc.lock, flags);
+		pmuscope_spe_stop_local(&t->sc, t->cpu, 0);
+		raw_spin_unlock_irqrestore(&t->sc.lock, flags);
+		pmuscope_spe_free(t->ss);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, pmuscope_model_total_violations(), t->violations,
+			    "the driver broke a rule of the architecture (see the model's log)");
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+}
+
+/* ------------------------------------------------------- pure functions */
+
+struct pmuscope_decode_case {
+	const char *name;
+	u64 pmbsr;
+	enum pmuscope_spe_act act;
+};
+
+/* Static initializers: the fields by hand (EC [31:26], MSS [15:0]). */
+#define PMBSR(ec, mss)	(PMUSCOPE_PMBSR_S | ((u64)(ec) << 26) | (mss))
+
+static const struct pmuscope_decode_case pmuscope_decode_cases[] = {
+	{ "S clear: spurious", 0, PMUSCOPE_SPE_ACT_NONE },
+	{ "S clear, COLL: no event", PMUSCOPE_PMBSR_COLL, PMUSCOPE_SPE_ACT_NONE },
+	{ "buffer full", PMBSR(0, PMUSCOPE_PMBSR_BSC_FULL), PMUSCOPE_SPE_ACT_FULL },
+	{ "buffer full + COLL", PMBSR(0, 1) | PMUSCOPE_PMBSR_COLL, PMUSCOPE_SPE_ACT_FULL },
+	{ "buffer full + DL", PMBSR(0, 1) | PMUSCOPE_PMBSR_DL, PMUSCOPE_SPE_ACT_DISCARD },
+	{ "access not allowed, DL", PMBSR(0, 0) | PMUSCOPE_PMBSR_DL, PMUSCOPE_SPE_ACT_DISCARD },
+	{ "unknown BSC", PMBSR(0, 0x3f), PMUSCOPE_SPE_ACT_FAULT },
+	{ "stage 1 translation", PMBSR(0x24, 0x07), PMUSCOPE_SPE_ACT_FAULT },
+	{ "stage 2 translation", PMBSR(0x25, 0x07), PMUSCOPE_SPE_ACT_FAULT },
+	{ "alignment", PMBSR(0x24, 0x21), PMUSCOPE_SPE_ACT_FAULT },
+	{ "external abort", PMBSR(0x24, 0x10) | PMUSCOPE_PMBSR_EA, PMUSCOPE_SPE_ACT_FAULT },
+	{ "EA on buffer management", PMBSR(0, 1) | PMUSCOPE_PMBSR_EA, PMUSCOPE_SPE_ACT_FAULT },
+	{ "stage 1 fault + DL", PMBSR(0x24, 0x07) | PMUSCOPE_PMBSR_DL, PMUSCOPE_SPE_ACT_FAULT },
+	{ "GPC or IMP DEF EC", PMBSR(0x1e, 0), PMUSCOPE_SPE_ACT_FAULT },
+};
+
+KUNIT_ARRAY_PARAM_DESC(pmuscope_decode, pmuscope_decode_cases, name);
+
+static void pmuscope_test_spe_decode(struct kunit *test)
+{
+	const struct pmuscope_decode_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, pmuscope_spe_decode(c->pmbsr), c->act);
+}
+
+/* A pcpu as probe leaves it, from a profile's ID registers. */
+static void pmuscope_stest_sc(struct pmuscope_spe_pcpu *sc,
+			      const struct pmuscope_model_profile *prof)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->usable = true;
+	sc->pmsver = FIELD_GET(PMUSCOPE_DFR0_PMSVER, prof->dfr0);
+	sc->pmsidr = prof->pmsidr;
+	sc->pmbidr = prof->pmbidr;
+}
+
+struct pmuscope_regs_case {
+	const char *name;
+	bool v94;		/* else neoverse-n1 (no FnE) */
+	struct pmuscope_spe_config cfg;
+	int ret;
+	struct pmuscope_spe_regs regs;
+};
+
+/* PMSIRR_EL1.INTERVAL is [31:8]: the interval itself, its low byte 0. */
+#define IRR(iv)		((u64)(iv) & PMUSCOPE_PMSIRR_INTERVAL)
+#define PCT_PHYS	BIT_ULL(6)	/* PMSCR_EL1.PCT [7:6] = 0b01 */
+#define EL01		(PMUSCOPE_SPE_EL0 | PMUSCOPE_SPE_EL1)
+#define SCR01		(PMUSCOPE_PMSCR_E0SPE | PMUSCOPE_PMSCR_E1SPE)
+
+static const struct pmuscope_regs_case pmuscope_regs_cases[] = {
+	{ "n1 default interval 1536", false, { .flags = EL01 }, 0,
+	  { .pmscr = SCR01, .pmsirr = IRR(1536) } },
+	{ "v94 default interval 768", true, { .flags = PMUSCOPE_SPE_EL0 }, 0,
+	  { .pmscr = PMUSCOPE_PMSCR_E0SPE, .pmsirr = IRR(768) } },
+	{ "interval 4096, jitter", false,
+	  { .flags = EL01 | PMUSCOPE_SPE_JITTER, .interval = 4096 }, 0,
+	  { .pmscr = SCR01, .pmsirr = IRR(4096) | PMUSCOPE_PMSIRR_RND } },
+	{ "interval below the minimum", false, { .flags = EL01, .interval = 1280 }, -EINVAL },
+	{ "interval at the maximum", false,
+	  { .flags = EL01, .interval = PMUSCOPE_SPE_INTERVAL_MAX }, 0,
+	  { .pmscr = SCR01, .pmsirr = IRR(PMUSCOPE_SPE_INTERVAL_MAX) } },
+	{ "loads and stores", false,
+	  { .flags = EL01, .ops = PMUSCOPE_SPE_OP_LOAD | PMUSCOPE_SPE_OP_STORE }, 0,
+	  { .pmscr = SCR01, .pmsirr = IRR(1536),
+	    .pmsfcr = PMUSCOPE_PMSFCR_FT | PMUSCOPE_PMSFCR_LD | PMUSCOPE_PMSFCR_ST } },
+	{ "branches", false, { .flags = EL01, .ops = PMUSCOPE_SPE_OP_BRANCH }, 0,
+	  { .pmscr = SCR01, .pmsirr = IRR(1536),
+	    .pmsfcr = PMUSCOPE_PMSFCR_FT | PMUSCOPE_PMSFCR_B } },
+	{ "minimum latency 100", false, { .flags = EL01, .min_latency = 100 }, 0,
+	  { .pmscr = SCR01, .pmsirr = IRR(1536), .pmsfcr = PMUSCOPE_PMSFCR_FL,
+	    .pmslatfr = 100 } },
+	{ "events retired + L1D refill", false, { .flags = EL01, .events = 0xa }, 0,
+	  { .pmscr = SCR01, .pmsirr = IRR(1536), .pmsfcr = PMUSCOPE_PMSFCR_FE,
+	    .pmsevfr = 0xa } },
+	{ "event bit 2 is RES0 before SPEv1p4", false, { .flags = EL01, .events = 0x4 }, -EINVAL },
+	{ "event bit 11 (alignment) is RES0 on SPEv1 (n1)", false,
+	  { .flags = EL01, .events = BIT(11) }, -EINVAL },
+	{ "event bit 11 on SPEv1p1 and later (v94)", true,
+	  { .flags = EL01, .events = BIT(11) }, 0,
+	  { .pmscr = SCR01, .pmsirr = IRR(768), .pmsfcr = PMUSCOPE_PMSFCR_FE,
+	    .pmsevfr = BIT(11) } },
+	{ "nevents without FEAT_SPE_FnE", false, { .flags = EL01, .nevents = 0x8 }, -EOPNOTSUPP },
+	{ "nevents on v94", true, { .flags = EL01, .nevents = 0x8 }, 0,
+	  { .pmscr = SCR01, .pmsirr = IRR(768), .pmsfcr = PMUSCOPE_PMSFCR_FNE,
+	    .pmsnevfr = 0x8 } },
+	{ "PA CX TS PCT", false,
+	  { .flags = EL01 | PMUSCOPE_SPE_PA | PMUSCOPE_SPE_CX | PMUSCOPE_SPE_TS |
+		     PMUSCOPE_SPE_PCT }, 0,
+	  { .pmscr = SCR01 | PMUSCOPE_PMSCR_PA | PMUSCOPE_PMSCR_CX | PMUSCOPE_PMSCR_TS |
+		     PCT_PHYS, .pmsirr = IRR(1536) } },
+};
+
+KUNIT_ARRAY_PARAM_DESC(pmuscope_regs, pmuscope_regs_cases, name);
+
+static void pmuscope_test_spe_config_regs(struct kunit *test)
+{
+	const struct pmuscope_regs_case *c = test->param_value;
+	struct pmuscope_spe_pcpu *sc = kunit_kzalloc(test, sizeof(*sc), GFP_KERNEL);
+	struct pmuscope_spe_regs r;
+
+	KUNIT_ASSERT_NOT_NULL(test, sc);
+	pmuscope_stest_sc(sc, c->v94 ? &pmuscope_model_v94 : &pmuscope_model_neoverse_n1);
+	KUNIT_ASSERT_EQ(test, pmuscope_spe_config_regs(sc, &c->cfg, &r), c->ret);
+	if (c->ret)
+		return;
+	KUNIT_EXPECT_EQ(test, r.pmscr, c->regs.pmscr);
+	KUNIT_EXPECT_EQ(test, r.pmsirr, c->regs.pmsirr);
+	KUNIT_EXPECT_EQ(test, r.pmsfcr, c->regs.pmsfcr);
+	KUNIT_EXPECT_EQ(test, r.pmsevfr, c->regs.pmsevfr);
+	KUNIT_EXPECT_EQ(test, r.pmsnevfr, c->regs.pmsnevfr);
+	KUNIT_EXPECT_EQ(test, r.pmslatfr, c->regs.pmslatfr);
+}
+
+/* PMSIDR_EL1.Interval to the minimum interval (D24.7.14). */
+static void pmuscope_test_spe_min_interval(struct kunit *test)
+{
+	static const u16 want[] = { 256, 512, 768, 1024, 1536, 2048, 3072, 4096 };
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		KUNIT_EXPECT_EQ(test, pmuscope_spe_min_interval(FIELD_PREP(PMUSCOPE_PMSIDR_INTERVAL, i)),
+				(u64)(i < ARRAY_SIZE(want) ? want[i] : 4096));
+}
+
+struct pmuscope_buf_case {
+	const char *name;
+	bool v94;		/* Align 64 B; n1: Align 1 B. Both MaxSize 64 B. */
+	u64 base;
+	u32 size;
+	int ret;
+};
+
+static const struct pmuscope_buf_case pmuscope_buf_cases[] = {
+	{ "n1 page-aligned 8 KiB", false, 0xffff800010000000ULL, SZ_8K, 0 },
+	{ "v94 page-aligned 8 KiB", true, 0xffff800010000000ULL, SZ_8K, 0 },
+	{ "n1 byte-aligned base, page limit", false, 0xffff800010000fc1ULL, 0x3f, -EINVAL },
+	{ "v94 base not 64-byte aligned", true, 0xffff800010000020ULL, SZ_8K - 0x20, -EINVAL },
+	{ "v94 64-byte aligned base", true, 0xffff800010000040ULL, SZ_8K - 0x40, 0 },
+	{ "limit not page-granular", false, 0xffff800010000000ULL, SZ_8K - 8, -EINVAL },
+	{ "smaller than one record of MaxSize", false, 0xffff800010000fe0ULL, 0x20, -EINVAL },
+	{ "empty", false, 0xffff800010000000ULL, 0, -EINVAL },
+	{ "across PTR[63:56]", false, 0x00fffffffffff000ULL, SZ_8K, -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM_DESC(pmuscope_buf, pmuscope_buf_cases, name);
+
+static void pmuscope_test_spe_buffer_regs(struct kunit *test)
+{
+	const struct pmuscope_buf_case *c = test->param_value;
+	struct pmuscope_spe_pcpu *sc = kunit_kzalloc(test, sizeof(*sc), GFP_KERNEL);
+	u64 ptr = 0, limit = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, sc);
+	pmuscope_stest_sc(sc, c->v94 ? &pmuscope_model_v94 : &pmuscope_model_neoverse_n1);
+	KUNIT_ASSERT_EQ(test, pmuscope_spe_buffer_regs(sc, c->base, c->size, &ptr, &limit),
+			c->ret);
+	if (c->ret)
+		return;
+	KUNIT_EXPECT_EQ(test, ptr, c->base);
+	KUNIT_EXPECT_EQ(test, limit & PMUSCOPE_PMBLIMITR_LIMIT, c->base + c->size);
+	KUNIT_EXPECT_TRUE(test, limit & PMUSCOPE_PMBLIMITR_E);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(PMUSCOPE_PMBLIMITR_FM, limit),
+			(u64)PMUSCOPE_PMBLIMITR_FM_FILL);
+}
+
+struct pmuscope_check_case {
+	const char *name;
+	struct pmuscope_spe_config cfg;
+	int ret;
+};
+
+#define CPUS	.cpus = 0x1000, .cpus_size = 8
+
+static const struct pmuscope_check_case pmuscope_check_cases[] = {
+	{ "defaults", { .flags = PMUSCOPE_SPE_EL0, CPUS }, 0 },
+	{ "everything", { .flags = EL01 | PMUSCOPE_SPE_TS | PMUSCOPE_SPE_PA | PMUSCOPE_SPE_CX |
+				   PMUSCOPE_SPE_PCT | PMUSCOPE_SPE_JITTER, CPUS,
+			  .ops = 7, .interval = 4096, .min_latency = 65535,
+			  .buffer_kib = 65536, .hw_kib = 4096, .wakeup_kib = 65536 }, 0 },
+	{ "unknown flag", { .flags = PMUSCOPE_SPE_EL0 | BIT(8), CPUS }, -EINVAL },
+	{ "unknown op", { .flags = PMUSCOPE_SPE_EL0, CPUS, .ops = 8 }, -EINVAL },
+	{ "neither EL0 nor EL1", { .flags = PMUSCOPE_SPE_TS, CPUS }, -EINVAL },
+	{ "PCT without TS", { .flags = PMUSCOPE_SPE_EL0 | PMUSCOPE_SPE_PCT, CPUS }, -EINVAL },
+	{ "no CPU bitmap", { .flags = PMUSCOPE_SPE_EL0, .cpus_size = 8 }, -EINVAL },
+	{ "bitmap size 0", { .flags = PMUSCOPE_SPE_EL0, .cpus = 0x1000 }, -EINVAL },
+	{ "bitmap size not 8n", { .flags = PMUSCOPE_SPE_EL0, .cpus = 0x1000, .cpus_size = 12 },
+	  -EINVAL },
+	{ "bitmap too large", { .flags = PMUSCOPE_SPE_EL0, .cpus = 0x1000, .cpus_size = 4104 },
+	  -EINVAL },
+	{ "interval not 256n", { .flags = PMUSCOPE_SPE_EL0, CPUS, .interval = 1000 }, -EINVAL },
+	{ "interval too large", { .flags = PMUSCOPE_SPE_EL0, CPUS, .interval = 1ULL << 32 },
+	  -EINVAL },
+	{ "latency > 16 bits", { .flags = PMUSCOPE_SPE_EL0, CPUS, .min_latency = 65536 }, -EINVAL },
+	{ "ring not a power of 2", { .flags = PMUSCOPE_SPE_EL0, CPUS, .buffer_kib = 1000 },
+	  -EINVAL },
+	{ "ring too small", { .flags = PMUSCOPE_SPE_EL0, CPUS, .buffer_kib = 8, .hw_kib = 8 },
+	  -EINVAL },
+	{ "ring too large", { .flags = PMUSCOPE_SPE_EL0, CPUS, .buffer_kib = 131072 }, -EINVAL },
+	{ "hw buffer too small", { .flags = PMUSCOPE_SPE_EL0, CPUS, .hw_kib = 4 }, -EINVAL },
+	{ "hw buffer half the ring at most", { .flags = PMUSCOPE_SPE_EL0, CPUS,
+					       .buffer_kib = 64, .hw_kib = 64 }, -EINVAL },
+	{ "hw buffer not a power of 2", { .flags = PMUSCOPE_SPE_EL0, CPUS, .hw_kib = 24 },
+	  -EINVAL },
+	{ "wakeup beyond the ring", { .flags = PMUSCOPE_SPE_EL0, CPUS, .wakeup_kib = 1025 },
+	  -EINVAL },
+	{ "reserved", { .flags = PMUSCOPE_SPE_EL0, CPUS, .reserved = { 0, 1 } }, -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM_DESC(pmuscope_check, pmuscope_check_cases, name);
+
+static void pmuscope_test_spe_check(struct kunit *test)
+{
+	const struct pmuscope_check_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, pmuscope_check_spe_config(&c->cfg), c->ret);
+}
+
+/* ------------------------------------------------- the unit on the model */
+
+/* Packet length from its header (Arm ARM D18; ../shared/REGISTERS.md); 0: invalid. */
+static unsigned int pmuscope_stest_pkt(const u8 *p, size_t left, bool *end)
+{
+	u8 h = p[0];
+
+	*end = false;
+	if (h == 0x00)
+		return 1;
+	if (h == 0x01) {
+		*end = true;
+		return 1;
+	}
+	if (h == 0x71) {
+		*end = true;
+		return 9;
+	}
+	if ((h & 0xcf) == 0x42 || (h & 0xcf) == 0x43)
+		return 1 + (1 << ((h >> 4) & 3));
+	if ((h & 0xfc) == 0x48)
+		return 2;
+	if ((h & 0xfc) == 0x64)
+		return 5;
+	if ((h & 0xf8) == 0xb0)
+		return 9;
+	if ((h & 0xf8) == 0x98)
+		return 3;
+	if ((h & 0xfc) == 0x20 && left > 1) {
+		if ((p[1] & 0xf8) == 0xb0)
+			return 10;
+		if ((p[1] & 0xf8) == 0x98)
+			return 4;
+	}
+	return 0;
+}
+
+/*
+ * Count the whole records of @len bytes; false if they are not whole (the
+ * last packet but padding, which aligns records to PMBIDR_EL1.Align, must
+ * end a record).
+ */
+static bool pmuscope_stest_records(const u8 *p, u32 len, u32 *records)
+{
+	bool whole = true, end;
+	u32 off = 0, n;
+
+	while (off < len) {
+		n = pmuscope_stest_pkt(p + off, len - off, &end);
+		if (!n || n > len - off)
+			return false;
+		if (p[off] != 0x00)
+			whole = end;
+		off += n;
+		if (end)
+			(*records)++;
+	}
+	return whole;
+}
+
+/* Take every chunk out of the ring, as read() would (chunks may wrap). */
+static void pmuscope_stest_drain(struct pmuscope_stest *t)
+{
+	struct pmuscope_spe_sess *ss = t->ss;
+	u32 max = sizeof(struct pmuscope_spe_chunk) + ss->buf_size + 8;
+	u8 *copy = kmalloc(max, GFP_KERNEL);
+
+	if (!copy) {
+		t->bad = true;
+		return;
+	}
+	while (ss->tail != smp_load_acquire(&ss->head)) {
+		struct pmuscope_spe_chunk ch;
+		u32 off = ss->tail & (ss->size - 1), first;
+
+		first = min_t(u32, sizeof(ch), ss->size - off);
+		memcpy(&ch, ss->data + off, first);
+		memcpy((u8 *)&ch + first, ss->data, sizeof(ch) - first);
+		if (ch.size > max || ch.size < sizeof(ch)) {
+			t->bad = true;
+			break;
+		}
+		first = min_t(u32, ch.size, ss->size - off);
+		memcpy(copy, ss->data + off, first);
+		memcpy(copy + first, ss->data, ch.size - first);
+		t->chunks++;
+		t->bytes += ch.data_size;
+		t->flags |= ch.flags;
+		t->lost += ch.lost;
+		if (ch.cpu != t->cpu || ch.size != ALIGN(sizeof(ch) + ch.data_size, 8) ||
+		    !pmuscope_stest_records(copy + sizeof(ch), ch.data_size, &t->records))
+			t->bad = true;
+		smp_store_release(&ss->tail, ss->tail + ch.size);
+	}
+	kfree(copy);
+}
+
+/* Probe @prof on this CPU and start profiling as SPE_START does. */
+static void pmuscope_stest_start(struct kunit *test,
+				 const struct pmuscope_model_profile *prof,
+				 const struct pmuscope_spe_config *cfg)
+{
+	struct pmuscope_stest *t = test->priv;
+	unsigned long flags;
+
+	pmuscope_model_reset(t->cpu, prof);
+	preempt_disable();
+	pmuscope_probe_local(BIT(PMUSCOPE_UNIT_PMU) | BIT(PMUSCOPE_UNIT_SPE), &t->caps);
+	preempt_enable();
+	pmuscope_spe_probe(&t->sc, &t->caps);
+	KUNIT_ASSERT_TRUE(test, t->sc.usable);
+	t->ss = pmuscope_spe_alloc(cfg, cpumask_of(t->cpu));
+	KUNIT_ASSERT_NOT_NULL(test, t->ss);
+	KUNIT_ASSERT_EQ(test, pmuscope_spe_config_regs(&t->sc, cfg, &t->sc.regs), 0);
+	t->ss->running = true;
+	t->sc.owner = t->ss;
+	t->sc.buf = t->ss->bufs[t->cpu];
+	t->sc.buf_size = t->ss->buf_size;
+	raw_spin_lock_irqsave(&t->sc.lock, flags);
+	pmuscope_spe_start_local(&t->sc);
+	raw_spin_unlock_irqrestore(&t->sc.lock, flags);
+}
+
+/* The PMBIRQ, as the GIC delivers it: on the CPU, IRQs off. */
+static irqreturn_t pmuscope_stest_irq(struct pmuscope_stest *t)
+{
+	unsigned long flags;
+	irqreturn_t ret;
+
+	local_irq_save(flags);
+	ret = pmuscope_spe_irq_local(&t->sc, t->cpu);
+	local_irq_restore(flags);
+	return ret;
+}
+
+/* @ops loads at EL0, run in steps of @step, each PMBIRQ served after its step. */
+static unsigned int pmuscope_stest_run(struct pmuscope_stest *t, u64 ops, u64 step)
+{
+	struct pmuscope_model_work w = {
+		.el = 0, .pc = 0x400000, .data_addr = 0x10000000, .load_latency = 20,
+	};
+	unsigned int irqs = 0;
+	u64 done;
+
+	for (done = 0; done < ops; done += step) {
+		w.insts = min(step, ops - done);
+		w.loads = w.insts / 2;
+		w.stores = w.insts / 4;
+		w.branches = w.insts / 8;
+		w.cycles = w.insts;
+		w.ns = w.insts;
+		pmuscope_model_run(t->cpu, &w);
+		if (pmuscope_model_spe_irq_line(t->cpu)) {
+			irqs++;
+			if (pmuscope_stest_irq(t) != IRQ_HANDLED)
+				break;
+		}
+		pmuscope_stest_drain(t);
+	}
+	return irqs;
+}
+
+static void pmuscope_stest_stop(struct pmuscope_stest *t)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&t->sc.lock, flags);
+	pmuscope_spe_stop_local(&t->sc, t->cpu, PMUSCOPE_SPE_C_FINAL);
+	raw_spin_unlock_irqrestore(&t->sc.lock, flags);
+	pmuscope_stest_drain(t);
+}
+
+static const struct pmuscope_model_profile *const pmuscope_stest_profiles[] = {
+	&pmuscope_model_neoverse_n1, &pmuscope_model_v94,
+};
+
+static void pmuscope_stest_prof_desc(const struct pmuscope_model_profile *const *p,
+				     char *desc)
+{
+	strscpy(desc, (*p)->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_stest_prof, pmuscope_stest_profiles, pmuscope_stest_prof_desc);
+
+static const struct pmuscope_spe_config pmuscope_stest_cfg = {
+	.flags = PMUSCOPE_SPE_EL0, .buffer_kib = 256, .hw_kib = 8,
+};
+
+/*
+ * Many buffer fills: each handed over whole and the buffer restarted;
+ * every record the SPU completed arrives once, none split.
+ */
+static void pmuscope_test_spe_fills(struct kunit *test)
+{
+	const struct pmuscope_model_profile *const *prof = test->param_value;
+	struct pmuscope_stest *t = test->priv;
+	struct pmuscope_model_cpu *m;
+	unsigned int irqs;
+
+	pmuscope_stest_start(test, *prof, &pmuscope_stest_cfg);
+	irqs = pmuscope_stest_run(t, 6000000, 20000);
+	pmuscope_stest_stop(t);
+	m = pmuscope_model_get(t->cpu);
+	KUNIT_EXPECT_GE(test, irqs, 5U);
+	KUNIT_EXPECT_EQ(test, t->sc.st.fills, irqs);
+	KUNIT_EXPECT_FALSE(test, t->bad);
+	KUNIT_EXPECT_EQ(test, t->records, m->spe.records);
+	KUNIT_EXPECT_EQ(test, t->bytes, t->sc.st.bytes);
+	KUNIT_EXPECT_EQ(test, t->sc.st.lost_ring, 0ULL);
+	KUNIT_EXPECT_EQ(test, t->sc.st.lost_dl, 0ULL);
+	KUNIT_EXPECT_TRUE(test, t->flags & PMUSCOPE_SPE_C_FINAL);
+	KUNIT_EXPECT_FALSE(test, t->flags & PMUSCOPE_SPE_C_LOST);
+	KUNIT_EXPECT_FALSE(test, pmuscope_model_spe_irq_line(t->cpu));
+	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMSCR_EL1), 0ULL);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMBLIMITR_EL1) &
+			PMUSCOPE_PMBLIMITR_E, 0ULL);
+}
+
+/* A stop drains the SPU first: records still in flight are not lost. */
+static void pmuscope_test_spe_drain(struct kunit *test)
+{
+	const struct pmuscope_model_profile *const *prof = test->param_value;
+	struct pmuscope_stest *t = test->priv;
+	struct pmuscope_model_cpu *m;
+
+	pmuscope_stest_start(test, *prof, &pmuscope_stest_cfg);
+	KUNIT_EXPECT_EQ(test, pmuscope_stest_run(t, 30000, 30000), 0U);
+	pmuscope_stest_stop(t);
+	m = pmuscope_model_get(t->cpu);
+	KUNIT_EXPECT_GT(test, m->spe.records, 0U);
+	KUNIT_EXPECT_EQ(test, t->records, m->spe.records);
+	KUNIT_EXPECT_EQ(test, m->spe.lost, 0U);
+	KUNIT_EXPECT_EQ(test, t->chunks, 1U);
+	KUNIT_EXPECT_FALSE(test, t->bad);
+}
+
+struct pmuscope_fault_case {
+	const char *name;
+	enum pmuscope_model_spe_fault f;
+	bool stops;
+	bool dl;
+	bool coll;
+};
+
+static const struct pmuscope_fault_case pmuscope_fault_cases[] = {
+	{ "stage 1 translation: stop", PMUSCOPE_MODEL_SPE_FAULT_S1_TRANSLATION, true },
+	{ "stage 2 translation: stop", PMUSCOPE_MODEL_SPE_FAULT_S2_TRANSLATION, true },
+	{ "alignment: stop", PMUSCOPE_MODEL_SPE_FAULT_ALIGNMENT, true },
+	{ "external abort: stop", PMUSCOPE_MODEL_SPE_FAULT_EXT_ABORT, true },
+	{ "data loss: discard, go on", PMUSCOPE_MODEL_SPE_FAULT_DATA_LOSS, false, true },
+	{ "collision: flag, go on", PMUSCOPE_MODEL_SPE_FAULT_COLLISION, false, false, true },
+};
+
+KUNIT_ARRAY_PARAM_DESC(pmuscope_fault, pmuscope_fault_cases, name);
+
+static void pmuscope_test_spe_fault(struct kunit *test)
+{
+	const struct pmuscope_fault_case *c = test->param_value;
+	struct pmuscope_stest *t = test->priv;
+	unsigned int irqs;
+
+	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
+	/* Some records first, so that a discard has something to discard. */
+	pmuscope_stest_run(t, 20000, 20000);
+	pmuscope_model_spe_inject(t->cpu, c->f);
+	irqs = pmuscope_stest_run(t, 3000000, 20000);
+	if (c->stops) {
+		KUNIT_EXPECT_TRUE(test, t->sc.faulted);
+		KUNIT_EXPECT_FALSE(test, t->sc.running);
+		KUNIT_EXPECT_TRUE(test, t->sc.st.pmbsr & PMUSCOPE_PMBSR_S);
+		KUNIT_EXPECT_NE(test, pmuscope_spe_decode(t->sc.st.pmbsr),
+				PMUSCOPE_SPE_ACT_FULL);
+		KUNIT_EXPECT_TRUE(test, t->flags & PMUSCOPE_SPE_C_STOPPED);
+		/* Stopped, not retried: one PMBIRQ, nothing written after. */
+		KUNIT_EXPECT_EQ(test, irqs, 1U);
+		KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMSCR_EL1), 0ULL);
+	} else {
+		pmuscope_stest_stop(t);
+		KUNIT_EXPECT_FALSE(test, t->sc.faulted);
+		KUNIT_EXPECT_GE(test, t->sc.st.fills, 2U);
+	}
+	if (c->dl) {
+		KUNIT_EXPECT_EQ(test, t->sc.st.dl_events, 1U);
+		KUNIT_EXPECT_GT(test, t->sc.st.lost_dl, 0ULL);
+		KUNIT_EXPECT_TRUE(test, t->flags & PMUSCOPE_SPE_C_LOST);
+		KUNIT_EXPECT_EQ(test, t->lost, t->sc.st.lost_dl);
+	}
+	if (c->coll) {
+		KUNIT_EXPECT_GE(test, t->sc.st.collisions, 1U);
+		KUNIT_EXPECT_TRUE(test, t->flags & PMUSCOPE_SPE_C_COLLISION);
+	}
+	/* Whatever was handed over is whole records, and PMBSR_EL1 is left clear. */
+	KUNIT_EXPECT_FALSE(test, t->bad);
+	KUNIT_EXPECT_EQ(test, t->bytes + t->sc.st.lost_dl, t->sc.st.bytes + t->sc.st.lost_dl);
+	KUNIT_EXPECT_FALSE(test, pmuscope_model_spe_irq_line(t->cpu));
+	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMBSR_EL1), 0ULL);
+}
+
+/* A PMBIRQ with PMBSR_EL1.S clear: IRQ_NONE, counted, nothing touched. */
+static void pmuscope_test_spe_spurious(struct kunit *test)
+{
+	struct pmuscope_stest *t = test->priv;
+
+	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
+	KUNIT_EXPECT_EQ(test, pmuscope_stest_irq(t), IRQ_NONE);
+	KUNIT_EXPECT_EQ(test, t->sc.st.spurious, 1U);
+	KUNIT_EXPECT_TRUE(test, t->sc.running);
+	pmuscope_stest_drain(t);
+	KUNIT_EXPECT_EQ(test, t->chunks, 0U);
+}
+
+/* Idle mid-profiling: drained at the power-down, profiling again after. */
+static void pmuscope_test_spe_idle(struct kunit *test)
+{
+	struct pmuscope_stest *t = test->priv;
+	struct pmuscope_model_cpu *m;
+	unsigned long flags;
+
+	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
+	pmuscope_stest_run(t, 30000, 30000);
+	local_irq_save(flags);
+	pmuscope_spe_pm(&t->sc, t->cpu, true);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_FALSE(test, t->sc.running);
+	pmuscope_stest_drain(t);
+	KUNIT_EXPECT_EQ(test, t->chunks, 1U);
+	KUNIT_EXPECT_TRUE(test, t->flags & PMUSCOPE_SPE_C_FINAL);
+	/* The power-down loses the unit's registers. */
+	pmuscope_model_reset(t->cpu, &pmuscope_model_neoverse_n1);
+	pmuscope_model_spe_add_buffer(t->cpu, t->sc.buf, t->sc.buf_size);
+	local_irq_save(flags);
+	pmuscope_spe_pm(&t->sc, t->cpu, false);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_TRUE(test, t->sc.running);
+	pmuscope_stest_run(t, 3000000, 20000);
+	pmuscope_stest_stop(t);
+	m = pmuscope_model_get(t->cpu);
+	KUNIT_EXPECT_GT(test, m->spe.records, 0U);
+	KUNIT_EXPECT_FALSE(test, t->bad);
+	KUNIT_EXPECT_GE(test, t->sc.st.fills, 1U);
+}
+
+/* A ring with no room: the chunk is counted lost, and the next one says so. */
+static void pmuscope_test_spe_ring_full(struct kunit *test)
+{
+	struct pmuscope_stest *t = test->priv;
+	struct pmuscope_spe_config cfg = pmuscope_stest_cfg;
+	struct pmuscope_model_work w = {
+		.el = 0, .pc = 0x400000, .data_addr = 0x10000000, .load_latency = 20,
+		.insts = 20000, .loads = 10000, .cycles = 20000, .ns = 20000,
+	};
+	u64 before;
+	int i;
+
+	cfg.buffer_kib = 16;
+	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &cfg);
+	/* Fill without reading: 16 KiB holds one 8 KiB chunk, not two. */
+	for (i = 0; i < 200 && !t->sc.st.lost_ring; i++) {
+		pmuscope_model_run(t->cpu, &w);
+		if (pmuscope_model_spe_irq_line(t->cpu))
+			pmuscope_stest_irq(t);
+	}
+	KUNIT_ASSERT_GT(test, t->sc.st.lost_ring, 0ULL);
+	before = t->sc.st.lost_ring;
+	pmuscope_stest_drain(t);
+	pmuscope_stest_stop(t);
+	KUNIT_EXPECT_TRUE(test, t->flags & PMUSCOPE_SPE_C_LOST);
+	KUNIT_EXPECT_EQ(test, t->lost, before);
+	KUNIT_EXPECT_FALSE(test, t->bad);
+}
+
+static struct kunit_case pmuscope_spe_cases[] = {
+	KUNIT_CASE_PARAM(pmuscope_test_spe_decode, pmuscope_decode_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_spe_config_regs, pmuscope_regs_gen_params),
+	KUNIT_CASE(pmuscope_test_spe_min_interval),
+	KUNIT_CASE_PARAM(pmuscope_test_spe_buffer_regs, pmuscope_buf_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_spe_check, pmuscope_check_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_spe_fills, pmuscope_stest_prof_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_spe_drain, pmuscope_stest_prof_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_spe_fault, pmuscope_fault_gen_params),
+	KUNIT_CASE(pmuscope_test_spe_spurious),
+	KUNIT_CASE(pmuscope_test_spe_idle),
+	KUNIT_CASE(pmuscope_test_spe_ring_full),
+	{}
+};
+
+static struct kunit_suite pmuscope_spe_suite = {
+	.name = "pmuscope_spe",
+	.init = pmuscope_stest_init,
+	.exit = pmuscope_stest_exit,
+	.test_cases = pmuscope_spe_cases,
+};
+
+kunit_test_suite(pmuscope_spe_suite);
