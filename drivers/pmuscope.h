@@ -658,7 +658,6 @@ struct pmuscope_spe_sess {
 	struct mutex read_lock;
 };
 
-
 /*
  * One CPU's SPE. @usable, @pmsidr, @pmbidr and @pmsver are written at CPU
  * online under pmuscope_drv.lock. Everything else is protected by @lock

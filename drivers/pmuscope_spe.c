@@ -461,7 +461,7 @@ void pmuscope_spe_free(struct pmuscope_spe_sess *ss)
 }
 
 struct pmuscope_spe_sess *pmuscope_spe_alloc(const struct pmuscope_spe_config *c,
-						    const struct cpumask *cpus)
+					     const struct cpumask *cpus)
 {
 	struct pmuscope_spe_sess *ss = kzalloc(sizeof(*ss), GFP_KERNEL);
 	unsigned int cpu;
@@ -547,6 +547,7 @@ ssize_t pmuscope_spe_read(struct pmuscope_spe_sess *ss, char __user *ubuf, size_
 	if (mutex_lock_interruptible(&ss->read_lock))
 		return -ERESTARTSYS;
 	for (;;) {
+		/* Pairs with smp_store_release() of @head in pmuscope_spe_emit(). */
 		head = smp_load_acquire(&ss->head);
 		if (head != ss->tail || !READ_ONCE(ss->running))
 			break;
@@ -554,6 +555,7 @@ ssize_t pmuscope_spe_read(struct pmuscope_spe_sess *ss, char __user *ubuf, size_
 			mutex_unlock(&ss->read_lock);
 			return -EAGAIN;
 		}
+		/* The same pairing as above. */
 		ret = wait_event_interruptible(ss->wait, smp_load_acquire(&ss->head) != ss->tail ||
 					       !READ_ONCE(ss->running));
 		if (ret) {

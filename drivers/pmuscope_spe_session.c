@@ -281,14 +281,6 @@ int pmuscope_session_spe_start(void **slot, struct pmuscope_session **fresh,
 	ret = pmuscope_spe_perm(c);
 	if (ret)
 		return ret;
-	if (!pmuscope_spe_available()) {
-		if (pmuscope_hw_kernel_unmapped_at_el0())
-			pr_info_ratelimited("SPE: the profiling buffer is unreachable while EL0 runs (KPTI): boot with kpti=off\n");
-		else if (pmuscope_drv.allowed_units & BIT(PMUSCOPE_UNIT_SPE))
-			pr_info_ratelimited("SPE: no PMBIRQ: perf's arm_spe_pmu driver holds the SPE device (unbind it: /sys/bus/platform/drivers/arm_spe_pmu/unbind), or give spe_irq=\n");
-		return pmuscope_spe_irq.registered && !pmuscope_spe_irq.have_pdev &&
-		       !pmuscope_hw_kernel_unmapped_at_el0() ? -EBUSY : -EOPNOTSUPP;
-	}
 	regs = kcalloc(nr_cpu_ids, sizeof(*regs), GFP_KERNEL);
 	if (!regs)
 		return -ENOMEM;
@@ -309,6 +301,10 @@ int pmuscope_session_spe_start(void **slot, struct pmuscope_session **fresh,
 		struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[cpu];
 
 		if (!pcpu->probed || !pcpu->spe.usable) {
+			pr_info_ratelimited("SPE: cpu%u has no usable Statistical Profiling Extension (sysfs cpu%u/spe: %s)\n",
+					    cpu, cpu, pcpu->probed ?
+					    pmuscope_state_name(pcpu->caps.state[PMUSCOPE_UNIT_SPE]) :
+					    "not probed");
 			ret = -EOPNOTSUPP;
 			goto out;
 		}
@@ -319,6 +315,16 @@ int pmuscope_session_spe_start(void **slot, struct pmuscope_session **fresh,
 			ret = -EBUSY;
 			goto out;
 		}
+	}
+	if (pmuscope_hw_kernel_unmapped_at_el0()) {
+		pr_info_ratelimited("SPE: the profiling buffer is unreachable while EL0 runs (KPTI): boot with kpti=off\n");
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	if (!pmuscope_spe_irq.irq) {
+		pr_info_ratelimited("SPE: no PMBIRQ: perf's arm_spe_pmu driver holds the SPE device (unbind it: /sys/bus/platform/drivers/arm_spe_pmu/unbind), or give spe_irq=\n");
+		ret = -EBUSY;
+		goto out;
 	}
 	ss->sess = sess;
 	ss->running = true;

@@ -379,6 +379,29 @@ static int pmuscope_emu_amu_show(struct seq_file *s, void *unused)
 DEFINE_SHOW_ATTRIBUTE(pmuscope_emu_amu);
 
 /*
+ * /sys/kernel/debug/pmuscope_emu/spe: the model's own count of each CPU's
+ * SPE samples (operations selected), records completely written to the
+ * buffer, and collected records lost unwritten, for tests to compare what
+ * the driver delivered with what the SPU did.
+ */
+static int pmuscope_emu_spe_show(struct seq_file *s, void *unused)
+{
+	unsigned int cpu;
+
+	if (!pmuscope_model_implements(pmuscope_emu_prof, PMUSCOPE_REG_PMSIDR_EL1))
+		return -ENODEV;
+	for_each_possible_cpu(cpu) {
+		struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+
+		seq_printf(s, "cpu%u samples=%u records=%u lost=%u\n", cpu,
+			   READ_ONCE(m->spe.samples), READ_ONCE(m->spe.records),
+			   READ_ONCE(m->spe.lost));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pmuscope_emu_spe);
+
+/*
  * /sys/kernel/debug/pmuscope_emu/spe_selftest: "cpu=N" programs the
  * modelled SPE of CPU N into a registered buffer, runs a workload that
  * fills it (buffer full: PMBSR_EL1.S, PMBIRQ), and waits for the model's
@@ -574,6 +597,7 @@ int pmuscope_emu_init(void)
 	debugfs_create_file("profile", 0444, pmuscope_emu_dir, NULL,
 			    &pmuscope_emu_profile_fops);
 	debugfs_create_file("amu", 0444, pmuscope_emu_dir, NULL, &pmuscope_emu_amu_fops);
+	debugfs_create_file("spe", 0444, pmuscope_emu_dir, NULL, &pmuscope_emu_spe_fops);
 	debugfs_create_file("spe_selftest", 0600, pmuscope_emu_dir, NULL,
 			    &pmuscope_emu_spe_st_fops);
 

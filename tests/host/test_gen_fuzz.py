@@ -176,7 +176,10 @@ class KindTest(unittest.TestCase):
         self.assertEqual(got["PMUSCOPE_IOC_SNAPSHOT"], ("WR", 0xB9, 7, "pmuscope_snapshot"))
         self.assertEqual(got["PMUSCOPE_IOC_STREAM"], ("W", 0xB9, 8, "pmuscope_stream"))
         self.assertEqual(got["PMUSCOPE_IOC_AMU_READ"], ("WR", 0xB9, 9, "pmuscope_amu_read"))
-        self.assertEqual(len(got), 10)
+        self.assertEqual(got["PMUSCOPE_IOC_SPE_START"], ("W", 0xB9, 10, "pmuscope_spe_config"))
+        self.assertEqual(got["PMUSCOPE_IOC_SPE_STOP"], ("NONE", 0xB9, 11, None))
+        self.assertEqual(got["PMUSCOPE_IOC_SPE_STATUS"], ("WR", 0xB9, 12, "pmuscope_spe_status"))
+        self.assertEqual(len(got), 13)
 
 
 class DocTest(unittest.TestCase):
@@ -233,7 +236,7 @@ class OutputTest(unittest.TestCase):
                            "\t__u32 nr_extra;\t/* 0 .. 7 */\n\t__u32 reserved1;\n")
         self.assertNotEqual(h, HEADER)
         h = h.replace("#endif /* _UAPI_LINUX_PMUSCOPE_H */",
-                      "#define PMUSCOPE_IOC_PING\t_IOW(PMUSCOPE_IOC_MAGIC, 0x0a, "
+                      "#define PMUSCOPE_IOC_PING\t_IOW(PMUSCOPE_IOC_MAGIC, 0x0d, "
                       "struct pmuscope_swinc)\n#endif")
         doc = DOC + ("\nPMUSCOPE_IOC_PING\n=================\n\n"
                      "====== =====\nerrno  cause\n====== =====\nEIO    why\n====== =====\n")
@@ -241,9 +244,9 @@ class OutputTest(unittest.TestCase):
         self.assertIn('{ "nr_extra", 24, 4, 1, FZ_COUNT, 0, 0x0ULL, 0LL, 7LL,', out)
         self.assertIn('{ "reserved", 32, 8, 2, FZ_RESERVED,', out)
         self.assertIn("sizeof(struct pmuscope_swinc) == 48", out)
-        self.assertIn('{ "PMUSCOPE_IOC_PING", PMUSCOPE_IOC_PING, FZ_DIR_W, 0x0a, 5,', out)
+        self.assertIn('{ "PMUSCOPE_IOC_PING", PMUSCOPE_IOC_PING, FZ_DIR_W, 0x0d, 5,', out)
         self.assertIn("fz_errnos_PMUSCOPE_IOC_PING[] = { EIO };", out)
-        self.assertIn("#define FZ_NR_IOCTLS\t11", out)
+        self.assertIn("#define FZ_NR_IOCTLS\t14", out)
 
 
 class CheckModeTest(unittest.TestCase):

@@ -199,7 +199,8 @@ static void pmuscope_test_spe_min_interval(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < 16; i++)
-		KUNIT_EXPECT_EQ(test, pmuscope_spe_min_interval(FIELD_PREP(PMUSCOPE_PMSIDR_INTERVAL, i)),
+		KUNIT_EXPECT_EQ(test,
+				pmuscope_spe_min_interval(FIELD_PREP(PMUSCOPE_PMSIDR_INTERVAL, i)),
 				(u64)(i < ARRAY_SIZE(want) ? want[i] : 4096));
 }
 
@@ -367,6 +368,7 @@ static void pmuscope_stest_drain(struct pmuscope_stest *t)
 		t->bad = true;
 		return;
 	}
+	/* Pairs with the driver's smp_store_release() of @head. */
 	while (ss->tail != smp_load_acquire(&ss->head)) {
 		struct pmuscope_spe_chunk ch;
 		u32 off = ss->tail & (ss->size - 1), first;
@@ -388,6 +390,7 @@ static void pmuscope_stest_drain(struct pmuscope_stest *t)
 		if (ch.cpu != t->cpu || ch.size != ALIGN(sizeof(ch) + ch.data_size, 8) ||
 		    !pmuscope_stest_records(copy + sizeof(ch), ch.data_size, &t->records))
 			t->bad = true;
+		/* Pairs with the driver's smp_load_acquire() of @tail. */
 		smp_store_release(&ss->tail, ss->tail + ch.size);
 	}
 	kfree(copy);
@@ -571,7 +574,8 @@ static void pmuscope_test_spe_fault(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, t->flags & PMUSCOPE_SPE_C_STOPPED);
 		/* Stopped, not retried: one PMBIRQ, nothing written after. */
 		KUNIT_EXPECT_EQ(test, irqs, 1U);
-		KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMSCR_EL1), 0ULL);
+		KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMSCR_EL1),
+				0ULL);
 	} else {
 		pmuscope_stest_stop(t);
 		KUNIT_EXPECT_FALSE(test, t->sc.faulted);

@@ -45,7 +45,7 @@
 #define PMUSCOPE_FEAT_SNAPSHOT_HW	(1ULL << 10)	/* a CPU captures in hardware */
 #define PMUSCOPE_FEAT_STREAM		(1ULL << 11)	/* PMUSCOPE_IOC_STREAM, read(), poll() */
 #define PMUSCOPE_FEAT_AMU		(1ULL << 12)	/* PMUSCOPE_IOC_AMU_READ reads an AMU */
-#define PMUSCOPE_FEAT_SPE		(1ULL << 13)	/* PMUSCOPE_IOC_SPE_START can profile a CPU */
+#define PMUSCOPE_FEAT_SPE		(1ULL << 13)	/* PMUSCOPE_IOC_SPE_START: a CPU's SPE */
 
 struct pmuscope_handshake {
 	__u32 size;		/* in: sizeof(struct pmuscope_handshake) */
@@ -295,9 +295,8 @@ struct pmuscope_amu_read {
 #define PMUSCOPE_SPE_TS			(1U << 2)	/* Timestamp packets (PMSCR_EL1.TS) */
 #define PMUSCOPE_SPE_PA			(1U << 3)	/* physical addresses (PA): privileged */
 #define PMUSCOPE_SPE_CX			(1U << 4)	/* Context packets (CX): privileged */
-#define PMUSCOPE_SPE_PCT		(1U << 5)	/* physical timestamps (PCT): privileged, TS */
-#define PMUSCOPE_SPE_JITTER		(1U << 6)	/* random interval jitter (PMSIRR_EL1.RND) */
-#define PMUSCOPE_SPE_DISCARD		(1U << 7)	/* discard mode: sample, write nothing */
+#define PMUSCOPE_SPE_PCT		(1U << 5)	/* physical time (PCT): privileged, TS */
+#define PMUSCOPE_SPE_JITTER		(1U << 6)	/* random jitter (PMSIRR_EL1.RND) */
 
 /* Operation filter (PMSFCR_EL1.B, LD, ST): 0 samples every operation. */
 #define PMUSCOPE_SPE_OP_BRANCH		(1U << 0)
@@ -318,15 +317,17 @@ struct pmuscope_spe_config {
 	__u64 cpus;		/* pointer to a CPU bitmap of __u64 words, not empty */
 	__u32 cpus_size;	/* bytes at @cpus, a multiple of 8, 8 .. 4096 */
 	__u32 ops;		/* PMUSCOPE_SPE_OP_*; 0 = every operation */
-	__u64 interval;		/* operations between samples, a multiple of 256 from
-				 * the CPU's minimum (sysfs spe_min_interval) to
-				 * INTERVAL_MAX; 0 = the minimum */
+	/*
+	 * Operations between samples, a multiple of 256 from the CPU's
+	 * minimum (sysfs spe_min_interval) to INTERVAL_MAX; 0 = the minimum.
+	 */
+	__u64 interval;
 	__u64 events;		/* PMSEVFR_EL1: sample only with all these events; 0 = off */
 	__u64 nevents;		/* PMSNEVFR_EL1 (FEAT_SPE_FnE): only with none of these */
 	__u32 min_latency;	/* PMSLATFR_EL1.MINLAT, cycles, <= 65535; 0 = off */
 	__u32 buffer_kib;	/* per CPU ring read() drains, a power of 2; 0 = 1024 */
-	__u32 hw_kib;		/* per CPU profiling buffer, a power of 2, < buffer_kib:
-				 * data is handed over at each fill; 0 = 64 */
+	/* Per CPU profiling buffer, a power of 2, <= buffer_kib / 2, handed over full; 0 = 64 */
+	__u32 hw_kib;
 	__u32 wakeup_kib;	/* poll() is readable at this much; 0 = any chunk */
 	__u64 reserved[2];
 };
@@ -364,8 +365,8 @@ struct pmuscope_spe_cpu {
 	__u64 bytes;		/* SPE data put in the ring */
 	__u64 lost_ring;	/* bytes lost: the ring was full */
 	__u64 lost_dl;		/* bytes discarded: PMBSR_EL1.DL (data loss) */
-	__u64 stopped_ns;	/* ns profiling was off while the session ran
-				 * (buffer service, idle, offline, fault) */
+	/* ns profiling was off while the session ran (buffer service, idle, offline, fault) */
+	__u64 stopped_ns;
 	__u32 fills;		/* profiling buffer fills (buffer-full PMBIRQs) */
 	__u32 dl_events;	/* PMBIRQs with DL set */
 	__u32 collisions;	/* PMBIRQs with COLL set */

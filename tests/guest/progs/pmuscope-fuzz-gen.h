@@ -384,6 +384,121 @@ _Static_assert(offsetof(struct pmuscope_amu_read, freq) == 40 &&
 _Static_assert(offsetof(struct pmuscope_amu_read, reserved) == 48 &&
 	       sizeof(((struct pmuscope_amu_read *)0)->reserved) == 16,
 	       "gen-fuzz.py: pmuscope_amu_read.reserved");
+_Static_assert(sizeof(struct pmuscope_spe_config) == 80, "gen-fuzz.py: size of struct pmuscope_spe_config");
+_Static_assert(offsetof(struct pmuscope_spe_config, size) == 0 &&
+	       sizeof(((struct pmuscope_spe_config *)0)->size) == 4,
+	       "gen-fuzz.py: pmuscope_spe_config.size");
+_Static_assert(offsetof(struct pmuscope_spe_config, flags) == 4 &&
+	       sizeof(((struct pmuscope_spe_config *)0)->flags) == 4,
+	       "gen-fuzz.py: pmuscope_spe_config.flags");
+_Static_assert(offsetof(struct pmuscope_spe_config, cpus) == 8 &&
+	       sizeof(((struct pmuscope_spe_config *)0)->cpus) == 8,
+	       "gen-fuzz.py: pmuscope_spe_config.cpus");
+_Static_assert(offsetof(struct pmuscope_spe_config, cpus_size) == 16 &&
+	       sizeof(((struct pmuscope_spe_config *)0)->cpus_size) == 4,
+	       "gen-fuzz.py: pmuscope_spe_config.cpus_size");
+_Static_assert(offsetof(struct pmuscope_spe_config, ops) == 20 &&
+	       sizeof(((struct pmuscope_spe_config *)0)->ops) == 4,
+	       "gen-fuzz.py: pmuscope_spe_config.ops");
+_Static_assert(offsetof(struct pmuscope_spe_config, interval) == 24 &&
+	       sizeof(((struct pmuscope_spe_config *)0)->interval) == 8,
+	       "gen-fuzz.py: pmuscope_spe_config.interval");
+_Static_assert(offsetof(struct pmuscope_spe_config, events) == 32 &&
+	       sizeof(((struct pmuscope_spe_config *)0)->events) == 8,
+	       "gen-fuzz.py: pmuscope_spe_config.events");
+_Static_assert(offsetof(struct pmuscope_spe_config, nevents) == 40 &&
+	       sizeof(((struct pmuscope_spe_config *)0)->nevents) == 8,
+	       "gen-fuzz.py: pmuscope_spe_config.nevents");
+_Static_assert(offsetof(struct pmuscope_spe_config, min_latency) == 48 &&
+	       sizeof(((struct pmuscope_spe_config *)0)->min_latency) == 4,
+	       "gen-fuzz.py: pmuscope_spe_config.min_latency");
+_Static_assert(offsetof(struct pmuscope_spe_config, buffer_kib) == 52 &&
+	       sizeof(((struct pmuscope_spe_config *)0)->buffer_kib) == 4,
+	       "gen-fuzz.py: pmuscope_spe_config.buffer_kib");
+_Static_assert(offsetof(struct pmuscope_spe_config, hw_kib) == 56 &&
+	       sizeof(((struct pmuscope_spe_config *)0)->hw_kib) == 4,
+	       "gen-fuzz.py: pmuscope_spe_config.hw_kib");
+_Static_assert(offsetof(struct pmuscope_spe_config, wakeup_kib) == 60 &&
+	       sizeof(((struct pmuscope_spe_config *)0)->wakeup_kib) == 4,
+	       "gen-fuzz.py: pmuscope_spe_config.wakeup_kib");
+_Static_assert(offsetof(struct pmuscope_spe_config, reserved) == 64 &&
+	       sizeof(((struct pmuscope_spe_config *)0)->reserved) == 16,
+	       "gen-fuzz.py: pmuscope_spe_config.reserved");
+_Static_assert(sizeof(struct pmuscope_spe_chunk) == 32, "gen-fuzz.py: size of struct pmuscope_spe_chunk");
+_Static_assert(offsetof(struct pmuscope_spe_chunk, size) == 0 &&
+	       sizeof(((struct pmuscope_spe_chunk *)0)->size) == 4,
+	       "gen-fuzz.py: pmuscope_spe_chunk.size");
+_Static_assert(offsetof(struct pmuscope_spe_chunk, cpu) == 4 &&
+	       sizeof(((struct pmuscope_spe_chunk *)0)->cpu) == 4,
+	       "gen-fuzz.py: pmuscope_spe_chunk.cpu");
+_Static_assert(offsetof(struct pmuscope_spe_chunk, time) == 8 &&
+	       sizeof(((struct pmuscope_spe_chunk *)0)->time) == 8,
+	       "gen-fuzz.py: pmuscope_spe_chunk.time");
+_Static_assert(offsetof(struct pmuscope_spe_chunk, data_size) == 16 &&
+	       sizeof(((struct pmuscope_spe_chunk *)0)->data_size) == 4,
+	       "gen-fuzz.py: pmuscope_spe_chunk.data_size");
+_Static_assert(offsetof(struct pmuscope_spe_chunk, flags) == 20 &&
+	       sizeof(((struct pmuscope_spe_chunk *)0)->flags) == 4,
+	       "gen-fuzz.py: pmuscope_spe_chunk.flags");
+_Static_assert(offsetof(struct pmuscope_spe_chunk, lost) == 24 &&
+	       sizeof(((struct pmuscope_spe_chunk *)0)->lost) == 8,
+	       "gen-fuzz.py: pmuscope_spe_chunk.lost");
+_Static_assert(sizeof(struct pmuscope_spe_cpu) == 64, "gen-fuzz.py: size of struct pmuscope_spe_cpu");
+_Static_assert(offsetof(struct pmuscope_spe_cpu, cpu) == 0 &&
+	       sizeof(((struct pmuscope_spe_cpu *)0)->cpu) == 4,
+	       "gen-fuzz.py: pmuscope_spe_cpu.cpu");
+_Static_assert(offsetof(struct pmuscope_spe_cpu, state) == 4 &&
+	       sizeof(((struct pmuscope_spe_cpu *)0)->state) == 4,
+	       "gen-fuzz.py: pmuscope_spe_cpu.state");
+_Static_assert(offsetof(struct pmuscope_spe_cpu, pmbsr) == 8 &&
+	       sizeof(((struct pmuscope_spe_cpu *)0)->pmbsr) == 8,
+	       "gen-fuzz.py: pmuscope_spe_cpu.pmbsr");
+_Static_assert(offsetof(struct pmuscope_spe_cpu, bytes) == 16 &&
+	       sizeof(((struct pmuscope_spe_cpu *)0)->bytes) == 8,
+	       "gen-fuzz.py: pmuscope_spe_cpu.bytes");
+_Static_assert(offsetof(struct pmuscope_spe_cpu, lost_ring) == 24 &&
+	       sizeof(((struct pmuscope_spe_cpu *)0)->lost_ring) == 8,
+	       "gen-fuzz.py: pmuscope_spe_cpu.lost_ring");
+_Static_assert(offsetof(struct pmuscope_spe_cpu, lost_dl) == 32 &&
+	       sizeof(((struct pmuscope_spe_cpu *)0)->lost_dl) == 8,
+	       "gen-fuzz.py: pmuscope_spe_cpu.lost_dl");
+_Static_assert(offsetof(struct pmuscope_spe_cpu, stopped_ns) == 40 &&
+	       sizeof(((struct pmuscope_spe_cpu *)0)->stopped_ns) == 8,
+	       "gen-fuzz.py: pmuscope_spe_cpu.stopped_ns");
+_Static_assert(offsetof(struct pmuscope_spe_cpu, fills) == 48 &&
+	       sizeof(((struct pmuscope_spe_cpu *)0)->fills) == 4,
+	       "gen-fuzz.py: pmuscope_spe_cpu.fills");
+_Static_assert(offsetof(struct pmuscope_spe_cpu, dl_events) == 52 &&
+	       sizeof(((struct pmuscope_spe_cpu *)0)->dl_events) == 4,
+	       "gen-fuzz.py: pmuscope_spe_cpu.dl_events");
+_Static_assert(offsetof(struct pmuscope_spe_cpu, collisions) == 56 &&
+	       sizeof(((struct pmuscope_spe_cpu *)0)->collisions) == 4,
+	       "gen-fuzz.py: pmuscope_spe_cpu.collisions");
+_Static_assert(offsetof(struct pmuscope_spe_cpu, spurious) == 60 &&
+	       sizeof(((struct pmuscope_spe_cpu *)0)->spurious) == 4,
+	       "gen-fuzz.py: pmuscope_spe_cpu.spurious");
+_Static_assert(sizeof(struct pmuscope_spe_status) == 48, "gen-fuzz.py: size of struct pmuscope_spe_status");
+_Static_assert(offsetof(struct pmuscope_spe_status, size) == 0 &&
+	       sizeof(((struct pmuscope_spe_status *)0)->size) == 4,
+	       "gen-fuzz.py: pmuscope_spe_status.size");
+_Static_assert(offsetof(struct pmuscope_spe_status, flags) == 4 &&
+	       sizeof(((struct pmuscope_spe_status *)0)->flags) == 4,
+	       "gen-fuzz.py: pmuscope_spe_status.flags");
+_Static_assert(offsetof(struct pmuscope_spe_status, records) == 8 &&
+	       sizeof(((struct pmuscope_spe_status *)0)->records) == 8,
+	       "gen-fuzz.py: pmuscope_spe_status.records");
+_Static_assert(offsetof(struct pmuscope_spe_status, nr_records) == 16 &&
+	       sizeof(((struct pmuscope_spe_status *)0)->nr_records) == 4,
+	       "gen-fuzz.py: pmuscope_spe_status.nr_records");
+_Static_assert(offsetof(struct pmuscope_spe_status, record_size) == 20 &&
+	       sizeof(((struct pmuscope_spe_status *)0)->record_size) == 4,
+	       "gen-fuzz.py: pmuscope_spe_status.record_size");
+_Static_assert(offsetof(struct pmuscope_spe_status, freq) == 24 &&
+	       sizeof(((struct pmuscope_spe_status *)0)->freq) == 8,
+	       "gen-fuzz.py: pmuscope_spe_status.freq");
+_Static_assert(offsetof(struct pmuscope_spe_status, reserved) == 32 &&
+	       sizeof(((struct pmuscope_spe_status *)0)->reserved) == 16,
+	       "gen-fuzz.py: pmuscope_spe_status.reserved");
 
 static const struct fz_field fz_fields_pmuscope_handshake[] = {
 	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
@@ -523,6 +638,55 @@ static const struct fz_field fz_fields_pmuscope_amu_read[] = {
 	{ "reserved", 48, 8, 2, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 };
 
+static const struct fz_field fz_fields_pmuscope_spe_config[] = {
+	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 4, 4, 1, FZ_FLAGS, 0, 0xffffff7fULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "cpus", 8, 8, 1, FZ_PTR, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, 3 },
+	{ "cpus_size", 16, 4, 1, FZ_BYTES, 0, 0x0ULL, 8LL, 4096LL, 8, 0, -1, -1, -1, -1, -1 },
+	{ "ops", 20, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "interval", 24, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "events", 32, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "nevents", 40, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "min_latency", 48, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "buffer_kib", 52, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 1024, -1, -1, -1, -1, -1 },
+	{ "hw_kib", 56, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "wakeup_kib", 60, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "reserved", 64, 8, 2, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+};
+
+static const struct fz_field fz_fields_pmuscope_spe_chunk[] = {
+	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "cpu", 4, 4, 1, FZ_CPU, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "time", 8, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "data_size", 16, 4, 1, FZ_BYTES, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 20, 4, 1, FZ_FLAGS, 0, 0xfULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "lost", 24, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+};
+
+static const struct fz_field fz_fields_pmuscope_spe_cpu[] = {
+	{ "cpu", 0, 4, 1, FZ_CPU, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "state", 4, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "pmbsr", 8, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "bytes", 16, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "lost_ring", 24, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "lost_dl", 32, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "stopped_ns", 40, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "fills", 48, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "dl_events", 52, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "collisions", 56, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "spurious", 60, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+};
+
+static const struct fz_field fz_fields_pmuscope_spe_status[] = {
+	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 4, 4, 1, FZ_FLAGS, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "records", 8, 8, 1, FZ_PTR, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, 14, 3, 4, -1 },
+	{ "nr_records", 16, 4, 1, FZ_COUNT, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "record_size", 20, 4, 1, FZ_ELEM_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 64, -1, -1, -1, -1, -1 },
+	{ "freq", 24, 8, 1, FZ_OUTPUT, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "reserved", 32, 8, 2, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+};
+
 static const struct fz_struct fz_structs[] = {
 	{ "pmuscope_handshake", sizeof(struct pmuscope_handshake), 6, fz_fields_pmuscope_handshake },
 	{ "pmuscope_event", sizeof(struct pmuscope_event), 3, fz_fields_pmuscope_event },
@@ -536,9 +700,13 @@ static const struct fz_struct fz_structs[] = {
 	{ "pmuscope_record", sizeof(struct pmuscope_record), 10, fz_fields_pmuscope_record },
 	{ "pmuscope_amu_cpu", sizeof(struct pmuscope_amu_cpu), 15, fz_fields_pmuscope_amu_cpu },
 	{ "pmuscope_amu_read", sizeof(struct pmuscope_amu_read), 10, fz_fields_pmuscope_amu_read },
+	{ "pmuscope_spe_config", sizeof(struct pmuscope_spe_config), 13, fz_fields_pmuscope_spe_config },
+	{ "pmuscope_spe_chunk", sizeof(struct pmuscope_spe_chunk), 6, fz_fields_pmuscope_spe_chunk },
+	{ "pmuscope_spe_cpu", sizeof(struct pmuscope_spe_cpu), 11, fz_fields_pmuscope_spe_cpu },
+	{ "pmuscope_spe_status", sizeof(struct pmuscope_spe_status), 7, fz_fields_pmuscope_spe_status },
 };
 
-#define FZ_NR_STRUCTS	12
+#define FZ_NR_STRUCTS	16
 
 static const int fz_errnos_PMUSCOPE_IOC_HANDSHAKE[] = { E2BIG, EFAULT, EINVAL };
 static const int fz_errnos_PMUSCOPE_IOC_CONFIG[] = { E2BIG, EACCES, EBUSY, EFAULT, EINVAL, ENODEV, ENOSPC, ENXIO, EOPNOTSUPP, EPERM, ESRCH };
@@ -550,6 +718,9 @@ static const int fz_errnos_PMUSCOPE_IOC_SWINC[] = { E2BIG, EINVAL, ENXIO, EOPNOT
 static const int fz_errnos_PMUSCOPE_IOC_SNAPSHOT[] = { E2BIG, EFAULT, EINVAL, ENOMEM, ENOSPC, EOPNOTSUPP };
 static const int fz_errnos_PMUSCOPE_IOC_STREAM[] = { E2BIG, EBUSY, EINVAL, ENOMEM, EOPNOTSUPP };
 static const int fz_errnos_PMUSCOPE_IOC_AMU_READ[] = { E2BIG, EFAULT, EINVAL, ENODEV, ENOMEM, ENOSPC, EPERM };
+static const int fz_errnos_PMUSCOPE_IOC_SPE_START[] = { E2BIG, EBUSY, EFAULT, EINVAL, ENODEV, ENOMEM, EOPNOTSUPP, EPERM };
+static const int fz_errnos_PMUSCOPE_IOC_SPE_STOP[] = { EINVAL };
+static const int fz_errnos_PMUSCOPE_IOC_SPE_STATUS[] = { E2BIG, EFAULT, EINVAL, ENOMEM, ENOSPC };
 
 static const struct fz_ioctl fz_ioctls[] = {
 	{ "PMUSCOPE_IOC_HANDSHAKE", PMUSCOPE_IOC_HANDSHAKE, FZ_DIR_WR, 0x00, 0,
@@ -572,9 +743,15 @@ static const struct fz_ioctl fz_ioctls[] = {
 	  5, fz_errnos_PMUSCOPE_IOC_STREAM },
 	{ "PMUSCOPE_IOC_AMU_READ", PMUSCOPE_IOC_AMU_READ, FZ_DIR_WR, 0x09, 11,
 	  7, fz_errnos_PMUSCOPE_IOC_AMU_READ },
+	{ "PMUSCOPE_IOC_SPE_START", PMUSCOPE_IOC_SPE_START, FZ_DIR_W, 0x0a, 12,
+	  8, fz_errnos_PMUSCOPE_IOC_SPE_START },
+	{ "PMUSCOPE_IOC_SPE_STOP", PMUSCOPE_IOC_SPE_STOP, FZ_DIR_NONE, 0x0b, -1,
+	  1, fz_errnos_PMUSCOPE_IOC_SPE_STOP },
+	{ "PMUSCOPE_IOC_SPE_STATUS", PMUSCOPE_IOC_SPE_STATUS, FZ_DIR_WR, 0x0c, 15,
+	  5, fz_errnos_PMUSCOPE_IOC_SPE_STATUS },
 };
 
-#define FZ_NR_IOCTLS	10
+#define FZ_NR_IOCTLS	13
 #define FZ_IOC_MAGIC	0xb9
 
 /* Errors common to every ioctl (Documentation/ioctl.rst, Conventions). */
