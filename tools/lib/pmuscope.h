@@ -542,4 +542,255 @@ uint64_t pmuscope_scale(uint64_t count, uint64_t enabled, uint64_t running);
 /** pmuscope_flags_str() - "lost,throttled,..." for PMUSCOPE_VAL_* flags. */
 void pmuscope_flags_str(uint32_t flags, char *buf, size_t len);
 
+/* ------------------------------------------------------------------ SPE */
+
+/*
+ * The Statistical Profiling Extension's data (Arm ARM D18, record format
+ * 0): packets, grouped into records. A pure decoder: no session, no system
+ * call. It never reads past the buffer and never fails: a byte that does
+ * not start a valid packet (an unknown header, a payload cut short by the
+ * end of the buffer, an extended header with nothing valid after it) is a
+ * PMUSCOPE_SPE_PKT_BAD packet of one byte, as perf's decoder has it, and
+ * decoding goes on at the next byte.
+ */
+enum pmuscope_spe_pkt_type {
+	PMUSCOPE_SPE_PKT_BAD,
+	PMUSCOPE_SPE_PKT_PAD,
+	PMUSCOPE_SPE_PKT_END,
+	PMUSCOPE_SPE_PKT_TIMESTAMP,
+	PMUSCOPE_SPE_PKT_ADDRESS,
+	PMUSCOPE_SPE_PKT_COUNTER,
+	PMUSCOPE_SPE_PKT_CONTEXT,
+	PMUSCOPE_SPE_PKT_OP_TYPE,
+	PMUSCOPE_SPE_PKT_EVENTS,
+	PMUSCOPE_SPE_PKT_DATA_SOURCE,
+};
+
+/* Address packet indexes (the extended header gives 0 .. 31). */
+#define PMUSCOPE_SPE_ADDR_PC		0	/* the sampled instruction */
+#define PMUSCOPE_SPE_ADDR_BRANCH	1	/* branch target */
+#define PMUSCOPE_SPE_ADDR_DATA_VA	2	/* data virtual address */
+#define PMUSCOPE_SPE_ADDR_DATA_PA	3	/* data physical address */
+#define PMUSCOPE_SPE_ADDR_PREV_BRANCH	4	/* previous branch target */
+
+/* Counter packet indexes. */
+#define PMUSCOPE_SPE_CNT_TOTAL		0	/* total latency, cycles */
+#define PMUSCOPE_SPE_CNT_ISSUE		1	/* issue latency */
+#define PMUSCOPE_SPE_CNT_XLAT		2	/* translation latency */
+
+/* Operation type classes (the header's low 2 bits). */
+#define PMUSCOPE_SPE_OP_CLASS_OTHER	0
+#define PMUSCOPE_SPE_OP_CLASS_LDST	1	/* load, store, atomic */
+#define PMUSCOPE_SPE_OP_CLASS_BRANCH	2	/* branch, exception return */
+
+/* Events packet bits. */
+#define PMUSCOPE_SPE_EV_EXCEPTION	(1ULL << 0)
+#define PMUSCOPE_SPE_EV_RETIRED		(1ULL << 1)
+#define PMUSCOPE_SPE_EV_L1D_ACCESS	(1ULL << 2)
+#define PMUSCOPE_SPE_EV_L1D_REFILL	(1ULL << 3)
+#define PMUSCOPE_SPE_EV_TLB_ACCESS	(1ULL << 4)
+#define PMUSCOPE_SPE_EV_TLB_WALK	(1ULL << 5)
+#define PMUSCOPE_SPE_EV_NOT_TAKEN	(1ULL << 6)
+#define PMUSCOPE_SPE_EV_MISPRED		(1ULL << 7)
+#define PMUSCOPE_SPE_EV_LLC_ACCESS	(1ULL << 8)
+#define PMUSCOPE_SPE_EV_LLC_MISS	(1ULL << 9)
+#define PMUSCOPE_SPE_EV_REMOTE		(1ULL << 10)
+#define PMUSCOPE_SPE_EV_ALIGNMENT	(1ULL << 11)
+#define PMUSCOPE_SPE_EV_SVE_PARTIAL	(1ULL << 17)
+#define PMUSCOPE_SPE_EV_SVE_EMPTY	(1ULL << 18)
+
+/**
+ * struct pmuscope_spe_pkt - one packet
+ * @type: PMUSCOPE_SPE_PKT_*
+ * @index: ADDRESS and COUNTER: the index (0 .. 31); CONTEXT: the header's
+ *	low 2 bits (0: CONTEXTIDR_EL1, 1: CONTEXTIDR_EL2); OP_TYPE: the class
+ *	(PMUSCOPE_SPE_OP_CLASS_*, 3 is reserved); EVENTS: the payload's size
+ *	in bytes (as perf has it); else 0
+ * @len: bytes the packet takes, headers included (1 for BAD). Up to 16
+ *	consecutive zero bytes are one PAD packet, as perf prints them.
+ * @payload_size: bytes of payload (1, 2, 4, 8; 0 for PAD, END, BAD)
+ * @ext: 1 when the packet has the extended (2-byte) header
+ * @payload: the payload, little-endian, as it is
+ * @addr: ADDRESS: bits 55:0 of the payload
+ * @el: ADDRESS PC, branch targets: the exception level (payload 62:61)
+ * @ns: ADDRESS PC, branch targets and PA: the NS bit (payload 63)
+ * @ch: ADDRESS PA: the checked bit (payload 62)
+ * @pat: ADDRESS PA: payload 59:56 (physical address tag)
+ * @tag: ADDRESS data VA: the top byte (payload 63:56)
+ */
+struct pmuscope_spe_pkt {
+	uint8_t type;
+	uint8_t index;
+	uint8_t len;
+	uint8_t payload_size;
+	uint8_t ext;
+	uint8_t el, ns, ch, pat, tag;
+	uint64_t payload;
+	uint64_t addr;
+};
+
+/**
+ * pmuscope_spe_pkt_get() - the packet at the start of @buf (@len bytes)
+ * Return: the bytes it takes (@p->len, 1 .. 16), or 0 when @len is 0.
+ */
+int pmuscope_spe_pkt_get(const void *buf, size_t len, struct pmuscope_spe_pkt *p);
+
+/**
+ * pmuscope_spe_pkt_next() - the packet at *@off of @buf; *@off moves past it
+ * Return: 1 (a packet, perhaps BAD), 0 (no more: *@off is @len).
+ */
+int pmuscope_spe_pkt_next(const void *buf, size_t len, size_t *off,
+			  struct pmuscope_spe_pkt *p);
+
+/** pmuscope_spe_pkt_name() - "PAD", "END", "TS", "ADDR", ... as perf names them; "BAD". */
+const char *pmuscope_spe_pkt_name(unsigned int type);
+
+/**
+ * pmuscope_spe_pkt_desc() - @p as perf's arm_spe_pkt_desc() describes it
+ * ("PC 0xffff800080001234 el1 ns=1", "LAT 12 TOT", "EV RETIRED L1D-ACCESS");
+ * "Bad packet!" for BAD. Cut short, never overrun, when @len is too small.
+ * Return: the length of the whole description (as snprintf()).
+ */
+int pmuscope_spe_pkt_desc(const struct pmuscope_spe_pkt *p, char *buf, size_t len);
+
+/**
+ * pmuscope_spe_pkt_line() - the line `perf report -D` prints for a packet
+ * of arm_spe data, without the newline: ".  %08x:  BYTES...  DESC"
+ * @bytes: the packet's bytes (@p->len of them)
+ * @pos: its offset in the data
+ */
+int pmuscope_spe_pkt_line(const struct pmuscope_spe_pkt *p, const void *bytes, size_t pos,
+			  char *buf, size_t len);
+
+/* Which fields of struct pmuscope_spe_record the record had. */
+#define PMUSCOPE_SPE_R_PC		(1U << 0)
+#define PMUSCOPE_SPE_R_BRANCH		(1U << 1)
+#define PMUSCOPE_SPE_R_VA		(1U << 2)
+#define PMUSCOPE_SPE_R_PA		(1U << 3)
+#define PMUSCOPE_SPE_R_PREV_BRANCH	(1U << 4)
+#define PMUSCOPE_SPE_R_LAT_TOTAL	(1U << 5)
+#define PMUSCOPE_SPE_R_LAT_ISSUE	(1U << 6)
+#define PMUSCOPE_SPE_R_LAT_XLAT		(1U << 7)
+#define PMUSCOPE_SPE_R_EVENTS		(1U << 8)
+#define PMUSCOPE_SPE_R_OP		(1U << 9)
+#define PMUSCOPE_SPE_R_SOURCE		(1U << 10)
+#define PMUSCOPE_SPE_R_CONTEXT		(1U << 11)
+#define PMUSCOPE_SPE_R_TIMESTAMP	(1U << 12)
+#define PMUSCOPE_SPE_R_END		(1U << 13)	/* ended by END or TIMESTAMP */
+
+/**
+ * struct pmuscope_spe_record - one sample: the packets up to an END or a
+ * TIMESTAMP packet
+ * @valid: PMUSCOPE_SPE_R_*: the fields below that a packet gave; without
+ *	R_END the record was cut short by the end of the buffer
+ * @pc, @el, @ns: the sampled instruction's address (55:0), EL and NS
+ * @branch, @branch_el: the branch target
+ * @prev_branch: the previous branch target (FEAT_SPE_PBT)
+ * @va, @va_tag: the data virtual address (55:0) and its top byte
+ * @pa, @pa_ns, @pa_ch: the data physical address (55:0), NS and CH bits
+ * @lat_total, @lat_issue, @lat_xlat: the latency counters, cycles
+ * @events: the Events packet's payload (PMUSCOPE_SPE_EV_*)
+ * @op_class: PMUSCOPE_SPE_OP_CLASS_*; @op_sub: the Operation Type payload
+ *	(subclass bits: bit 0 store for LDST, bit 0 conditional for branches)
+ * @source: the Data Source packet's payload (IMPLEMENTATION DEFINED)
+ * @context: CONTEXTIDR_EL1 or _EL2 (@context_el 1 or 2): the pid on Linux
+ *	when the kernel writes it (CONFIG_PID_IN_CONTEXTIDR)
+ * @timestamp: the Timestamp packet
+ * @start: offset of the record's first packet in the buffer; @len: its bytes
+ * @bad: BAD packets inside it; @unknown: packets of an index or class this
+ *	structure has no place for (an address index above 4, a counter above 2)
+ */
+struct pmuscope_spe_record {
+	uint32_t valid;
+	uint8_t el, ns, branch_el, va_tag, pa_ns, pa_ch, op_class, op_sub;
+	uint8_t context_el;
+	uint16_t lat_total, lat_issue, lat_xlat;
+	uint64_t pc, branch, prev_branch, va, pa;
+	uint64_t events, source, timestamp;
+	uint32_t context;
+	uint32_t bad, unknown;
+	size_t start, len;
+};
+
+/**
+ * pmuscope_spe_record_next() - the record at *@off of @buf; *@off moves
+ * past it. PAD packets between records are skipped.
+ * Return: 1 (a record), 0 (no more).
+ */
+int pmuscope_spe_record_next(const void *buf, size_t len, size_t *off,
+			     struct pmuscope_spe_record *r);
+
+/** pmuscope_spe_op_is_load() / _store() / _branch(): what @r sampled. */
+int pmuscope_spe_op_is_load(const struct pmuscope_spe_record *r);
+int pmuscope_spe_op_is_store(const struct pmuscope_spe_record *r);
+int pmuscope_spe_op_is_branch(const struct pmuscope_spe_record *r);
+
+/**
+ * pmuscope_spe_event_name() - perf's name of Events bit @bit ("RETIRED",
+ * "L1D-REFILL", "TLB-REFILL", "LLC-REFILL", ...), or NULL.
+ */
+const char *pmuscope_spe_event_name(unsigned int bit);
+
+/* ---------------------------------------------------------- SPE sessions */
+
+/**
+ * pmuscope_spe_start() - profile the CPUs of @cfg with SPE
+ * (PMUSCOPE_IOC_SPE_START, API version 5, PMUSCOPE_FEAT_SPE)
+ * @cfg: as the driver takes it; @cfg->size is set here, and @cfg->cpus
+ *	and cpus_size must name the bitmap. Checked here first (flags, the
+ *	interval's multiple of 256, the sizes) with a message naming the
+ *	field.
+ *
+ * A session profiles or counts, not both: call it on a fresh session.
+ * The session's file is then non-blocking (pmuscope_spe_read() waits
+ * with poll()).
+ * Return: 0, or -errno with pmuscope_errmsg() set: -EOPNOTSUPP (no CPU
+ * asked for has usable SPE, or the driver has no PMUSCOPE_FEAT_SPE),
+ * -EBUSY (another session profiles a CPU of them), -EPERM (EL1, PA, CX or
+ * PCT without CAP_PERFMON), -EINVAL, -ENOTTY (a driver before API 5).
+ */
+int pmuscope_spe_start(struct pmuscope *h, struct pmuscope_spe_config *cfg);
+/** pmuscope_spe_stop() - PMUSCOPE_IOC_SPE_STOP: the data so far stays readable. */
+int pmuscope_spe_stop(struct pmuscope *h);
+
+/**
+ * pmuscope_spe_status() - each CPU's accounting (PMUSCOPE_IOC_SPE_STATUS)
+ * @cpus: room for @room records; @freq: if not NULL, the counter's Hz
+ * Return: the number of CPUs of the session (written, at most @room), or
+ * -errno (-ENOSPC: more CPUs than @room; the message says how many).
+ */
+int pmuscope_spe_status(struct pmuscope *h, struct pmuscope_spe_cpu *cpus, size_t room,
+			uint64_t *freq);
+
+/**
+ * pmuscope_spe_read() - whole chunks of the session's SPE data
+ * @timeout_ms: how long to wait for one: 0 not at all, -1 forever
+ * Return: bytes read (> 0), 0 when none came in time (EAGAIN), or -errno
+ * (-ENOSPC: @len is below the next chunk's size, -EINTR).
+ */
+ssize_t pmuscope_spe_read(struct pmuscope *h, void *buf, size_t len, int timeout_ms);
+
+/**
+ * pmuscope_spe_chunk_next() - the chunk at *@off of what read() gave
+ * @c: its header; @data: its SPE data (c->data_size bytes)
+ * Checked: a header's worth of bytes, size a multiple of 8, at least 32 +
+ * data_size and below 32 + data_size + 8, all within @len.
+ * Return: 1, 0 (no more), -EBADMSG with @err set (*@off stays).
+ */
+int pmuscope_spe_chunk_next(const void *buf, size_t len, size_t *off,
+			    struct pmuscope_spe_chunk *c, const unsigned char **data,
+			    char *err, size_t errlen);
+
+/**
+ * pmuscope_spe_pmbsr_str() - PMBSR_EL1 in words: "EC 0x00 (buffer
+ * management) BSC 0x01 (buffer full), DL, COLL, S"
+ */
+void pmuscope_spe_pmbsr_str(uint64_t pmbsr, char *buf, size_t len);
+
+/** pmuscope_spe_state_name() - "running", "faulted", "offline", "stopped"; "unknown". */
+const char *pmuscope_spe_state_name(uint32_t state);
+
+/** pmuscope_spe_chunk_flags_str() - "lost,collision,stopped,final"; "" for none. */
+void pmuscope_spe_chunk_flags_str(uint32_t flags, char *buf, size_t len);
+
 #endif /* PMUSCOPE_LIB_H */

@@ -54,5 +54,6 @@ int stat_wait(const struct timespec *deadline, pid_t child, int *status, int *re
 int cmd_record(int argc, char **argv);	/* record.c */
 int cmd_report(int argc, char **argv);	/* profile.c */
 int cmd_amu(int argc, char **argv);	/* amu.c */
+int cmd_spe(int argc, char **argv);	/* spe.c */
 
 #endif

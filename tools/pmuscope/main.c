@@ -13,13 +13,19 @@
  *   pmuscope report [-i FILE] [--symfs DIR] [--pid PID] [--sort sym|line]
  *                   [-n TOP] [--json | --csv]                   (profile.c)
  *   pmuscope amu [-C CPUS | -a] [-I MS] [-n COUNT] [--json | --csv]  (amu.c)
+ *   pmuscope spe record [-C CPUS | -a] [-o FILE] [OPTIONS] [-d S | -- CMD ...]
+ *   pmuscope spe report [-i FILE] [--json] [--top N] [--pid PID | --all-pids]
+ *   pmuscope spe dump [-i FILE]                                      (spe.c)
  *
  * Exit status: 0; the command's status with "stat -- CMD" and "record --
  * CMD"; 2 usage or unknown event; 3 event not implemented, or (snapshot
  * --hardware) a CPU without a usable hardware capture, or (record) a
  * driver without streams, or (report) a pmuscope built without elfutils,
- * or (amu) no CPU asked for with an AMU to read;
- * 4 counters busy; 5 permission; 6 driver missing or of another API
+ * or (amu) no CPU asked for with an AMU to read, or (spe record) no SPE
+ * source can profile a CPU asked for (spe report --pid: no Context
+ * packets to tell the pid by);
+ * 4 counters busy (spe record: another session profiles a CPU); 5
+ * permission; 6 driver missing or of another API
  * version; 1 anything else (report: a file that cannot be read or is not
  * a valid record file).
  */
@@ -1091,6 +1097,8 @@ static void usage(FILE *f)
 		"                            (pmuscope report --help)\n"
 		"  amu [OPTIONS]             each CPU's Activity Monitors: effective\n"
 		"                            frequency, busy, IPC (pmuscope amu --help)\n"
+		"  spe record|report|dump    sample operations with the Statistical\n"
+		"                            Profiling Extension (pmuscope spe --help)\n"
 		"  read [--json]             what every session is counting now\n"
 		"  version                   versions of the tool and the driver\n");
 }
@@ -1129,6 +1137,8 @@ static int run(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "amu"))
 		return cmd_amu(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "spe"))
+		return cmd_spe(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
 		char profile[64];
 

@@ -1,0 +1,1045 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope spe: the Statistical Profiling Extension.
+ *
+ *   pmuscope spe record [-C CPUS | -a] [-o FILE] [OPTIONS] [-d SECONDS | -- CMD ...]
+ *   pmuscope spe report [-i FILE] [--json] [--top N] [--pid PID | --all-pids]
+ *   pmuscope spe dump [-i FILE]
+ *
+ * record takes the data from the first source that can profile the CPUs
+ * (spe_sources[]: the driver's SPE session, then perf's arm_spe PMU when
+ * built in) into a file (spefile.h), and says at the end what each CPU
+ * lost, discarded or faulted on. report counts the records (spe_report.c);
+ * dump prints every packet as perf report -D does.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "spe_report.h"
+#include "spe_source.h"
+#include "spefile.h"
+#include "symbols.h"
+
+/* The sources record tries, in order. */
+static const struct spe_source *const spe_sources[] = {
+	&spe_source_kernel,
+#ifdef PMUSCOPE_HAVE_SPE_PERF
+	&spe_source_perf,
+#endif
+};
+
+#define NSOURCES	(sizeof(spe_sources) / sizeof(spe_sources[0]))
+#define SPE_DEFAULT_FILE	"pmuscope-spe.data"
+
+static void spe_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pmuscope spe record [-C CPUS | -a] [-o FILE] [--interval N] [--jitter]\n"
+		"                           [--filter load,store,branch] [--min-latency N]\n"
+		"                           [--events MASK] [--el0] [--el1] [--pa] [--cx] [--ts]\n"
+		"                           [-m KIB] [-d SECONDS | -- CMD [ARG...]]\n"
+		"       pmuscope spe report [-i FILE] [--json] [--top N] [--pid PID | --all-pids]\n"
+		"       pmuscope spe dump [-i FILE]\n"
+		"  record: sample operations of the CPUs (default: all online) with the\n"
+		"  Statistical Profiling Extension into FILE (default " SPE_DEFAULT_FILE "),\n"
+		"  for SECONDS, while CMD runs, or until SIGINT or SIGTERM.\n"
+		"    --interval N     operations between samples, a multiple of 256 (default:\n"
+		"                     the CPU's minimum)\n"
+		"    --jitter         randomize the interval a little\n"
+		"    --filter OPS     sample only these operations: load, store, branch\n"
+		"    --min-latency N  only operations of N cycles or more (total latency)\n"
+		"    --events MASK    only operations with all these Events bits (PMSEVFR_EL1)\n"
+		"    --el0, --el1     where to sample (default: EL0 with CMD or unprivileged,\n"
+		"                     else both); EL1 needs privilege\n"
+		"    --pa, --cx       physical addresses, Context packets (the pid): privileged;\n"
+		"                     --cx is on by default with CMD when running as root\n"
+		"    --ts             Timestamp packets\n"
+		"    -m KIB           each CPU's ring, a power of 2 (default %d)\n"
+		"  report: the hottest PCs and functions, the load latency histogram, the\n"
+		"  data sources and the cache and TLB events of loads, and what was lost.\n"
+		"    --top N          the N hottest PCs (default 10)\n"
+		"    --pid PID        only records whose Context packet is PID (default: the\n"
+		"                     recorded command, when the file has Context packets)\n"
+		"  dump: every chunk and packet, as perf report -D prints arm_spe data.\n",
+		PMUSCOPE_SPE_KIB_DEFAULT);
+}
+
+/* ---------------------------------------------------------------- record */
+static volatile sig_atomic_t spe_stop_signal;
+
+static void spe_on_signal(int sig)
+{
+	spe_stop_signal = sig;
+}
+
+struct spe_rec {
+	struct spef_writer w;
+	uint64_t chunks, bytes, lost;
+	uint32_t flags_seen;
+	int error;
+};
+
+static int spe_emit(void *ctx, const struct pmuscope_spe_chunk *c, const void *data)
+{
+	struct spe_rec *r = ctx;
+
+	if (spef_write_chunk(&r->w, c, data)) {
+		r->error = -EIO;
+		return -EIO;
+	}
+	r->chunks++;
+	r->bytes += c->data_size;
+	r->lost += c->lost;
+	r->flags_seen |= c->flags;
+	return 0;
+}
+
+static int spe_filter_parse(const char *arg, uint32_t *ops)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	*ops = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "load"))
+			*ops |= PMUSCOPE_SPE_OP_LOAD;
+		else if (!strcmp(tok, "store"))
+			*ops |= PMUSCOPE_SPE_OP_STORE;
+		else if (!strcmp(tok, "branch"))
+			*ops |= PMUSCOPE_SPE_OP_BRANCH;
+		else
+			ret = -EINVAL;
+	}
+	free(copy);
+	return *ops ? ret : -EINVAL;
+}
+
+/* Every online CPU: the driver's view, else the kernel's. */
+static int spe_online_cpus(uint64_t *cpus, size_t words)
+{
+	char text[4096], err[160];
+	ssize_t n;
+	int fd;
+
+	memset(cpus, 0, words * 8);
+	if (!pmuscope_online_cpus(cpus, words < PMUSCOPE_CPU_WORDS ? words : PMUSCOPE_CPU_WORDS))
+		return 0;
+	fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	text[n] = '\0';
+	text[strcspn(text, "\n")] = '\0';
+	return pmuscope_cpulist_parse(text, cpus, words, err, sizeof(err));
+}
+
+static char *spe_read_text(const char *path, size_t *len)
+{
+	size_t room = 16384, n = 0;
+	char *buf = malloc(room);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (!buf || fd < 0) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (room - n < 4096) {
+			char *nb = realloc(buf, room * 2);
+
+			if (!nb)
+				break;
+			buf = nb;
+			room *= 2;
+		}
+		r = read(fd, buf + n, room - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static void spe_print_status(const struct spe_source *src, void *st, uint64_t flags_seen)
+{
+	struct pmuscope_spe_cpu cpus[256];
+	uint64_t freq = 0, lost = 0, dl = 0;
+	int n = src->status(st, cpus, 256, &freq);
+
+	if (n < 0) {
+		fprintf(stderr, "pmuscope: the per-CPU accounting is unavailable: %s\n",
+			strerror(-n));
+		return;
+	}
+	for (int i = 0; i < n && i < 256; i++) {
+		const struct pmuscope_spe_cpu *c = &cpus[i];
+
+		fprintf(stderr,
+			"  cpu%u: %s, %llu bytes, lost %llu bytes (ring full), discarded %llu bytes (DL, %u times), %u fills, %u collisions, %u spurious, stopped %.3f ms\n",
+			c->cpu, pmuscope_spe_state_name(c->state), (unsigned long long)c->bytes,
+			(unsigned long long)c->lost_ring, (unsigned long long)c->lost_dl,
+			c->dl_events, c->fills, c->collisions, c->spurious, c->stopped_ns / 1e6);
+		if (c->state == PMUSCOPE_SPE_FAULTED) {
+			char why[200];
+
+			pmuscope_spe_pmbsr_str(c->pmbsr, why, sizeof(why));
+			fprintf(stderr, "  cpu%u: FAULTED, profiling stopped: PMBSR_EL1 %s\n",
+				c->cpu, why);
+		}
+		lost += c->lost_ring;
+		dl += c->lost_dl;
+	}
+	if (lost || dl || (flags_seen & (PMUSCOPE_SPE_C_LOST | PMUSCOPE_SPE_C_COLLISION)))
+		fprintf(stderr,
+			"pmuscope: WARNING: data is missing: %llu bytes lost (ring full), %llu discarded (DL)%s%s\n",
+			(unsigned long long)lost, (unsigned long long)dl,
+			flags_seen & PMUSCOPE_SPE_C_COLLISION ? ", samples collided" : "",
+			lost ? "; a larger ring (-m) or interval (--interval) loses less" : "");
+}
+
+static int spe_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "interval", required_argument, NULL, 'I' },
+		{ "jitter", no_argument, NULL, 'j' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "min-latency", required_argument, NULL, 'L' },
+		{ "events", required_argument, NULL, 'E' },
+		{ "el0", no_argument, NULL, '0' },
+		{ "el1", no_argument, NULL, '1' },
+		{ "pa", no_argument, NULL, 'P' },
+		{ "cx", no_argument, NULL, 'X' },
+		{ "ts", no_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct spe_opts o;
+	struct spe_rec rec;
+	struct spef_header h;
+	const struct spe_source *src = NULL;
+	unsigned long long v, seconds = 0;
+	const char *out = SPE_DEFAULT_FILE;
+	char why[NSOURCES][600], err[400], **cmd = NULL, profile[64];
+	int rets[NSOURCES], opt, cpus_given = 0, els = 0, cx_given = 0, ret = 0;
+	int gate[2] = { -1, -1 }, child_status = 0, reaped = 0, ec;
+	void *st = NULL;
+	pid_t child = 0;
+	char *maps = NULL;
+	size_t maps_len = 0;
+	struct timespec t0, now;
+	struct sigaction sa;
+
+	memset(&o, 0, sizeof(o));
+	memset(&rec, 0, sizeof(rec));
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+C:ao:d:m:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'C':
+			if (pmuscope_cpulist_parse(optarg, o.cpus, SPE_MAX_CPUS / 64, err,
+						   sizeof(err))) {
+				fprintf(stderr, "pmuscope: %s\n", err);
+				return EXIT_USAGE;
+			}
+			cpus_given = 1;
+			break;
+		case 'a':
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'd':
+			if (parse_uint(optarg, 1, 86400, &seconds)) {
+				fprintf(stderr, "pmuscope: -d needs seconds, 1 to 86400: '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'm':
+			if (parse_uint(optarg, PMUSCOPE_SPE_KIB_MIN, PMUSCOPE_SPE_KIB_MAX, &v) ||
+			    (v & (v - 1))) {
+				fprintf(stderr, "pmuscope: -m needs a power of 2 from %d to %d KiB: '%s'\n",
+					PMUSCOPE_SPE_KIB_MIN, PMUSCOPE_SPE_KIB_MAX, optarg);
+				return EXIT_USAGE;
+			}
+			o.buffer_kib = v;
+			break;
+		case 'I':
+			if (parse_uint(optarg, 0, PMUSCOPE_SPE_INTERVAL_MAX, &v) || v % 256) {
+				fprintf(stderr, "pmuscope: --interval needs a multiple of 256 up to %llu: '%s'\n",
+					(unsigned long long)PMUSCOPE_SPE_INTERVAL_MAX, optarg);
+				return EXIT_USAGE;
+			}
+			o.interval = v;
+			break;
+		case 'j':
+			o.flags |= PMUSCOPE_SPE_JITTER;
+			break;
+		case 'f':
+			if (spe_filter_parse(optarg, &o.ops)) {
+				fprintf(stderr, "pmuscope: --filter takes load, store, branch (comma-separated): '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'L':
+			if (parse_uint(optarg, 0, 65535, &v)) {
+				fprintf(stderr, "pmuscope: --min-latency needs cycles, 0 to 65535: '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			o.min_latency = v;
+			break;
+		case 'E': {
+			char *end;
+
+			errno = 0;
+			o.events = strtoull(optarg, &end, 0);
+			if (errno || *end || !*optarg || optarg[0] == '-') {
+				fprintf(stderr, "pmuscope: --events needs a number (a PMSEVFR_EL1 mask): '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case '0':
+			els |= PMUSCOPE_SPE_EL0;
+			break;
+		case '1':
+			els |= PMUSCOPE_SPE_EL1;
+			break;
+		case 'P':
+			o.flags |= PMUSCOPE_SPE_PA;
+			break;
+		case 'X':
+			o.flags |= PMUSCOPE_SPE_CX;
+			cx_given = 1;
+			break;
+		case 'T':
+			o.flags |= PMUSCOPE_SPE_TS;
+			break;
+		case 'h':
+			spe_usage(stdout);
+			return 0;
+		default:
+			spe_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cmd = argv + optind;
+		if (seconds) {
+			fprintf(stderr, "pmuscope: -d and a command: choose one\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (!els)
+		els = cmd || geteuid() ? PMUSCOPE_SPE_EL0 : PMUSCOPE_SPE_EL0 | PMUSCOPE_SPE_EL1;
+	o.flags |= els;
+	if (cmd && !cx_given && !geteuid())
+		o.flags |= PMUSCOPE_SPE_CX;
+	if (!cpus_given && spe_online_cpus(o.cpus, SPE_MAX_CPUS / 64)) {
+		fprintf(stderr, "pmuscope: cannot tell which CPUs are online: give them with -C\n");
+		return EXIT_USAGE;
+	}
+
+	/* The first source that can profile these CPUs. */
+	for (size_t i = 0; i < NSOURCES; i++) {
+		why[i][0] = '\0';
+		rets[i] = spe_sources[i]->open(&o, &st, why[i], sizeof(why[i]));
+		if (!rets[i]) {
+			src = spe_sources[i];
+			break;
+		}
+		if (rets[i] != -EOPNOTSUPP && rets[i] != -ENODEV && rets[i] != -ENOENT &&
+		    rets[i] != -EBUSY) {
+			fprintf(stderr, "pmuscope: SPE source %s: %s\n", spe_sources[i]->name,
+				why[i][0] ? why[i] : strerror(-rets[i]));
+			return exit_code_of(rets[i]);
+		}
+	}
+	if (!src) {
+		int busy = 0, unsupported = 0;
+
+		fprintf(stderr, "pmuscope: no SPE source can profile these CPUs:\n");
+		for (size_t i = 0; i < NSOURCES; i++) {
+			fprintf(stderr, "  %s: %s\n", spe_sources[i]->name,
+				why[i][0] ? why[i] : strerror(-rets[i]));
+			busy |= rets[i] == -EBUSY;
+			unsupported |= rets[i] == -EOPNOTSUPP;
+		}
+#ifndef PMUSCOPE_HAVE_SPE_PERF
+		fprintf(stderr, "  perf: this pmuscope was built without perf's arm_spe source\n");
+#endif
+		return busy ? EXIT_BUSY : unsupported ? EXIT_UNSUPPORTED : EXIT_DRIVER;
+	}
+	fprintf(stderr, "pmuscope: SPE source: %s%s\n", src->name,
+		!strcmp(src->name, "kernel") ? " (the pmuscope driver's SPE session)" :
+		!strcmp(src->name, "perf") ? " (perf's arm_spe PMU)" : "");
+	if (cmd && !(o.flags & PMUSCOPE_SPE_CX))
+		fprintf(stderr, "pmuscope: no Context packets (--cx needs privilege): report cannot tell the command's samples from others on these CPUs\n");
+
+	memset(&h, 0, sizeof(h));
+	h.freq = pmuscope_counter_freq();
+	h.start_time = pmuscope_counter_now();
+	h.flags = !strcmp(src->name, "perf") ? SPEF_SOURCE_PERF : SPEF_SOURCE_KERNEL;
+	if (pmuscope_emulated(profile, sizeof(profile)))
+		h.flags |= SPEF_EMULATED;
+	h.spe_flags = o.flags;
+	h.ops = o.ops;
+	h.min_latency = o.min_latency;
+	h.interval = o.interval;
+	h.events = o.events;
+	{
+		char **full = calloc(argc + 2, sizeof(char *));
+
+		if (!full) {
+			src->close(st);
+			return 1;
+		}
+		full[0] = "pmuscope";
+		full[1] = "spe";
+		for (int i = 0; i < argc; i++)
+			full[i + 2] = argv[i];
+		ret = spef_create(&rec.w, out, &h, argc + 2, full, err, sizeof(err));
+		free(full);
+	}
+	if (ret) {
+		fprintf(stderr, "pmuscope: %s\n", err);
+		src->close(st);
+		return 1;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = spe_on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (cmd) {
+		if (pipe2(gate, O_CLOEXEC)) {
+			perror("pmuscope: pipe");
+			src->close(st);
+			return 1;
+		}
+		child = fork();
+		if (child < 0) {
+			perror("pmuscope: fork");
+			src->close(st);
+			return 1;
+		}
+		if (!child) {
+			char go;
+
+			close(gate[1]);
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			if (read(gate[0], &go, 1) != 1)
+				_exit(127);
+			execvp(cmd[0], cmd);
+			fprintf(stderr, "pmuscope: cannot run %s: %s\n", cmd[0], strerror(errno));
+			_exit(127);
+		}
+		close(gate[0]);
+	}
+	ret = src->enable(st);
+	if (ret) {
+		fprintf(stderr, "pmuscope: SPE source %s: cannot enable: %s\n", src->name,
+			strerror(-ret));
+		if (child > 0) {
+			close(gate[1]);
+			waitpid(child, NULL, 0);
+		}
+		src->close(st);
+		return exit_code_of(ret);
+	}
+	if (child > 0) {
+		if (write(gate[1], "g", 1) != 1)
+			perror("pmuscope: starting the command");
+		close(gate[1]);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int n = src->drain(st, 100, spe_emit, &rec);
+
+		if (n < 0 && n != -EINTR) {
+			fprintf(stderr, "pmuscope: reading the SPE data: %s\n", strerror(-n));
+			ret = n;
+			break;
+		}
+		if (spe_stop_signal)
+			break;
+		if (child > 0) {
+			char path[64], *text;
+			size_t len;
+			pid_t w;
+
+			snprintf(path, sizeof(path), "/proc/%d/maps", child);
+			text = spe_read_text(path, &len);
+			if (text && len) {
+				free(maps);
+				maps = text;
+				maps_len = len;
+			} else {
+				free(text);
+			}
+			w = waitpid(child, &child_status, WNOHANG);
+			if (w == child) {
+				reaped = 1;
+				break;
+			}
+		}
+		if (seconds) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) / 1e9 >= seconds)
+				break;
+		}
+	}
+	ec = src->disable(st);
+	if (ec)
+		fprintf(stderr, "pmuscope: SPE source %s: cannot stop: %s\n", src->name,
+			strerror(-ec));
+	/* What the CPUs handed over at the stop. */
+	for (int k = 0; k < 1000; k++) {
+		int n = src->drain(st, 0, spe_emit, &rec);
+
+		if (n <= 0) {
+			if (n < 0 && n != -EINTR)
+				fprintf(stderr, "pmuscope: reading the last SPE data: %s\n",
+					strerror(-n));
+			break;
+		}
+	}
+	if (child > 0 && !reaped) {
+		if (spe_stop_signal)
+			kill(child, spe_stop_signal);
+		waitpid(child, &child_status, 0);
+		reaped = 1;
+	}
+	fprintf(stderr, "pmuscope: %llu chunks, %llu bytes of SPE data written to %s; %llu bytes lost before chunks\n",
+		(unsigned long long)rec.chunks, (unsigned long long)rec.bytes, out,
+		(unsigned long long)rec.lost);
+	spe_print_status(src, st, rec.flags_seen);
+	src->close(st);
+	if (spef_finish(&rec.w, child > 0 ? (uint32_t)child : 0, maps, maps_len, err,
+			sizeof(err))) {
+		fprintf(stderr, "pmuscope: %s\n", err);
+		ret = ret ? ret : -EIO;
+	}
+	free(maps);
+	if (rec.error && !ret)
+		ret = rec.error;
+	if (ret)
+		return 1;
+	if (child > 0 && reaped)
+		return WIFEXITED(child_status) ? WEXITSTATUS(child_status) :
+		       128 + WTERMSIG(child_status);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- report */
+struct spe_map {
+	uint64_t start, end, pgoff;
+	const char *path;
+};
+
+/* The recorded command's maps: its file-backed mappings. */
+static size_t spe_maps_parse(char *text, struct spe_map **out)
+{
+	size_t n = 0, room = 0;
+	struct spe_map *m = NULL;
+
+	for (char *line = text, *next; line && *line; line = next) {
+		unsigned long long s, e, off;
+		int pos = 0;
+		char perms[8];
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &off, &pos) < 4 ||
+		    !pos || line[pos] != '/' || perms[2] != 'x')
+			continue;
+		if (n == room) {
+			struct spe_map *nm = realloc(m, (room ? room * 2 : 32) * sizeof(*m));
+
+			if (!nm)
+				break;
+			m = nm;
+			room = room ? room * 2 : 32;
+		}
+		m[n++] = (struct spe_map){ s, e, off, line + pos };
+	}
+	*out = m;
+	return n;
+}
+
+struct spe_fn {
+	char *name;
+	uint64_t count;
+};
+
+static int spe_fn_cmp(const void *a, const void *b)
+{
+	const struct spe_fn *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static const char *spe_resolve(struct sym_table *syms, const struct spe_map *maps, size_t nmaps,
+			       const struct spe_pc *p, char *buf, size_t len)
+{
+	const char *name;
+
+	if (p->el)
+		return "[kernel]";
+	if (!syms)
+		return "?";
+	for (size_t i = 0; i < nmaps; i++) {
+		if (p->pc < maps[i].start || p->pc >= maps[i].end)
+			continue;
+		if (sym_resolve(syms, maps[i].path, p->pc - maps[i].start + maps[i].pgoff,
+				&name, NULL, 0) == 1) {
+			snprintf(buf, len, "%s", name);
+			return buf;
+		}
+		snprintf(buf, len, "[%s]", strrchr(maps[i].path, '/') + 1);
+		return buf;
+	}
+	return "?";
+}
+
+static void spe_json_u(const char *key, uint64_t v, int comma)
+{
+	printf("%s\"%s\":%llu", comma ? "," : "", key, (unsigned long long)v);
+}
+
+static int spe_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-pids", no_argument, NULL, 'A' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const flag_names[4] = { "lost", "collision", "stopped", "final" };
+	const char *in = SPE_DEFAULT_FILE;
+	unsigned long long top = 10, v;
+	int json = 0, opt, all_pids = 0, ret = 0;
+	long pid = -1;
+	struct spef f;
+	struct spe_stats s;
+	struct pmuscope_spe_chunk c;
+	const unsigned char *data;
+	char err[600], note[300] = "";
+	struct spe_pc *hot = NULL;
+	size_t nhot, off = 0, nmaps = 0, nfns = 0;
+	struct spe_map *maps = NULL;
+	char *maps_copy = NULL;
+	struct sym_table *syms = NULL;
+	struct spe_fn *fns = NULL;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+i:n:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			in = optarg;
+			break;
+		case 'J':
+			json = 1;
+			break;
+		case 'n':
+			if (parse_uint(optarg, 1, 1000000, &top)) {
+				fprintf(stderr, "pmuscope: --top needs a number, 1 or more: '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'p':
+			if (parse_uint(optarg, 1, 0x7fffffff, &v)) {
+				fprintf(stderr, "pmuscope: --pid needs a process id: '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			pid = v;
+			break;
+		case 'A':
+			all_pids = 1;
+			break;
+		case 'h':
+			spe_usage(stdout);
+			return 0;
+		default:
+			spe_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		spe_usage(stderr);
+		return EXIT_USAGE;
+	}
+	ret = spef_read(in, &f, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "pmuscope: %s\n", err);
+		return 1;
+	}
+	if (spe_stats_init(&s)) {
+		spef_free(&f);
+		return 1;
+	}
+	/* A first pass: are there Context packets to restrict to a pid with? */
+	if (!all_pids && (pid > 0 || f.h.pid)) {
+		uint32_t want = pid > 0 ? (uint32_t)pid : f.h.pid;
+
+		while (pmuscope_spe_chunk_next(f.chunks, f.h.data_size, &off, &c, &data, err,
+					       sizeof(err)) == 1)
+			spe_stats_chunk(&s, &c, data);
+		if (s.with_context) {
+			s.pid_filter = 1;
+			s.pid = want;
+			snprintf(note, sizeof(note), "restricted to pid %u (Context packets)", want);
+		} else {
+			snprintf(note, sizeof(note),
+				 "NOT restricted to pid %u: the data has no Context packets (record with --cx, as root, on a kernel with CONFIG_PID_IN_CONTEXTIDR): every process on the CPUs is counted",
+				 want);
+			if (pid > 0)
+				ret = EXIT_UNSUPPORTED;
+		}
+		spe_stats_free(&s);
+		if (spe_stats_init(&s)) {
+			spef_free(&f);
+			return 1;
+		}
+		s.pid_filter = note[0] == 'r';
+		s.pid = want;
+		off = 0;
+	}
+	while (pmuscope_spe_chunk_next(f.chunks, f.h.data_size, &off, &c, &data, err,
+				       sizeof(err)) == 1)
+		if (spe_stats_chunk(&s, &c, data)) {
+			fprintf(stderr, "pmuscope: out of memory\n");
+			ret = 1;
+			goto out;
+		}
+	hot = calloc(top, sizeof(*hot));
+	if (!hot) {
+		ret = 1;
+		goto out;
+	}
+	nhot = spe_stats_top(&s, hot, top);
+	if (f.maps && sym_available()) {
+		maps_copy = strndup(f.maps, f.h.maps_size);
+		if (maps_copy)
+			nmaps = spe_maps_parse(maps_copy, &maps);
+		syms = sym_new(NULL);
+	}
+	/* Functions: every PC resolved, summed by name. */
+	if (syms || !sym_available()) {
+		struct spe_pc *all = calloc(s.nr_pcs ? s.nr_pcs : 1, sizeof(*all));
+		size_t nall = all ? spe_stats_top(&s, all, s.nr_pcs) : 0;
+
+		fns = calloc(nall ? nall : 1, sizeof(*fns));
+		for (size_t i = 0; fns && i < nall; i++) {
+			char buf[300];
+			const char *name = spe_resolve(syms, maps, nmaps, &all[i], buf, sizeof(buf));
+			size_t k;
+
+			for (k = 0; k < nfns && strcmp(fns[k].name, name); k++)
+				;
+			if (k == nfns) {
+				fns[k].name = strdup(name);
+				if (!fns[k].name)
+					break;
+				nfns++;
+			}
+			fns[k].count += all[i].count;
+		}
+		qsort(fns, nfns, sizeof(*fns), spe_fn_cmp);
+		free(all);
+	}
+
+	if (json) {
+		printf("{\"file\":");
+		report_json_str(stdout, in);
+		printf(",\"source\":\"%s\",\"emulated\":%s",
+		       f.h.flags & SPEF_SOURCE_PERF ? "perf" : "kernel",
+		       f.h.flags & SPEF_EMULATED ? "true" : "false");
+		printf(",\"command\":[");
+		for (uint32_t i = 0; i < f.h.argc; i++) {
+			printf("%s", i ? "," : "");
+			report_json_str(stdout, f.argv[i]);
+		}
+		printf("],\"pid\":%u,\"pid_filter\":%s", s.pid_filter ? s.pid : f.h.pid,
+		       s.pid_filter ? "true" : "false");
+		if (note[0]) {
+			printf(",\"note\":");
+			report_json_str(stdout, note);
+		}
+		spe_json_u("records", s.records, 1);
+		spe_json_u("loads", s.loads, 1);
+		spe_json_u("stores", s.stores, 1);
+		spe_json_u("branches", s.branches, 1);
+		spe_json_u("other", s.other, 1);
+		spe_json_u("filtered_out", s.filtered_out, 1);
+		spe_json_u("partial_records", s.partial, 1);
+		spe_json_u("bad_packets", s.bad_packets, 1);
+		spe_json_u("chunks", s.chunks, 1);
+		spe_json_u("data_bytes", s.data_bytes, 1);
+		spe_json_u("lost_bytes", s.lost_bytes, 1);
+		printf(",\"chunk_flags\":{");
+		for (unsigned int b = 0; b < 4; b++)
+			spe_json_u(flag_names[b], s.chunk_flags[b], b);
+		printf("},\"hot_pcs\":[");
+		for (size_t i = 0; i < nhot; i++) {
+			char buf[300];
+
+			printf("%s{\"pc\":\"0x%llx\",\"el\":%u,\"samples\":%llu,\"function\":",
+			       i ? "," : "", (unsigned long long)hot[i].pc, hot[i].el,
+			       (unsigned long long)hot[i].count);
+			report_json_str(stdout, spe_resolve(syms, maps, nmaps, &hot[i], buf,
+							    sizeof(buf)));
+			printf("}");
+		}
+		printf("],\"functions\":[");
+		for (size_t i = 0; i < nfns && i < top; i++) {
+			printf("%s{\"function\":", i ? "," : "");
+			report_json_str(stdout, fns[i].name);
+			printf(",\"samples\":%llu}", (unsigned long long)fns[i].count);
+		}
+		printf("],\"load_latency\":{\"loads\":%llu,\"mean\":%.2f,\"max\":%llu,\"buckets\":[",
+		       (unsigned long long)s.lat_loads,
+		       s.lat_loads ? (double)s.lat_sum / s.lat_loads : 0.0,
+		       (unsigned long long)s.lat_max);
+		for (unsigned int b = 0; b < SPE_LAT_BUCKETS; b++) {
+			printf("%s{\"min\":%u,", b ? "," : "", spe_lat_edges[b]);
+			if (b + 1 < SPE_LAT_BUCKETS)
+				printf("\"max\":%u,", spe_lat_edges[b + 1] - 1);
+			printf("\"count\":%llu}", (unsigned long long)s.lat_hist[b]);
+		}
+		printf("]},\"data_source\":[");
+		for (unsigned int i = 0; i < s.nr_src; i++)
+			printf("%s{\"source\":%llu,\"loads\":%llu}", i ? "," : "",
+			       (unsigned long long)s.src_value[i], (unsigned long long)s.src_count[i]);
+		printf("],\"events\":{");
+		for (unsigned int b = 0, k = 0; b < SPE_EV_BITS; b++) {
+			const char *name = pmuscope_spe_event_name(b);
+
+			if (!name)
+				continue;
+			printf("%s\"%s\":{\"records\":%llu,\"loads\":%llu}", k++ ? "," : "", name,
+			       (unsigned long long)s.ev[b], (unsigned long long)s.ev_loads[b]);
+		}
+		printf("}}\n");
+		goto out;
+	}
+
+	printf("# SPE report of %s: source %s%s\n", in,
+	       f.h.flags & SPEF_SOURCE_PERF ? "perf (arm_spe PMU)" : "kernel (pmuscope driver)",
+	       f.h.flags & SPEF_EMULATED ? ", EMULATED (register model, not hardware)" : "");
+	printf("# command:");
+	for (uint32_t i = 0; i < f.h.argc; i++)
+		printf(" %s", f.argv[i]);
+	printf("\n");
+	if (!f.h.finished)
+		printf("# WARNING: the recording did not finish (its file has no final header)\n");
+	if (note[0])
+		printf("# %s\n", note);
+	printf("# %llu records: %llu loads, %llu stores, %llu branches, %llu other%s",
+	       (unsigned long long)s.records, (unsigned long long)s.loads,
+	       (unsigned long long)s.stores, (unsigned long long)s.branches,
+	       (unsigned long long)s.other, s.filtered_out ? "" : "\n");
+	if (s.filtered_out)
+		printf(" (%llu of other processes left out)\n", (unsigned long long)s.filtered_out);
+	printf("# %llu bytes of data in %llu chunks; lost %llu bytes; chunks flagged lost %llu, collision %llu, stopped %llu, final %llu\n",
+	       (unsigned long long)s.data_bytes, (unsigned long long)s.chunks,
+	       (unsigned long long)s.lost_bytes, (unsigned long long)s.chunk_flags[0],
+	       (unsigned long long)s.chunk_flags[1], (unsigned long long)s.chunk_flags[2],
+	       (unsigned long long)s.chunk_flags[3]);
+	if (s.bad_packets || s.partial)
+		printf("# WARNING: %llu bad packets, %llu records cut short\n",
+		       (unsigned long long)s.bad_packets, (unsigned long long)s.partial);
+	printf("\nHottest PCs:\n  %10s %7s %4s  %-18s  %s\n", "samples", "share", "EL", "PC",
+	       "function");
+	for (size_t i = 0; i < nhot; i++) {
+		char buf[300];
+
+		printf("  %10llu %6.2f%% el%u  0x%016llx  %s\n", (unsigned long long)hot[i].count,
+		       s.records ? 100.0 * hot[i].count / s.records : 0.0, hot[i].el,
+		       (unsigned long long)hot[i].pc,
+		       spe_resolve(syms, maps, nmaps, &hot[i], buf, sizeof(buf)));
+	}
+	if (!sym_available())
+		printf("  (functions not resolved: this pmuscope was built without elfutils)\n");
+	else if (!f.maps)
+		printf("  (user functions not resolved: the file has no maps of a command)\n");
+	if (nfns && syms) {
+		printf("\nHottest functions:\n  %10s %7s  %s\n", "samples", "share", "function");
+		for (size_t i = 0; i < nfns && i < top; i++)
+			printf("  %10llu %6.2f%%  %s\n", (unsigned long long)fns[i].count,
+			       s.records ? 100.0 * fns[i].count / s.records : 0.0, fns[i].name);
+	}
+	printf("\nLoad latency (total, cycles): %llu loads, mean %.1f, max %llu\n",
+	       (unsigned long long)s.lat_loads, s.lat_loads ? (double)s.lat_sum / s.lat_loads : 0.0,
+	       (unsigned long long)s.lat_max);
+	for (unsigned int b = 0; b < SPE_LAT_BUCKETS; b++) {
+		char range[32];
+		unsigned int bar = s.lat_loads ? (unsigned int)(40 * s.lat_hist[b] / s.lat_loads) : 0;
+
+		if (b + 1 < SPE_LAT_BUCKETS)
+			snprintf(range, sizeof(range), "%u-%u", spe_lat_edges[b], spe_lat_edges[b + 1] - 1);
+		else
+			snprintf(range, sizeof(range), "%u+", spe_lat_edges[b]);
+		printf("  %10s %10llu %6.2f%% %.*s\n", range, (unsigned long long)s.lat_hist[b],
+		       s.lat_loads ? 100.0 * s.lat_hist[b] / s.lat_loads : 0.0, bar,
+		       "########################################");
+	}
+	printf("\nData source of loads (IMPLEMENTATION DEFINED encoding): %llu loads\n",
+	       (unsigned long long)s.src_loads);
+	for (unsigned int i = 0; i < s.nr_src; i++)
+		printf("  source %-6llu %10llu %6.2f%%\n", (unsigned long long)s.src_value[i],
+		       (unsigned long long)s.src_count[i],
+		       100.0 * s.src_count[i] / s.src_loads);
+	if (s.src_other)
+		printf("  other        %10llu\n", (unsigned long long)s.src_other);
+	printf("\nEvents:            %10s %10s %8s\n", "records", "loads", "of loads");
+	for (unsigned int b = 0; b < SPE_EV_BITS; b++) {
+		const char *name = pmuscope_spe_event_name(b);
+
+		if (!name || (!s.ev[b] && b > 11))
+			continue;
+		printf("  %-16s %10llu %10llu %7.2f%%\n", name, (unsigned long long)s.ev[b],
+		       (unsigned long long)s.ev_loads[b],
+		       s.loads ? 100.0 * s.ev_loads[b] / s.loads : 0.0);
+	}
+	printf("\nPer CPU:\n");
+	for (unsigned int cpu = 0; cpu < SPE_REPORT_CPUS; cpu++) {
+		const struct spe_cpu_acct *a = &s.cpu[cpu];
+
+		if (!a->chunks)
+			continue;
+		printf("  cpu%u: %llu chunks, %llu bytes, lost %llu bytes; flagged lost %llu, collision %llu, stopped %llu\n",
+		       cpu, (unsigned long long)a->chunks, (unsigned long long)a->bytes,
+		       (unsigned long long)a->lost, (unsigned long long)a->flags[0],
+		       (unsigned long long)a->flags[1], (unsigned long long)a->flags[2]);
+	}
+out:
+	for (size_t i = 0; i < nfns; i++)
+		free(fns[i].name);
+	free(fns);
+	if (syms)
+		sym_free(syms);
+	free(maps);
+	free(maps_copy);
+	free(hot);
+	spe_stats_free(&s);
+	spef_free(&f);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ dump */
+static int spe_dump(int argc, char **argv)
+{
+	const char *in = SPE_DEFAULT_FILE;
+	struct pmuscope_spe_chunk c;
+	const unsigned char *data;
+	char err[600], line[400], flags[64];
+	struct spef f;
+	size_t off = 0, n = 0;
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt(argc, argv, "+i:h")) != -1) {
+		switch (opt) {
+		case 'i':
+			in = optarg;
+			break;
+		case 'h':
+			spe_usage(stdout);
+			return 0;
+		default:
+			spe_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		spe_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (spef_read(in, &f, err, sizeof(err))) {
+		fprintf(stderr, "pmuscope: %s\n", err);
+		return 1;
+	}
+	printf("# %s: pmuscope SPE file version %u, source %s%s, counter %llu Hz, start %llu, spe flags 0x%x, pid %u%s\n",
+	       in, f.h.version, f.h.flags & SPEF_SOURCE_PERF ? "perf" : "kernel",
+	       f.h.flags & SPEF_EMULATED ? " (EMULATED)" : "", (unsigned long long)f.h.freq,
+	       (unsigned long long)f.h.start_time, f.h.spe_flags, f.h.pid,
+	       f.h.finished ? "" : ", NOT FINISHED");
+	printf("# command:");
+	for (uint32_t i = 0; i < f.h.argc; i++)
+		printf(" %s", f.argv[i]);
+	printf("\n");
+	while (pmuscope_spe_chunk_next(f.chunks, f.h.data_size, &off, &c, &data, err,
+				       sizeof(err)) == 1) {
+		size_t pos = 0;
+		struct pmuscope_spe_pkt p;
+
+		pmuscope_spe_chunk_flags_str(c.flags, flags, sizeof(flags));
+		printf(".\n. chunk %zu: cpu %u, time %llu, size %u, data %u bytes, lost %llu bytes, flags 0x%x%s%s%s\n",
+		       n++, c.cpu, (unsigned long long)c.time, c.size, c.data_size,
+		       (unsigned long long)c.lost, c.flags, flags[0] ? " (" : "", flags,
+		       flags[0] ? ")" : "");
+		printf(". ... ARM SPE data: size %#zx bytes\n", (size_t)c.data_size);
+		while (pos < c.data_size) {
+			size_t at = pos;
+
+			pmuscope_spe_pkt_next(data, c.data_size, &pos, &p);
+			pmuscope_spe_pkt_line(&p, data + at, at, line, sizeof(line));
+			printf("%s\n", line);
+		}
+	}
+	spef_free(&f);
+	return 0;
+}
+
+int cmd_spe(int argc, char **argv)
+{
+	if (argc < 2) {
+		spe_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "record"))
+		return spe_record(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return spe_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "dump"))
+		return spe_dump(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		spe_usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "pmuscope: unknown spe command '%s'\n", argv[1]);
+	spe_usage(stderr);
+	return EXIT_USAGE;
+}
