@@ -88,6 +88,9 @@ int pmuscope_spe_config_regs(const struct pmuscope_spe_pcpu *sc,
 	u64 mask = pmuscope_spe_evfr_mask(sc->pmsver);
 
 	memset(r, 0, sizeof(*r));
+	/* Discard mode (PMBLIMITR_EL1.FM = 0b10) is not implemented here. */
+	if (c->flags & PMUSCOPE_SPE_DISCARD)
+		return -EOPNOTSUPP;
 	if (interval < min)
 		return -EINVAL;
 	if ((c->events | c->nevents) & ~mask)

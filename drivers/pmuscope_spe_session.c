@@ -301,9 +301,10 @@ int pmuscope_session_spe_start(void **slot, struct pmuscope_session **fresh,
 		struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[cpu];
 
 		if (!pcpu->probed || !pcpu->spe.usable) {
+			enum pmuscope_unit_state st = pcpu->caps.state[PMUSCOPE_UNIT_SPE];
+
 			pr_info_ratelimited("SPE: cpu%u has no usable Statistical Profiling Extension (sysfs cpu%u/spe: %s)\n",
-					    cpu, cpu, pcpu->probed ?
-					    pmuscope_state_name(pcpu->caps.state[PMUSCOPE_UNIT_SPE]) :
+					    cpu, cpu, pcpu->probed ? pmuscope_state_name(st) :
 					    "not probed");
 			ret = -EOPNOTSUPP;
 			goto out;

@@ -149,6 +149,16 @@ tools/build/host/test_tools >"$build/logs/host-tools.log" 2>&1
 sed -n 's/^\(PASS\|FAIL\) /\1 host\/tools\//p' "$build/logs/host-tools.log" >>"$results"
 grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-tools.log" ||
 	record FAIL "host/tools unit tests (see build/logs/host-tools.log)"
+# The perf SPE source's consumption logic on synthetic AUX data.
+(cd tools && build/host/test_spe_perf) >"$build/logs/host-spe-perf.log" 2>&1
+sed -n 's/^\(PASS\|FAIL\) /\1 host\/spe-perf\//p' "$build/logs/host-spe-perf.log" >>"$results"
+grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-spe-perf.log" ||
+	record FAIL "host/spe-perf tests (see build/logs/host-spe-perf.log)"
+# The SPE decoder against perf's own (linux-source), fuzzed under ASan/UBSan.
+scripts/spe-host-tests.sh >"$build/logs/host-spe.log" 2>&1
+sed -n 's/^\(PASS\|FAIL\) /\1 host\/spe\//p' "$build/logs/host-spe.log" >>"$results"
+grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-spe.log" ||
+	record FAIL "host/spe decoder tests (see build/logs/host-spe.log)"
 
 # 5. QEMU: KUnit and the in-guest tests, once per CPU profile.
 step "initramfs" scripts/mkinitramfs.sh "$build/initramfs.cpio" pmuscope.ko pmuscope_kunit.ko \

@@ -640,7 +640,7 @@ static const struct fz_field fz_fields_pmuscope_amu_read[] = {
 
 static const struct fz_field fz_fields_pmuscope_spe_config[] = {
 	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
-	{ "flags", 4, 4, 1, FZ_FLAGS, 0, 0xffffff7fULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 4, 4, 1, FZ_FLAGS, 0, 0xffffffffULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "cpus", 8, 8, 1, FZ_PTR, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, 3 },
 	{ "cpus_size", 16, 4, 1, FZ_BYTES, 0, 0x0ULL, 8LL, 4096LL, 8, 0, -1, -1, -1, -1, -1 },
 	{ "ops", 20, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
