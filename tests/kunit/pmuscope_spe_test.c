@@ -94,7 +94,12 @@ static const struct pmuscope_decode_case pmuscope_decode_cases[] = {
 	{ "GPC or IMP DEF EC", PMBSR(0x1e, 0), PMUSCOPE_SPE_ACT_FAULT },
 };
 
-KUNIT_ARRAY_PARAM_DESC(pmuscope_decode, pmuscope_decode_cases, name);
+static void pmuscope_decode_desc(const struct pmuscope_decode_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_decode, pmuscope_decode_cases, pmuscope_decode_desc);
 
 static void pmuscope_test_spe_decode(struct kunit *test)
 {
@@ -173,7 +178,12 @@ static const struct pmuscope_regs_case pmuscope_regs_cases[] = {
 		     PCT_PHYS, .pmsirr = IRR(1536) } },
 };
 
-KUNIT_ARRAY_PARAM_DESC(pmuscope_regs, pmuscope_regs_cases, name);
+static void pmuscope_regs_desc(const struct pmuscope_regs_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_regs, pmuscope_regs_cases, pmuscope_regs_desc);
 
 static void pmuscope_test_spe_config_regs(struct kunit *test)
 {
@@ -226,7 +236,12 @@ static const struct pmuscope_buf_case pmuscope_buf_cases[] = {
 	{ "across PTR[63:56]", false, 0x00fffffffffff000ULL, SZ_8K, -EINVAL },
 };
 
-KUNIT_ARRAY_PARAM_DESC(pmuscope_buf, pmuscope_buf_cases, name);
+static void pmuscope_buf_desc(const struct pmuscope_buf_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_buf, pmuscope_buf_cases, pmuscope_buf_desc);
 
 static void pmuscope_test_spe_buffer_regs(struct kunit *test)
 {
@@ -292,7 +307,12 @@ static const struct pmuscope_check_case pmuscope_check_cases[] = {
 	{ "reserved", { .flags = PMUSCOPE_SPE_EL0, CPUS, .reserved = { 0, 1 } }, -EINVAL },
 };
 
-KUNIT_ARRAY_PARAM_DESC(pmuscope_check, pmuscope_check_cases, name);
+static void pmuscope_check_desc(const struct pmuscope_check_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_check, pmuscope_check_cases, pmuscope_check_desc);
 
 static void pmuscope_test_spe_check(struct kunit *test)
 {
@@ -556,7 +576,12 @@ static const struct pmuscope_fault_case pmuscope_fault_cases[] = {
 	{ "collision: flag, go on", PMUSCOPE_MODEL_SPE_FAULT_COLLISION, false, false, true },
 };
 
-KUNIT_ARRAY_PARAM_DESC(pmuscope_fault, pmuscope_fault_cases, name);
+static void pmuscope_fault_desc(const struct pmuscope_fault_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_fault, pmuscope_fault_cases, pmuscope_fault_desc);
 
 static void pmuscope_test_spe_fault(struct kunit *test)
 {
