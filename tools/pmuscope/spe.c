@@ -244,7 +244,7 @@ static int spe_record(int argc, char **argv)
 	unsigned long long v, seconds = 0;
 	const char *out = SPE_DEFAULT_FILE;
 	char why[NSOURCES][600], err[400], **cmd = NULL, profile[64];
-	int rets[NSOURCES], opt, cpus_given = 0, els = 0, cx_given = 0, ret = 0;
+	int rets[NSOURCES], opt, cpus_given = 0, all_cpus = 0, els = 0, cx_given = 0, ret = 0;
 	int gate[2] = { -1, -1 }, child_status = 0, reaped = 0, ec;
 	void *st = NULL;
 	pid_t child = 0;
@@ -267,6 +267,7 @@ static int spe_record(int argc, char **argv)
 			cpus_given = 1;
 			break;
 		case 'a':
+			all_cpus = 1;
 			break;
 		case 'o':
 			out = optarg;
@@ -347,6 +348,10 @@ static int spe_record(int argc, char **argv)
 			spe_usage(stderr);
 			return EXIT_USAGE;
 		}
+	}
+	if (cpus_given && all_cpus) {
+		fprintf(stderr, "pmuscope: -C and -a exclude each other\n");
+		return EXIT_USAGE;
 	}
 	if (optind < argc) {
 		cmd = argv + optind;
