@@ -184,7 +184,8 @@ static char *spe_read_text(const char *path, size_t *len)
 	return buf;
 }
 
-static void spe_print_status(const struct spe_source *src, void *st, uint64_t flags_seen)
+/* Each CPU's accounting on stderr; the counter's frequency, or 0. */
+static uint64_t spe_print_status(const struct spe_source *src, void *st, uint64_t flags_seen)
 {
 	struct pmuscope_spe_cpu cpus[256];
 	uint64_t freq = 0, lost = 0, dl = 0;
@@ -193,7 +194,7 @@ static void spe_print_status(const struct spe_source *src, void *st, uint64_t fl
 	if (n < 0) {
 		fprintf(stderr, "pmuscope: the per-CPU accounting is unavailable: %s\n",
 			strerror(-n));
-		return;
+		return 0;
 	}
 	for (int i = 0; i < n && i < 256; i++) {
 		const struct pmuscope_spe_cpu *c = &cpus[i];
@@ -219,6 +220,7 @@ static void spe_print_status(const struct spe_source *src, void *st, uint64_t fl
 			(unsigned long long)lost, (unsigned long long)dl,
 			flags_seen & PMUSCOPE_SPE_C_COLLISION ? ", samples collided" : "",
 			lost ? "; a larger ring (-m) or interval (--interval) loses less" : "");
+	return freq;
 }
 
 static int spe_record(int argc, char **argv)
@@ -252,6 +254,7 @@ static int spe_record(int argc, char **argv)
 	size_t maps_len = 0;
 	struct timespec t0, now;
 	struct sigaction sa;
+	uint64_t freq;
 
 	memset(&o, 0, sizeof(o));
 	memset(&rec, 0, sizeof(rec));
@@ -544,7 +547,9 @@ static int spe_record(int argc, char **argv)
 	fprintf(stderr, "pmuscope: %llu chunks, %llu bytes of SPE data written to %s; %llu bytes lost before chunks\n",
 		(unsigned long long)rec.chunks, (unsigned long long)rec.bytes, out,
 		(unsigned long long)rec.lost);
-	spe_print_status(src, st, rec.flags_seen);
+	freq = spe_print_status(src, st, rec.flags_seen);
+	if (freq)
+		rec.w.h.freq = freq;	/* the source's word over CNTFRQ_EL0's */
 	src->close(st);
 	if (spef_finish(&rec.w, child > 0 ? (uint32_t)child : 0, maps, maps_len, err,
 			sizeof(err))) {
