@@ -601,5 +601,157 @@ class RecordTest(unittest.TestCase):
             self.assertIn("is the pmuscope module loaded", r.stderr)
 
 
+class SpeTest(unittest.TestCase):
+    """pmuscope spe record, report and dump against fake_pmuscope.so (its
+    SPE chunks: see fake_pmuscope.c: 3 records in 4 at PC 0x400100)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.log = os.path.join(self.tmp.name, "ioctls")
+        self.data = os.path.join(self.tmp.name, "spe.data")
+        self.env = {"PMUSCOPE_SYSFS": os.path.join(self.tmp.name, "nosysfs"),
+                    "LD_PRELOAD": FAKE, "FAKE_PMUSCOPE_LOG": self.log}
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def spe(self, *args, env=None):
+        e = dict(self.env)
+        e.update(env or {})
+        return run("spe", *args, env=e)
+
+    def record(self, *args, env=None):
+        return self.spe("record", "-o", self.data, *args, env=env)
+
+    def test_record_report_hot_pc_and_accounting(self):
+        r = self.record("-C", "0-1", "-d", "1", "--el0", "--interval", "1024")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("SPE source: kernel", r.stderr)
+        self.assertRegex(r.stderr, r"cpu0: stopped, \d+ bytes, lost 0 bytes \(ring full\)")
+        self.assertRegex(r.stderr, r"cpu1: stopped, \d+ bytes, lost 128 bytes \(ring full\)")
+        self.assertIn("WARNING: data is missing: 128 bytes lost", r.stderr)
+        with open(self.log) as f:
+            self.assertIn("spe_start flags=0x1 cpus_size=8 ops=0x0 interval=1024 min_latency=0",
+                          f.read())
+        r = self.spe("report", "-i", self.data, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rep = json.loads(r.stdout)
+        self.assertEqual(rep["source"], "kernel")
+        self.assertGreater(rep["records"], 0)
+        self.assertEqual(rep["records"] % 16, 0)
+        self.assertEqual(rep["loads"], rep["records"])
+        self.assertEqual(rep["hot_pcs"][0]["pc"], "0x400100")
+        self.assertEqual(rep["hot_pcs"][0]["el"], 0)
+        self.assertEqual(rep["hot_pcs"][0]["samples"] * 4, rep["records"] * 3)
+        self.assertEqual(rep["lost_bytes"], 128)
+        self.assertEqual(rep["chunk_flags"]["lost"], 1)
+        self.assertEqual(rep["chunk_flags"]["final"], 2)
+        self.assertEqual(sum(b["count"] for b in rep["load_latency"]["buckets"]),
+                         rep["records"])
+        self.assertEqual(rep["load_latency"]["max"], 150)
+        self.assertEqual(rep["events"]["L1D-REFILL"]["loads"] * 4, rep["records"])
+        self.assertEqual(sorted(d["source"] for d in rep["data_source"]), [0, 8])
+        r = self.spe("report", "-i", self.data, "--top", "2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        pcs = re.findall(r"^\s+\d+\s+[\d.]+% el\d\s+(0x[0-9a-f]+)", r.stdout, re.M)
+        self.assertEqual(len(pcs), 2, r.stdout)
+        self.assertEqual(pcs[0], "0x0000000000400100")
+        self.assertIn("75.00% el0  0x0000000000400100", r.stdout)
+        self.assertIn("Load latency (total, cycles)", r.stdout)
+
+    def test_dump_like_perf(self):
+        r = self.record("-C", "0", "-d", "1", "--el0", "--ts")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.spe("dump", "-i", self.data)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(". chunk 0: cpu 0,", r.stdout)
+        self.assertRegex(r.stdout, r"\. \.\.\. ARM SPE data: size 0x[0-9a-f]+ bytes")
+        self.assertIn(".  00000000:  b0 00 01 40 00 00 00 00 00"
+                      "                      PC 0x400100 el0 ns=0", r.stdout)
+        self.assertIn("LD GP-REG", r.stdout)
+        self.assertIn("EV RETIRED L1D-ACCESS L1D-REFILL LLC-ACCESS", r.stdout)
+        self.assertIn("LAT 10 TOT", r.stdout)
+        self.assertRegex(r.stdout, r"TS \d+")
+        self.assertNotIn("Bad packet", r.stdout)
+
+    def test_command_pid_and_context(self):
+        r = self.record("-C", "0", "--cx", "--", "sh", "-c", "sleep 0.2; exit 7",
+                        env={"FAKE_PMUSCOPE_SPE_PID": "4242"})
+        self.assertEqual(r.returncode, 7, r.stderr)
+        r = self.spe("report", "-i", self.data, "--pid", "4242", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rep = json.loads(r.stdout)
+        self.assertTrue(rep["pid_filter"])
+        self.assertGreater(rep["records"], 0)
+        self.assertEqual(rep["filtered_out"], 0)
+        r = self.spe("report", "-i", self.data, "--pid", "4243", "--json")
+        rep = json.loads(r.stdout)
+        self.assertEqual(rep["records"], 0)
+        self.assertGreater(rep["filtered_out"], 0)
+        # No Context packets: said, and --pid cannot be honoured.
+        r = self.record("-C", "0", "-d", "1", "--el0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.spe("report", "-i", self.data, "--pid", "4242")
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("NOT restricted to pid 4242: the data has no Context packets", r.stdout)
+
+    def test_refusals_and_exit_codes(self):
+        cases = [
+            ({"FAKE_PMUSCOPE_SPE_ERRNO": "95"}, 3,
+             "no CPU asked for has a usable Statistical Profiling Extension"),
+            ({"FAKE_PMUSCOPE_FEATURES": "0x1"}, 3, "no PMUSCOPE_FEAT_SPE"),
+            ({"FAKE_PMUSCOPE_SPE_ERRNO": "16"}, 4, "another session profiles a CPU"),
+            ({"FAKE_PMUSCOPE_SPE_ERRNO": "1"}, 5, "needs CAP_PERFMON or CAP_SYS_ADMIN"),
+        ]
+        for env, code, msg in cases:
+            r = self.record("-C", "0", "-d", "1", "--el0", env=env)
+            self.assertEqual(r.returncode, code, (env, r.stderr))
+            self.assertIn(msg, r.stderr, env)
+            self.assertIn("kernel", r.stderr)
+        bad = [
+            (("--interval", "100"), "--interval needs a multiple of 256"),
+            (("--filter", "loads"), "--filter takes load, store, branch"),
+            (("--min-latency", "70000"), "--min-latency needs cycles"),
+            (("-m", "48"), "-m needs a power of 2"),
+            (("-C", "0", "-a"), "-C and -a exclude each other"),
+            (("-d", "1", "--", "true"), "-d and a command"),
+            (("--bogus",), "usage: pmuscope spe record"),
+        ]
+        for args, msg in bad:
+            r = self.record(*args)
+            self.assertEqual(r.returncode, 2, (args, r.stderr))
+            self.assertIn(msg, r.stderr, args)
+        r = self.spe("frobnicate")
+        self.assertEqual(r.returncode, 2)
+        r = run("spe", "--help")
+        self.assertEqual(r.returncode, 0)
+        for opt in ("spe record", "spe report", "spe dump", "--filter", "--min-latency",
+                    "--cx", "--top"):
+            self.assertIn(opt, r.stdout)
+        if not os.path.exists("/dev/pmuscope"):
+            r = run("spe", "record", "-C", "0", "-d", "1", "-o", self.data)
+            self.assertEqual(r.returncode, 6)
+            self.assertIn("is the pmuscope module loaded", r.stderr)
+
+    def test_corrupt_files_rejected(self):
+        r = self.record("-C", "0", "-d", "1", "--el0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.data, "rb") as f:
+            good = f.read()
+        bad = os.path.join(self.tmp.name, "bad.data")
+        for blob, msg in ((good[:-5], "cut short or corrupt"),
+                          (b"PMUSDATA" + good[8:], "not a pmuscope SPE file"),
+                          (good[:40], "shorter than the 96-byte header")):
+            with open(bad, "wb") as f:
+                f.write(blob)
+            for cmd in ("report", "dump"):
+                r = self.spe(cmd, "-i", bad)
+                self.assertEqual(r.returncode, 1, (cmd, msg))
+                self.assertIn(msg, r.stderr)
+        r = self.spe("report", "-i", os.path.join(self.tmp.name, "none"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cannot open", r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -184,7 +184,8 @@ static char *spe_read_text(const char *path, size_t *len)
 	return buf;
 }
 
-static void spe_print_status(const struct spe_source *src, void *st, uint64_t flags_seen)
+/* Each CPU's accounting on stderr; the counter's frequency, or 0. */
+static uint64_t spe_print_status(const struct spe_source *src, void *st, uint64_t flags_seen)
 {
 	struct pmuscope_spe_cpu cpus[256];
 	uint64_t freq = 0, lost = 0, dl = 0;
@@ -193,7 +194,7 @@ static void spe_print_status(const struct spe_source *src, void *st, uint64_t fl
 	if (n < 0) {
 		fprintf(stderr, "pmuscope: the per-CPU accounting is unavailable: %s\n",
 			strerror(-n));
-		return;
+		return 0;
 	}
 	for (int i = 0; i < n && i < 256; i++) {
 		const struct pmuscope_spe_cpu *c = &cpus[i];
@@ -219,6 +220,7 @@ static void spe_print_status(const struct spe_source *src, void *st, uint64_t fl
 			(unsigned long long)lost, (unsigned long long)dl,
 			flags_seen & PMUSCOPE_SPE_C_COLLISION ? ", samples collided" : "",
 			lost ? "; a larger ring (-m) or interval (--interval) loses less" : "");
+	return freq;
 }
 
 static int spe_record(int argc, char **argv)
@@ -244,7 +246,7 @@ static int spe_record(int argc, char **argv)
 	unsigned long long v, seconds = 0;
 	const char *out = SPE_DEFAULT_FILE;
 	char why[NSOURCES][600], err[400], **cmd = NULL, profile[64];
-	int rets[NSOURCES], opt, cpus_given = 0, els = 0, cx_given = 0, ret = 0;
+	int rets[NSOURCES], opt, cpus_given = 0, all_cpus = 0, els = 0, cx_given = 0, ret = 0;
 	int gate[2] = { -1, -1 }, child_status = 0, reaped = 0, ec;
 	void *st = NULL;
 	pid_t child = 0;
@@ -252,6 +254,7 @@ static int spe_record(int argc, char **argv)
 	size_t maps_len = 0;
 	struct timespec t0, now;
 	struct sigaction sa;
+	uint64_t freq;
 
 	memset(&o, 0, sizeof(o));
 	memset(&rec, 0, sizeof(rec));
@@ -267,6 +270,7 @@ static int spe_record(int argc, char **argv)
 			cpus_given = 1;
 			break;
 		case 'a':
+			all_cpus = 1;
 			break;
 		case 'o':
 			out = optarg;
@@ -347,6 +351,10 @@ static int spe_record(int argc, char **argv)
 			spe_usage(stderr);
 			return EXIT_USAGE;
 		}
+	}
+	if (cpus_given && all_cpus) {
+		fprintf(stderr, "pmuscope: -C and -a exclude each other\n");
+		return EXIT_USAGE;
 	}
 	if (optind < argc) {
 		cmd = argv + optind;
@@ -539,7 +547,9 @@ static int spe_record(int argc, char **argv)
 	fprintf(stderr, "pmuscope: %llu chunks, %llu bytes of SPE data written to %s; %llu bytes lost before chunks\n",
 		(unsigned long long)rec.chunks, (unsigned long long)rec.bytes, out,
 		(unsigned long long)rec.lost);
-	spe_print_status(src, st, rec.flags_seen);
+	freq = spe_print_status(src, st, rec.flags_seen);
+	if (freq)
+		rec.w.h.freq = freq;	/* the source's word over CNTFRQ_EL0's */
 	src->close(st);
 	if (spef_finish(&rec.w, child > 0 ? (uint32_t)child : 0, maps, maps_len, err,
 			sizeof(err))) {

@@ -127,7 +127,12 @@ static int spe_kernel_drain(void *state, int timeout_ms, spe_emit_fn emit, void 
 	char err[200];
 	int n = 0, ret;
 
-	for (;;) {
+	/*
+	 * Read while reads fill the buffer (more is waiting), a bounded number
+	 * of times: a source that never runs dry must not keep the caller
+	 * from its signals, deadline and command.
+	 */
+	for (int reads = 0; reads < 16; reads++) {
 		size_t off = 0;
 		ssize_t got = pmuscope_spe_read(k->h, k->buf, k->room, n ? 0 : timeout_ms);
 
@@ -155,7 +160,10 @@ static int spe_kernel_drain(void *state, int timeout_ms, spe_emit_fn emit, void 
 			fprintf(stderr, "pmuscope: the driver's SPE data is malformed: %s\n", err);
 			return -EPROTO;
 		}
+		if ((size_t)got < k->room / 2)
+			break;
 	}
+	return n;
 }
 
 static int spe_kernel_status(void *state, struct pmuscope_spe_cpu *cpus, int n, uint64_t *freq)

@@ -3,7 +3,7 @@
  * A stand-in for /dev/pmuscope in the host tests of the CLI. Preloaded
  * (LD_PRELOAD=fake_pmuscope.so), it answers open("/dev/pmuscope") with a
  * descriptor of /dev/null, and the ioctls on that descriptor as a driver of
- * API version 4 would, with counts that follow a fixed rule: the CLI's
+ * API version 5 would, with counts that follow a fixed rule: the CLI's
  * whole path (handshake, CONFIG, ENABLE, SNAPSHOT, AMU_READ, output) runs
  * without arm64 or the module. It checks what the driver checks of the arguments
  * the library passes, not the driver's behaviour: that is tests/guest's.
@@ -39,9 +39,28 @@
  * counter reads 0), idle (no cycles counted: core, const, inst and mem
  * stall do not grow), no-g1 (no group 1).
  *
+ * SPE_START checks what the uapi header documents (flags, at least one
+ * EL, PCT with TS, ops, the bitmap, the interval's multiple of 256, the
+ * latency, the ring and buffer sizes, reserved zero; a counting session or
+ * a second start: EBUSY). Then each read() waits 5 ms and gives one chunk
+ * per CPU of the bitmap (at most 4), each of 16 records k = 0, 1, ...
+ * numbered across the session: PC 0x400100 (EL0) for k % 4 != 3, else
+ * 0x400200 + 4 * (k % 8); a load (OP TYPE class 1, payload 0); Events
+ * RETIRED | L1D-ACCESS, with L1D-REFILL | LLC-ACCESS when k % 4 == 0;
+ * total latency 10 * (k % 16), issue latency 1; data VA 0x1000 + 8k; data
+ * source 0 (k % 2 == 0) or 8; with CX a Context packet of
+ * FAKE_PMUSCOPE_SPE_PID (default: the reading process); with TS a
+ * Timestamp packet ending it, else END. The first chunk of the second CPU
+ * has the LOST flag and lost 128. After SPE_STOP: one chunk per CPU of 16
+ * more records with STOPPED | FINAL, then EAGAIN. SPE_STATUS: each CPU's
+ * bytes, lost_ring (128 on the second), fills (its chunks), state
+ * RUNNING or STOPPED, freq 62.5 MHz; too little room: ENOSPC.
+ *
  * Environment:
  *   FAKE_PMUSCOPE_FEATURES    handshake features (default: PMU, SNAPSHOT,
- *                             SNAPSHOT_HW, STREAM, AMU)
+ *                             SNAPSHOT_HW, STREAM, AMU, SPE)
+ *   FAKE_PMUSCOPE_SPE_ERRNO   SPE_START fails with this errno
+ *   FAKE_PMUSCOPE_SPE_PID     the Context packets' value
  *   FAKE_PMUSCOPE_SNAP_ERRNO  SNAPSHOT fails with this errno (a number)
  *   FAKE_PMUSCOPE_STREAM_ERRNO  STREAM fails with this errno
  *   FAKE_PMUSCOPE_AMU         the AMU of some CPUs, as above
@@ -74,6 +93,12 @@ static int fake_streaming, fake_enabled, fake_first_read;
 static uint64_t fake_counts[2][PMUSCOPE_MAX_EVENTS];
 static uint32_t fake_stream_flags;
 static unsigned int fake_amu_reads;
+static int fake_spe;			/* 0 none, 1 profiling, 2 stopped, 3 drained */
+static uint32_t fake_spe_flags;
+static uint64_t fake_spe_cpus[64];
+static uint64_t fake_spe_k, fake_spe_bytes[4], fake_spe_chunks[4];
+static unsigned int fake_spe_ncpus;
+static uint32_t fake_spe_cpu_ids[4];
 
 static void fake_log(const char *fmt, ...)
 {
@@ -104,6 +129,10 @@ static int fake_open(const char *path, int flags, mode_t mode, const char *sym)
 		fake_streaming = 0;
 		fake_enabled = 0;
 		fake_amu_reads = 0;
+		fake_spe = 0;
+		fake_spe_k = 0;
+		memset(fake_spe_bytes, 0, sizeof(fake_spe_bytes));
+		memset(fake_spe_chunks, 0, sizeof(fake_spe_chunks));
 		return fake_fd;
 	}
 	return real(path, flags, mode);
@@ -171,7 +200,7 @@ static int fake_handshake(struct pmuscope_handshake *hs)
 	hs->api_version = PMUSCOPE_API_VERSION;
 	hs->features = feat && *feat ? strtoull(feat, NULL, 0) :
 		       PMUSCOPE_FEAT_PMU | PMUSCOPE_FEAT_SNAPSHOT | PMUSCOPE_FEAT_SNAPSHOT_HW |
-		       PMUSCOPE_FEAT_STREAM | PMUSCOPE_FEAT_AMU;
+		       PMUSCOPE_FEAT_STREAM | PMUSCOPE_FEAT_AMU | PMUSCOPE_FEAT_SPE;
 	hs->nr_cpu_ids = 1024;
 	hs->max_events = PMUSCOPE_MAX_EVENTS;
 	return 0;
@@ -296,6 +325,156 @@ static size_t fake_record(unsigned char *p, uint16_t type, uint32_t cpu, uint64_
 	return r.size;
 }
 
+
+/* ------------------------------------------------------------------- SPE */
+static int fake_pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int fake_spe_start(const struct pmuscope_spe_config *cfg)
+{
+	const char *err = getenv("FAKE_PMUSCOPE_SPE_ERRNO");
+	const uint64_t *cpus = (const uint64_t *)(uintptr_t)cfg->cpus;
+	uint32_t all = PMUSCOPE_SPE_EL0 | PMUSCOPE_SPE_EL1 | PMUSCOPE_SPE_TS | PMUSCOPE_SPE_PA |
+		       PMUSCOPE_SPE_CX | PMUSCOPE_SPE_PCT | PMUSCOPE_SPE_JITTER |
+		       PMUSCOPE_SPE_DISCARD;
+	uint32_t buf = cfg->buffer_kib ? cfg->buffer_kib : PMUSCOPE_SPE_KIB_DEFAULT;
+	uint32_t hw = cfg->hw_kib ? cfg->hw_kib : PMUSCOPE_SPE_HW_KIB_DEFAULT;
+	unsigned int n = 0;
+
+	fake_log("spe_start flags=0x%x cpus_size=%u ops=0x%x interval=%llu min_latency=%u",
+		 cfg->flags, cfg->cpus_size, cfg->ops, (unsigned long long)cfg->interval,
+		 cfg->min_latency);
+	if (cfg->size != sizeof(*cfg) || (cfg->flags & ~all) ||
+	    !(cfg->flags & (PMUSCOPE_SPE_EL0 | PMUSCOPE_SPE_EL1)) ||
+	    ((cfg->flags & PMUSCOPE_SPE_PCT) && !(cfg->flags & PMUSCOPE_SPE_TS)) ||
+	    (cfg->ops & ~(PMUSCOPE_SPE_OP_BRANCH | PMUSCOPE_SPE_OP_LOAD | PMUSCOPE_SPE_OP_STORE)) ||
+	    !cpus || !cfg->cpus_size || cfg->cpus_size % 8 || cfg->cpus_size > 4096 ||
+	    cfg->interval % 256 || cfg->interval > PMUSCOPE_SPE_INTERVAL_MAX ||
+	    cfg->min_latency > 65535 ||
+	    !fake_pow2(buf) || buf < PMUSCOPE_SPE_KIB_MIN || buf > PMUSCOPE_SPE_KIB_MAX ||
+	    !fake_pow2(hw) || hw < PMUSCOPE_SPE_HW_KIB_MIN || hw > PMUSCOPE_SPE_HW_KIB_MAX ||
+	    hw >= buf || cfg->wakeup_kib > buf || cfg->reserved[0] || cfg->reserved[1])
+		return fake_err(EINVAL);
+	memset(fake_spe_cpus, 0, sizeof(fake_spe_cpus));
+	memcpy(fake_spe_cpus, cpus, cfg->cpus_size);
+	fake_spe_ncpus = 0;
+	for (unsigned int c = 0; c < cfg->cpus_size * 8; c++)
+		if (fake_spe_cpus[c / 64] & (1ULL << (c % 64))) {
+			if (fake_spe_ncpus < 4)
+				fake_spe_cpu_ids[fake_spe_ncpus++] = c;
+			n++;
+		}
+	if (!n)
+		return fake_err(EINVAL);
+	if (fake_configured || fake_spe)
+		return fake_err(EBUSY);
+	if (err && *err)
+		return fake_err(atoi(err));
+	fake_spe_flags = cfg->flags;
+	fake_spe = 1;
+	return 0;
+}
+
+static size_t fake_le(unsigned char *p, unsigned char hdr, uint64_t v, unsigned int n)
+{
+	p[0] = hdr;
+	for (unsigned int i = 0; i < n; i++)
+		p[1 + i] = v >> (8 * i);
+	return 1 + n;
+}
+
+/* Record number @k (the comment at the top says what it holds). */
+static size_t fake_spe_record(unsigned char *p, uint64_t k)
+{
+	const char *pidenv = getenv("FAKE_PMUSCOPE_SPE_PID");
+	uint64_t pc = k % 4 != 3 ? 0x400100 : 0x400200 + 4 * (k % 8);
+	size_t n = 0;
+
+	n += fake_le(p + n, 0xb0, pc, 8);			/* PC, EL0, NS 0 */
+	n += fake_le(p + n, 0x49, 0, 1);			/* load, GP register */
+	n += fake_le(p + n, 0x52, 0x6 | (k % 4 == 0 ? 0x108 : 0), 2);	/* events */
+	n += fake_le(p + n, 0x98, 10 * (k % 16), 2);		/* total latency */
+	n += fake_le(p + n, 0x99, 1, 2);			/* issue latency */
+	n += fake_le(p + n, 0xb2, 0x1000 + 8 * k, 8);		/* data VA */
+	n += fake_le(p + n, 0x43, k % 2 ? 8 : 0, 1);		/* data source */
+	if (fake_spe_flags & PMUSCOPE_SPE_CX)
+		n += fake_le(p + n, 0x64, pidenv && *pidenv ? strtoul(pidenv, NULL, 0) :
+					  (unsigned long)getpid(), 4);
+	if (fake_spe_flags & PMUSCOPE_SPE_TS)
+		n += fake_le(p + n, 0x71, 1000000 + k, 8);
+	else
+		p[n++] = 0x01;
+	return n;
+}
+
+static ssize_t fake_spe_read(unsigned char *p, size_t len)
+{
+	struct timespec wait = { 0, 5000000 };
+	size_t off = 0;
+
+	if (fake_spe == 3)
+		return fake_err(EAGAIN);
+	nanosleep(&wait, NULL);
+	for (unsigned int i = 0; i < fake_spe_ncpus; i++) {
+		struct pmuscope_spe_chunk c = { .cpu = fake_spe_cpu_ids[i] };
+		unsigned char data[16 * 64];
+		size_t dn = 0;
+
+		for (unsigned int r = 0; r < 16; r++)
+			dn += fake_spe_record(data + dn, fake_spe_k++);
+		c.data_size = dn;
+		c.size = (sizeof(c) + dn + 7) & ~7UL;
+		c.time = 1000000 + fake_spe_k;
+		if (i == 1 && !fake_spe_chunks[1]) {
+			c.flags |= PMUSCOPE_SPE_C_LOST;
+			c.lost = 128;
+		}
+		if (fake_spe == 2)
+			c.flags |= PMUSCOPE_SPE_C_STOPPED | PMUSCOPE_SPE_C_FINAL;
+		if (off + c.size > len) {
+			if (!off)
+				return fake_err(ENOSPC);
+			fake_spe_k -= 16;
+			break;
+		}
+		memcpy(p + off, &c, sizeof(c));
+		memcpy(p + off + sizeof(c), data, dn);
+		memset(p + off + sizeof(c) + dn, 0, c.size - sizeof(c) - dn);
+		off += c.size;
+		fake_spe_bytes[i] += dn;
+		fake_spe_chunks[i]++;
+	}
+	if (fake_spe == 2)
+		fake_spe = 3;
+	return off;
+}
+
+static int fake_spe_status(struct pmuscope_spe_status *st)
+{
+	struct pmuscope_spe_cpu *recs = (struct pmuscope_spe_cpu *)(uintptr_t)st->records;
+
+	if (st->size != sizeof(*st) || st->flags || st->reserved[0] || st->reserved[1] ||
+	    (st->record_size && st->record_size != sizeof(*recs)) || !fake_spe)
+		return fake_err(EINVAL);
+	if (st->nr_records < fake_spe_ncpus) {
+		st->nr_records = fake_spe_ncpus;
+		return fake_err(ENOSPC);
+	}
+	for (unsigned int i = 0; i < fake_spe_ncpus; i++) {
+		memset(&recs[i], 0, sizeof(recs[i]));
+		recs[i].cpu = fake_spe_cpu_ids[i];
+		recs[i].state = fake_spe == 1 ? PMUSCOPE_SPE_RUNNING : PMUSCOPE_SPE_STOPPED;
+		recs[i].bytes = fake_spe_bytes[i];
+		recs[i].lost_ring = i == 1 ? 128 : 0;
+		recs[i].fills = fake_spe_chunks[i];
+	}
+	st->nr_records = fake_spe_ncpus;
+	st->freq = 62500000;
+	return 0;
+}
+
 ssize_t read(int fd, void *buf, size_t len)
 {
 	ssize_t (*real)(int, void *, size_t) =
@@ -306,6 +485,8 @@ ssize_t read(int fd, void *buf, size_t len)
 
 	if (fd < 0 || fd != fake_fd)
 		return real(fd, buf, len);
+	if (fake_spe)
+		return fake_spe_read(p, len);
 	if (!fake_streaming || !fake_enabled)
 		return fake_err(EAGAIN);
 	if (len < one + 2 * sizeof(struct pmuscope_record))
@@ -466,6 +647,17 @@ int ioctl(int fd, unsigned long req, ...)
 		return fake_stream(arg);
 	case PMUSCOPE_IOC_AMU_READ:
 		return fake_amu_read(arg);
+	case PMUSCOPE_IOC_SPE_START:
+		return fake_spe_start(arg);
+	case PMUSCOPE_IOC_SPE_STOP:
+		fake_log("spe_stop");
+		if (!fake_spe)
+			return fake_err(EINVAL);
+		if (fake_spe == 1)
+			fake_spe = 2;
+		return 0;
+	case PMUSCOPE_IOC_SPE_STATUS:
+		return fake_spe_status(arg);
 	default:
 		return fake_err(ENOTTY);
 	}

@@ -26,6 +26,8 @@
 #include "datafile.h"
 #include "pmuscope.h"
 #include "report.h"
+#include "spe_report.h"
+#include "spefile.h"
 
 static int passed, failed;
 
@@ -1392,6 +1394,528 @@ static void test_amu_cli(void)
 		result(0, "removing %s", amu_dir);
 }
 
+
+/* --------------------------------------------------------- SPE decoder */
+#define B8(v)	(v) & 0xff, ((v) >> 8) & 0xff, ((v) >> 16) & 0xff, ((v) >> 24) & 0xff, \
+		((v) >> 32) & 0xff, ((v) >> 40) & 0xff, ((v) >> 48) & 0xff, ((v) >> 56) & 0xff
+
+static void test_spe_packets(void)
+{
+	static const struct {
+		const char *name;
+		unsigned char b[20];
+		size_t n;
+		uint8_t type, index, len, ext;
+		uint64_t payload;
+		const char *desc;
+	} cases[] = {
+		{ "pad", { 0x00 }, 1, PMUSCOPE_SPE_PKT_PAD, 0, 1, 0, 0, "PAD" },
+		{ "3 pads are one", { 0, 0, 0, 1 }, 4, PMUSCOPE_SPE_PKT_PAD, 0, 3, 0, 0, "PAD" },
+		{ "pads: 16 at most", { 0 }, 18, PMUSCOPE_SPE_PKT_PAD, 0, 16, 0, 0, "PAD" },
+		{ "end", { 0x01, 0x01 }, 2, PMUSCOPE_SPE_PKT_END, 0, 1, 0, 0, "END" },
+		{ "timestamp", { 0x71, B8(0x123456789aULL) }, 9, PMUSCOPE_SPE_PKT_TIMESTAMP, 0, 9,
+		  0, 0x123456789aULL, "TS 78187493530" },
+		{ "timestamp, signed as perf prints it", { 0x71, B8(0xffffffffffffffffULL) }, 9,
+		  PMUSCOPE_SPE_PKT_TIMESTAMP, 0, 9, 0, ~0ULL, "TS -1" },
+		{ "events, 1 byte", { 0x42, 0x02 }, 2, PMUSCOPE_SPE_PKT_EVENTS, 1, 2, 0, 2,
+		  "EV RETIRED" },
+		{ "events, 2 bytes", { 0x52, 0x0a, 0x02 }, 3, PMUSCOPE_SPE_PKT_EVENTS, 2, 3, 0,
+		  0x20a, "EV RETIRED L1D-REFILL LLC-REFILL" },
+		{ "events, 4 bytes", { 0x62, 0x00, 0x00, 0x06, 0x00 }, 5, PMUSCOPE_SPE_PKT_EVENTS,
+		  4, 5, 0, 0x60000, "EV SVE-PARTIAL-PRED SVE-EMPTY-PRED" },
+		{ "events, 8 bytes", { 0x72, B8(0x8000000000000031ULL) }, 9,
+		  PMUSCOPE_SPE_PKT_EVENTS, 8, 9, 0, 0x8000000000000031ULL,
+		  "EV EXCEPTION-GEN TLB-ACCESS TLB-REFILL" },
+		{ "data source", { 0x43, 0x05 }, 2, PMUSCOPE_SPE_PKT_DATA_SOURCE, 0, 2, 0, 5,
+		  "DATA-SOURCE 5" },
+		{ "data source, 2 bytes", { 0x53, 0x34, 0x12 }, 3, PMUSCOPE_SPE_PKT_DATA_SOURCE, 0,
+		  3, 0, 0x1234, "DATA-SOURCE 4660" },
+		{ "context el1", { 0x64, 0x39, 0x30, 0, 0 }, 5, PMUSCOPE_SPE_PKT_CONTEXT, 0, 5, 0,
+		  12345, "CONTEXT 0x3039 el1" },
+		{ "context el2", { 0x65, 0x34, 0x12, 0, 0 }, 5, PMUSCOPE_SPE_PKT_CONTEXT, 1, 5, 0,
+		  0x1234, "CONTEXT 0x1234 el2" },
+		{ "op load", { 0x49, 0x00 }, 2, PMUSCOPE_SPE_PKT_OP_TYPE, 1, 2, 0, 0, "LD GP-REG" },
+		{ "op store", { 0x49, 0x01 }, 2, PMUSCOPE_SPE_PKT_OP_TYPE, 1, 2, 0, 1, "ST GP-REG" },
+		{ "op atomic", { 0x49, 0x17 }, 2, PMUSCOPE_SPE_PKT_OP_TYPE, 1, 2, 0, 0x17, "ST AT AR" },
+		{ "op simd", { 0x49, 0x04 }, 2, PMUSCOPE_SPE_PKT_OP_TYPE, 1, 2, 0, 4, "LD SIMD-FP" },
+		{ "op sve ld", { 0x49, 0xac }, 2, PMUSCOPE_SPE_PKT_OP_TYPE, 1, 2, 0, 0xac,
+		  "LD EVLEN 128 PRED SG" },
+		{ "op memset", { 0x49, 0x25 }, 2, PMUSCOPE_SPE_PKT_OP_TYPE, 1, 2, 0, 0x25,
+		  "ST MEMSET" },
+		{ "op branch", { 0x4a, 0x01 }, 2, PMUSCOPE_SPE_PKT_OP_TYPE, 2, 2, 0, 1, "B COND" },
+		{ "op branch ind bl", { 0x4a, 0x0a }, 2, PMUSCOPE_SPE_PKT_OP_TYPE, 2, 2, 0, 0xa,
+		  "B IND CR-BL" },
+		{ "op branch ret", { 0x4a, 0x16 }, 2, PMUSCOPE_SPE_PKT_OP_TYPE, 2, 2, 0, 0x16,
+		  "B IND GCS CR-RET" },
+		{ "op other", { 0x48, 0x00 }, 2, PMUSCOPE_SPE_PKT_OP_TYPE, 0, 2, 0, 0,
+		  "OTHER INSN-OTHER" },
+		{ "op other cond", { 0x48, 0x01 }, 2, PMUSCOPE_SPE_PKT_OP_TYPE, 0, 2, 0, 1,
+		  "OTHER COND-SELECT" },
+		{ "op sve other", { 0x48, 0x3e }, 2, PMUSCOPE_SPE_PKT_OP_TYPE, 0, 2, 0, 0x3e,
+		  "SVE-OTHER EVLEN 256 FP PRED" },
+		{ "op class 3 (reserved): raw", { 0x4b, 0x05 }, 2, PMUSCOPE_SPE_PKT_OP_TYPE, 3, 2, 0,
+		  5, "OP-TYPE 0x5 (3)" },
+		{ "pc el1 ns", { 0xb0, B8(0xa0ff800080001234ULL) }, 9, PMUSCOPE_SPE_PKT_ADDRESS, 0, 9,
+		  0, 0xa0ff800080001234ULL, "PC 0xff800080001234 el1 ns=1" },
+		{ "branch target", { 0xb1, B8(0x0000000000400200ULL) }, 9, PMUSCOPE_SPE_PKT_ADDRESS,
+		  1, 9, 0, 0x400200, "TGT 0x400200 el0 ns=0" },
+		{ "data va with tag", { 0xb2, B8(0xf000aaaabbbbccccULL) }, 9,
+		  PMUSCOPE_SPE_PKT_ADDRESS, 2, 9, 0, 0xf000aaaabbbbccccULL, "VA 0xf000aaaabbbbcccc" },
+		{ "data pa", { 0xb3, B8(0xc512345000ULL | 0xc500000000000000ULL) }, 9,
+		  PMUSCOPE_SPE_PKT_ADDRESS, 3, 9, 0, 0xc50000c512345000ULL,
+		  "PA 0xc512345000 ns=1 ch=1 pat=5" },
+		{ "previous branch", { 0xb4, B8(0x4000000000400300ULL) }, 9,
+		  PMUSCOPE_SPE_PKT_ADDRESS, 4, 9, 0, 0x4000000000400300ULL, "PBT 0x400300 el2 ns=0" },
+		{ "address index 5: raw", { 0xb5, B8(0x77ULL) }, 9, PMUSCOPE_SPE_PKT_ADDRESS, 5, 9,
+		  0, 0x77, "ADDR 0x77 (5)" },
+		{ "extended pc", { 0x20, 0xb0, B8(0x400100ULL) }, 10, PMUSCOPE_SPE_PKT_ADDRESS, 0,
+		  10, 1, 0x400100, "PC 0x400100 el0 ns=0" },
+		{ "extended address index 10", { 0x21, 0xb2, B8(0x99ULL) }, 10,
+		  PMUSCOPE_SPE_PKT_ADDRESS, 10, 10, 1, 0x99, "ADDR 0x99 (10)" },
+		{ "total latency", { 0x98, 0x2c, 0x01 }, 3, PMUSCOPE_SPE_PKT_COUNTER, 0, 3, 0, 300,
+		  "LAT 300 TOT" },
+		{ "issue latency", { 0x99, 0x07, 0x00 }, 3, PMUSCOPE_SPE_PKT_COUNTER, 1, 3, 0, 7,
+		  "LAT 7 ISSUE" },
+		{ "translation latency", { 0x9a, 0xff, 0xff }, 3, PMUSCOPE_SPE_PKT_COUNTER, 2, 3, 0,
+		  65535, "LAT 65535 XLAT" },
+		{ "counter index 3", { 0x9b, 0x05, 0x00 }, 3, PMUSCOPE_SPE_PKT_COUNTER, 3, 3, 0, 5,
+		  "LAT 5 " },
+		{ "extended counter index 31", { 0x23, 0x9f, 0x02, 0x00 }, 4,
+		  PMUSCOPE_SPE_PKT_COUNTER, 31, 4, 1, 2, "LAT 2 " },
+		{ "0x20 alone", { 0x20 }, 1, PMUSCOPE_SPE_PKT_BAD, 0, 1, 0, 0, "Bad packet!" },
+		{ "0x20 0x00 (perf: alignment)", { 0x20, 0x00, 0x00, 0x00 }, 4, PMUSCOPE_SPE_PKT_BAD,
+		  0, 1, 0, 0, "Bad packet!" },
+		{ "extended header, then END", { 0x20, 0x01 }, 2, PMUSCOPE_SPE_PKT_BAD, 0, 1, 0, 0,
+		  "Bad packet!" },
+		{ "unknown header 0x02", { 0x02 }, 1, PMUSCOPE_SPE_PKT_BAD, 0, 1, 0, 0, "Bad packet!" },
+		{ "unknown header 0xff", { 0xff, 0, 0 }, 3, PMUSCOPE_SPE_PKT_BAD, 0, 1, 0, 0,
+		  "Bad packet!" },
+		{ "address cut short", { 0xb0, 1, 2 }, 3, PMUSCOPE_SPE_PKT_BAD, 0, 1, 0, 0,
+		  "Bad packet!" },
+		{ "extended address cut short", { 0x22, 0xb0, 1, 2, 3 }, 5, PMUSCOPE_SPE_PKT_BAD, 0,
+		  1, 0, 0, "Bad packet!" },
+		{ "counter cut short", { 0x98, 1 }, 2, PMUSCOPE_SPE_PKT_BAD, 0, 1, 0, 0,
+		  "Bad packet!" },
+		{ "events cut short", { 0x62, 1, 2 }, 3, PMUSCOPE_SPE_PKT_BAD, 0, 1, 0, 0,
+		  "Bad packet!" },
+	};
+	struct pmuscope_spe_pkt p;
+	char desc[256], line[400];
+	size_t off;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned char *exact = malloc(cases[i].n);	/* nothing readable after it */
+		int len;
+
+		if (!exact)
+			return;
+		memcpy(exact, cases[i].b, cases[i].n);
+		len = pmuscope_spe_pkt_get(exact, cases[i].n, &p);
+		pmuscope_spe_pkt_desc(&p, desc, sizeof(desc));
+		result(len == cases[i].len && p.len == cases[i].len && p.type == cases[i].type &&
+		       p.index == cases[i].index && p.ext == cases[i].ext &&
+		       p.payload == cases[i].payload && !strcmp(desc, cases[i].desc),
+		       "spe packet %s: len %d type %u index %u ext %u payload 0x%llx '%s'",
+		       cases[i].name, len, p.type, p.index, p.ext, (unsigned long long)p.payload,
+		       desc);
+		free(exact);
+	}
+	/* The address fields. */
+	{
+		static const unsigned char pa[] = { 0xb3, B8(0xc50000c512345000ULL) };
+		static const unsigned char va[] = { 0xb2, B8(0xf000aaaabbbbccccULL) };
+		static const unsigned char pc[] = { 0xb0, B8(0xa0ff800080001234ULL) };
+		int ok = 1;
+
+		pmuscope_spe_pkt_get(pa, sizeof(pa), &p);
+		ok &= p.addr == 0xc512345000ULL && p.ns == 1 && p.ch == 1 && p.pat == 5;
+		pmuscope_spe_pkt_get(va, sizeof(va), &p);
+		ok &= p.addr == 0x00aaaabbbbccccULL && p.tag == 0xf0;
+		pmuscope_spe_pkt_get(pc, sizeof(pc), &p);
+		ok &= p.addr == 0xff800080001234ULL && p.el == 1 && p.ns == 1;
+		result(ok, "spe address fields: PA NS/CH/PAT, VA tag byte, PC EL/NS, 56-bit addresses");
+	}
+	/* perf report -D's line. */
+	{
+		static const unsigned char b[] = { 0x98, 0x2c, 0x01 };
+		static const char want[] =
+			".  00000010:  98 2c 01                                        LAT 300 TOT";
+
+		pmuscope_spe_pkt_get(b, sizeof(b), &p);
+		pmuscope_spe_pkt_line(&p, b, 16, line, sizeof(line));
+		result(!strcmp(line, want), "spe packet line as perf report -D: '%s'", line);
+		pmuscope_spe_pkt_line(&p, b, 16, line, 10);
+		result(strlen(line) == 9 && !strncmp(line, want, 9),
+		       "spe packet line cut short, never overrun");
+	}
+	/* Every byte of a garbage buffer: never past its end, 1..16 bytes each. */
+	{
+		unsigned char g[512];
+		size_t n = 0, bad = 0;
+		int ok = 1;
+
+		for (size_t i = 0; i < sizeof(g); i++)
+			g[i] = (i * 131 + 7) ^ (i >> 3);
+		g[sizeof(g) - 1] = 0x20;
+		off = 0;
+		while (pmuscope_spe_pkt_next(g, sizeof(g), &off, &p) == 1) {
+			n++;
+			bad += p.type == PMUSCOPE_SPE_PKT_BAD;
+			ok &= p.len >= 1 && p.len <= 16 && off <= sizeof(g);
+		}
+		result(ok && off == sizeof(g) && n && bad && p.type == PMUSCOPE_SPE_PKT_BAD,
+		       "spe garbage: %zu packets (%zu bad), the last (0x20 at the end) bad, all within",
+		       n, bad);
+		result(pmuscope_spe_pkt_next(g, sizeof(g), &off, &p) == 0 &&
+		       pmuscope_spe_pkt_get(g, 0, &p) == 0, "spe: nothing after the end");
+	}
+}
+
+static void test_spe_records(void)
+{
+	static const unsigned char b[] = {
+		0x00, 0x00,					/* padding before */
+		/* record 1: a load, every field, ended by a timestamp */
+		0xb0, B8(0x0000000000400100ULL),
+		0x49, 0x00,
+		0x52, 0x0e, 0x02,
+		0x98, 0x64, 0x00,
+		0x99, 0x03, 0x00,
+		0x9a, 0x09, 0x00,
+		0xb2, B8(0x0a00ffff00001000ULL),
+		0xb3, B8(0x8000000080001000ULL),
+		0x43, 0x0b,
+		0x64, 0xd2, 0x04, 0x00, 0x00,
+		0x71, B8(0x1000ULL),
+		/* record 2: a branch, END */
+		0xb0, B8(0x2000000000400200ULL),
+		0x4a, 0x01,
+		0xb1, B8(0x0000000000400300ULL),
+		0x42, 0x42,
+		0x01,
+		0x00, 0x00, 0x00,				/* padding between */
+		/* record 3: a store with a bad byte, then cut short */
+		0xb0, B8(0x0000000000400400ULL),
+		0x02,
+		0x49, 0x01,
+	};
+	struct pmuscope_spe_record r;
+	size_t off = 0;
+	int ret, ok;
+
+	ret = pmuscope_spe_record_next(b, sizeof(b), &off, &r);
+	ok = ret == 1 && r.start == 2 &&
+	     r.valid == (PMUSCOPE_SPE_R_PC | PMUSCOPE_SPE_R_OP | PMUSCOPE_SPE_R_EVENTS |
+			 PMUSCOPE_SPE_R_LAT_TOTAL | PMUSCOPE_SPE_R_LAT_ISSUE |
+			 PMUSCOPE_SPE_R_LAT_XLAT | PMUSCOPE_SPE_R_VA | PMUSCOPE_SPE_R_PA |
+			 PMUSCOPE_SPE_R_SOURCE | PMUSCOPE_SPE_R_CONTEXT |
+			 PMUSCOPE_SPE_R_TIMESTAMP | PMUSCOPE_SPE_R_END) &&
+	     r.pc == 0x400100 && r.el == 0 && pmuscope_spe_op_is_load(&r) &&
+	     !pmuscope_spe_op_is_store(&r) && r.events == 0x20e && r.lat_total == 100 &&
+	     r.lat_issue == 3 && r.lat_xlat == 9 && r.va == 0xffff00001000ULL && r.va_tag == 0x0a &&
+	     r.pa == 0x80001000 && r.pa_ns == 1 && r.pa_ch == 0 && r.source == 11 &&
+	     r.context == 1234 && r.context_el == 1 && r.timestamp == 0x1000 && !r.bad &&
+	     off == r.start + r.len;
+	result(ok, "spe record 1: a load, every field, ended by its timestamp (valid 0x%x)", r.valid);
+	ret = pmuscope_spe_record_next(b, sizeof(b), &off, &r);
+	result(ret == 1 && pmuscope_spe_op_is_branch(&r) && r.pc == 0x400200 && r.el == 1 &&
+	       r.branch == 0x400300 && (r.valid & PMUSCOPE_SPE_R_BRANCH) && r.events == 0x42 &&
+	       (r.valid & PMUSCOPE_SPE_R_END) && !(r.valid & PMUSCOPE_SPE_R_TIMESTAMP),
+	       "spe record 2: a branch with its target, ended by END");
+	ret = pmuscope_spe_record_next(b, sizeof(b), &off, &r);
+	result(ret == 1 && r.pc == 0x400400 && pmuscope_spe_op_is_store(&r) && r.bad == 1 &&
+	       !(r.valid & PMUSCOPE_SPE_R_END) && off == sizeof(b),
+	       "spe record 3: a bad byte counted, cut short by the end (no R_END)");
+	result(pmuscope_spe_record_next(b, sizeof(b), &off, &r) == 0,
+	       "spe records: no more after the last");
+	off = 0;
+	result(pmuscope_spe_record_next(b, 2, &off, &r) == 0 && off == 2,
+	       "spe records: padding only is no record");
+}
+
+/* A chunk of @n bytes of @data for @cpu in @buf; returns its size. */
+static size_t spe_chunk(unsigned char *buf, uint32_t cpu, uint32_t flags, uint64_t lost,
+			const unsigned char *data, size_t n)
+{
+	struct pmuscope_spe_chunk c = {
+		.size = (32 + n + 7) & ~7UL, .cpu = cpu, .time = 100 + cpu,
+		.data_size = n, .flags = flags, .lost = lost,
+	};
+
+	memcpy(buf, &c, sizeof(c));
+	memcpy(buf + 32, data, n);
+	memset(buf + 32 + n, 0, c.size - 32 - n);
+	return c.size;
+}
+
+/* A load record at @pc, total latency @lat, events @ev, source @src, context @pid. */
+static size_t spe_load(unsigned char *p, uint64_t pc, uint16_t lat, uint16_t ev, uint8_t src,
+		       uint32_t pid)
+{
+	size_t n = 0;
+
+	p[n++] = 0xb0;
+	for (int i = 0; i < 8; i++)
+		p[n++] = pc >> (8 * i);
+	p[n++] = 0x49;
+	p[n++] = 0x00;
+	p[n++] = 0x52;
+	p[n++] = ev;
+	p[n++] = ev >> 8;
+	p[n++] = 0x98;
+	p[n++] = lat;
+	p[n++] = lat >> 8;
+	p[n++] = 0x43;
+	p[n++] = src;
+	p[n++] = 0x64;
+	for (int i = 0; i < 4; i++)
+		p[n++] = pid >> (8 * i);
+	p[n++] = 0x01;
+	return n;
+}
+
+static void test_spe_chunks_and_file(void)
+{
+	char tmpl[] = "/tmp/pmuscope-spe-XXXXXX", path[300], err[400];
+	static char *argv[] = { "pmuscope", "spe", "record", "--", "./loop" };
+	unsigned char data[64], buf[256], *file;
+	struct pmuscope_spe_chunk c;
+	const unsigned char *d;
+	struct spef_writer w;
+	struct spef_header h;
+	struct spef s;
+	size_t off = 0, n = spe_load(data, 0x400100, 50, 0x6, 0, 77), total = 0, size;
+	int ret, all_rejected = 1;
+	FILE *f;
+
+	/* The chunk parser. */
+	total += spe_chunk(buf, 0, 0, 0, data, n);
+	total += spe_chunk(buf + total, 1, PMUSCOPE_SPE_C_LOST, 64, data, 5);
+	ret = pmuscope_spe_chunk_next(buf, total, &off, &c, &d, err, sizeof(err));
+	result(ret == 1 && c.cpu == 0 && c.data_size == n && d == buf + 32 &&
+	       off == ((32 + n + 7) & ~7UL), "spe chunk parser: the first chunk");
+	ret = pmuscope_spe_chunk_next(buf, total, &off, &c, &d, err, sizeof(err));
+	result(ret == 1 && c.cpu == 1 && c.lost == 64 && c.flags == PMUSCOPE_SPE_C_LOST &&
+	       off == total && pmuscope_spe_chunk_next(buf, total, &off, &c, &d, err, sizeof(err)) == 0,
+	       "spe chunk parser: the second chunk, then no more");
+	{
+		static const struct {
+			const char *name;
+			size_t at;	/* byte to change */
+			unsigned char v;
+			size_t len;	/* bytes given; 0: all */
+			const char *msg;
+		} bad[] = {
+			{ "size not a multiple of 8", 0, 0x21, 0, "not a multiple of 8" },
+			{ "data beyond the size", 16, 0x40, 0, "do not fit" },
+			{ "padding above 7 bytes", 16, 0x01, 0, "do not fit" },
+			{ "padding not zero", 32 + 31, 0x01, 0, "padding byte" },
+			{ "unknown flag", 20, 0x10, 0, "unknown flags" },
+			{ "cut short in the header", 0, 0, 20, "not a 32-byte header" },
+			{ "cut short in the data", 0, 0, 40, "only 40 bytes left" },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			unsigned char b2[128];
+			size_t len = spe_chunk(b2, 0, 0, 0, data, 31);
+
+			if (bad[i].len)
+				len = bad[i].len;
+			else
+				b2[bad[i].at] = bad[i].v;
+			off = 0;
+			err[0] = '\0';
+			ret = pmuscope_spe_chunk_next(b2, len, &off, &c, &d, err, sizeof(err));
+			result(ret == -EBADMSG && off == 0 && strstr(err, bad[i].msg),
+			       "spe chunk parser rejects %s: %s", bad[i].name, err);
+		}
+	}
+
+	/* The file: written, read back whole. */
+	if (!mkdtemp(tmpl)) {
+		result(0, "spe file: mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/spe.data", tmpl);
+	memset(&h, 0, sizeof(h));
+	h.freq = 62500000;
+	h.start_time = 12345;
+	h.flags = SPEF_SOURCE_KERNEL | SPEF_EMULATED;
+	h.spe_flags = PMUSCOPE_SPE_EL0 | PMUSCOPE_SPE_CX;
+	h.interval = 4096;
+	ret = spef_create(&w, path, &h, 5, argv, err, sizeof(err));
+	off = 0;
+	while (!ret && pmuscope_spe_chunk_next(buf, total, &off, &c, &d, err, sizeof(err)) == 1)
+		ret = spef_write_chunk(&w, &c, d);
+	if (!ret)
+		ret = spef_finish(&w, 4242, "400000-401000 r-xp 00000000 08:01 1 /bin/loop\n", 46,
+				  err, sizeof(err));
+	result(!ret, "spe file written: %s", ret ? err : "");
+	ret = spef_read(path, &s, err, sizeof(err));
+	result(!ret && s.h.freq == 62500000 && s.h.start_time == 12345 &&
+	       s.h.flags == (SPEF_SOURCE_KERNEL | SPEF_EMULATED) && s.h.interval == 4096 &&
+	       s.h.pid == 4242 && s.h.finished && s.h.argc == 5 && !strcmp(s.argv[4], "./loop") &&
+	       s.h.data_size == total && !memcmp(s.chunks, buf, total) && s.h.maps_size == 46 &&
+	       !strncmp(s.maps, "400000-401000", 13),
+	       "spe file round trip: header, command line, chunks unchanged, maps (%s)",
+	       ret ? err : "ok");
+	size = s.size;
+	file = ret ? NULL : malloc(size);
+	if (file)
+		memcpy(file, s.file, size);
+	spef_free(&s);
+	if (!file)
+		return;
+	/* Every truncation is rejected. */
+	for (size_t len = 0; len < size; len++) {
+		unsigned char *copy = malloc(len ? len : 1);
+
+		memcpy(copy, file, len);
+		if (!spef_parse(copy, len, &s, err, sizeof(err)))
+			all_rejected = 0;
+		spef_free(&s);
+	}
+	result(all_rejected, "spe file: each of its %zu truncations is rejected", size);
+	{
+		static const struct {
+			const char *name;
+			size_t at;
+			unsigned char v;
+			const char *msg;
+		} bad[] = {
+			{ "magic", 0, 'X', "no \"PMSCSPE1\" magic" },
+			{ "version", 8, 2, "version 2" },
+			{ "header size", 12, 0x70, "header size" },
+			{ "flags", 32, 0x80, "unknown header flags" },
+			{ "command line", 96 + 8, 'x', "NUL-terminated" },
+			{ "data size", 72, 0x01, "cut short or corrupt" },
+			{ "first chunk's size", 128, 0x3f, "not a multiple of 8" },
+			{ "maps padding", SIZE_MAX, 0, "maps padding" },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			unsigned char *copy = malloc(size);
+
+			memcpy(copy, file, size);
+			if (bad[i].at == SIZE_MAX)
+				copy[size - 1] = 1;	/* maps_size 46: 2 bytes of padding */
+			else
+				copy[bad[i].at] = bad[i].v;
+			err[0] = '\0';
+			ret = spef_parse(copy, size, &s, err, sizeof(err));
+			result(ret == -EBADMSG && strstr(err, bad[i].msg),
+			       "spe file rejects a corrupt %s: %s", bad[i].name, err);
+			spef_free(&s);
+		}
+	}
+	/* Unfinished (the recorder died): its whole chunks are read. */
+	{
+		unsigned char *copy = malloc(size);
+		struct spef_header *hp = (struct spef_header *)copy;
+		size_t hs;
+
+		memcpy(copy, file, size);
+		hs = hp->header_size;
+		hp->finished = 0;
+		hp->data_size = 0;
+		hp->maps_size = 0;
+		hp->pid = 0;
+		ret = spef_parse(copy, hs + total, &s, err, sizeof(err));
+		result(!ret && s.h.data_size == total && !s.h.finished,
+		       "spe file unfinished: its %zu bytes of whole chunks are read (%s)", total,
+		       ret ? err : "ok");
+		spef_free(&s);
+	}
+	free(file);
+	f = fopen(path, "w");
+	if (f)
+		fclose(f);
+	ret = spef_read(path, &s, err, sizeof(err));
+	result(ret == -EBADMSG && strstr(err, "shorter than the 96-byte header"),
+	       "spe file: an empty file is rejected: %s", err);
+	unlink(path);
+	rmdir(tmpl);
+}
+
+static void test_spe_report(void)
+{
+	/*
+	 * 8 loads: PCs A A A B B C A B, latencies 0 3 4 100 5000 64 7 300,
+	 * events L1D refill on 2 of them, LLC miss on 1, TLB walk on 1,
+	 * sources 0 0 0 8 8 14 0 8, contexts 10 (five) and 20 (three); one
+	 * store and one branch of context 10.
+	 */
+	static const struct {
+		uint64_t pc;
+		uint16_t lat, ev;
+		uint8_t src;
+		uint32_t pid;
+	} loads[] = {
+		{ 0x1000, 0, 0x006, 0, 10 }, { 0x1000, 3, 0x006, 0, 10 },
+		{ 0x1000, 4, 0x00e, 0, 20 }, { 0x2000, 100, 0x026, 8, 10 },
+		{ 0x2000, 5000, 0x20e, 8, 20 }, { 0x3000, 64, 0x006, 14, 10 },
+		{ 0x1000, 7, 0x006, 0, 20 }, { 0x2000, 300, 0x006, 8, 10 },
+	};
+	static const uint64_t want_hist[SPE_LAT_BUCKETS] = { 2, 2, 0, 0, 0, 2, 0, 1, 0, 0, 0, 1 };
+	unsigned char data[1024], chunk[1200];
+	struct pmuscope_spe_chunk c;
+	struct spe_stats s;
+	struct spe_pc top[3];
+	size_t n = 0, k;
+	int ok;
+
+	for (size_t i = 0; i < sizeof(loads) / sizeof(loads[0]); i++)
+		n += spe_load(data + n, loads[i].pc, loads[i].lat, loads[i].ev, loads[i].src,
+			      loads[i].pid);
+	/* A store and a branch at 0x4000, context 10, then padding. */
+	n += spe_load(data + n, 0x4000, 9, 0x2, 0, 10);
+	data[n - 25 + 10] = 0x01;			/* OP payload: store */
+	n += spe_load(data + n, 0x4000, 1, 0x2, 0, 10);
+	data[n - 25 + 9] = 0x4a;			/* OP header: branch */
+	data[n++] = 0x00;
+	spe_chunk(chunk, 3, PMUSCOPE_SPE_C_LOST | PMUSCOPE_SPE_C_COLLISION, 256, data, n);
+	memcpy(&c, chunk, sizeof(c));
+
+	result(spe_lat_bucket(0) == 0 && spe_lat_bucket(3) == 0 && spe_lat_bucket(4) == 1 &&
+	       spe_lat_bucket(7) == 1 && spe_lat_bucket(8) == 2 && spe_lat_bucket(4095) == 10 &&
+	       spe_lat_bucket(4096) == 11 && spe_lat_bucket(65535) == 11,
+	       "spe latency buckets: edges 0, 4, 8, ... 4096 and above");
+	if (spe_stats_init(&s))
+		return;
+	spe_stats_chunk(&s, &c, chunk + 32);
+	ok = s.records == 10 && s.loads == 8 && s.stores == 1 && s.branches == 1 && !s.other &&
+	     s.chunks == 1 && s.data_bytes == n && s.lost_bytes == 256 &&
+	     s.chunk_flags[0] == 1 && s.chunk_flags[1] == 1 && !s.chunk_flags[2] &&
+	     s.cpu[3].chunks == 1 && s.cpu[3].lost == 256 && s.el[0] == 10 && !s.bad_packets;
+	result(ok, "spe report: 10 records, 8 loads, 1 store, 1 branch; lost 256 bytes, flags");
+	ok = !memcmp(s.lat_hist, want_hist, sizeof(want_hist)) && s.lat_loads == 8 &&
+	     s.lat_sum == 5478 && s.lat_max == 5000;
+	result(ok, "spe report: load latency histogram 2 2 0 0 0 2 0 1 0 0 0 1 (64 and 100 in 64-127), sum 5478, max 5000");
+	ok = s.ev[1] == 10 && s.ev_loads[1] == 8 && s.ev_loads[3] == 2 && s.ev_loads[9] == 1 &&
+	     s.ev_loads[5] == 1 && s.ev[2] == 8;
+	result(ok, "spe report: events: retired 10 (8 loads), L1D refill 2, LLC miss 1, TLB walk 1");
+	ok = s.nr_src == 3 && s.src_value[0] == 0 && s.src_count[0] == 4 &&
+	     s.src_value[1] == 8 && s.src_count[1] == 3 && s.src_value[2] == 14 &&
+	     s.src_count[2] == 1 && s.src_loads == 8;
+	result(ok, "spe report: data sources of loads 0: 4, 8: 3, 14: 1");
+	k = spe_stats_top(&s, top, 3);
+	result(k == 3 && top[0].pc == 0x1000 && top[0].count == 4 && top[1].pc == 0x2000 &&
+	       top[1].count == 3 && top[2].pc == 0x4000 && top[2].count == 2,
+	       "spe report: hot PCs 0x1000 (4), 0x2000 (3), 0x4000 (2), ties by PC");
+	spe_stats_free(&s);
+
+	if (spe_stats_init(&s))
+		return;
+	s.pid_filter = 1;
+	s.pid = 20;
+	spe_stats_chunk(&s, &c, chunk + 32);
+	k = spe_stats_top(&s, top, 3);
+	result(s.records == 3 && s.loads == 3 && s.filtered_out == 7 && s.with_context == 10 &&
+	       s.lat_max == 5000 && k == 2 && top[0].pc == 0x1000 && top[0].count == 2,
+	       "spe report: restricted to context 20: 3 loads, 7 left out");
+	spe_stats_free(&s);
+}
+
 int main(int argc, char **argv)
 {
 	static struct report r;
@@ -1448,6 +1972,10 @@ int main(int argc, char **argv)
 	test_datafile();
 	test_amu_metrics();
 	test_amu_cli();
+	test_spe_packets();
+	test_spe_records();
+	test_spe_chunks_and_file();
+	test_spe_report();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
