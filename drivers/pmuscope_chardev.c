@@ -196,14 +196,41 @@ static long pmuscope_ioc_config_task(struct file *file,
  * The file's session is created here, at its first CONFIG, once the caller
  * is known to be allowed to count: an open file costs nothing until then.
  */
+/*
+ * The CPU bitmap of an argument (@size bytes at @uptr, checked by the
+ * caller: a multiple of 8, 8 .. 4096) into @cpus. -ENODEV: a CPU number
+ * the kernel cannot have (@possible: or a CPU not possible); -EINVAL: no
+ * CPU at all.
+ */
+static int pmuscope_copy_cpus(u64 uptr, u32 size, bool possible, struct cpumask *cpus)
+{
+	unsigned long *bits = kzalloc(size, GFP_KERNEL_ACCOUNT);
+	unsigned int bit;
+	int ret;
+
+	if (!bits)
+		return -ENOMEM;
+	ret = -EFAULT;
+	if (copy_from_user(bits, u64_to_user_ptr(uptr), size))
+		goto out;
+	ret = -ENODEV;
+	for_each_set_bit(bit, bits, size * BITS_PER_BYTE) {
+		if (bit >= nr_cpu_ids || (possible && !cpu_possible(bit)))
+			goto out;
+		cpumask_set_cpu(bit, cpus);
+	}
+	ret = cpumask_empty(cpus) ? -EINVAL : 0;
+out:
+	kfree(bits);
+	return ret;
+}
+
 static long pmuscope_ioc_config(struct file *file, void __user *uarg)
 {
 	struct pmuscope_session *fresh = NULL;
 	struct pmuscope_event evs[PMUSCOPE_MAX_EVENTS];
 	struct pmuscope_config cfg;
 	cpumask_var_t cpus;
-	unsigned long *bits;
-	unsigned int bit;
 	int ret;
 
 	ret = pmuscope_copy_arg(&cfg, sizeof(cfg), PMUSCOPE_CONFIG_SIZE_VER0, uarg);
@@ -226,25 +253,11 @@ static long pmuscope_ioc_config(struct file *file, void __user *uarg)
 	if (ret)
 		return ret;
 
-	bits = kzalloc(cfg.cpus_size, GFP_KERNEL_ACCOUNT);
-	if (!bits)
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL_ACCOUNT))
 		return -ENOMEM;
-	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL_ACCOUNT)) {
-		kfree(bits);
-		return -ENOMEM;
-	}
-	ret = -EFAULT;
-	if (copy_from_user(bits, u64_to_user_ptr(cfg.cpus), cfg.cpus_size))
-		goto out;
 	/* A CPU number the kernel cannot have: absent. */
-	ret = -ENODEV;
-	for_each_set_bit(bit, bits, cfg.cpus_size * BITS_PER_BYTE) {
-		if (bit >= nr_cpu_ids)
-			goto out;
-		cpumask_set_cpu(bit, cpus);
-	}
-	ret = -EINVAL;
-	if (cpumask_empty(cpus))
+	ret = pmuscope_copy_cpus(cfg.cpus, cfg.cpus_size, false, cpus);
+	if (ret)
 		goto out;
 	/* A hint: pmuscope_session_configure() looks again under the lock. */
 	if (!READ_ONCE(file->private_data)) {
@@ -258,7 +271,6 @@ static long pmuscope_ioc_config(struct file *file, void __user *uarg)
 	pmuscope_session_free(fresh);
 out:
 	free_cpumask_var(cpus);
-	kfree(bits);
 	return ret;
 }
 
@@ -425,8 +437,6 @@ static long pmuscope_ioc_spe_start(struct file *file, void __user *uarg)
 	struct pmuscope_session *fresh = NULL;
 	struct pmuscope_spe_config cfg;
 	cpumask_var_t cpus;
-	unsigned long *bits;
-	unsigned int bit;
 	int ret;
 
 	ret = pmuscope_copy_arg(&cfg, sizeof(cfg), PMUSCOPE_SPE_CONFIG_SIZE_VER0, uarg);
@@ -435,24 +445,10 @@ static long pmuscope_ioc_spe_start(struct file *file, void __user *uarg)
 	ret = pmuscope_check_spe_config(&cfg);
 	if (ret)
 		return ret;
-	bits = kzalloc(cfg.cpus_size, GFP_KERNEL_ACCOUNT);
-	if (!bits)
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL_ACCOUNT))
 		return -ENOMEM;
-	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL_ACCOUNT)) {
-		kfree(bits);
-		return -ENOMEM;
-	}
-	ret = -EFAULT;
-	if (copy_from_user(bits, u64_to_user_ptr(cfg.cpus), cfg.cpus_size))
-		goto out;
-	ret = -ENODEV;
-	for_each_set_bit(bit, bits, cfg.cpus_size * BITS_PER_BYTE) {
-		if (bit >= nr_cpu_ids || !cpu_possible(bit))
-			goto out;
-		cpumask_set_cpu(bit, cpus);
-	}
-	ret = -EINVAL;
-	if (cpumask_empty(cpus))
+	ret = pmuscope_copy_cpus(cfg.cpus, cfg.cpus_size, true, cpus);
+	if (ret)
 		goto out;
 	if (!READ_ONCE(file->private_data)) {
 		fresh = pmuscope_session_alloc(-1);
@@ -464,7 +460,6 @@ static long pmuscope_ioc_spe_start(struct file *file, void __user *uarg)
 	pmuscope_session_free(fresh);
 out:
 	free_cpumask_var(cpus);
-	kfree(bits);
 	return ret;
 }
 

@@ -121,6 +121,8 @@ static struct platform_driver pmuscope_spe_pdrv = {
 	.probe = pmuscope_spe_pdev_probe,
 };
 
+static void pmuscope_spe_irq_unbind(void);
+
 static int pmuscope_spe_irq_bind(void)
 {
 	int ret;
@@ -131,8 +133,10 @@ static int pmuscope_spe_irq_bind(void)
 			return ret;
 	}
 	ret = platform_driver_register(&pmuscope_spe_pdrv);
-	if (ret)
+	if (ret) {
+		pmuscope_spe_irq_unbind();
 		return ret;
+	}
 	pmuscope_spe_irq.registered = true;
 	return 0;
 }
@@ -142,6 +146,8 @@ static void pmuscope_spe_irq_unbind(void)
 	if (pmuscope_spe_irq.registered)
 		platform_driver_unregister(&pmuscope_spe_pdrv);
 	pmuscope_spe_irq.registered = false;
+	pmuscope_spe_irq.have_pdev = false;
+	pmuscope_spe_irq.from_pdev = false;
 	if (pmuscope_spe_irq.irq > 0) {
 		free_percpu_irq(pmuscope_spe_irq.irq, pmuscope_spe_irq.pcpu);
 		free_percpu(pmuscope_spe_irq.pcpu);
@@ -178,10 +184,10 @@ int pmuscope_spe_init(void)
 	return pmuscope_spe_irq_bind();
 }
 
+/* Everything bind did, the platform driver too when no device came. */
 void pmuscope_spe_exit(void)
 {
-	if (pmuscope_spe_irq.irq)
-		pmuscope_spe_irq_unbind();
+	pmuscope_spe_irq_unbind();
 }
 
 /* cpuhp online, on @cpu: the PPI on, and the owner's profiling back. */
