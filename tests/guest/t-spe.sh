@@ -66,8 +66,11 @@ if [ "$(cat /sys/devices/system/cpu/online)" = 0-1 ]; then
 		"$((m_records + m_lost))" "$m_samples"
 	check "the SPU lost at most one held record per fill ($m_lost, $(get fills) fills)" \
 		test "$m_lost" -le $(($(get fills) * 4))
-	check "at most 4000 samples (40 x 409600 / 4096), at least 95% ($m_samples)" \
-		test "$m_samples" -le 4000 -a "$m_samples" -ge 3800
+	# A fill stops profiling until its PMBIRQ, a tick later, after the
+	# piece it came in: at most that piece's 100 samples go unsampled.
+	fills=$(get fills)
+	check "at most 4000 samples (40 x 409600 / 4096), at least 4000 - 100 per fill ($m_samples, $fills fills)" \
+		test "$m_samples" -le 4000 -a "$m_samples" -ge $((4000 - 100 * fills))
 	check_eq "every chunk's data is whole records" "$(get bad)" 0
 	check_eq "nothing lost in chunks" "$(get lost)" 0
 	check_eq "the hot code region first: 0x1000000 (3 of 4 pieces)" "$(get hot_region)" 0x1000000
@@ -79,5 +82,41 @@ if [ "$(cat /sys/devices/system/cpu/online)" = 0-1 ]; then
 	check_eq "the bytes read are the bytes SPE_STATUS accounts" "$b1" "$b2"
 	check_eq "SPE_STATUS: no ring or DL loss" "$(get lost_ring)/$(get lost_dl)" 0/0
 	check_eq "SPE_STATUS: state STOPPED after SPE_STOP" "$(get state)" 3
+
+	# The same through the CLI: pmuscope spe record (the driver's source),
+	# report and dump. 200 pieces of 4097 operations: the sampling period
+	# (the pseudocode's SPEStep reloads the interval counter when it is 0
+	# and selects the operation that brings it to 0: interval + 1), so one
+	# sample each, at the same offset of its piece, at one PC of the
+	# piece's code: 160 pieces at 0x1000000, 40 at 0x3000000. The report
+	# must put that PC of 0x1000000 first, with its 160 samples.
+	pmuscope spe record -C 1 --el0 --interval 4096 -o /tmp/spe.data -d 3 >/tmp/spe-rec.out 2>&1 &
+	pid=$!
+	sleep 0.5
+	i=0
+	while [ $i -lt 200 ]; do
+		pc=0x1000000
+		[ $((i % 5)) = 4 ] && pc=0x3000000
+		echo "cpu=1 ns=4097 cycles=4097 insts=4097 loads=2048 stores=1024 branches=512 pc=$pc data_addr=0x10000000 load_latency=20 el=0" >$D/run
+		i=$((i + 1))
+	done
+	wait $pid; rc=$?
+	while read -r l; do tap_diag "$l"; done </tmp/spe-rec.out
+	check_eq "pmuscope spe record -C 1 -d 3 exits 0" "$rc" 0
+	case "$(cat /tmp/spe-rec.out)" in
+	*kernel*) tap_ok "... through the driver's SPE session (source kernel)" ;;
+	*) tap_not_ok "... through the driver's SPE session (source kernel)" ;;
+	esac
+	pmuscope spe report -i /tmp/spe.data --top 5 >/tmp/spe-rep.out 2>&1; rc=$?
+	while read -r l; do tap_diag "$l"; done </tmp/spe-rep.out
+	check_eq "pmuscope spe report exits 0" "$rc" 0
+	# The operation selected is the 4097th of each piece: PC base + 4 * 4096.
+	row=$(awk '/^Hottest PCs/ { getline; getline; print; exit }' /tmp/spe-rep.out)
+	set -- $row
+	check_eq "the report's hottest PC is the hot code's sampled one, 0x1004000" \
+		"$(printf '0x%x' "${4:-0}")" 0x1004000
+	check_eq "... with its 160 samples (80%)" "${1:-}/${2:-}" 160/80.00%
+	n=$(pmuscope spe dump -i /tmp/spe.data 2>/dev/null | grep -c 'PC 0x')
+	check_eq "pmuscope spe dump decodes every PC packet" "$n" 200
 fi
 check "rmmod" rmmod pmuscope
