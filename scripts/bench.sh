@@ -97,3 +97,13 @@ if p7 and r1:
           f"READ of 7 = {p7:.0f} = {p7 / 7:.0f} per event (READ of 1: {p1:.0f}), "
           f"read() of 1 event = {r1:.0f}")
 PY
+
+# SPE: the driver's PMBIRQ hand-over, by function (scripts/profile.sh spe:
+# pmuscope_emu.ko with the neoverse-n1-like profile, on the test kernel, as
+# the emulated module is built with the KUnit modules), and the decoder's
+# throughput on the host (scripts/spe-host-tests.sh's bench).
+echo
+echo "SPE (emulated neoverse-n1, -icount shift=0, instructions per buffer fill):"
+scripts/profile.sh spe --emu neoverse-n1 | grep -E '^pmuscope-profile-spe:|^== spe|module:|PMBIRQ hand-over'
+echo "SPE decoder on the host:"
+scripts/spe-host-tests.sh | grep -E '^info: bench' | sed 's/^info: bench: /  /'

@@ -8,7 +8,8 @@
 # guest prints, the module's through its /proc/kallsyms lines.
 # Usage: scripts/profile.sh [OPS] [--perf | --emu PROFILE]
 #   OPS: comma-separated, of read1, read7, snapshot1, snapshot7,
-#        perf_group7 (needs --perf: perf's PMU driver active); default read7.
+#        perf_group7 (needs --perf: perf's PMU driver active), spe (needs
+#        --emu with an SPE profile, e.g. neoverse-n1; alone); default read7.
 #   --emu PROFILE: pmuscope_emu.ko (the driver against the register model)
 #        with the CPU profile PROFILE (e.g. v9.4-like, on QEMU's max) and
 #        snapshot=1, on the test kernel (the emulated module is built with
@@ -37,6 +38,7 @@ if [ -n "$emu" ]; then
 		pmuscope_die "module build failed, see build/profile/build.log"
 	scripts/mkinitramfs.sh build/profile/initramfs.cpio pmuscope.ko pmuscope_emu.ko
 	args=(--cpu max)
+	[ "$emu" != neoverse-n1 ] || args=(--cpu neoverse-n1)
 	append="$append pmuscope_emu=$emu pmuscope_profile_args=snapshot=1"
 else
 	export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-bench.config
@@ -82,6 +84,9 @@ syms = sorted([(a + off, n) for a, n in syms] + mods)
 addrs = [a for a, _ in syms]
 iters = int(next((l.split()[2] for l in open(log, errors="replace")
                   if l.startswith("pmuscope-profile: ")), "2000"))
+for l in open(log, errors="replace"):
+    if l.startswith("pmuscope-profile-spe: "):
+        print(l.strip())
 windows, cur = [], None
 for line in open(out):
     if line.startswith("window"):
@@ -108,6 +113,12 @@ for op, w in zip(ops, windows):
             mod["model" if " pmuscope_model_" in n else "driver"] += c
     print(f"  module: {mod['driver'] / iters:.1f} the driver's own, "
           f"{mod['model'] / iters:.1f} the register model's (pmuscope_model_*)")
+    if op == "spe":
+        spe = sum(c for n, c in by.items() if " pmuscope_spe_" in n)
+        cp = sum(c for n, c in by.items() if n in ("memcpy", "memmove", "__memcpy", "__pi_memcpy"))
+        print(f"  PMBIRQ hand-over, the driver's pmuscope_spe_* functions: {spe / iters:.1f} "
+              f"per fill; memcpy/memmove (the chunk's copy into the ring, and the model's "
+              f"records): {cp / iters:.1f} per fill")
     for n, c in by.most_common(40):
         print(f"  {c / iters:9.1f}  {n}")
 PY

@@ -266,6 +266,58 @@ static void bench_perf(const char *name, unsigned int nev, int group)
 }
 
 /*
+ * profile spe (pmuscope_emu.ko with an SPE profile): an SPE session of CPU
+ * 1 with the smallest profiling buffer (8 KiB), fed modelled workloads
+ * through debugfs, each enough to fill it once, 20 ms apart (the model's
+ * clock then raises PMBIRQ). The window holds the fills and their
+ * handlers, not the reader: the ring is drained after it. Prints
+ * "pmuscope-profile: spe FILLS" (the per-call divisor) and what was read.
+ */
+#define SPE_PIECES	100
+
+static int profile_spe(void)
+{
+	static char buf[8 << 20];
+	static const char piece[] =
+		"cpu=1 ns=1200000 cycles=1200000 insts=1200000 loads=600000 stores=300000 "
+		"branches=150000 pc=0x1000000 data_addr=0x10000000 load_latency=20 el=0\n";
+	unsigned long long cpus = 0x2, bytes = 0;
+	struct pmuscope_spe_config cfg = {
+		.size = sizeof(cfg), .flags = PMUSCOPE_SPE_EL0, .cpus = (unsigned long)&cpus,
+		.cpus_size = 8, .interval = 4096, .buffer_kib = 16384, .hw_kib = 8,
+	};
+	struct pmuscope_spe_cpu st;
+	struct pmuscope_spe_status ss = {
+		.size = sizeof(ss), .records = (unsigned long)&st, .nr_records = 1,
+	};
+	struct timespec pause = { 0, 20000000 };
+	int fd = open("/dev/pmuscope", O_RDWR), run = open("/sys/kernel/debug/pmuscope_emu/run", O_WRONLY);
+	ssize_t r;
+
+	if (fd < 0 || run < 0 || ioctl(fd, PMUSCOPE_IOC_SPE_START, &cfg))
+		return perror("profile spe: SPE_START or debugfs"), 1;
+	asm volatile("mov x27, x27" ::: "memory");
+	for (int i = 0; i < SPE_PIECES; i++) {
+		if (write(run, piece, sizeof(piece) - 1) < 0)
+			return perror("profile spe: run"), 1;
+		nanosleep(&pause, NULL);
+	}
+	asm volatile("mov x28, x28" ::: "memory");
+	if (ioctl(fd, PMUSCOPE_IOC_SPE_STOP))
+		return 1;
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		bytes += r;
+	if (ioctl(fd, PMUSCOPE_IOC_SPE_STATUS, &ss))
+		return 1;
+	printf("pmuscope-profile-spe: fills %u bytes %llu data %llu lost_ring %llu lost_dl %llu\n",
+	       st.fills, bytes, (unsigned long long)st.bytes, (unsigned long long)st.lost_ring,
+	       (unsigned long long)st.lost_dl);
+	printf("pmuscope-profile: spe %u\n", st.fills);
+	close(fd);
+	return st.fills ? 0 : 1;
+}
+
+/*
  * scripts/profile.sh: @op ITER times between the markers of the QEMU
  * plugin scripts/qemu/insn-profile.c, which counts each instruction of the
  * window by address (`mov x27, x27` opens it, `mov x28, x28` closes it;
@@ -338,7 +390,7 @@ int main(int argc, char **argv)
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);	/* the reader runs on cpu0 */
 	if (argc > 2 && !strcmp(argv[1], "profile"))
-		return profile(argv[2]);
+		return strcmp(argv[2], "spe") ? profile(argv[2]) : profile_spe();
 	bench_handshake();
 	bench_read("read_1_event_local_cpu", 1, 0x1);
 	bench_read("read_7_events_local_cpu", 7, 0x1);
