@@ -707,6 +707,7 @@ int pmuscope_session_spe_start(void **slot, struct pmuscope_session **fresh,
 			       const struct pmuscope_spe_config *c,
 			       const struct cpumask *cpus);
 int pmuscope_session_spe_stop(struct pmuscope_session *sess);
+int pmuscope_spe_perm(const struct pmuscope_spe_config *c);
 int pmuscope_session_spe_status(struct pmuscope_session *sess,
 				struct pmuscope_spe_cpu *recs, u32 room, u32 *nr);
 void pmuscope_spe_release_locked(struct pmuscope_session *sess);

@@ -445,6 +445,10 @@ static long pmuscope_ioc_spe_start(struct file *file, void __user *uarg)
 	ret = pmuscope_check_spe_config(&cfg);
 	if (ret)
 		return ret;
+	/* Before the bitmap, as CONFIG: who may not profile learns nothing more. */
+	ret = pmuscope_spe_perm(&cfg);
+	if (ret)
+		return ret;
 	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL_ACCOUNT))
 		return -ENOMEM;
 	ret = pmuscope_copy_cpus(cfg.cpus, cfg.cpus_size, true, cpus);
@@ -675,7 +679,7 @@ static long pmuscope_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		if (!sess)
 			return -EINVAL;
 		if (sess->spe)
-			return -EBUSY;	/* an SPE session: SPE_STOP */
+			return -EINVAL;	/* an SPE session counts nothing: SPE_STOP */
 		if (cmd == PMUSCOPE_IOC_RESET)
 			return pmuscope_session_reset(sess);
 		return pmuscope_session_enable(sess, cmd == PMUSCOPE_IOC_ENABLE);

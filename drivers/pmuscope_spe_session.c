@@ -257,7 +257,7 @@ static void pmuscope_spe_stop_fn(void *info)
 }
 
 /* Who may profile: CPU-wide SPE, like CPU-wide counting; PA, CX, PCT: CAP_PERFMON. */
-static int pmuscope_spe_perm(const struct pmuscope_spe_config *c)
+int pmuscope_spe_perm(const struct pmuscope_spe_config *c)
 {
 	bool group = gid_valid(pmuscope_drv.perf_group) && in_group_p(pmuscope_drv.perf_group);
 
@@ -270,39 +270,18 @@ static int pmuscope_spe_perm(const struct pmuscope_spe_config *c)
 }
 
 /*
- * PMUSCOPE_IOC_SPE_START: the file's session (*@slot, or @fresh published
- * there) profiles @cpus. Every CPU must have a usable unit taking @c; none
- * may be another session's.
+ * Whether @sess (NULL: not made yet) may profile @cpus with @c, and each
+ * CPU's registers into @regs. Driver lock and CPUs held. Logs why not.
  */
-int pmuscope_session_spe_start(void **slot, struct pmuscope_session **fresh,
-			       const struct pmuscope_spe_config *c,
-			       const struct cpumask *cpus)
+static int pmuscope_spe_check_locked(const struct pmuscope_session *sess,
+				     const struct pmuscope_spe_config *c,
+				     const struct cpumask *cpus, struct pmuscope_spe_regs *regs)
 {
-	struct pmuscope_spe_regs *regs;
-	struct pmuscope_session *sess;
-	struct pmuscope_spe_sess *ss;
 	unsigned int cpu;
 	int ret;
 
-	ret = pmuscope_spe_perm(c);
-	if (ret)
-		return ret;
-	regs = kcalloc(nr_cpu_ids, sizeof(*regs), GFP_KERNEL);
-	if (!regs)
-		return -ENOMEM;
-	ss = pmuscope_spe_alloc(c, cpus);
-	if (!ss) {
-		kfree(regs);
-		return -ENOMEM;
-	}
-
-	cpus_read_lock();
-	mutex_lock(&pmuscope_drv.lock);
-	sess = pmuscope_session_publish_locked(slot, fresh);
-	if (sess->configured || sess->spe) {
-		ret = -EBUSY;
-		goto out;
-	}
+	if (sess && (sess->configured || sess->spe))
+		return -EBUSY;
 	for_each_cpu(cpu, cpus) {
 		struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[cpu];
 
@@ -312,27 +291,67 @@ int pmuscope_session_spe_start(void **slot, struct pmuscope_session **fresh,
 			pr_info_ratelimited("SPE: cpu%u has no usable Statistical Profiling Extension (sysfs cpu%u/spe: %s)\n",
 					    cpu, cpu, pcpu->probed ? pmuscope_state_name(st) :
 					    "not probed");
-			ret = -EOPNOTSUPP;
-			goto out;
+			return -EOPNOTSUPP;
 		}
 		ret = pmuscope_spe_config_regs(&pcpu->spe, c, &regs[cpu]);
 		if (ret)
-			goto out;
-		if (pcpu->spe.owner) {
-			ret = -EBUSY;
-			goto out;
-		}
+			return ret;
+		if (pcpu->spe.owner)
+			return -EBUSY;
 	}
 	if (pmuscope_hw_kernel_unmapped_at_el0()) {
 		pr_info_ratelimited("SPE: the profiling buffer is unreachable while EL0 runs (KPTI): boot with kpti=off\n");
-		ret = -EOPNOTSUPP;
-		goto out;
+		return -EOPNOTSUPP;
 	}
 	if (!pmuscope_spe_irq.irq) {
 		pr_info_ratelimited("SPE: no PMBIRQ: perf's arm_spe_pmu driver holds the SPE device (unbind it: /sys/bus/platform/drivers/arm_spe_pmu/unbind), or give spe_irq=\n");
-		ret = -EBUSY;
-		goto out;
+		return -EBUSY;
 	}
+	return 0;
+}
+
+/*
+ * PMUSCOPE_IOC_SPE_START: the file's session (*@slot, or @fresh published
+ * there) profiles @cpus. Every CPU must have a usable unit taking @c; none
+ * may be another session's. Checked once before the (large) buffers are
+ * allocated, so that a refusal costs nothing, and again after, under the
+ * same locks as the start.
+ */
+int pmuscope_session_spe_start(void **slot, struct pmuscope_session **fresh,
+			       const struct pmuscope_spe_config *c,
+			       const struct cpumask *cpus)
+{
+	struct pmuscope_spe_sess *ss = NULL;
+	struct pmuscope_spe_regs *regs;
+	struct pmuscope_session *sess;
+	unsigned int cpu;
+	int ret;
+
+	ret = pmuscope_spe_perm(c);
+	if (ret)
+		return ret;
+	regs = kcalloc(nr_cpu_ids, sizeof(*regs), GFP_KERNEL);
+	if (!regs)
+		return -ENOMEM;
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	ret = pmuscope_spe_check_locked(*slot, c, cpus, regs);
+	mutex_unlock(&pmuscope_drv.lock);
+	cpus_read_unlock();
+	if (ret)
+		goto out_regs;
+	ss = pmuscope_spe_alloc(c, cpus);
+	if (!ss) {
+		ret = -ENOMEM;
+		goto out_regs;
+	}
+
+	cpus_read_lock();
+	mutex_lock(&pmuscope_drv.lock);
+	sess = pmuscope_session_publish_locked(slot, fresh);
+	ret = pmuscope_spe_check_locked(sess, c, cpus, regs);
+	if (ret)
+		goto out;
 	ss->sess = sess;
 	ss->running = true;
 	for_each_cpu(cpu, cpus) {
@@ -362,6 +381,7 @@ out:
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
 	pmuscope_spe_free(ss);
+out_regs:
 	kfree(regs);
 	return ret;
 }

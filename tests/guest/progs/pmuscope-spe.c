@@ -6,7 +6,7 @@
  *
  * Starts profiling CPU at EL0 and EL1 (FLAGS: the struct's flags, in hex,
  * default 3) with INTERVAL, prints "started" (the script injects the
- * modelled workload then), reads chunks for SECONDS, stops, reads to the
+ * modelled workload then), reads chunks for SECONDS or until SIGINT, stops, reads to the
  * end of file, and prints what it got: chunks, records (whole records,
  * counted by walking the packets), bytes, the OR of the chunk flags, the
  * chunks' lost bytes, the most sampled 16 MiB code region, and the SPE_STATUS accounting.
@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +33,14 @@ static struct { uint64_t pc; unsigned long n; } pcs[MAXPC];
 static unsigned long records, chunks, bad;
 static unsigned long long bytes, lost;
 static unsigned int cflags;
+
+static volatile sig_atomic_t stop;
+
+static void on_int(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static void count_pc(uint64_t pc)
 {
@@ -155,6 +164,7 @@ int main(int argc, char **argv)
 		printf("errno=%s\n", errname(errno));
 		return 1;
 	}
+	signal(SIGINT, on_int);
 	printf("started\n");
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -164,7 +174,7 @@ int main(int argc, char **argv)
 		if (poll(&p, 1, 100) > 0 && drain(fd, buf, sizeof(buf)) < 0)
 			return perror("read"), 1;
 		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while (t.tv_sec - t0.tv_sec < secs);
+	} while (!stop && t.tv_sec - t0.tv_sec < secs);
 	if (ioctl(fd, PMUSCOPE_IOC_SPE_STOP))
 		return perror("SPE_STOP"), 1;
 	while ((i = drain(fd, buf, sizeof(buf))) > 0)
