@@ -619,6 +619,7 @@ struct pmuscope_spe_regs {
 	u64 pmsevfr;
 	u64 pmsnevfr;
 	u64 pmslatfr;
+	u64 fm;			/* PMBLIMITR_EL1.FM: fill, or discard */
 };
 
 /* What the PMBIRQ handler (or a drain) makes of PMBSR_EL1. */

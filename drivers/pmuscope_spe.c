@@ -88,8 +88,8 @@ int pmuscope_spe_config_regs(const struct pmuscope_spe_pcpu *sc,
 	u64 mask = pmuscope_spe_evfr_mask(sc->pmsver);
 
 	memset(r, 0, sizeof(*r));
-	/* Discard mode (PMBLIMITR_EL1.FM = 0b10) is not implemented here. */
-	if (c->flags & PMUSCOPE_SPE_DISCARD)
+	/* PMBLIMITR_EL1.FM = 0b10 "applies when FEAT_SPEv1p2 is implemented" (D24.7.4). */
+	if ((c->flags & PMUSCOPE_SPE_DISCARD) && sc->pmsver < PMUSCOPE_PMSVER_V1P2)
 		return -EOPNOTSUPP;
 	if (interval < min)
 		return -EINVAL;
@@ -129,6 +129,12 @@ int pmuscope_spe_config_regs(const struct pmuscope_spe_pcpu *sc,
 		r->pmsirr |= PMUSCOPE_PMSIRR_RND;
 	}
 	r->pmsirr |= FIELD_PREP(PMUSCOPE_PMSIRR_INTERVAL, interval >> 8);
+	/*
+	 * Discard mode (D17.5.5): the SPU samples and counts (its PMU
+	 * events), writes nothing, raises no buffer-full event.
+	 */
+	r->fm = c->flags & PMUSCOPE_SPE_DISCARD ? PMUSCOPE_PMBLIMITR_FM_DISCARD :
+						  PMUSCOPE_PMBLIMITR_FM_FILL;
 	if (c->flags & PMUSCOPE_SPE_EL0)
 		r->pmscr |= PMUSCOPE_PMSCR_E0SPE;
 	if (c->flags & PMUSCOPE_SPE_EL1)
@@ -285,6 +291,7 @@ void pmuscope_spe_start_local(struct pmuscope_spe_pcpu *sc)
 
 	if (pmuscope_spe_buffer_regs(sc, (u64)(uintptr_t)sc->buf, sc->buf_size, &ptr, &limit))
 		return;		/* checked at START: cannot happen */
+	limit = (limit & ~PMUSCOPE_PMBLIMITR_FM) | FIELD_PREP(PMUSCOPE_PMBLIMITR_FM, r->fm);
 	pmuscope_hw_write(PMUSCOPE_REG_PMBSR_EL1, 0);
 	pmuscope_hw_write(PMUSCOPE_REG_PMBPTR_EL1, ptr);
 	pmuscope_hw_write(PMUSCOPE_REG_PMBLIMITR_EL1, limit);

@@ -86,6 +86,38 @@ if [ "$(cat /sys/devices/system/cpu/online)" = 0-1 ]; then
 	check_eq "SPE_STATUS: no ring or DL loss" "$(get lost_ring)/$(get lost_dl)" 0/0
 	check_eq "SPE_STATUS: state STOPPED after SPE_STOP" "$(get state)" 3
 
+	# CPU 1 offline mid-profiling: drained as it goes (a FINAL chunk),
+	# profiling again when it is back; what the SPU wrote arrives whole,
+	# and the offline time is counted as stopped.
+	spe_model() { sed -n "s/^cpu1 .*$1=\([0-9]*\).*/\1/p" $D/spe; }
+	r0=$(spe_model records)
+	pmuscope-spe 1 4096 60 1 >/tmp/spe-hp.out 2>&1 &
+	pid=$!
+	i=0
+	while [ $i -lt 50 ] && ! grep -q started /tmp/spe-hp.out; do sleep 0.1; i=$((i + 1)); done
+	piece() {
+		echo "cpu=1 ns=409600 cycles=409600 insts=409600 loads=204800 stores=102400 branches=51200 pc=0x1000000 data_addr=0x10000000 load_latency=20 el=0" >$D/run
+		sleep 0.05
+	}
+	for i in 1 2 3 4 5; do piece; done
+	echo 0 >/sys/devices/system/cpu/cpu1/online
+	sleep 0.3
+	echo 1 >/sys/devices/system/cpu/cpu1/online
+	for i in 1 2 3 4 5; do piece; done
+	kill -INT $pid
+	wait $pid; rc=$?
+	while read -r l; do tap_diag "$l"; done </tmp/spe-hp.out
+	r1=$(spe_model records)
+	hget() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p;s/^$1=\([^ ]*\).*/\1/p" /tmp/spe-hp.out | head -1; }
+	check_eq "a session across CPU 1 offline and online ends cleanly" "$rc" 0
+	check_eq "exactly the model's records arrive across the hotplug ($((r1 - r0)))" \
+		"$(hget records)" "$((r1 - r0))"
+	check "... from both sides of it (more than 5 pieces' worth: $(hget records))" \
+		test "$(hget records)" -gt 600
+	check_eq "... whole, nothing lost" "$(hget bad)/$(hget lost)/$(hget lost_ring)" 0/0/0
+	check "the offline time counts as stopped ($(hget stopped_ns) ns)" \
+		test "$(hget stopped_ns)" -ge 300000000
+
 	# The same through the CLI: pmuscope spe record (the driver's source),
 	# report and dump. 200 pieces of 4097 operations: the sampling period
 	# (the pseudocode's SPEStep reloads the interval counter when it is 0

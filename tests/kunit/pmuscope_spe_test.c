@@ -165,8 +165,10 @@ static const struct pmuscope_regs_case pmuscope_regs_cases[] = {
 	  { .flags = EL01, .events = BIT(11) }, 0,
 	  { .pmscr = SCR01, .pmsirr = IRR(768), .pmsfcr = PMUSCOPE_PMSFCR_FE,
 	    .pmsevfr = BIT(11) } },
-	{ "discard mode: not implemented", false,
+	{ "discard mode needs SPEv1p2 (n1 is SPEv1)", false,
 	  { .flags = EL01 | PMUSCOPE_SPE_DISCARD }, -EOPNOTSUPP },
+	{ "discard mode on v94", true, { .flags = EL01 | PMUSCOPE_SPE_DISCARD }, 0,
+	  { .pmscr = SCR01, .pmsirr = IRR(768), .fm = PMUSCOPE_PMBLIMITR_FM_DISCARD } },
 	{ "nevents without FEAT_SPE_FnE", false, { .flags = EL01, .nevents = 0x8 }, -EOPNOTSUPP },
 	{ "nevents on v94", true, { .flags = EL01, .nevents = 0x8 }, 0,
 	  { .pmscr = SCR01, .pmsirr = IRR(768), .pmsfcr = PMUSCOPE_PMSFCR_FNE,
@@ -202,6 +204,7 @@ static void pmuscope_test_spe_config_regs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.pmsevfr, c->regs.pmsevfr);
 	KUNIT_EXPECT_EQ(test, r.pmsnevfr, c->regs.pmsnevfr);
 	KUNIT_EXPECT_EQ(test, r.pmslatfr, c->regs.pmslatfr);
+	KUNIT_EXPECT_EQ(test, r.fm, c->regs.fm);
 }
 
 /* PMSIDR_EL1.Interval to the minimum interval (D24.7.14). */
@@ -627,6 +630,26 @@ static void pmuscope_test_spe_fault(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMBSR_EL1), 0ULL);
 }
 
+/* Discard mode (SPEv1p2, v94): the SPU samples, writes nothing, never fills. */
+static void pmuscope_test_spe_discard(struct kunit *test)
+{
+	struct pmuscope_stest *t = test->priv;
+	struct pmuscope_spe_config cfg = pmuscope_stest_cfg;
+	struct pmuscope_model_cpu *m;
+
+	cfg.flags |= PMUSCOPE_SPE_DISCARD;
+	pmuscope_stest_start(test, &pmuscope_model_v94, &cfg);
+	KUNIT_EXPECT_EQ(test, pmuscope_stest_run(t, 3000000, 20000), 0U);
+	pmuscope_stest_stop(t);
+	m = pmuscope_model_get(t->cpu);
+	KUNIT_EXPECT_GT(test, m->spe.samples, 500U);
+	KUNIT_EXPECT_EQ(test, m->spe.records, 0U);
+	KUNIT_EXPECT_EQ(test, t->records, 0U);
+	KUNIT_EXPECT_EQ(test, t->bytes, 0ULL);
+	KUNIT_EXPECT_EQ(test, t->sc.st.fills, 0U);
+	KUNIT_EXPECT_FALSE(test, t->bad);
+}
+
 /* A PMBIRQ with PMBSR_EL1.S clear: IRQ_NONE, counted, nothing touched. */
 static void pmuscope_test_spe_spurious(struct kunit *test)
 {
@@ -709,6 +732,7 @@ static struct kunit_case pmuscope_spe_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_spe_fills, pmuscope_stest_prof_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_spe_drain, pmuscope_stest_prof_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_spe_fault, pmuscope_fault_gen_params),
+	KUNIT_CASE(pmuscope_test_spe_discard),
 	KUNIT_CASE(pmuscope_test_spe_spurious),
 	KUNIT_CASE(pmuscope_test_spe_idle),
 	KUNIT_CASE(pmuscope_test_spe_ring_full),

@@ -357,9 +357,6 @@ static int fake_spe_start(const struct pmuscope_spe_config *cfg)
 	    !fake_pow2(hw) || hw < PMUSCOPE_SPE_HW_KIB_MIN || hw > PMUSCOPE_SPE_HW_KIB_MAX ||
 	    hw > buf / 2 || cfg->wakeup_kib > buf || cfg->reserved[0] || cfg->reserved[1])
 		return fake_err(EINVAL);
-	/* The driver has no discard mode (perf's source may). */
-	if (cfg->flags & PMUSCOPE_SPE_DISCARD)
-		return fake_err(EOPNOTSUPP);
 	memset(fake_spe_cpus, 0, sizeof(fake_spe_cpus));
 	memcpy(fake_spe_cpus, cpus, cfg->cpus_size);
 	fake_spe_ncpus = 0;

@@ -297,7 +297,7 @@ struct pmuscope_amu_read {
 #define PMUSCOPE_SPE_CX			(1U << 4)	/* Context packets (CX): privileged */
 #define PMUSCOPE_SPE_PCT		(1U << 5)	/* physical time (PCT): privileged, TS */
 #define PMUSCOPE_SPE_JITTER		(1U << 6)	/* random jitter (PMSIRR_EL1.RND) */
-#define PMUSCOPE_SPE_DISCARD		(1U << 7)	/* discard mode: perf only (EOPNOTSUPP) */
+#define PMUSCOPE_SPE_DISCARD		(1U << 7)	/* discard mode: sample, write nothing */
 
 /* Operation filter (PMSFCR_EL1.B, LD, ST): 0 samples every operation. */
 #define PMUSCOPE_SPE_OP_BRANCH		(1U << 0)
