@@ -544,8 +544,9 @@ static bool pmuscope_spe_readable(struct pmuscope_spe_sess *ss)
 }
 
 /*
- * Whole chunks, as many as fit in @len; -EINVAL if the first does not
- * fit (Documentation/ioctl.rst); 0 at the end of a stopped session.
+ * Whole chunks, as many as fit in @len; -ENOSPC if the first does not
+ * fit, as a stream's read() (Documentation/ioctl.rst); 0 at the end of a
+ * stopped session.
  */
 ssize_t pmuscope_spe_read(struct pmuscope_spe_sess *ss, char __user *ubuf, size_t len,
 			  bool nonblock)
@@ -580,7 +581,7 @@ ssize_t pmuscope_spe_read(struct pmuscope_spe_sess *ss, char __user *ubuf, size_
 		pmuscope_spe_ring_get(ss, tail, &ch, sizeof(ch));
 		if (ch.size > len - done) {
 			if (!done)
-				done = -EINVAL;
+				done = -ENOSPC;
 			break;
 		}
 		if (pmuscope_spe_ring_copy(ss, tail, ubuf + done, ch.size)) {

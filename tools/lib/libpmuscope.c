@@ -1544,7 +1544,13 @@ int pmuscope_stream_start(struct pmuscope *h, const struct pmuscope_stream_cfg *
 	return 0;
 }
 
-ssize_t pmuscope_stream_read(struct pmuscope *h, void *buf, size_t len, int timeout_ms)
+/*
+ * Wait up to @timeout_ms for the file to be readable, then read what
+ * fits: a stream's records or an SPE session's chunks (@what names them
+ * in messages, @unit one of them). 0 when nothing came.
+ */
+static ssize_t pmuscope_poll_read(struct pmuscope *h, void *buf, size_t len, int timeout_ms,
+				  const char *what, const char *unit)
 {
 	struct pollfd pfd;
 	ssize_t n;
@@ -1559,7 +1565,7 @@ ssize_t pmuscope_stream_read(struct pmuscope *h, void *buf, size_t len, int time
 	if (ret < 0) {
 		ret = -errno;
 		if (ret != -EINTR)
-			pmuscope_fmt(h->msg, sizeof(h->msg), "stream: poll failed: %s",
+			pmuscope_fmt(h->msg, sizeof(h->msg), "%s: poll failed: %s", what,
 				     strerror(-ret));
 		return ret;
 	}
@@ -1572,13 +1578,18 @@ ssize_t pmuscope_stream_read(struct pmuscope *h, void *buf, size_t len, int time
 			return 0;
 		if (ret == -ENOSPC)
 			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "stream: %zu bytes are too few for the next record", len);
+				     "%s: %zu bytes are too few for the next %s", what, len, unit);
 		else if (ret != -EINTR)
-			pmuscope_fmt(h->msg, sizeof(h->msg), "stream: read failed: %s",
+			pmuscope_fmt(h->msg, sizeof(h->msg), "%s: read failed: %s", what,
 				     strerror(-ret));
 		return ret;
 	}
 	return n;
+}
+
+ssize_t pmuscope_stream_read(struct pmuscope *h, void *buf, size_t len, int timeout_ms)
+{
+	return pmuscope_poll_read(h, buf, len, timeout_ms, "stream", "record");
 }
 
 #define PMUSCOPE_REC_HEAD	48	/* sizeof(struct pmuscope_record) */
@@ -1937,39 +1948,7 @@ int pmuscope_spe_status(struct pmuscope *h, struct pmuscope_spe_cpu *cpus, size_
 
 ssize_t pmuscope_spe_read(struct pmuscope *h, void *buf, size_t len, int timeout_ms)
 {
-	struct pollfd pfd;
-	ssize_t n;
-	int ret;
-
-	if (!h || (len && !buf))
-		return -EINVAL;
-	pfd.fd = h->fd;
-	pfd.events = POLLIN;
-	pfd.revents = 0;
-	ret = poll(&pfd, 1, timeout_ms);
-	if (ret < 0) {
-		ret = -errno;
-		if (ret != -EINTR)
-			pmuscope_fmt(h->msg, sizeof(h->msg), "SPE: poll failed: %s",
-				     strerror(-ret));
-		return ret;
-	}
-	if (!ret)
-		return 0;
-	n = read(h->fd, buf, len);
-	if (n < 0) {
-		ret = -errno;
-		if (ret == -EAGAIN)
-			return 0;
-		if (ret == -ENOSPC)
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "SPE: %zu bytes are too few for the next chunk", len);
-		else if (ret != -EINTR)
-			pmuscope_fmt(h->msg, sizeof(h->msg), "SPE: read failed: %s",
-				     strerror(-ret));
-		return ret;
-	}
-	return n;
+	return pmuscope_poll_read(h, buf, len, timeout_ms, "SPE", "chunk");
 }
 
 int pmuscope_spe_chunk_next(const void *buf, size_t len, size_t *off,
