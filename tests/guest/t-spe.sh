@@ -145,7 +145,7 @@ if [ "$(cat /sys/devices/system/cpu/online)" = 0-1 ]; then
 	*) tap_not_ok "... through the driver's SPE session (source kernel)" ;;
 	esac
 	pmuscope spe report -i /tmp/spe.data --top 5 >/tmp/spe-rep.out 2>&1; rc=$?
-	while read -r l; do tap_diag "$l"; done </tmp/spe-rep.out
+	while IFS= read -r l; do tap_diag "$l"; done </tmp/spe-rep.out
 	check_eq "pmuscope spe report exits 0" "$rc" 0
 	# The operation selected is the 4097th of each piece: PC base + 4 * 4096.
 	row=$(awk '/^Hottest PCs/ { getline; getline; print; exit }' /tmp/spe-rep.out)
