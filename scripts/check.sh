@@ -199,9 +199,10 @@ guest max-vhe --cpu max --smp 2 --el2 --plan vhe --timeout 120
 # pmuscope_emu.ko: the whole driver against the register model, PMUv3 passed
 # through to QEMU's: a Neoverse-N1-like CPU (SPE, AMU) on QEMU's neoverse-n1,
 # and a v9.4-like one (PMUv3p9, snapshot, ICNTR, SPE, AMUv1p1) on QEMU's max.
+# (About 250 s each on a loaded 2-core host: the timeout leaves room.)
 guest emu-n1 --cpu neoverse-n1 --smp 2 --plan emu --append pmuscope_emu=neoverse-n1 \
-	--timeout 300
-guest emu-v94 --cpu max --smp 2 --plan emu --append pmuscope_emu=v9.4-like --timeout 300
+	--timeout 480
+guest emu-v94 --cpu max --smp 2 --plan emu --append pmuscope_emu=v9.4-like --timeout 480
 # ... with -icount: QEMU retires an instruction per ns, the model's AMU
 # counts one per busy ns: the PMU's INST_RETIRED and the AMU's agree.
 guest emu-n1-icount --cpu neoverse-n1 --smp 2 --icount 0 --plan amu \
