@@ -681,6 +681,7 @@ struct pmuscope_spe_pcpu {
 	bool faulted;			/* stopped by a fault until the session stops */
 	bool off;			/* off while the session runs (idle, offline) */
 	u64 off_since;			/* system counter when it went off */
+	u64 off_ticks;			/* system counter ticks it was off (SPE_STATUS: ns) */
 	u64 lost_pending;		/* bytes lost since the last chunk */
 	u32 flags_pending;		/* PMUSCOPE_SPE_C_* for the next chunk */
 	struct pmuscope_spe_cpu st;	/* accounting (SPE_STATUS) */

@@ -423,7 +423,8 @@ irqreturn_t pmuscope_spe_irq_local(struct pmuscope_spe_pcpu *sc, unsigned int cp
 		pmuscope_hw_write(PMUSCOPE_REG_PMBPTR_EL1, (u64)(uintptr_t)sc->buf);
 		pmuscope_hw_write(PMUSCOPE_REG_PMBSR_EL1, 0);
 		pmuscope_hw_isb();
-		sc->st.stopped_ns += pmuscope_spe_ns(sc->owner, pmuscope_hw_syscnt() - t0);
+		/* Ticks here, ns at SPE_STATUS: no division in the handler. */
+		sc->off_ticks += pmuscope_hw_syscnt() - t0;
 	}
 	raw_spin_unlock(&sc->lock);
 	return IRQ_HANDLED;
@@ -439,8 +440,7 @@ void pmuscope_spe_pm(struct pmuscope_spe_pcpu *sc, unsigned int cpu, bool enter)
 		sc->off_since = pmuscope_hw_syscnt();
 	} else if (!enter && sc->off && sc->owner && !sc->faulted &&
 		   READ_ONCE(sc->owner->running)) {
-		sc->st.stopped_ns += pmuscope_spe_ns(sc->owner,
-						     pmuscope_hw_syscnt() - sc->off_since);
+		sc->off_ticks += pmuscope_hw_syscnt() - sc->off_since;
 		sc->off = false;
 		pmuscope_spe_start_local(sc);
 	}

@@ -202,8 +202,7 @@ void pmuscope_spe_cpu_online(unsigned int cpu)
 	}
 	raw_spin_lock_irqsave(&sc->lock, flags);
 	if (sc->owner && sc->off && !sc->faulted && sc->owner->running) {
-		sc->st.stopped_ns += pmuscope_spe_ns(sc->owner,
-						     pmuscope_hw_syscnt() - sc->off_since);
+		sc->off_ticks += pmuscope_hw_syscnt() - sc->off_since;
 		sc->off = false;
 		sc->st.state = PMUSCOPE_SPE_RUNNING;
 		pmuscope_spe_start_local(sc);
@@ -369,6 +368,7 @@ int pmuscope_session_spe_start(void **slot, struct pmuscope_session **fresh,
 		sc->lost_pending = 0;
 		sc->flags_pending = 0;
 		memset(&sc->st, 0, sizeof(sc->st));
+		sc->off_ticks = 0;
 		sc->st.cpu = cpu;
 		raw_spin_unlock_irqrestore(&sc->lock, flags);
 		if (cpu_online(cpu))
@@ -401,8 +401,7 @@ static void pmuscope_spe_stop_locked(struct pmuscope_spe_sess *ss)
 			smp_call_function_single(cpu, pmuscope_spe_stop_fn, sc, 1);
 		raw_spin_lock_irqsave(&sc->lock, flags);
 		if (sc->off)
-			sc->st.stopped_ns += pmuscope_spe_ns(ss, pmuscope_hw_syscnt() -
-							     sc->off_since);
+			sc->off_ticks += pmuscope_hw_syscnt() - sc->off_since;
 		sc->off = false;
 		raw_spin_unlock_irqrestore(&sc->lock, flags);
 	}
@@ -489,9 +488,9 @@ int pmuscope_session_spe_status(struct pmuscope_session *sess,
 		recs[n] = sc->st;
 		recs[n].cpu = cpu;
 		recs[n].state = pmuscope_spe_state(ss, sc, cpu);
-		if (sc->off && ss->running)
-			recs[n].stopped_ns += pmuscope_spe_ns(ss, pmuscope_hw_syscnt() -
-							      sc->off_since);
+		recs[n].stopped_ns = pmuscope_spe_ns(ss, sc->off_ticks +
+						     (sc->off && ss->running ?
+						      pmuscope_hw_syscnt() - sc->off_since : 0));
 		raw_spin_unlock_irqrestore(&sc->lock, flags);
 		n++;
 	}
