@@ -153,6 +153,20 @@ static struct task_struct *pmuscope_target_task(pid_t pid)
 	return task ? task : ERR_PTR(-ESRCH);
 }
 
+/*
+ * A session for a file that has none yet, which the callee publishes
+ * under the driver's lock or leaves in *@fresh for the caller to free.
+ * A hint only: the callee looks again under the lock.
+ */
+static int pmuscope_fresh_session(struct file *file, struct pmuscope_session **fresh)
+{
+	*fresh = NULL;
+	if (READ_ONCE(file->private_data))
+		return 0;
+	*fresh = pmuscope_session_alloc(-1);
+	return *fresh ? 0 : -ENOMEM;
+}
+
 static long pmuscope_ioc_config_task(struct file *file,
 				     const struct pmuscope_config *cfg,
 				     const struct pmuscope_event *evs)
@@ -177,13 +191,9 @@ static long pmuscope_ioc_config_task(struct file *file,
 	task = pmuscope_target_task(cfg->pid);
 	if (IS_ERR(task))
 		return PTR_ERR(task);
-	/* A hint: pmuscope_session_configure_task() looks again under the lock. */
-	if (!READ_ONCE(file->private_data)) {
-		fresh = pmuscope_session_alloc(-1);
-		if (!fresh) {
-			put_task_struct(task);
-			return -ENOMEM;
-		}
+	if (pmuscope_fresh_session(file, &fresh)) {
+		put_task_struct(task);
+		return -ENOMEM;
 	}
 	ret = pmuscope_session_configure_task(&file->private_data, &fresh, evs,
 					      cfg->nr_events, task, cfg->flags);
@@ -259,13 +269,9 @@ static long pmuscope_ioc_config(struct file *file, void __user *uarg)
 	ret = pmuscope_copy_cpus(cfg.cpus, cfg.cpus_size, false, cpus);
 	if (ret)
 		goto out;
-	/* A hint: pmuscope_session_configure() looks again under the lock. */
-	if (!READ_ONCE(file->private_data)) {
-		fresh = pmuscope_session_alloc(-1);
-		ret = -ENOMEM;
-		if (!fresh)
-			goto out;
-	}
+	ret = pmuscope_fresh_session(file, &fresh);
+	if (ret)
+		goto out;
 	ret = pmuscope_session_configure(&file->private_data, &fresh, evs,
 					 cfg.nr_events, cpus);
 	pmuscope_session_free(fresh);
@@ -454,12 +460,9 @@ static long pmuscope_ioc_spe_start(struct file *file, void __user *uarg)
 	ret = pmuscope_copy_cpus(cfg.cpus, cfg.cpus_size, true, cpus);
 	if (ret)
 		goto out;
-	if (!READ_ONCE(file->private_data)) {
-		fresh = pmuscope_session_alloc(-1);
-		ret = -ENOMEM;
-		if (!fresh)
-			goto out;
-	}
+	ret = pmuscope_fresh_session(file, &fresh);
+	if (ret)
+		goto out;
 	ret = pmuscope_session_spe_start(&file->private_data, &fresh, &cfg, cpus);
 	pmuscope_session_free(fresh);
 out:
