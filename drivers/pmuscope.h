@@ -133,6 +133,7 @@ const char *pmuscope_cpu_name(u64 midr);
 
 /* ---------------------------------------------------------- counting engine */
 struct pmuscope_session;
+struct pmuscope_el0;
 struct perf_event;
 
 #define PMUSCOPE_NR_COUNTERS		32	/* 0..30 event counters, 31 cycle */
@@ -185,6 +186,12 @@ struct pmuscope_hwc {
 	u16 event;
 	unsigned int storm_count;	/* overflows in the storm window */
 	unsigned long storm_start;	/* jiffies: start of the storm window */
+	/*
+	 * The EL0 session whose event @slot this counter holds, set and
+	 * cleared by pmuscope_ppmu.c under pmuscope_pmu.lock: each fold
+	 * updates its user page (pmuscope_el0_fold()). NULL: none.
+	 */
+	struct pmuscope_el0 *el0;
 } __aligned(128);
 
 /*
@@ -238,6 +245,19 @@ struct pmuscope_pmu {
 	u64 stream_ns;				/* ... every so many ns */
 	struct hrtimer stream_timer;
 	u64 samples;			/* sampling interrupts */
+	/*
+	 * EL0 access (pmuscope_el0.c), also under @lock. @el0 is the
+	 * thread's session that holds this CPU's access from its switch-in
+	 * to its switch-out (the run @el0_run); @el0_open the counters EL0
+	 * may read meanwhile (before PMUv3p9 all of them), on which no other
+	 * owner's counter may go; @el0_userenr the PMUSERENR_EL0 value
+	 * written, 0 until every counter of the session counts here.
+	 */
+	struct pmuscope_el0 *el0;
+	unsigned long el0_run;
+	u32 el0_open;
+	u64 el0_userenr;
+	u8 pmuver;			/* ID_AA64DFR0_EL1.PMUVer */
 	struct hrtimer poll_timer;
 	struct pmuscope_hwc hwc[PMUSCOPE_NR_COUNTERS];
 	/* Last: READ's hot path reaches hwc[] with short offsets. */
@@ -322,6 +342,52 @@ void pmuscope_pmu_cpu_up(struct pmuscope_pmu *pmu);
 void pmuscope_pmu_cpu_down(struct pmuscope_pmu *pmu);
 void pmuscope_pmu_pm_enter(struct pmuscope_pmu *pmu);
 void pmuscope_pmu_pm_exit(struct pmuscope_pmu *pmu);
+
+/* ------------------------------------------------------------- EL0 access */
+
+/*
+ * The EL0 access of a session of the calling thread (PMUSCOPE_CFG_USER_READ,
+ * pmuscope_el0.c): its user page and what the page is computed from.
+ * @lock (raw, IRQs off, inside pmuscope_pmu.lock) protects the page's
+ * writes and everything below it; the rest is set at configure.
+ */
+struct pmuscope_el0 {
+	struct pmuscope_user_page *page;	/* one zeroed page, mapped read-only */
+	struct page *pg;			/* ... its struct page */
+	struct task_struct *task;	/* the thread (the session holds a reference) */
+	struct perf_event *pe[PMUSCOPE_MAX_EVENTS];	/* its counters' events */
+	struct perf_event *sentinel;	/* the switch hook: pinned, no counter */
+	u32 nr;
+	bool swinc;			/* PMUSCOPE_CFG_USER_SWINC */
+	raw_spinlock_t lock;
+	bool closing;			/* no new grant: the session is going */
+	u32 live;			/* bit i: event i counting on a counter */
+	u8 idx[PMUSCOPE_MAX_EVENTS];	/* ... that counter */
+	u64 evc[PMUSCOPE_MAX_EVENTS];	/* perf's count minus its prev_count */
+	u64 reset[PMUSCOPE_MAX_EVENTS];	/* RESET: subtracted */
+	u64 fold_val[PMUSCOPE_MAX_EVENTS];	/* the count at the last fold ... */
+	u64 fold_hw[PMUSCOPE_MAX_EVENTS];	/* ... and the counter's value then */
+};
+
+u64 pmuscope_el0_userenr(bool per_counter, u32 mine, bool swinc);
+u64 pmuscope_el0_pmuacr(u32 open);
+bool pmuscope_el0_per_counter(const struct pmuscope_pmu *pmu);
+u32 pmuscope_el0_all(const struct pmuscope_pmu *pmu);
+u32 pmuscope_el0_mine(const struct pmuscope_pmu *pmu, const struct pmuscope_el0 *el0);
+struct pmuscope_el0 *pmuscope_el0_alloc(struct task_struct *task, u32 nr, bool swinc);
+void pmuscope_el0_free(struct pmuscope_el0 *el0);
+/* On the CPU, IRQs off, pmu->lock held. */
+bool pmuscope_el0_reserve(struct pmuscope_pmu *pmu, struct pmuscope_el0 *el0,
+			  unsigned long run, bool count);
+void pmuscope_el0_grant(struct pmuscope_pmu *pmu, struct pmuscope_el0 *el0);
+void pmuscope_el0_revoke(struct pmuscope_pmu *pmu);
+void pmuscope_el0_start(struct pmuscope_pmu *pmu, struct pmuscope_el0 *el0, u32 i,
+			unsigned int idx, u64 evc, u64 enabled, u64 running);
+void pmuscope_el0_stop(struct pmuscope_el0 *el0, u32 i);
+void pmuscope_el0_fold(struct pmuscope_el0 *el0, u32 i, u64 hw, u64 val);
+void pmuscope_el0_restore(struct pmuscope_pmu *pmu);
+/* Process context. */
+void pmuscope_el0_reset(struct pmuscope_el0 *el0, u32 i, u64 offset);
 
 /* --------------------------------------------------------------- snapshots */
 #define PMUSCOPE_SNAP_F_ALL		(PMUSCOPE_SNAP_F_SOFTWARE | PMUSCOPE_SNAP_F_HARDWARE)
@@ -454,6 +520,11 @@ struct pmuscope_session {
 	 * and poll(); kept until the session is freed.
 	 */
 	struct pmuscope_spe_sess *spe;
+	/*
+	 * EL0 access (PMUSCOPE_CFG_USER_READ): made at CONFIG, freed with
+	 * the counters (under @lock and the driver's lock); NULL: none.
+	 */
+	struct pmuscope_el0 *el0;
 };
 
 struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu);
@@ -477,7 +548,8 @@ u32 pmuscope_counters_of(const struct pmuscope_cpu_caps *caps);
 #define PMUSCOPE_SWINC_MAX		4096	/* increments per SWINC (IRQs off) */
 #define PMUSCOPE_ELEM_SIZE_MAX		256	/* event_size, value_size */
 #define PMUSCOPE_AMU_RECORD_SIZE_MAX	4096	/* struct pmuscope_amu_read.record_size */
-#define PMUSCOPE_CFG_ALL		(PMUSCOPE_CFG_INHERIT | PMUSCOPE_CFG_ENABLE_ON_EXEC)
+#define PMUSCOPE_CFG_ALL		(PMUSCOPE_CFG_INHERIT | PMUSCOPE_CFG_ENABLE_ON_EXEC | \
+					 PMUSCOPE_CFG_USER_READ | PMUSCOPE_CFG_USER_SWINC)
 
 int pmuscope_check_size(u32 usize, size_t min);
 int pmuscope_parse_01(const char *buf, size_t count, bool *val);
@@ -500,6 +572,7 @@ void pmuscope_stream_set_timer(struct pmuscope_pmu *pmu, struct pmuscope_session
 int pmuscope_check_cpu(bool possible, bool online,
 		       const struct pmuscope_cpu_caps *caps);
 int pmuscope_check_perm(kgid_t group, const struct pmuscope_event *evs, u32 nr);
+int pmuscope_check_el0_fit(u32 nr_counters, const struct pmuscope_event *evs, u32 nr);
 int pmuscope_place_events(const struct pmuscope_cpu_caps *caps, u32 free,
 			  const struct pmuscope_sess_event *evs, u32 nr, u8 *idx);
 int pmuscope_parse_event(char *tok, unsigned int kernel_el,
@@ -557,6 +630,7 @@ void pmuscope_perf_cpu_online(unsigned int cpu);
 void pmuscope_perf_cpu_offline(unsigned int cpu);
 
 /* The direct engine as a perf PMU (drivers/pmuscope_ppmu.c). */
+#define PMUSCOPE_PPMU_SENTINEL		0x706d7573656c30ULL	/* attr.config1: "pmusel0" */
 extern struct pmuscope_session pmuscope_ppmu_owner;
 int pmuscope_ppmu_register(void);
 void pmuscope_ppmu_unregister(void);

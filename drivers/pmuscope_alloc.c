@@ -185,6 +185,13 @@ int pmuscope_check_config(const struct pmuscope_config *cfg)
 		/* A task: no CPU bitmap; pid 0 or a thread id. */
 		if (cfg->cpus || cfg->cpus_size || cfg->pid < 0)
 			return -EINVAL;
+		/* SWINC at EL0 comes with EL0 reads; the thread's own, not its children's. */
+		if ((cfg->flags & PMUSCOPE_CFG_USER_SWINC) &&
+		    !(cfg->flags & PMUSCOPE_CFG_USER_READ))
+			return -EINVAL;
+		if ((cfg->flags & PMUSCOPE_CFG_USER_READ) &&
+		    (cfg->flags & (PMUSCOPE_CFG_INHERIT | PMUSCOPE_CFG_ENABLE_ON_EXEC)))
+			return -EINVAL;
 		return 0;
 	}
 	/* CPUs: no pid, no task flags. */
@@ -196,6 +203,23 @@ int pmuscope_check_config(const struct pmuscope_config *cfg)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_config);
+
+/*
+ * EL0 access (PMUSCOPE_CFG_USER_READ) is granted only while every event
+ * of the session counts: each needs a counter of its own at once on a
+ * CPU of @nr_counters event counters (one CPU_CYCLES may take the cycle
+ * counter). -ENOSPC otherwise: perf would multiplex them.
+ */
+int pmuscope_check_el0_fit(u32 nr_counters, const struct pmuscope_event *evs, u32 nr)
+{
+	bool cycles = false;
+	u32 i;
+
+	for (i = 0; i < nr; i++)
+		cycles |= evs[i].event == 0x11;
+	return nr - cycles > nr_counters ? -ENOSPC : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_el0_fit);
 
 int pmuscope_check_amu_read(const struct pmuscope_amu_read *ar)
 {

@@ -11,6 +11,7 @@
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/poll.h>
 #include <linux/pid.h>
 #include <linux/sched/task.h>
@@ -104,7 +105,9 @@ static long pmuscope_ioc_handshake(void __user *uarg)
 		      (pmuscope_emu_active() ? PMUSCOPE_FEAT_EMULATED : 0) |
 		      (pmuscope_backend_perf() ? PMUSCOPE_FEAT_BACKEND_PERF : 0) |
 		      (pmuscope_backend_perf() || pmuscope_ppmu_type() >= 0 ?
-		       PMUSCOPE_FEAT_TASK | PMUSCOPE_FEAT_MULTIPLEX : 0);
+		       PMUSCOPE_FEAT_TASK | PMUSCOPE_FEAT_MULTIPLEX : 0) |
+		      (!pmuscope_backend_perf() && pmuscope_ppmu_type() >= 0 ?
+		       PMUSCOPE_FEAT_USER_READ : 0);
 	hs.nr_cpu_ids = nr_cpu_ids;
 	hs.max_events = PMUSCOPE_MAX_EVENTS;
 	if (copy_to_user(uarg, &hs, min_t(size_t, usize, sizeof(hs))))
@@ -746,6 +749,35 @@ static int pmuscope_open(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
+/*
+ * The user page of a PMUSCOPE_CFG_USER_READ session (pmuscope_el0.c):
+ * one page at offset 0, read-only, not copied on fork, not expandable.
+ * The mapping keeps a reference to the page and to the file: the session
+ * lives until the file is closed and the page unmapped.
+ */
+static int pmuscope_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct pmuscope_session *sess = READ_ONCE(file->private_data);
+	int ret = -EINVAL;
+
+	if (!sess || vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	mutex_lock(&sess->lock);
+	if (sess->el0) {
+#ifdef PMUSCOPE_HAVE_VM_FLAGS_MOD
+		vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
+#else
+		vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+		vma->vm_flags &= ~VM_MAYWRITE;
+#endif
+		ret = vm_insert_page(vma, vma->vm_start, sess->el0->pg);
+	}
+	mutex_unlock(&sess->lock);
+	return ret;
+}
+
 static int pmuscope_release(struct inode *inode, struct file *file)
 {
 	if (file->private_data)
@@ -759,6 +791,7 @@ static const struct file_operations pmuscope_fops = {
 	.release = pmuscope_release,
 	.read = pmuscope_read,
 	.poll = pmuscope_poll,
+	.mmap = pmuscope_mmap,
 	.unlocked_ioctl = pmuscope_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };

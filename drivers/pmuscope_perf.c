@@ -176,6 +176,84 @@ static void pmuscope_psess_release_slot(struct pmuscope_session *sess, unsigned 
 		pmuscope_pev_release(pmuscope_pev(sess, slot, i));
 }
 
+/* ------------------------------------------------------------ EL0 access */
+
+/* On each CPU: close EL0 access if @info's thread holds it here. */
+static void pmuscope_el0_revoke_here(void *info)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[smp_processor_id()];
+
+	if (!pcpu)
+		return;
+	raw_spin_lock(&pcpu->pmu.lock);
+	if (pcpu->pmu.el0 == info)
+		pmuscope_el0_revoke(&pcpu->pmu);
+	raw_spin_unlock(&pcpu->pmu.lock);
+}
+
+/*
+ * EL0 access for the task session @sess (PMUSCOPE_CFG_USER_READ), whose
+ * counters exist, disabled: the page, the events' pmu_private, and the
+ * sentinel, enabled now: from here on the thread's switches grant and
+ * revoke (pmuscope_ppmu.c).
+ */
+static int pmuscope_el0_open(struct pmuscope_session *sess)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = pmuscope_pmu_types[0],
+		.config1 = PMUSCOPE_PPMU_SENTINEL,
+		.pinned = 1,
+		.disabled = 1,
+	};
+	struct pmuscope_el0 *el0;
+	struct perf_event *pe;
+	u32 i;
+
+	el0 = pmuscope_el0_alloc(sess->task, sess->nr_events,
+				 sess->cfg_flags & PMUSCOPE_CFG_USER_SWINC);
+	if (!el0)
+		return -ENOMEM;
+	pe = pmuscope_perf_create(&attr, -1, sess->task);
+	if (IS_ERR(pe)) {
+		pmuscope_el0_free(el0);
+		return PTR_ERR(pe);
+	}
+	el0->sentinel = pe;
+	for (i = 0; i < sess->nr_events; i++) {
+		el0->pe[i] = pmuscope_pev(sess, 0, i)->pe;
+		el0->pe[i]->pmu_private = el0;
+	}
+	pe->pmu_private = el0;
+	sess->el0 = el0;
+	perf_event_enable(pe);
+	return 0;
+}
+
+/*
+ * Before the counters go: no new grant, and none left on any CPU (a
+ * thread running there may trap on its next MRS: closing the session
+ * under a thread that reads is the program's error).
+ */
+static void pmuscope_el0_close(struct pmuscope_session *sess)
+{
+	struct pmuscope_el0 *el0 = sess->el0;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&el0->lock, flags);
+	el0->closing = true;
+	raw_spin_unlock_irqrestore(&el0->lock, flags);
+	on_each_cpu(pmuscope_el0_revoke_here, el0, 1);
+}
+
+/* After the counters: the sentinel and the page (which a mapping may keep). */
+static void pmuscope_el0_release(struct pmuscope_session *sess)
+{
+	perf_event_release_kernel(sess->el0->sentinel);
+	pmuscope_el0_free(sess->el0);
+	sess->el0 = NULL;
+}
+
 /* ------------------------------------------------------------- sessions */
 
 /* Release every counter of @sess; caller holds the session locks. */
@@ -185,8 +263,12 @@ void pmuscope_psess_release(struct pmuscope_session *sess)
 
 	if (!sess->pev)
 		return;
+	if (sess->el0)
+		pmuscope_el0_close(sess);
 	for (slot = 0; slot < pmuscope_psess_slots(sess); slot++)
 		pmuscope_psess_release_slot(sess, slot);
+	if (sess->el0)
+		pmuscope_el0_release(sess);
 	kvfree(sess->pev);
 	sess->pev = NULL;
 	if (sess->task) {
@@ -216,6 +298,8 @@ int pmuscope_psess_configure(struct pmuscope_session *sess)
 			continue;
 		ret = pmuscope_psess_create_slot(sess, slot);
 	}
+	if (!ret && (sess->cfg_flags & PMUSCOPE_CFG_USER_READ))
+		ret = pmuscope_el0_open(sess);
 	if (ret)
 		pmuscope_psess_release(sess);
 	return ret;
@@ -261,8 +345,11 @@ void pmuscope_psess_reset(struct pmuscope_session *sess)
 		for (i = 0; i < sess->nr_events; i++) {
 			struct pmuscope_pevent *pev = pmuscope_pev(sess, slot, i);
 
-			if (pmuscope_slot_used(sess, slot))
-				pmuscope_pev_total(pev, &pev->offset, &e, &r);
+			if (!pmuscope_slot_used(sess, slot))
+				continue;
+			pmuscope_pev_total(pev, &pev->offset, &e, &r);
+			if (sess->el0)
+				pmuscope_el0_reset(sess->el0, i, pev->offset);
 		}
 }
 

@@ -116,6 +116,7 @@ void pmuscope_pmu_setup(struct pmuscope_pmu *pmu, unsigned int cpu,
 	pmu->usable = caps->state[PMUSCOPE_UNIT_PMU] == PMUSCOPE_STATE_PRESENT;
 	pmu->nr_counters = caps->num_counters;
 	pmu->evcnt_width = caps->evcnt_width;
+	pmu->pmuver = caps->pmuver;
 	pmuscope_ss_setup(pmu, caps);
 }
 
@@ -281,6 +282,8 @@ static __always_inline u64 pmuscope_hwc_fold_hw(struct pmuscope_pmu *pmu,
 	hwc->last_hw = hw;
 	if (val > hwc->last)
 		hwc->last = val;
+	if (unlikely(hwc->el0))
+		pmuscope_el0_fold(hwc->el0, hwc->slot, hw, val);
 	return val;
 }
 
@@ -334,6 +337,8 @@ static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx, u64 n
 	hwc->base = hwc->saved - pmuscope_hwc_preload(pmu, idx);
 	hwc->last_hw = pmuscope_hwc_preload(pmu, idx);
 	hwc->poll_at = now;
+	if (hwc->el0)
+		pmuscope_el0_fold(hwc->el0, hwc->slot, hwc->last_hw, hwc->saved);
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, bit);
 	if (!pmu->on_hw_mask)
 		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0,
@@ -395,6 +400,8 @@ void pmuscope_pmu_start_mask(struct pmuscope_pmu *pmu, u32 mask, u64 now)
 		hwc->base = hwc->saved - p;
 		hwc->last_hw = p;
 		hwc->poll_at = now;
+		if (hwc->el0)
+			pmuscope_el0_fold(hwc->el0, hwc->slot, p, hwc->saved);
 		if (pmuscope_hwc_wants_irq(pmu, idx))
 			inten |= BIT_ULL(idx);
 	}
@@ -514,6 +521,8 @@ static void pmuscope_pmu_program(struct pmuscope_pmu *pmu, u64 now, bool clocks)
 		hwc->last_hw = pmuscope_hwc_preload(pmu, idx);
 		hwc->poll_at = now;
 		hwc->on_hw = true;
+		if (hwc->el0)
+			pmuscope_el0_fold(hwc->el0, hwc->slot, hwc->last_hw, hwc->saved);
 		if (clocks)
 			pmuscope_hwc_clock(hwc, true, now);
 		cnten |= BIT_ULL(idx);
@@ -701,6 +710,7 @@ void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
 	 */
 	pmuscope_pmu_hw_reset(pmu);
 	pmuscope_pmu_program(pmu, now, false);
+	pmuscope_el0_restore(pmu);
 }
 
 /*
@@ -1079,6 +1089,7 @@ void pmuscope_pmu_cpu_down(struct pmuscope_pmu *pmu)
 
 	pmuscope_pmu_hw_stop_all(pmu, now);
 	pmuscope_ss_cpu_down(pmu);
+	pmuscope_el0_revoke(pmu);
 	pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, 0);
 	pmuscope_hw_write(PMUSCOPE_REG_PMUSERENR_EL0, 0);
 	pmuscope_hw_isb();
@@ -1115,6 +1126,7 @@ void pmuscope_pmu_pm_exit(struct pmuscope_pmu *pmu)
 	pmuscope_pmu_hw_reset(pmu);
 	/* The NMI-safe clock, as on the way in. */
 	pmuscope_pmu_program(pmu, ktime_get_mono_fast_ns(), false);
+	pmuscope_el0_restore(pmu);
 }
 
 /* The poll timer's work at @now (ktime_get_ns()), for the timer in main. */

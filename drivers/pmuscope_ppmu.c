@@ -24,6 +24,7 @@
 #define pr_fmt(fmt) "pmuscope: " fmt
 
 #include <linux/perf_event.h>
+#include <linux/sched.h>
 
 #include "pmuscope.h"
 #include "pmuscope_modifiers.h"
@@ -35,6 +36,48 @@ struct pmuscope_session pmuscope_ppmu_owner = {
 	.sysfs_cpu = -1,
 	.comm = "perf events",
 };
+
+/*
+ * EL0 access (pmuscope_el0.c): a session's events carry its struct
+ * pmuscope_el0 in pmu_private (set by pmuscope_perf.c before they are
+ * enabled); its sentinel is an event of config1 PMUSCOPE_PPMU_SENTINEL,
+ * pinned, that holds no counter and only follows the thread's switches.
+ */
+static struct pmuscope_el0 *pmuscope_ppmu_el0(const struct perf_event *event)
+{
+	return event->pmu_private;
+}
+
+static bool pmuscope_ppmu_sentinel(const struct perf_event *event)
+{
+	return event->attr.config1 == PMUSCOPE_PPMU_SENTINEL;
+}
+
+/* The thread's run: its context switches so far (counted before the switch's del). */
+static unsigned long pmuscope_ppmu_run(void)
+{
+	return current->nvcsw + current->nivcsw;
+}
+
+/* Is @el0's thread leaving this CPU: switched out, or exiting? */
+static bool pmuscope_ppmu_leaving(const struct pmuscope_pmu *pmu,
+				  const struct pmuscope_el0 *el0)
+{
+	return current != el0->task || (current->flags & PF_EXITING) ||
+	       pmuscope_ppmu_run() != pmu->el0_run;
+}
+
+/* Event @event's position in its EL0 session. */
+static u32 pmuscope_ppmu_el0_slot(const struct pmuscope_el0 *el0,
+				  const struct perf_event *event)
+{
+	u32 i;
+
+	for (i = 0; i < el0->nr; i++)
+		if (el0->pe[i] == event)
+			return i;
+	return 0;
+}
 
 static struct pmuscope_pmu *pmuscope_ppmu_local(void)
 {
@@ -70,6 +113,9 @@ static int pmuscope_ppmu_event_init(struct perf_event *event)
 		return -EOPNOTSUPP;
 	if (attr->config > PMUSCOPE_EVTYPER_EVTCOUNT || attr->config == 0x1e)
 		return -EINVAL;
+	/* Only pmuscope's own sessions make sentinels: they count nothing. */
+	if (attr->config1 == PMUSCOPE_PPMU_SENTINEL && !attr->pinned)
+		return -EINVAL;
 	flags = pmuscope_ppmu_flags(attr);
 	if (!flags)
 		return -EINVAL;
@@ -97,9 +143,13 @@ static void pmuscope_ppmu_update(struct pmuscope_pmu *pmu, struct perf_event *ev
 
 static void pmuscope_ppmu_start(struct perf_event *event, int flags)
 {
+	struct pmuscope_el0 *el0 = pmuscope_ppmu_el0(event);
 	struct pmuscope_pmu *pmu = pmuscope_ppmu_local();
 	unsigned long irqflags;
 	int idx = event->hw.idx;
+
+	if (pmuscope_ppmu_sentinel(event))
+		return;
 
 	if (WARN_ON_ONCE(!pmu || idx < 0))
 		return;
@@ -107,6 +157,16 @@ static void pmuscope_ppmu_start(struct perf_event *event, int flags)
 	pmuscope_hwc_set_enabled(pmu, idx, true, ktime_get_ns());
 	local64_set(&event->hw.prev_count, pmuscope_ppmu_count(pmu, idx));
 	event->hw.state = 0;
+	if (el0) {
+		pmuscope_el0_start(pmu, el0, pmu->hwc[idx].slot, idx,
+				   local64_read(&event->count) -
+				   local64_read(&event->hw.prev_count),
+				   event->total_time_enabled, event->total_time_running);
+		/* The session was made, or enabled, while its thread runs here. */
+		if (pmu->el0 != el0 && current == el0->task)
+			pmuscope_el0_reserve(pmu, el0, pmuscope_ppmu_run(), false);
+		pmuscope_el0_grant(pmu, el0);
+	}
 	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
 }
 
@@ -116,12 +176,16 @@ static void pmuscope_ppmu_stop(struct perf_event *event, int flags)
 	unsigned long irqflags;
 	int idx = event->hw.idx;
 
+	if (pmuscope_ppmu_sentinel(event))
+		return;
 	if (WARN_ON_ONCE(!pmu || idx < 0) || (event->hw.state & PERF_HES_STOPPED))
 		return;
 	raw_spin_lock_irqsave(&pmu->lock, irqflags);
 	pmuscope_ppmu_update(pmu, event);
 	pmuscope_hwc_set_enabled(pmu, idx, false, ktime_get_ns());
 	event->hw.state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if (pmuscope_ppmu_el0(event))
+		pmuscope_el0_stop(pmuscope_ppmu_el0(event), pmu->hwc[idx].slot);
 	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
 }
 
@@ -132,6 +196,7 @@ static void pmuscope_ppmu_stop(struct perf_event *event, int flags)
  */
 static int pmuscope_ppmu_add(struct perf_event *event, int flags)
 {
+	struct pmuscope_el0 *el0 = pmuscope_ppmu_el0(event);
 	struct pmuscope_pmu *pmu = pmuscope_ppmu_local();
 	unsigned long irqflags, free;
 	struct pmuscope_hwc *hwc;
@@ -139,11 +204,24 @@ static int pmuscope_ppmu_add(struct perf_event *event, int flags)
 
 	if (!pmu || !pmu->usable)
 		return -ENOENT;
+	if (pmuscope_ppmu_sentinel(event)) {
+		/* The thread is switched in (or re-added where it runs): never fails. */
+		event->hw.idx = -1;
+		event->hw.state = 0;
+		if (!el0 || current != el0->task)
+			return 0;
+		raw_spin_lock_irqsave(&pmu->lock, irqflags);
+		pmuscope_el0_reserve(pmu, el0, pmuscope_ppmu_run(), pmu->el0 != el0);
+		raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
+		return 0;
+	}
 	raw_spin_lock_irqsave(&pmu->lock, irqflags);
 	if (!pmu->hw_ready)
 		goto out;
-	free = ((u32)GENMASK(pmu->nr_counters, 0) >> 1 | BIT(PMUSCOPE_CYCLE_IDX)) &
-	       ~pmu->allocated;
+	free = pmuscope_el0_all(pmu) & ~pmu->allocated;
+	/* Counters open to another thread at EL0 are its alone until it leaves. */
+	if (pmu->el0 && pmu->el0 != el0)
+		free &= ~pmu->el0_open;
 	if (event->attr.config == 0x11 && (free & BIT(PMUSCOPE_CYCLE_IDX)))
 		idx = PMUSCOPE_CYCLE_IDX;
 	else if (free & ~BIT(PMUSCOPE_CYCLE_IDX))
@@ -157,6 +235,10 @@ static int pmuscope_ppmu_add(struct perf_event *event, int flags)
 	hwc->event = event->attr.config;
 	hwc->evtyper = event->hw.config_base;
 	pmu->allocated |= BIT(idx);
+	if (el0) {
+		hwc->el0 = el0;
+		hwc->slot = pmuscope_ppmu_el0_slot(el0, event);
+	}
 	event->hw.idx = idx;
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 out:
@@ -168,16 +250,33 @@ out:
 
 static void pmuscope_ppmu_del(struct perf_event *event, int flags)
 {
+	struct pmuscope_el0 *el0 = pmuscope_ppmu_el0(event);
 	struct pmuscope_pmu *pmu = pmuscope_ppmu_local();
 	unsigned long irqflags;
 	int idx = event->hw.idx;
 
+	if (pmuscope_ppmu_sentinel(event)) {
+		if (!pmu || !el0)
+			return;
+		raw_spin_lock_irqsave(&pmu->lock, irqflags);
+		if (pmu->el0 == el0 && pmuscope_ppmu_leaving(pmu, el0))
+			pmuscope_el0_revoke(pmu);
+		raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
+		return;
+	}
 	if (WARN_ON_ONCE(!pmu || idx < 0))
 		return;
 	pmuscope_ppmu_stop(event, PERF_EF_UPDATE);
 	raw_spin_lock_irqsave(&pmu->lock, irqflags);
 	WRITE_ONCE(pmu->hwc[idx].owner, NULL);	/* read without our locks */
+	pmu->hwc[idx].el0 = NULL;
 	pmu->allocated &= ~BIT(idx);
+	/*
+	 * Deleted while its thread runs here (a CPU event installed,
+	 * multiplexing): the grant stays until the thread leaves.
+	 */
+	if (el0 && pmu->el0 == el0 && pmuscope_ppmu_leaving(pmu, el0))
+		pmuscope_el0_revoke(pmu);
 	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
 	event->hw.idx = -1;
 }
@@ -187,7 +286,8 @@ static void pmuscope_ppmu_read(struct perf_event *event)
 	struct pmuscope_pmu *pmu = pmuscope_ppmu_local();
 	unsigned long irqflags;
 
-	if (!pmu || event->hw.idx < 0 || (event->hw.state & PERF_HES_STOPPED))
+	if (!pmu || event->hw.idx < 0 || (event->hw.state & PERF_HES_STOPPED) ||
+	    pmuscope_ppmu_sentinel(event))
 		return;
 	raw_spin_lock_irqsave(&pmu->lock, irqflags);
 	pmuscope_ppmu_update(pmu, event);

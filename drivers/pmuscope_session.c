@@ -122,11 +122,13 @@ static void pmuscope_op_on_cpu(void *info)
 	}
 	/*
 	 * A perf event (task counter, pmuscope_ppmu.c) may have taken a
-	 * planned counter since the plan: assign nothing on this CPU then.
+	 * planned counter since the plan, or a thread running here may read
+	 * it at EL0 (pmuscope_el0.c): assign nothing on this CPU then.
 	 */
 	if (a->op == PMUSCOPE_OP_ASSIGN) {
 		for (i = 0; i < sess->nr_events; i++)
-			if (hw[i] != PMUSCOPE_NO_COUNTER && pmu->hwc[hw[i]].owner) {
+			if (hw[i] != PMUSCOPE_NO_COUNTER &&
+			    (pmu->hwc[hw[i]].owner || (pmu->el0_open & BIT(hw[i])))) {
 				a->ret = -EBUSY;
 				raw_spin_unlock_irqrestore(&pmu->lock, flags);
 				return;
@@ -587,10 +589,18 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 		return -EOPNOTSUPP;
 	if (!nr || nr > PMUSCOPE_MAX_EVENTS)
 		return -EINVAL;
+	/* EL0 access: the caller's own thread, on the direct engine. */
+	if (cfg_flags & PMUSCOPE_CFG_USER_READ) {
+		if (pmuscope_backend_perf())
+			return -EOPNOTSUPP;
+		if (task != current)
+			return -EINVAL;
+	}
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
 	sess = pmuscope_session_publish_locked(slot, fresh);
-	if (sess->enabled || sess->spe) {
+	/* A user page may be mapped: the session keeps its configuration. */
+	if (sess->enabled || sess->spe || sess->el0) {
 		ret = -EBUSY;
 		goto out;
 	}
@@ -617,6 +627,16 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 		new_ev[i].flags = evs[i].flags;
 		new_ev[i].evtyper = pmuscope_evtyper(evs[i].event, evs[i].flags);
 	}
+	if (cfg_flags & PMUSCOPE_CFG_USER_READ)
+		for_each_possible_cpu(cpu) {
+			struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[cpu];
+
+			if (!pcpu || !pcpu->probed || !pcpu->caps.num_counters)
+				continue;
+			ret = pmuscope_check_el0_fit(pcpu->caps.num_counters, evs, nr);
+			if (ret)
+				goto out;
+		}
 	vbuf = pmuscope_vbuf_alloc(nr);
 	ret = -ENOMEM;
 	if (!vbuf)

@@ -153,10 +153,17 @@ def parse_header(text):
             defines[name] = c_eval(body, defines)
         except (ValueError, SyntaxError):
             defines[name] = body
+    unparsed = {}
     for m in re.finditer(r"^struct\s+(\w+)\s*\{(.*?)^\};", text, re.M | re.S):
-        structs.append(parse_struct(m.group(1), m.group(2), defines))
+        try:
+            structs.append(parse_struct(m.group(1), m.group(2), defines))
+        except GenError as e:
+            # Not an ioctl's argument (the mmap()ed user page): not fuzzed.
+            unparsed[m.group(1)] = e
     names = {s.name: s for s in structs}
     for io in ioctls:
+        if io.struct in unparsed:
+            raise unparsed[io.struct]
         if io.struct is not None and io.struct not in names:
             raise GenError(f"{io.name}: no struct {io.struct} in the header")
     for s in structs:

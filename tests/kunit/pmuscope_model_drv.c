@@ -14,6 +14,7 @@
 #include "../../drivers/pmuscope_stream.c"
 #include "../../drivers/pmuscope_amu.c"
 #include "../../drivers/pmuscope_spe.c"
+#include "../../drivers/pmuscope_el0.c"
 
 /*
  * The pure checks and placement of pmuscope_alloc.c are not copied: the

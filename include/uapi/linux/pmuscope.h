@@ -25,8 +25,10 @@
  * 4: PMUSCOPE_IOC_AMU_READ, the Activity Monitors' counters.
  * 5: the Statistical Profiling Extension: PMUSCOPE_IOC_SPE_START, _STOP,
  *    _STATUS, and read()/poll() of its data chunks.
+ * 6: EL0 direct reads: PMUSCOPE_CFG_USER_READ, PMUSCOPE_CFG_USER_SWINC and
+ *    mmap() of struct pmuscope_user_page.
  */
-#define PMUSCOPE_API_VERSION		5
+#define PMUSCOPE_API_VERSION		6
 
 /* Most events one session may count on each CPU. */
 #define PMUSCOPE_MAX_EVENTS		32
@@ -46,6 +48,7 @@
 #define PMUSCOPE_FEAT_STREAM		(1ULL << 11)	/* PMUSCOPE_IOC_STREAM, read(), poll() */
 #define PMUSCOPE_FEAT_AMU		(1ULL << 12)	/* PMUSCOPE_IOC_AMU_READ reads an AMU */
 #define PMUSCOPE_FEAT_SPE		(1ULL << 13)	/* PMUSCOPE_IOC_SPE_START: a CPU's SPE */
+#define PMUSCOPE_FEAT_USER_READ		(1ULL << 14)	/* PMUSCOPE_CFG_USER_READ, mmap() */
 
 struct pmuscope_handshake {
 	__u32 size;		/* in: sizeof(struct pmuscope_handshake) */
@@ -73,6 +76,13 @@ struct pmuscope_event {
 /* Config flags (task targets only). */
 #define PMUSCOPE_CFG_INHERIT		(1U << 0)	/* count children created later */
 #define PMUSCOPE_CFG_ENABLE_ON_EXEC	(1U << 1)	/* start at the task's next exec */
+/*
+ * Version 6, a task target that is the calling thread, direct backend:
+ * the thread may read its counters at EL0 with MRS (struct
+ * pmuscope_user_page), and with USER_SWINC also write PMSWINC_EL0.
+ */
+#define PMUSCOPE_CFG_USER_READ		(1U << 2)
+#define PMUSCOPE_CFG_USER_SWINC		(1U << 3)	/* requires USER_READ */
 
 /* Config targets. */
 #define PMUSCOPE_TARGET_CPUS		0	/* the CPUs of @cpus, whatever runs */
@@ -382,6 +392,53 @@ struct pmuscope_spe_status {
 	__u32 record_size;	/* sizeof(struct pmuscope_spe_cpu) of the caller; 0 = 64 */
 	__u64 freq;		/* out: system counter frequency in Hz */
 	__u64 reserved[2];
+};
+
+/*
+ * EL0 direct reads (version 6). A session configured with
+ * PMUSCOPE_CFG_USER_READ maps this page with mmap(NULL, 4096, PROT_READ,
+ * MAP_SHARED, fd, 0): read-only, not inherited, not copied on fork. The
+ * driver updates it under @seq (odd while it writes; a reader retries
+ * while @seq is odd or changed). On CPU @cpu, while the thread runs
+ * there, PMUSERENR_EL0 lets it read the counters whose @index is not 0:
+ *
+ *	count = offset + ((raw - last_raw) & mask(width))
+ *
+ * raw being PMEVCNTR<index - 1>_EL0, or PMCCNTR_EL0 for index 32. That
+ * is the value PMUSCOPE_IOC_READ gives at the same instant, a 32-bit
+ * wrap the overflow interrupt has not folded yet included. Anywhere else
+ * (@cpu is PMUSCOPE_CPU_ANY or another CPU, @index 0) use the READ ioctl:
+ * an MRS there raises SIGILL. The check of @cpu and the MRS must not be
+ * separated by a migration (libpmuscope uses an rseq critical section).
+ */
+#define PMUSCOPE_USER_PAGE_VERSION	1
+#define PMUSCOPE_USER_CYCLE_INDEX	32	/* @index of the cycle counter */
+#define PMUSCOPE_USER_F_LIVE		(1U << 0)	/* counting: times grow with CNTVCT */
+
+struct pmuscope_user_counter {
+	__u32 index;		/* 0: not readable now; n + 1: PMEVCNTR<n>_EL0; 32: PMCCNTR_EL0 */
+	__u32 width;		/* bits of the hardware counter: 32 or 64 */
+	__u64 offset;		/* see above */
+	__u64 last_raw;		/* the counter's value at the engine's last fold */
+	__u64 time_enabled;	/* ns at @time_cnt */
+	__u64 time_running;	/* ns at @time_cnt */
+	__u64 time_cnt;		/* CNTVCT_EL0 when the times were taken */
+	__u32 flags;		/* PMUSCOPE_USER_F_* */
+	__u32 reserved0;
+	__u64 reserved;
+};
+
+struct pmuscope_user_page {
+	__u32 version;		/* PMUSCOPE_USER_PAGE_VERSION */
+	__u32 size;		/* sizeof(struct pmuscope_user_page) */
+	__u32 seq;		/* odd while the driver writes the page */
+	__u32 nr;		/* counters: the session's events, in order */
+	__u32 cpu;		/* the CPU that grants EL0 access now; PMUSCOPE_CPU_ANY: none */
+	__u32 pmuserenr;	/* PMUSERENR_EL0 there while the thread runs */
+	__u64 grants;		/* times the thread was granted access on a CPU */
+	__u64 denials;		/* ... and was not (another session counting there) */
+	__u64 reserved[4];
+	struct pmuscope_user_counter ctr[PMUSCOPE_MAX_EVENTS];
 };
 
 #define PMUSCOPE_IOC_MAGIC		0xB9

@@ -499,6 +499,37 @@ _Static_assert(offsetof(struct pmuscope_spe_status, freq) == 24 &&
 _Static_assert(offsetof(struct pmuscope_spe_status, reserved) == 32 &&
 	       sizeof(((struct pmuscope_spe_status *)0)->reserved) == 16,
 	       "gen-fuzz.py: pmuscope_spe_status.reserved");
+_Static_assert(sizeof(struct pmuscope_user_counter) == 64, "gen-fuzz.py: size of struct pmuscope_user_counter");
+_Static_assert(offsetof(struct pmuscope_user_counter, index) == 0 &&
+	       sizeof(((struct pmuscope_user_counter *)0)->index) == 4,
+	       "gen-fuzz.py: pmuscope_user_counter.index");
+_Static_assert(offsetof(struct pmuscope_user_counter, width) == 4 &&
+	       sizeof(((struct pmuscope_user_counter *)0)->width) == 4,
+	       "gen-fuzz.py: pmuscope_user_counter.width");
+_Static_assert(offsetof(struct pmuscope_user_counter, offset) == 8 &&
+	       sizeof(((struct pmuscope_user_counter *)0)->offset) == 8,
+	       "gen-fuzz.py: pmuscope_user_counter.offset");
+_Static_assert(offsetof(struct pmuscope_user_counter, last_raw) == 16 &&
+	       sizeof(((struct pmuscope_user_counter *)0)->last_raw) == 8,
+	       "gen-fuzz.py: pmuscope_user_counter.last_raw");
+_Static_assert(offsetof(struct pmuscope_user_counter, time_enabled) == 24 &&
+	       sizeof(((struct pmuscope_user_counter *)0)->time_enabled) == 8,
+	       "gen-fuzz.py: pmuscope_user_counter.time_enabled");
+_Static_assert(offsetof(struct pmuscope_user_counter, time_running) == 32 &&
+	       sizeof(((struct pmuscope_user_counter *)0)->time_running) == 8,
+	       "gen-fuzz.py: pmuscope_user_counter.time_running");
+_Static_assert(offsetof(struct pmuscope_user_counter, time_cnt) == 40 &&
+	       sizeof(((struct pmuscope_user_counter *)0)->time_cnt) == 8,
+	       "gen-fuzz.py: pmuscope_user_counter.time_cnt");
+_Static_assert(offsetof(struct pmuscope_user_counter, flags) == 48 &&
+	       sizeof(((struct pmuscope_user_counter *)0)->flags) == 4,
+	       "gen-fuzz.py: pmuscope_user_counter.flags");
+_Static_assert(offsetof(struct pmuscope_user_counter, reserved0) == 52 &&
+	       sizeof(((struct pmuscope_user_counter *)0)->reserved0) == 4,
+	       "gen-fuzz.py: pmuscope_user_counter.reserved0");
+_Static_assert(offsetof(struct pmuscope_user_counter, reserved) == 56 &&
+	       sizeof(((struct pmuscope_user_counter *)0)->reserved) == 8,
+	       "gen-fuzz.py: pmuscope_user_counter.reserved");
 
 static const struct fz_field fz_fields_pmuscope_handshake[] = {
 	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
@@ -517,7 +548,7 @@ static const struct fz_field fz_fields_pmuscope_event[] = {
 
 static const struct fz_field fz_fields_pmuscope_config[] = {
 	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
-	{ "flags", 4, 4, 1, FZ_FLAGS, 0, 0x3ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 4, 4, 1, FZ_FLAGS, 0, 0xfULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "events", 8, 8, 1, FZ_PTR, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, 1, 4, 8, -1 },
 	{ "cpus", 16, 8, 1, FZ_PTR, 0, 0x0ULL, 0LL, -1LL, 0, 0, 0, -1, -1, -1, 5 },
 	{ "nr_events", 24, 4, 1, FZ_COUNT, 0, 0x0ULL, 1LL, 32LL, 0, 0, -1, -1, -1, -1, -1 },
@@ -687,6 +718,19 @@ static const struct fz_field fz_fields_pmuscope_spe_status[] = {
 	{ "reserved", 32, 8, 2, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 };
 
+static const struct fz_field fz_fields_pmuscope_user_counter[] = {
+	{ "index", 0, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "width", 4, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "offset", 8, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "last_raw", 16, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "time_enabled", 24, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "time_running", 32, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "time_cnt", 40, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 48, 4, 1, FZ_FLAGS, 0, 0x1ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "reserved0", 52, 4, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "reserved", 56, 8, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+};
+
 static const struct fz_struct fz_structs[] = {
 	{ "pmuscope_handshake", sizeof(struct pmuscope_handshake), 6, fz_fields_pmuscope_handshake },
 	{ "pmuscope_event", sizeof(struct pmuscope_event), 3, fz_fields_pmuscope_event },
@@ -704,9 +748,10 @@ static const struct fz_struct fz_structs[] = {
 	{ "pmuscope_spe_chunk", sizeof(struct pmuscope_spe_chunk), 6, fz_fields_pmuscope_spe_chunk },
 	{ "pmuscope_spe_cpu", sizeof(struct pmuscope_spe_cpu), 11, fz_fields_pmuscope_spe_cpu },
 	{ "pmuscope_spe_status", sizeof(struct pmuscope_spe_status), 7, fz_fields_pmuscope_spe_status },
+	{ "pmuscope_user_counter", sizeof(struct pmuscope_user_counter), 10, fz_fields_pmuscope_user_counter },
 };
 
-#define FZ_NR_STRUCTS	16
+#define FZ_NR_STRUCTS	17
 
 static const int fz_errnos_PMUSCOPE_IOC_HANDSHAKE[] = { E2BIG, EFAULT, EINVAL };
 static const int fz_errnos_PMUSCOPE_IOC_CONFIG[] = { E2BIG, EACCES, EBUSY, EFAULT, EINVAL, ENODEV, ENOSPC, ENXIO, EOPNOTSUPP, EPERM, ESRCH };
