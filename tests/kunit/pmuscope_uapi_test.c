@@ -146,7 +146,44 @@ static void set_config_task_pid(void *p)
 static void break_config_task_flag(void *p)
 {
 	set_config_task(p);
-	((struct pmuscope_config *)p)->flags |= 1U << 2;
+	((struct pmuscope_config *)p)->flags |= 1U << 4;
+}
+
+/* EL0 access (version 6): the USER_* flags of a task target. */
+static void set_config_task_flags(void *p, u32 flags)
+{
+	set_config_task(p);
+	((struct pmuscope_config *)p)->flags = flags;
+}
+
+static void set_config_user_read(void *p)
+{
+	set_config_task_flags(p, PMUSCOPE_CFG_USER_READ);
+}
+
+static void set_config_user_swinc(void *p)
+{
+	set_config_task_flags(p, PMUSCOPE_CFG_USER_READ | PMUSCOPE_CFG_USER_SWINC);
+}
+
+static void break_config_user_swinc_alone(void *p)
+{
+	set_config_task_flags(p, PMUSCOPE_CFG_USER_SWINC);
+}
+
+static void break_config_user_inherit(void *p)
+{
+	set_config_task_flags(p, PMUSCOPE_CFG_USER_READ | PMUSCOPE_CFG_INHERIT);
+}
+
+static void break_config_user_enable_on_exec(void *p)
+{
+	set_config_task_flags(p, PMUSCOPE_CFG_USER_READ | PMUSCOPE_CFG_ENABLE_ON_EXEC);
+}
+
+static void break_config_cpus_user_read(void *p)
+{
+	((struct pmuscope_config *)p)->flags = PMUSCOPE_CFG_USER_READ;
 }
 
 static void break_config_cpus_inherit(void *p)
@@ -512,6 +549,15 @@ static const struct pmuscope_uapi_case pmuscope_uapi_cases[] = {
 	  -EINVAL },
 	{ "CONFIG task target, negative pid", ARG_CONFIG, break_config_task_pid, -EINVAL },
 	{ "CONFIG task target, unknown flag", ARG_CONFIG, break_config_task_flag, -EINVAL },
+	{ "CONFIG task target, USER_READ", ARG_CONFIG, set_config_user_read, 0 },
+	{ "CONFIG task target, USER_READ and USER_SWINC", ARG_CONFIG, set_config_user_swinc, 0 },
+	{ "CONFIG task target, USER_SWINC without USER_READ", ARG_CONFIG,
+	  break_config_user_swinc_alone, -EINVAL },
+	{ "CONFIG task target, USER_READ with INHERIT", ARG_CONFIG, break_config_user_inherit,
+	  -EINVAL },
+	{ "CONFIG task target, USER_READ with ENABLE_ON_EXEC", ARG_CONFIG,
+	  break_config_user_enable_on_exec, -EINVAL },
+	{ "CONFIG CPUs with USER_READ", ARG_CONFIG, break_config_cpus_user_read, -EINVAL },
 	{ "CONFIG no events", ARG_CONFIG, break_config_nr_events, -EINVAL },
 	{ "CONFIG too many events", ARG_CONFIG, break_config_nr_events_33, -EINVAL },
 	{ "CONFIG 32 events", ARG_CONFIG, set_config_nr_events_32, 0 },
