@@ -539,6 +539,55 @@ static const char *check_config_task(int err)
 	return check_config(err, -EINVAL, op_config_task, 2);
 }
 
+/* --- CONFIG of this thread with EL0 access (USER_READ), then its mmap() */
+static int op_config_user(void)
+{
+	struct pmuscope_config cfg = {
+		.size = sizeof(cfg), .events = (uintptr_t)ev_task, .nr_events = 2,
+		.target = PMUSCOPE_TARGET_TASK, .flags = PMUSCOPE_CFG_USER_READ,
+	};
+
+	return do_ioctl(cur_fd, PMUSCOPE_IOC_CONFIG, &cfg);
+}
+
+/*
+ * Failed: unconfigured, and CONFIG works again. Done: the session keeps
+ * its configuration (EBUSY), its page maps and says 2 counters, READ
+ * gives 2 values.
+ */
+static const char *check_config_user(int err)
+{
+	static char why[128];
+	const struct pmuscope_user_page *pg;
+	int ret;
+
+	if (err) {
+		ret = read_vals(cur_fd);
+		if (ret != -EINVAL) {
+			snprintf(why, sizeof(why), "READ after failed CONFIG: %d (want EINVAL)", ret);
+			return why;
+		}
+		ret = op_config_user();
+		if (ret) {
+			snprintf(why, sizeof(why), "CONFIG again: %s", strerror(-ret));
+			return why;
+		}
+	} else if ((ret = op_config_user()) != -EBUSY) {
+		snprintf(why, sizeof(why), "CONFIG of an EL0 session again: %d (want EBUSY)", ret);
+		return why;
+	}
+	pg = mmap(NULL, 4096, PROT_READ, MAP_SHARED, cur_fd, 0);
+	if (pg == MAP_FAILED) {
+		snprintf(why, sizeof(why), "mmap of the user page: %s", strerror(errno));
+		return why;
+	}
+	ret = pg->version == PMUSCOPE_USER_PAGE_VERSION && pg->nr == 2;
+	munmap((void *)pg, 4096);
+	if (!ret)
+		return "the user page is not version 1 with 2 counters";
+	return check_session(2);
+}
+
 /* --- CONFIG with 12 events on CPUs 0 and 1: multiplexed */
 static int op_config12(void)
 {
@@ -1094,6 +1143,8 @@ int main(int argc, char **argv)
 		  check_config_again, close_cur, e_config },
 		{ "CONFIG task (pid 0, inherit)", setup_fresh, op_config_task,
 		  check_config_task, close_cur, e_config },
+		{ "CONFIG task with EL0 access (USER_READ)", setup_fresh, op_config_user,
+		  check_config_user, close_cur, e_config },
 		{ "CONFIG 12 events, more than counters", setup_fresh, op_config12,
 		  check_config12, close_cur, e_config },
 		{ "ENABLE", setup_configured, op_enable, check_enable, close_cur, e_nomem },
@@ -1186,6 +1237,11 @@ int main(int argc, char **argv)
 			diag("%s: no PMUSCOPE_FEAT_STREAM (perf backend): not scanned", s->name);
 			continue;
 		}
+		/* ioctl.rst: USER_READ only with PMUSCOPE_FEAT_USER_READ (direct). */
+		if (s->op == op_config_user && !(features & PMUSCOPE_FEAT_USER_READ)) {
+			diag("%s: no PMUSCOPE_FEAT_USER_READ (perf backend): not scanned", s->name);
+			continue;
+		}
 		if (s->op == op_config12 || s->op == op_config_task) {
 			/* Documented refusals of the backend: nothing to inject. */
 			fd = open(DEV, O_RDWR);
@@ -1214,7 +1270,7 @@ int main(int argc, char **argv)
 				continue;
 			}
 		}
-		if (s->op == op_config_task)
+		if (s->op == op_config_task || s->op == op_config_user)
 			run_in_child(s);
 		else
 			run_scenario(s);
