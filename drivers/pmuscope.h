@@ -359,6 +359,7 @@ struct pmuscope_el0 {
 	struct perf_event *sentinel;	/* the switch hook: pinned, no counter */
 	u32 nr;
 	bool swinc;			/* PMUSCOPE_CFG_USER_SWINC */
+	bool enabled;			/* the session is enabled: switch-ins take access */
 	raw_spinlock_t lock;
 	bool closing;			/* no new grant: the session is going */
 	u32 live;			/* bit i: event i counting on a counter */
@@ -521,8 +522,9 @@ struct pmuscope_session {
 	 */
 	struct pmuscope_spe_sess *spe;
 	/*
-	 * EL0 access (PMUSCOPE_CFG_USER_READ): made at CONFIG, freed with
-	 * the counters (under @lock and the driver's lock); NULL: none.
+	 * EL0 access (PMUSCOPE_CFG_USER_READ): made at CONFIG (published
+	 * last, with release: mmap() reads it without a lock), freed with
+	 * the session; NULL: none.
 	 */
 	struct pmuscope_el0 *el0;
 };

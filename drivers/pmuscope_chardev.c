@@ -758,24 +758,27 @@ static int pmuscope_open(struct inode *inode, struct file *file)
 static int pmuscope_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct pmuscope_session *sess = READ_ONCE(file->private_data);
-	int ret = -EINVAL;
+	struct pmuscope_el0 *el0;
 
 	if (!sess || vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
-	mutex_lock(&sess->lock);
-	if (sess->el0) {
+	/*
+	 * No session lock: mmap_lock is held here, and READ copies out
+	 * under the session's lock. sess->el0 is published last by CONFIG
+	 * and stays until the file is released, which a mapping holds off.
+	 */
+	el0 = smp_load_acquire(&sess->el0);
+	if (!el0)
+		return -EINVAL;
 #ifdef PMUSCOPE_HAVE_VM_FLAGS_MOD
-		vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
+	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
 #else
-		vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
-		vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_flags &= ~VM_MAYWRITE;
 #endif
-		ret = vm_insert_page(vma, vma->vm_start, sess->el0->pg);
-	}
-	mutex_unlock(&sess->lock);
-	return ret;
+	return vm_insert_page(vma, vma->vm_start, el0->pg);
 }
 
 static int pmuscope_release(struct inode *inode, struct file *file)

@@ -164,10 +164,11 @@ void pmuscope_el0_free(struct pmuscope_el0 *el0)
 /* ------------------------------------------------------ on the CPU: grants */
 
 /*
- * The thread is switched in (or created its session) on this CPU: take
+ * The thread is switched in (or enabled its session) on this CPU: take
  * the CPU's EL0 access for this run if nobody else's counter is allocated
- * here (before PMUv3p9). @count: count the outcome in the page (a
- * switch-in). Returns whether @el0 holds the access now.
+ * here (before PMUv3p9). A new hold counts in the page's grants, a
+ * refusal in its denials when @count (a switch-in). Returns whether @el0
+ * holds the access now.
  */
 bool pmuscope_el0_reserve(struct pmuscope_pmu *pmu, struct pmuscope_el0 *el0,
 			  unsigned long run, bool count)
@@ -189,7 +190,7 @@ bool pmuscope_el0_reserve(struct pmuscope_pmu *pmu, struct pmuscope_el0 *el0,
 		pmu->el0_userenr = 0;
 		pmu->el0_open = pmuscope_el0_per_counter(pmu) ? 0 : pmuscope_el0_all(pmu);
 	}
-	if (count) {
+	if (ok || count) {
 		pmuscope_el0_begin(el0);
 		if (ok)
 			el0->page->grants++;

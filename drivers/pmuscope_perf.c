@@ -225,9 +225,33 @@ static int pmuscope_el0_open(struct pmuscope_session *sess)
 		el0->pe[i]->pmu_private = el0;
 	}
 	pe->pmu_private = el0;
-	sess->el0 = el0;
 	perf_event_enable(pe);
+	smp_store_release(&sess->el0, el0);	/* for pmuscope_mmap() */
 	return 0;
+}
+
+/*
+ * The thread's own DISABLE leaves EL0 access at once: it is in the
+ * kernel, not reading. Another thread's waits for the switch-out (the
+ * owner may be reading now).
+ */
+static void pmuscope_el0_disable(struct pmuscope_el0 *el0)
+{
+	struct pmuscope_cpu *pcpu;
+	unsigned long flags;
+
+	WRITE_ONCE(el0->enabled, false);
+	if (current != el0->task)
+		return;
+	local_irq_save(flags);
+	pcpu = pmuscope_drv.cpus[smp_processor_id()];
+	if (pcpu) {
+		raw_spin_lock(&pcpu->pmu.lock);
+		if (pcpu->pmu.el0 == el0)
+			pmuscope_el0_revoke(&pcpu->pmu);
+		raw_spin_unlock(&pcpu->pmu.lock);
+	}
+	local_irq_restore(flags);
 }
 
 /*
@@ -309,6 +333,9 @@ void pmuscope_psess_enable(struct pmuscope_session *sess, bool enable)
 {
 	unsigned int slot, i;
 
+	if (sess->el0 && enable)
+		WRITE_ONCE(sess->el0->enabled, true);
+
 	for (slot = 0; slot < pmuscope_psess_slots(sess); slot++) {
 		for (i = 0; i < sess->nr_events; i++) {
 			struct perf_event *pe = pmuscope_pev(sess, slot, i)->pe;
@@ -321,6 +348,8 @@ void pmuscope_psess_enable(struct pmuscope_session *sess, bool enable)
 				perf_event_disable(pe);
 		}
 	}
+	if (sess->el0 && !enable)
+		pmuscope_el0_disable(sess->el0);
 }
 
 /* The running totals of event @i of @slot: carried plus the live counter. */

@@ -208,7 +208,7 @@ static int pmuscope_ppmu_add(struct perf_event *event, int flags)
 		/* The thread is switched in (or re-added where it runs): never fails. */
 		event->hw.idx = -1;
 		event->hw.state = 0;
-		if (!el0 || current != el0->task)
+		if (!el0 || current != el0->task || !READ_ONCE(el0->enabled))
 			return 0;
 		raw_spin_lock_irqsave(&pmu->lock, irqflags);
 		pmuscope_el0_reserve(pmu, el0, pmuscope_ppmu_run(), pmu->el0 != el0);

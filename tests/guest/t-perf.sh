@@ -15,6 +15,7 @@ check "the kernel log says so" sh -c "dmesg | grep -q 'backend perf: counting th
 check "pmuscope version names the backend" sh -c "pmuscope version | grep -q 'backend: perf'"
 run_test /bin/pmuscope-test photplug
 run_test /bin/pmuscope-test taskperm
+run_test /bin/pmuscope-test usermap
 
 # sysfs counting works the same on the perf backend.
 S=$PMUSCOPE_SYS/cpu0

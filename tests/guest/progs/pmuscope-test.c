@@ -15,6 +15,8 @@
  *   pmuscope-test alloc        no session is made for a caller who may not count
  *   pmuscope-test cpupm        counts survive cpu_pm enter/exit (idle)
  *   pmuscope-test el0          EL0 access to the PMU traps (PMUSERENR_EL0 = 0)
+ *   pmuscope-test usermap      every rule of CONFIG's USER_* flags and of mmap()
+ *                              of the user page; others kept off a granted CPU
  *   pmuscope-test hold SECS    hold 2 counters on every CPU for SECS seconds
  *   pmuscope-test emulated 0|1 the handshake's PMUSCOPE_FEAT_EMULATED
  *   pmuscope-test photplug     perf backend: CPU counters across CPU 1 offline/online
@@ -39,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1040,6 +1043,140 @@ static void test_el0(void)
 	    "EL0 read of PMCCNTR_EL0 traps (PMUSERENR_EL0 = 0)");
 }
 
+/* CONFIG of a task target: pid, flags, nr events. */
+static int config_user(int fd, pid_t pid, unsigned int flags,
+		       const struct pmuscope_event *evs, unsigned int nr)
+{
+	struct pmuscope_config cfg = {
+		.size = sizeof(cfg), .nr_events = nr, .events = (uintptr_t)evs,
+		.target = PMUSCOPE_TARGET_TASK, .pid = pid, .flags = flags,
+	};
+
+	return xioctl(fd, PMUSCOPE_IOC_CONFIG, &cfg);
+}
+
+/* mmap of @fd's user page: 0 or -errno. */
+static int map_page(int fd, size_t len, int prot, off_t off)
+{
+	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, off);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	munmap(p, len);
+	return 0;
+}
+
+/* The child of a fork() touches the page: it is not there (VM_DONTCOPY). */
+static int child_touches(const volatile struct pmuscope_user_page *pg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		(void)pg->version;
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+/*
+ * Documentation/ioctl.rst, CONFIG's PMUSCOPE_CFG_USER_* and "mmap(): the
+ * user page": each rule once, and that a thread granted EL0 access on a
+ * CPU keeps another session off that CPU's counters (before PMUv3p9).
+ */
+static void test_usermap(void)
+{
+	struct pmuscope_event ev[PMUSCOPE_MAX_EVENTS];
+	const struct pmuscope_user_page *pg;
+	unsigned long long feat = dev_features();
+	struct pmuscope_event cyc = { .event = EV_CPU_CYCLES, .flags = ALL_EL };
+	int fd, fd2, i, ret;
+	cpu_set_t cpu0, old;
+
+	for (i = 0; i < PMUSCOPE_MAX_EVENTS; i++)
+		ev[i] = (struct pmuscope_event){ .event = EV_SW_INCR, .flags = PMUSCOPE_EV_EL0 };
+	fd = dev_open();
+	if (feat & PMUSCOPE_FEAT_BACKEND_PERF) {
+		tap(!(feat & PMUSCOPE_FEAT_USER_READ), "perf backend: no PMUSCOPE_FEAT_USER_READ");
+		expect("perf backend: USER_READ", config_user(fd, 0, PMUSCOPE_CFG_USER_READ, ev, 1),
+		       -EOPNOTSUPP);
+		close(fd);
+		return;
+	}
+	tap(!!(feat & PMUSCOPE_FEAT_USER_READ), "direct backend: PMUSCOPE_FEAT_USER_READ");
+	expect("mmap of a file without a session", map_page(fd, 4096, PROT_READ, 0), -EINVAL);
+	expect("USER_SWINC without USER_READ",
+	       config_user(fd, 0, PMUSCOPE_CFG_USER_SWINC, ev, 1), -EINVAL);
+	expect("USER_READ with INHERIT",
+	       config_user(fd, 0, PMUSCOPE_CFG_USER_READ | PMUSCOPE_CFG_INHERIT, ev, 1), -EINVAL);
+	expect("USER_READ with ENABLE_ON_EXEC",
+	       config_user(fd, 0, PMUSCOPE_CFG_USER_READ | PMUSCOPE_CFG_ENABLE_ON_EXEC, ev, 1),
+	       -EINVAL);
+	expect("USER_READ for another thread (the parent)",
+	       config_user(fd, getppid(), PMUSCOPE_CFG_USER_READ, ev, 1), -EINVAL);
+	expect("USER_READ, 32 events: more than the counters",
+	       config_user(fd, 0, PMUSCOPE_CFG_USER_READ, ev, PMUSCOPE_MAX_EVENTS), -ENOSPC);
+	expect("USER_READ, own thread id", config_user(fd, gettid(), PMUSCOPE_CFG_USER_READ, ev, 1),
+	       0);
+	close(fd);
+
+	/* A CPU session's file has no page. */
+	fd = dev_open();
+	expect("CPU session: CONFIG", configure(fd, &cyc, 1, 1), 0);
+	expect("mmap of a CPU session", map_page(fd, 4096, PROT_READ, 0), -EINVAL);
+	close(fd);
+
+	/* The EL0 session of this thread, on CPU 0. */
+	sched_getaffinity(0, sizeof(old), &old);
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	sched_setaffinity(0, sizeof(cpu0), &cpu0);
+	fd = dev_open();
+	ev[1] = cyc;
+	expect("USER_READ | USER_SWINC, SW_INCR and CPU_CYCLES",
+	       config_user(fd, 0, PMUSCOPE_CFG_USER_READ | PMUSCOPE_CFG_USER_SWINC, ev, 2), 0);
+	expect("CONFIG again: an EL0 session keeps its configuration",
+	       config_user(fd, 0, PMUSCOPE_CFG_USER_READ, ev, 1), -EBUSY);
+	expect("mmap at offset 4096", map_page(fd, 4096, PROT_READ, 4096), -EINVAL);
+	expect("mmap of two pages", map_page(fd, 8192, PROT_READ, 0), -EINVAL);
+	expect("mmap PROT_WRITE", map_page(fd, 4096, PROT_READ | PROT_WRITE, 0), -EPERM);
+	pg = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	tap(pg != MAP_FAILED, "mmap PROT_READ: %s", pg == MAP_FAILED ? strerror(errno) : "mapped");
+	if (pg == MAP_FAILED) {
+		close(fd);
+		return;
+	}
+	ret = mprotect((void *)pg, 4096, PROT_READ | PROT_WRITE);
+	tap(ret && errno == EACCES, "mprotect to PROT_WRITE refused (EACCES): %s",
+	    ret ? strerror(errno) : "allowed");
+	tap(pg->version == PMUSCOPE_USER_PAGE_VERSION && pg->size == sizeof(*pg) && pg->nr == 2,
+	    "the page: version %u, size %u, nr %u", pg->version, pg->size, pg->nr);
+	tap(pg->cpu == PMUSCOPE_CPU_ANY && pg->ctr[0].index == 0,
+	    "not enabled: nothing granted (cpu %d, index %u)", (int)pg->cpu, pg->ctr[0].index);
+	tap(child_touches(pg) == SIGSEGV, "a child of fork() has no page");
+	expect("ENABLE", xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL), 0);
+	tap(pg->cpu == 0 && pg->ctr[0].index && pg->ctr[1].index == PMUSCOPE_USER_CYCLE_INDEX,
+	    "enabled, running on CPU 0: granted there (cpu %d, indexes %u %u, PMUSERENR 0x%x)",
+	    (int)pg->cpu, pg->ctr[0].index, pg->ctr[1].index, pg->pmuserenr);
+	/* UEN (0x20) too from PMUv3p9, where PMUACR_EL1 says which counters. */
+	tap((pg->pmuserenr & ~0x20U) == 0xe, "PMUSERENR_EL0 = SW | CR | ER, never EN (0x%x)",
+	    pg->pmuserenr);
+	/* Another session may not go on CPU 0's counters while this thread runs. */
+	fd2 = dev_open();
+	expect("a CPU session on the granted CPU 0", configure(fd2, &cyc, 1, 1), -EBUSY);
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		expect("... and on CPU 1, where this thread is not", configure(fd2, &cyc, 1, 2), 0);
+	close(fd2);
+	munmap((void *)pg, 4096);
+	close(fd);
+	fd2 = dev_open();
+	expect("the session closed: CPU 0 free again", configure(fd2, &cyc, 1, 1), 0);
+	close(fd2);
+	sched_setaffinity(0, sizeof(old), &old);
+}
+
 static void test_hold(unsigned int secs)
 {
 	struct pmuscope_event ev[2] = {
@@ -1203,6 +1340,8 @@ int main(int argc, char **argv)
 		test_cpupm();
 	else if (!strcmp(sub, "el0"))
 		test_el0();
+	else if (!strcmp(sub, "usermap"))
+		test_usermap();
 	else if (!strcmp(sub, "task") && argc == 4)
 		test_task(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
 	else if (!strcmp(sub, "taskperm"))
