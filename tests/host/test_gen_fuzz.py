@@ -114,8 +114,18 @@ class LayoutTest(unittest.TestCase):
         self.assertEqual(sizes["pmuscope_swinc"], 40)
 
     def test_unsupported_type_is_an_error(self):
+        # In an ioctl's argument: an error.
         with self.assertRaises(gf.GenError):
-            gf.parse_header("struct x {\n\tstruct y inner;\n};\n")
+            gf.parse_header("struct x {\n\tstruct y inner;\n};\n"
+                            "#define PMUSCOPE_IOC_X _IOW(0xB9, 0x01, struct x)\n")
+
+    def test_unparsable_struct_outside_ioctls_is_skipped(self):
+        # Not an ioctl's argument (the mmap()ed user page): left out.
+        _, structs, _ = gf.parse_header("struct x {\n\tstruct y inner[4];\n};\n")
+        self.assertNotIn("x", by_name(structs))
+        _, structs, _ = gf.parse_header(HEADER)
+        self.assertNotIn("pmuscope_user_page", by_name(structs))
+        self.assertEqual(by_name(structs)["pmuscope_user_counter"].size, 64)
 
 
 class KindTest(unittest.TestCase):
@@ -146,7 +156,7 @@ class KindTest(unittest.TestCase):
         self.assertEqual((f.kind, f.zero_means), ("ELEM_SIZE", 16))
         self.assertEqual(self.field("pmuscope_config", "reserved0").kind, "RESERVED")
         f = self.field("pmuscope_config", "flags")
-        self.assertEqual((f.kind, f.mask), ("FLAGS", 0x3))
+        self.assertEqual((f.kind, f.mask), ("FLAGS", 0xf))
 
     def test_others(self):
         for name in ("api_version", "features", "nr_cpu_ids", "max_events"):
