@@ -12,8 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <poll.h>
+#include <sched.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -519,6 +522,37 @@ int pmuscope_cpu_has_event(const struct pmuscope_cpu_info *info, uint32_t number
 }
 
 /* --------------------------------------------------------------- sessions */
+
+/*
+ * One counter of pmuscope_read_self()'s plan, read from the page under
+ * one value of its seq: the table entry of the counter's MRS (or, in the
+ * slot after the last, the end of the reader), and its fold: for a 64-bit
+ * counter count = raw + @a (@a = offset - last_raw), for a 32-bit one
+ * count = @a + (u32)(raw - @b) (@a = offset, @b = last_raw).
+ */
+struct pmuscope_el0_slot {
+	uint64_t target;
+	uint64_t a;
+	uint64_t b;
+	uint64_t pad;
+};
+
+/*
+ * What the EL0 reader (assembly, below) reads of a session: the offsets
+ * are fixed (PMUSCOPE_EL0_OFF_*, checked at compile time).
+ */
+struct pmuscope_el0 {
+	uint32_t plan_nr;		/* counters planned; 0: no fast path */
+	uint32_t reserved;
+	void *tp;			/* the counted thread's thread pointer */
+	void *rseq;			/* its struct rseq; NULL: no fast path */
+	const struct pmuscope_user_page *page;	/* NULL: none mapped */
+	uint32_t plan_cpu;		/* the granting CPU; PMUSCOPE_CPU_ANY: none */
+	uint32_t plan_seq;		/* the page's seq the plan was read at */
+	uint64_t fast;			/* reads made at EL0 */
+	struct pmuscope_el0_slot plan[PMUSCOPE_MAX_EVENTS + 1];
+};
+
 struct pmuscope {
 	int fd;
 	uint64_t features;
@@ -528,7 +562,14 @@ struct pmuscope {
 	int task;			/* configured for a task, not CPUs */
 	uint32_t nr_cpu_ids;		/* the handshake's: CPU numbers are below */
 	char msg[512];
+	/* EL0 self-monitoring: pmuscope_configure_self() */
+	uint32_t self_flags;		/* PMUSCOPE_CFG_USER_SWINC */
+	struct pmuscope_self_stats st;	/* all but fast (el0.fast) */
+	struct pmuscope *self_next;	/* the sessions with a page (fork) */
+	struct pmuscope_el0 el0;
 };
+
+static void pmuscope_self_unmap(struct pmuscope *h);
 
 int pmuscope_open(struct pmuscope **out, char *err, size_t errlen)
 {
@@ -582,6 +623,7 @@ void pmuscope_close(struct pmuscope *h)
 {
 	if (!h)
 		return;
+	pmuscope_self_unmap(h);
 	if (h->fd >= 0)
 		close(h->fd);
 	free(h);
@@ -749,6 +791,7 @@ int pmuscope_configure(struct pmuscope *h, const struct pmuscope_event_spec *evs
 	}
 	while (used > 1 && !cpus[used - 1])
 		used--;
+	pmuscope_self_unmap(h);
 	pmuscope_kernel_events(evs, nr, kev);
 	cfg.nr_events = nr;
 	cfg.events = (uintptr_t)kev;
@@ -786,6 +829,7 @@ int pmuscope_configure_task(struct pmuscope *h, const struct pmuscope_event_spec
 			     PMUSCOPE_MAX_EVENTS);
 		return -EINVAL;
 	}
+	pmuscope_self_unmap(h);
 	pmuscope_kernel_events(evs, nr, kev);
 	cfg.nr_events = nr;
 	cfg.events = (uintptr_t)kev;
@@ -940,6 +984,644 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 	if (v != vals)
 		free(v);
 	return ret;
+}
+
+/* ------------------------------------------------- EL0 self-monitoring */
+
+/*
+ * The EL0 fast path: arm64 with glibc 2.35 or later, which registers each
+ * thread's struct rseq and exports where it is (__rseq_offset from the
+ * thread pointer; __rseq_size is 0 when it could not). Elsewhere
+ * pmuscope_read_self() is the READ ioctl.
+ */
+#if defined(__aarch64__) && defined(__GLIBC__) && defined(__has_include)
+# if __has_include(<sys/rseq.h>)
+#  include <sys/rseq.h>
+#  if __GLIBC_PREREQ(2, 35) && defined(RSEQ_SIG)
+#   define PMUSCOPE_EL0_FAST	1
+#  endif
+# endif
+#endif
+
+#define PMUSCOPE_EL0_TRIES	64	/* critical sections tried, then the ioctl */
+
+#define pmuscope_el0_of(e)	\
+	((struct pmuscope *)((char *)(e) - offsetof(struct pmuscope, el0)))
+
+#ifdef PMUSCOPE_EL0_FAST
+/*
+ * The readers, in assembly. An rseq critical section is one range of
+ * instructions [start, post_commit) that the compiler must not split,
+ * move or duplicate, with its abort handler outside it, just after the
+ * signature glibc registered (RSEQ_SIG; aarch64: 0xd428bc00). The kernel
+ * sends a thread preempted, migrated or signalled inside the range to the
+ * abort handler on its way back to user space: nothing in the range runs
+ * on another CPU than the one the section checked at its start, and no
+ * switch (the only time the driver revokes a CPU's grant) comes between
+ * that check and the MRS.
+ *
+ * pmuscope__el0_read_self(el0, counts, nr): pmuscope_read_self() once the
+ * session is known (x0 = &h->el0, x1 = counts, w2 = nr). It checks that
+ * the plan is of @nr counters and that the caller is the counted thread,
+ * stores the section's descriptor in rseq->rseq_cs, and in the section
+ * checks rseq->cpu_id == plan_cpu and page->seq == plan_seq (the page,
+ * hence the grant and the counters' indexes, has not changed since the
+ * plan was read), then branches to the first slot's table entry: its
+ * MRS, its fold into counts[i], and a branch to the next slot's entry;
+ * the slot after the last branches to post_commit. The table is inside
+ * the range: no call leaves it. After it, dmb ishld and page->seq read
+ * again: unchanged, no interrupt folded a counter meanwhile, and the
+ * read is done (el0->fast + 1, returns 0). Any other outcome tail-calls
+ * pmuscope__el0_read_slow(el0, counts, nr, why): why 1, not granted here
+ * or the page changed before the MRS; 2, aborted; 3, the page changed
+ * after; 4, no plan of @nr counters or another thread.
+ * pmuscope__el0_read_cs(el0, counts, nr) is the same section for the
+ * slow path's retries: it returns 0 (done), 1, 2 or 3.
+ *
+ * Registers: x0-x2 and x8 (0: the fast entry, 1: _cs) are kept for the
+ * slow path; x3 counts[i], x4 plan_cpu, x5 plan_seq, x6 rseq, x7 page,
+ * x14 the next slot, x15 its entry, x13/x12 its fold (a, b), x9, x10, x16
+ * scratch: all caller-saved.
+ *
+ * pmuscope__el0_swinc(rseq, page, hwmask, &count, cpu, seq): the same
+ * checks, then one write of PMSWINC_EL0, the section's last instruction
+ * (its commit), in a section of its own for each of *count increments;
+ * *count is left at the increments not made. Returns 0, 1 or 2.
+ *
+ * Each table entry starts at a multiple of 32 bytes: a landing pad where
+ * the compiler guards indirect branches (BTI), the MRS, the fold
+ * (64-bit: one add; 32-bit: sub of the low halves, add), the store, the
+ * next slot's loads and the branch.
+ */
+#ifdef __ARM_FEATURE_BTI_DEFAULT
+# define PMUSCOPE_EL0_BTI_C	"hint	34\n\t"		/* bti c */
+# define PMUSCOPE_EL0_BTI_J	"hint	36\n\t"		/* bti j */
+#else
+# define PMUSCOPE_EL0_BTI_C	""
+# define PMUSCOPE_EL0_BTI_J	""
+#endif
+#define PMUSCOPE_EL0_STRIDE	32		/* bytes of a table entry */
+#define PMUSCOPE_EL0_TAB64	(32 * PMUSCOPE_EL0_STRIDE)	/* the 64-bit table */
+
+/* Offsets in struct pmuscope_el0 (checked below). */
+#define PMUSCOPE_EL0_OFF_NR	"0"
+#define PMUSCOPE_EL0_OFF_TP	"8"
+#define PMUSCOPE_EL0_OFF_RSEQ	"16"		/* rseq, then page */
+#define PMUSCOPE_EL0_OFF_CPU	"32"		/* plan_cpu, then plan_seq */
+#define PMUSCOPE_EL0_OFF_FAST	"40"
+#define PMUSCOPE_EL0_OFF_PLAN	"48"
+
+/* The next slot: its entry, its fold; on to it. */
+#define PMUSCOPE_EL0_NEXT						\
+	"str	x16, [x3], #8\n\t"					\
+	"ldp	x15, x13, [x14], #32\n\t"				\
+	"ldr	x12, [x14, #-16]\n\t"					\
+	"br	x15\n\t"
+#define PMUSCOPE_EL0_FOLD32						\
+	"sub	w16, w16, w12\n\t"					\
+	"add	x16, x16, x13\n\t"
+#define PMUSCOPE_EL0_FOLD64						\
+	"add	x16, x16, x13\n\t"
+#define PMUSCOPE_EL0_EVENT_ENTRIES(fold)				\
+	".irp	n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30\n\t" \
+	".p2align 5\n\t"						\
+	PMUSCOPE_EL0_BTI_J						\
+	"mrs	x16, pmevcntr\\n\\()_el0\n\t"				\
+	fold								\
+	PMUSCOPE_EL0_NEXT						\
+	".endr\n\t"							\
+	".p2align 5\n\t"						\
+	PMUSCOPE_EL0_BTI_J						\
+	"mrs	x16, pmccntr_el0\n\t"					\
+	fold								\
+	PMUSCOPE_EL0_NEXT
+
+asm(
+	".text\n\t"
+	".p2align 6\n\t"
+	".globl	pmuscope__el0_read_self\n\t"
+	".hidden pmuscope__el0_read_self\n\t"
+	".type	pmuscope__el0_read_self, %function\n"
+"pmuscope__el0_read_self:\n\t"
+	".cfi_startproc\n\t"
+	PMUSCOPE_EL0_BTI_C
+	"mov	x8, #0\n\t"
+	"ldr	w9, [x0, #" PMUSCOPE_EL0_OFF_NR "]\n\t"
+	"cmp	w9, w2\n\t"
+	"b.ne	.Lpmuscope_rd_unplanned\n\t"
+	"mrs	x9, tpidr_el0\n\t"
+	"ldr	x10, [x0, #" PMUSCOPE_EL0_OFF_TP "]\n\t"
+	"cmp	x9, x10\n\t"
+	"b.ne	.Lpmuscope_rd_unplanned\n"
+".Lpmuscope_rd_common:\n\t"
+	"ldp	x6, x7, [x0, #" PMUSCOPE_EL0_OFF_RSEQ "]\n\t"
+	"ldp	w4, w5, [x0, #" PMUSCOPE_EL0_OFF_CPU "]\n\t"
+	"add	x14, x0, #" PMUSCOPE_EL0_OFF_PLAN "\n\t"
+	"mov	x3, x1\n\t"
+	"adrp	x9, pmuscope__el0_read_cs_desc\n\t"
+	"add	x9, x9, :lo12:pmuscope__el0_read_cs_desc\n\t"
+	"str	x9, [x6, #8]\n"			/* rseq->rseq_cs */
+".Lpmuscope_rd_start:\n\t"
+	"ldr	w9, [x6, #4]\n\t"		/* rseq->cpu_id */
+	"cmp	w9, w4\n\t"
+	"b.ne	.Lpmuscope_rd_stale\n\t"
+	"ldr	w9, [x7, #8]\n\t"		/* page->seq */
+	"cmp	w9, w5\n\t"
+	"b.ne	.Lpmuscope_rd_stale\n\t"
+	"ldp	x15, x13, [x14], #32\n\t"
+	"ldr	x12, [x14, #-16]\n\t"
+	"br	x15\n\t"
+	".p2align 5\n\t"
+	".globl	pmuscope__el0_tab\n\t"
+	".hidden pmuscope__el0_tab\n"
+"pmuscope__el0_tab:\n\t"
+	PMUSCOPE_EL0_EVENT_ENTRIES(PMUSCOPE_EL0_FOLD32)
+	PMUSCOPE_EL0_EVENT_ENTRIES(PMUSCOPE_EL0_FOLD64)
+	".p2align 5\n\t"
+	".globl	pmuscope__el0_done\n\t"
+	".hidden pmuscope__el0_done\n"
+"pmuscope__el0_done:\n\t"			/* post_commit */
+	PMUSCOPE_EL0_BTI_J
+	"dmb	ishld\n\t"
+	"ldr	w9, [x7, #8]\n\t"
+	"cmp	w9, w5\n\t"
+	"b.ne	.Lpmuscope_rd_changed\n\t"
+	"ldr	x9, [x0, #" PMUSCOPE_EL0_OFF_FAST "]\n\t"
+	"add	x9, x9, #1\n\t"
+	"str	x9, [x0, #" PMUSCOPE_EL0_OFF_FAST "]\n\t"
+	"mov	w0, #0\n\t"
+	"ret\n\t"
+	".inst	0xd428bc00\n"			/* RSEQ_SIG */
+".Lpmuscope_rd_abort:\n\t"
+	"mov	w9, #2\n\t"
+	"b	.Lpmuscope_rd_fail\n"
+".Lpmuscope_rd_stale:\n\t"
+	"mov	w9, #1\n\t"
+	"b	.Lpmuscope_rd_fail\n"
+".Lpmuscope_rd_changed:\n\t"
+	"mov	w9, #3\n\t"
+	"b	.Lpmuscope_rd_fail\n"
+".Lpmuscope_rd_unplanned:\n\t"
+	"mov	w9, #4\n"
+".Lpmuscope_rd_fail:\n\t"
+	"cbnz	x8, .Lpmuscope_rd_ret\n\t"
+	"mov	w3, w9\n\t"
+	"b	pmuscope__el0_read_slow\n"
+".Lpmuscope_rd_ret:\n\t"
+	"mov	w0, w9\n\t"
+	"ret\n\t"
+	".cfi_endproc\n\t"
+	".size	pmuscope__el0_read_self, . - pmuscope__el0_read_self\n\t"
+
+	".p2align 4\n\t"
+	".globl	pmuscope__el0_read_cs\n\t"
+	".hidden pmuscope__el0_read_cs\n\t"
+	".type	pmuscope__el0_read_cs, %function\n"
+"pmuscope__el0_read_cs:\n\t"
+	".cfi_startproc\n\t"
+	PMUSCOPE_EL0_BTI_C
+	"mov	x8, #1\n\t"
+	"b	.Lpmuscope_rd_common\n\t"
+	".cfi_endproc\n\t"
+	".size	pmuscope__el0_read_cs, . - pmuscope__el0_read_cs\n\t"
+
+	".p2align 4\n\t"
+	".globl	pmuscope__el0_swinc\n\t"
+	".hidden pmuscope__el0_swinc\n\t"
+	".type	pmuscope__el0_swinc, %function\n"
+"pmuscope__el0_swinc:\n\t"
+	".cfi_startproc\n\t"
+	PMUSCOPE_EL0_BTI_C
+	"adrp	x9, pmuscope__el0_swinc_cs_desc\n\t"
+	"add	x9, x9, :lo12:pmuscope__el0_swinc_cs_desc\n\t"
+	"ldr	w6, [x3]\n\t"
+	"cbz	w6, .Lpmuscope_sw_out\n"
+".Lpmuscope_sw_loop:\n\t"
+	"str	x9, [x0, #8]\n"			/* rseq->rseq_cs */
+".Lpmuscope_sw_start:\n\t"
+	"ldr	w10, [x0, #4]\n\t"
+	"cmp	w10, w4\n\t"
+	"b.ne	.Lpmuscope_sw_stale\n\t"
+	"ldr	w10, [x1, #8]\n\t"
+	"cmp	w10, w5\n\t"
+	"b.ne	.Lpmuscope_sw_stale\n\t"
+	"msr	pmswinc_el0, x2\n"		/* the commit */
+".Lpmuscope_sw_commit:\n\t"
+	"subs	w6, w6, #1\n\t"
+	"b.ne	.Lpmuscope_sw_loop\n"
+".Lpmuscope_sw_out:\n\t"
+	"str	w6, [x3]\n\t"
+	"mov	w0, #0\n\t"
+	"ret\n\t"
+	".inst	0xd428bc00\n"			/* RSEQ_SIG */
+".Lpmuscope_sw_abort:\n\t"
+	"str	w6, [x3]\n\t"
+	"mov	w0, #2\n\t"
+	"ret\n"
+".Lpmuscope_sw_stale:\n\t"
+	"str	w6, [x3]\n\t"
+	"mov	w0, #1\n\t"
+	"ret\n\t"
+	".cfi_endproc\n\t"
+	".size	pmuscope__el0_swinc, . - pmuscope__el0_swinc\n\t"
+
+	/* struct rseq_cs: version, flags, start_ip, post_commit_offset, abort_ip */
+	".pushsection __rseq_cs, \"aw\"\n\t"
+	".balign 32\n"
+"pmuscope__el0_read_cs_desc:\n\t"
+	".long	0, 0\n\t"
+	".quad	.Lpmuscope_rd_start, pmuscope__el0_done - .Lpmuscope_rd_start, .Lpmuscope_rd_abort\n\t"
+	".balign 32\n"
+"pmuscope__el0_swinc_cs_desc:\n\t"
+	".long	0, 0\n\t"
+	".quad	.Lpmuscope_sw_start, .Lpmuscope_sw_commit - .Lpmuscope_sw_start, .Lpmuscope_sw_abort\n\t"
+	".popsection\n\t"
+	".text\n");
+
+#define PMUSCOPE_EL0_HIDDEN	__attribute__((visibility("hidden")))
+PMUSCOPE_EL0_HIDDEN int pmuscope__el0_read_self(struct pmuscope_el0 *e, uint64_t *counts,
+						unsigned int nr);
+PMUSCOPE_EL0_HIDDEN int pmuscope__el0_read_cs(struct pmuscope_el0 *e, uint64_t *counts,
+					      unsigned int nr);
+PMUSCOPE_EL0_HIDDEN int pmuscope__el0_read_slow(struct pmuscope_el0 *e, uint64_t *counts,
+						unsigned int nr, int why);
+PMUSCOPE_EL0_HIDDEN int pmuscope__el0_swinc(void *rseq, const struct pmuscope_user_page *pg,
+					    uint64_t hwmask, unsigned int *count,
+					    uint32_t cpu, uint32_t seq);
+PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_tab[];
+PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_done[];
+
+/* The offsets the assembly uses. */
+_Static_assert(offsetof(struct rseq, cpu_id) == 4, "rseq cpu_id");
+_Static_assert(offsetof(struct rseq, rseq_cs) == 8, "rseq rseq_cs");
+_Static_assert(offsetof(struct pmuscope_user_page, seq) == 8, "page seq");
+_Static_assert(offsetof(struct pmuscope_el0, plan_nr) == 0, "el0 plan_nr");
+_Static_assert(offsetof(struct pmuscope_el0, tp) == 8, "el0 tp");
+_Static_assert(offsetof(struct pmuscope_el0, rseq) == 16, "el0 rseq");
+_Static_assert(offsetof(struct pmuscope_el0, page) == 24, "el0 page");
+_Static_assert(offsetof(struct pmuscope_el0, plan_cpu) == 32, "el0 plan_cpu");
+_Static_assert(offsetof(struct pmuscope_el0, plan_seq) == 36, "el0 plan_seq");
+_Static_assert(offsetof(struct pmuscope_el0, fast) == 40, "el0 fast");
+_Static_assert(offsetof(struct pmuscope_el0, plan) == 48, "el0 plan");
+_Static_assert(sizeof(struct pmuscope_el0_slot) == 32, "el0 slot");
+#endif /* PMUSCOPE_EL0_FAST */
+
+/* The EL0 sessions of this process, whose pages a fork() child lacks. */
+static pthread_mutex_t pmuscope_self_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t pmuscope_self_once = PTHREAD_ONCE_INIT;
+static struct pmuscope *pmuscope_self_list;
+
+static void pmuscope_self_prepare(void)
+{
+	pthread_mutex_lock(&pmuscope_self_lock);
+}
+
+static void pmuscope_self_parent(void)
+{
+	pthread_mutex_unlock(&pmuscope_self_lock);
+}
+
+/* No fast path and no page from here on. */
+static void pmuscope_self_forget(struct pmuscope *h)
+{
+	h->el0.plan_nr = 0;
+	h->el0.tp = NULL;
+	h->el0.rseq = NULL;
+	h->el0.page = NULL;
+	h->st.capable = 0;
+}
+
+/* The child has none of the pages (not copied on fork), and is another thread. */
+static void pmuscope_self_child(void)
+{
+	for (struct pmuscope *h = pmuscope_self_list; h; h = h->self_next)
+		pmuscope_self_forget(h);
+	pmuscope_self_list = NULL;
+	pthread_mutex_unlock(&pmuscope_self_lock);
+}
+
+static void pmuscope_self_atfork(void)
+{
+	pthread_atfork(pmuscope_self_prepare, pmuscope_self_parent, pmuscope_self_child);
+}
+
+static void pmuscope_self_unmap(struct pmuscope *h)
+{
+	const struct pmuscope_user_page *pg = h->el0.page;
+
+	if (!pg)
+		return;
+	pthread_mutex_lock(&pmuscope_self_lock);
+	for (struct pmuscope **p = &pmuscope_self_list; *p; p = &(*p)->self_next)
+		if (*p == h) {
+			*p = h->self_next;
+			break;
+		}
+	pthread_mutex_unlock(&pmuscope_self_lock);
+	pmuscope_self_forget(h);
+	munmap((void *)pg, 4096);
+}
+
+int pmuscope_configure_self(struct pmuscope *h, const struct pmuscope_event_spec *evs,
+			    unsigned int nr, uint32_t flags)
+{
+	struct pmuscope_event kev[PMUSCOPE_MAX_EVENTS];
+	struct pmuscope_config cfg = {
+		.size = sizeof(cfg), .target = PMUSCOPE_TARGET_TASK,
+		.pid = (int)syscall(SYS_gettid),
+		.flags = PMUSCOPE_CFG_USER_READ | (flags & PMUSCOPE_CFG_USER_SWINC),
+	};
+	const struct pmuscope_user_page *pg;
+	void *map;
+	int ret;
+
+	if (!h)
+		return -EINVAL;
+	if (!nr || nr > PMUSCOPE_MAX_EVENTS) {
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "%u events: a session counts 1 to %u events", nr,
+			     PMUSCOPE_MAX_EVENTS);
+		return -EINVAL;
+	}
+	pmuscope_self_unmap(h);
+	if (!(h->features & PMUSCOPE_FEAT_USER_READ)) {
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "EL0 reads need pmuscope's direct backend (PMUSCOPE_FEAT_USER_READ), and this driver counts through perf (%s/backend): boot with initcall_blacklist=armv8_pmu_driver_init, or count with pmuscope_configure_task()",
+			     pmuscope_sysfs_root());
+		return -EOPNOTSUPP;
+	}
+	pmuscope_kernel_events(evs, nr, kev);
+	cfg.nr_events = nr;
+	cfg.events = (uintptr_t)kev;
+	if (ioctl(h->fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
+		uint64_t online[PMUSCOPE_CPU_WORDS] = { 0 };
+
+		ret = -errno;
+		switch (ret) {
+		case -EACCES:
+		case -EPERM:
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "permission denied: counting the kernel (modifier k, on by default) needs CAP_PERFMON or CAP_SYS_ADMIN, or membership of the group set by the pmuscope module parameter 'group'; add :u to count user space only");
+			break;
+		case -EINVAL:
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "EL0 read session refused (%s): it counts the calling thread, without inherit or enable-on-exec",
+				     strerror(-ret));
+			break;
+		case -EBUSY:
+			if (h->nr_events) {
+				pmuscope_fmt(h->msg, sizeof(h->msg),
+					     "this session is configured already (%s): an EL0 read session keeps its configuration, and an enabled one must be disabled first; open another session",
+					     strerror(-ret));
+				break;
+			}
+			/* fall through */
+		default:
+			/* Which event, which CPU's counters (-ENOSPC, -EOPNOTSUPP, -EBUSY). */
+			pmuscope_online_cpus(online, PMUSCOPE_CPU_WORDS);
+			pmuscope_explain(h, ret, evs, nr, online, PMUSCOPE_CPU_WORDS);
+		}
+		return ret;
+	}
+	memcpy(h->evs, evs, nr * sizeof(*evs));
+	h->nr_events = nr;
+	h->task = 1;
+	memset(h->cpus, 0, sizeof(h->cpus));
+	memset(&h->st, 0, sizeof(h->st));
+	h->el0.fast = 0;
+	h->self_flags = cfg.flags;
+
+	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, h->fd, 0);
+	if (map == MAP_FAILED) {
+		ret = -errno;
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "configured, but the EL0 page cannot be mapped: %s", strerror(-ret));
+		return ret;
+	}
+	pg = map;
+	if (pg->version != PMUSCOPE_USER_PAGE_VERSION || pg->nr != nr ||
+	    pg->size < offsetof(struct pmuscope_user_page, ctr) +
+		       nr * sizeof(struct pmuscope_user_counter)) {
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "the EL0 page is version %u, %u bytes, %u counters: libpmuscope %s reads version %u, here of %u counters",
+			     pg->version, pg->size, pg->nr, PMUSCOPE_LIB_VERSION,
+			     PMUSCOPE_USER_PAGE_VERSION, nr);
+		munmap(map, 4096);
+		return -EPROTO;
+	}
+	pthread_once(&pmuscope_self_once, pmuscope_self_atfork);
+	pthread_mutex_lock(&pmuscope_self_lock);
+	h->el0.page = pg;
+	h->self_next = pmuscope_self_list;
+	pmuscope_self_list = h;
+	pthread_mutex_unlock(&pmuscope_self_lock);
+#ifdef PMUSCOPE_EL0_FAST
+	/* glibc registered rseq for this thread (0: it could not). */
+	if (__rseq_size >= 16) {
+		h->el0.tp = __builtin_thread_pointer();
+		h->el0.rseq = (char *)h->el0.tp + __rseq_offset;
+		h->st.capable = 1;
+	}
+#endif
+	return 0;
+}
+
+const struct pmuscope_user_page *pmuscope_user_page(const struct pmuscope *h)
+{
+	return h ? h->el0.page : NULL;
+}
+
+int pmuscope_self_stats(const struct pmuscope *h, struct pmuscope_self_stats *st)
+{
+	if (!h || !st)
+		return -EINVAL;
+	*st = h->st;
+	st->fast = h->el0.fast;
+	return 0;
+}
+
+/* The ioctl's answer for pmuscope_read_self(). */
+static int pmuscope_read_self_ioctl(struct pmuscope *h, uint64_t *counts, unsigned int nr)
+{
+	struct pmuscope_count v[PMUSCOPE_MAX_EVENTS];
+	uint64_t have = 0;
+	unsigned int n;
+	int ret;
+
+	if (!nr || nr > h->nr_events) {
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "read of %u counts: the session counts %u events", nr, h->nr_events);
+		return -EINVAL;
+	}
+	ret = pmuscope_read(h, v, PMUSCOPE_MAX_EVENTS, &n);
+	if (ret)
+		return ret;
+	for (unsigned int i = 0; i < n; i++)
+		if (v[i].index < nr) {
+			counts[v[i].index] = v[i].count;
+			have |= 1ULL << v[i].index;
+		}
+	if (have != (1ULL << nr) - 1) {
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "read: the driver returned %u values, not one for each of %u events",
+			     n, nr);
+		return -EPROTO;
+	}
+	h->st.fallback++;
+	return 1;
+}
+
+#ifdef PMUSCOPE_EL0_FAST
+/*
+ * Read the page into the plan of @nr counters, under its seq: the CPU
+ * that grants, each counter's table entry and fold. plan_cpu is
+ * PMUSCOPE_CPU_ANY (the reader then never reads at EL0) when no CPU
+ * grants, a counter is not readable, or the page would not hold still.
+ */
+static void pmuscope_el0_plan(struct pmuscope *h, unsigned int nr)
+{
+	struct pmuscope_el0 *e = &h->el0;
+	const volatile struct pmuscope_user_page *pg = e->page;
+	uint32_t s = 0, cpu = PMUSCOPE_CPU_ANY;
+
+	h->st.replans++;
+	for (int tries = 0; tries < 16; tries++) {
+		s = __atomic_load_n(&pg->seq, __ATOMIC_ACQUIRE);
+		cpu = PMUSCOPE_CPU_ANY;
+		if (s & 1)
+			continue;
+		if (pg->nr >= nr)
+			cpu = pg->cpu;
+		for (unsigned int i = 0; i < nr && cpu != PMUSCOPE_CPU_ANY; i++) {
+			uint32_t idx = pg->ctr[i].index, width = pg->ctr[i].width;
+			uint64_t off = pg->ctr[i].offset, last = pg->ctr[i].last_raw;
+			struct pmuscope_el0_slot *sl = &e->plan[i];
+
+			if (!idx || idx > PMUSCOPE_USER_CYCLE_INDEX || (width != 32 && width != 64)) {
+				cpu = PMUSCOPE_CPU_ANY;
+				break;
+			}
+			sl->target = (uintptr_t)pmuscope__el0_tab + (idx - 1) * PMUSCOPE_EL0_STRIDE;
+			if (width == 64) {
+				sl->target += PMUSCOPE_EL0_TAB64;
+				sl->a = off - last;
+			} else {
+				sl->a = off;
+				sl->b = last;
+			}
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);	/* dmb ishld */
+		if (__atomic_load_n(&pg->seq, __ATOMIC_RELAXED) == s)
+			break;
+		cpu = PMUSCOPE_CPU_ANY;
+	}
+	e->plan[nr] = (struct pmuscope_el0_slot){ .target = (uintptr_t)pmuscope__el0_done };
+	e->plan_nr = nr;
+	e->plan_seq = s;
+	e->plan_cpu = cpu;
+}
+
+/*
+ * What pmuscope__el0_read_self() could not do at once (@why, see above):
+ * plan again and retry, a bounded number of times; else the ioctl.
+ */
+int pmuscope__el0_read_slow(struct pmuscope_el0 *e, uint64_t *counts, unsigned int nr,
+			    int why)
+{
+	struct pmuscope *h = pmuscope_el0_of(e);
+
+	if (!e->rseq || __builtin_thread_pointer() != e->tp || !nr || nr > h->nr_events)
+		return pmuscope_read_self_ioctl(h, counts, nr);
+	for (int tries = 0; tries < PMUSCOPE_EL0_TRIES; tries++) {
+		if (why == 2) {
+			h->st.aborts++;		/* the plan may hold: again */
+		} else {
+			/* Not granted here, on a page that has not changed: the ioctl. */
+			if (why == 1 && nr == e->plan_nr &&
+			    __atomic_load_n(&e->page->seq, __ATOMIC_ACQUIRE) == e->plan_seq)
+				break;
+			pmuscope_el0_plan(h, nr);
+		}
+		why = pmuscope__el0_read_cs(e, counts, nr);
+		if (!why)
+			return 0;
+	}
+	return pmuscope_read_self_ioctl(h, counts, nr);
+}
+#endif
+
+int pmuscope_read_self(struct pmuscope *h, uint64_t *counts, unsigned int nr)
+{
+	if (!h || !counts)
+		return -EINVAL;
+#ifdef PMUSCOPE_EL0_FAST
+	return pmuscope__el0_read_self(&h->el0, counts, nr);
+#else
+	return pmuscope_read_self_ioctl(h, counts, nr);
+#endif
+}
+
+int pmuscope_swinc_self(struct pmuscope *h, uint64_t event_mask, unsigned int count)
+{
+	unsigned int left = count;
+	int ret;
+
+	if (!h)
+		return -EINVAL;
+	if (!count || count > 4096 || !event_mask || (event_mask >> h->nr_events)) {
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "software increment refused: 1 to 4096 increments (not %u) of events of the configuration (mask 0x%llx, %u events)",
+			     count, (unsigned long long)event_mask, h->nr_events);
+		return -EINVAL;
+	}
+#ifdef PMUSCOPE_EL0_FAST
+	if (h->el0.rseq && (h->self_flags & PMUSCOPE_CFG_USER_SWINC) &&
+	    __builtin_thread_pointer() == h->el0.tp) {
+		const volatile struct pmuscope_user_page *pg = h->el0.page;
+
+		for (int tries = 0; tries < PMUSCOPE_EL0_TRIES; tries++) {
+			uint32_t s = __atomic_load_n(&pg->seq, __ATOMIC_ACQUIRE), cpu = pg->cpu;
+			uint64_t hw = 0;
+			int r;
+
+			if (s & 1)
+				continue;
+			for (unsigned int i = 0; i < h->nr_events && cpu != PMUSCOPE_CPU_ANY; i++) {
+				uint32_t idx = pg->ctr[i].index;
+
+				if (!(event_mask & (1ULL << i)))
+					continue;
+				/* SW_INCR counting at EL0, on an event counter readable here. */
+				if (h->evs[i].number != 0 || (h->evs[i].flags & PMUSCOPE_EV_RAW) ||
+				    !(h->evs[i].flags & PMUSCOPE_EV_EL0) || !idx ||
+				    idx >= PMUSCOPE_USER_CYCLE_INDEX)
+					cpu = PMUSCOPE_CPU_ANY;
+				else
+					hw |= 1ULL << (idx - 1);
+			}
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (__atomic_load_n(&pg->seq, __ATOMIC_RELAXED) != s)
+				continue;
+			if (cpu == PMUSCOPE_CPU_ANY)
+				break;
+			r = pmuscope__el0_swinc(h->el0.rseq, (const struct pmuscope_user_page *)pg,
+						hw, &left, cpu, s);
+			if (r == 0) {
+				h->st.swinc_fast++;
+				return 0;
+			}
+			if (r == 2)
+				h->st.aborts++;
+			else if (__atomic_load_n(&pg->seq, __ATOMIC_ACQUIRE) == s)
+				break;	/* another CPU than the granting one */
+		}
+	}
+#endif
+	ret = pmuscope_swinc(h, event_mask, (unsigned int)sched_getcpu(), left);
+	if (ret)
+		return ret;
+	h->st.swinc_fallback++;
+	return 1;
 }
 
 /* ------------------------------------------------------------- snapshots */

@@ -189,6 +189,97 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 int pmuscope_swinc(struct pmuscope *h, uint64_t event_mask, unsigned int cpu,
 		   unsigned int count);
 
+/* ------------------------------------------------ EL0 self-monitoring */
+
+/**
+ * pmuscope_configure_self() - count @evs in the calling thread, readable
+ * by it at EL0 with MRS (API version 6, PMUSCOPE_FEAT_USER_READ: the
+ * direct backend)
+ * @flags: 0 or PMUSCOPE_CFG_USER_SWINC (pmuscope_swinc_self() may write
+ *	PMSWINC_EL0 at EL0); other bits are ignored
+ *
+ * A task session of this thread (PMUSCOPE_CFG_USER_READ), as
+ * pmuscope_configure_task() makes one, whose struct pmuscope_user_page
+ * is mapped read-only (pmuscope_user_page()); start it with
+ * pmuscope_enable(). Each event takes a hardware counter of its own: more
+ * events than the CPU has counters is -ENOSPC. Only the calling thread
+ * may read it with pmuscope_read_self() (any thread may use
+ * pmuscope_read()); after fork() the child's copy of the session has no
+ * page and reads through the ioctl. Another configuration or
+ * pmuscope_close() unmaps the page.
+ * Return: 0 or -errno with pmuscope_errmsg() set: -EOPNOTSUPP (the perf
+ * backend, or a driver without EL0 reads), -ENOSPC, -EINVAL, or the
+ * errno of mmap() (the session is configured then, without its page).
+ */
+int pmuscope_configure_self(struct pmuscope *h, const struct pmuscope_event_spec *evs,
+			    unsigned int nr, uint32_t flags);
+
+/**
+ * pmuscope_user_page() - the session's EL0 page (struct
+ * pmuscope_user_page in linux/pmuscope.h), or NULL when it has none
+ * (not pmuscope_configure_self(), or after fork() in the child)
+ */
+const struct pmuscope_user_page *pmuscope_user_page(const struct pmuscope *h);
+
+/**
+ * pmuscope_read_self() - the first @nr counts of a pmuscope_configure_self()
+ * session, in configuration order, read by the thread it counts
+ * @counts: room for @nr values
+ *
+ * On arm64, with rseq registered by glibc (2.35 or later), the counters
+ * are read at EL0 with MRS where the driver grants it (the page's cpu is
+ * the CPU the thread runs on): the CPU check and the MRS run in one rseq
+ * critical section, which the kernel aborts on preemption, migration or
+ * a signal, so that no MRS runs on a CPU that does not grant it. Each
+ * value is what PMUSCOPE_IOC_READ gives at the same instant. Elsewhere
+ * (another CPU, a counter not readable, no page, another thread, retries
+ * exhausted, not arm64) it is PMUSCOPE_IOC_READ (pmuscope_read()). Not
+ * async-signal-safe.
+ * Return: 0 (read at EL0), 1 (read with the ioctl), or -errno (-EINVAL:
+ * @nr is 0 or above the configuration's events; or pmuscope_read()'s).
+ */
+int pmuscope_read_self(struct pmuscope *h, uint64_t *counts, unsigned int nr);
+
+/**
+ * pmuscope_swinc_self() - software increments by the counted thread
+ * @event_mask: bit i: event i of the configuration, each SW_INCR
+ * @count: 1 to 4096 increments of each
+ *
+ * With PMUSCOPE_CFG_USER_SWINC and EL0 access granted on this CPU: writes
+ * PMSWINC_EL0 at EL0, each write in an rseq critical section (exact: an
+ * aborted write is not made, a made one not repeated); the events must
+ * count at EL0 (PMUSCOPE_EV_EL0). Else PMUSCOPE_IOC_SWINC on the current
+ * CPU (pmuscope_swinc(): the events must count at the kernel's EL) for
+ * the increments not yet made.
+ * Return: 0 (written at EL0), 1 (some or all by the ioctl), or -errno.
+ */
+int pmuscope_swinc_self(struct pmuscope *h, uint64_t event_mask, unsigned int count);
+
+/**
+ * struct pmuscope_self_stats - how pmuscope_read_self() and
+ * pmuscope_swinc_self() were answered since pmuscope_configure_self()
+ * @capable: 1 when the EL0 fast path exists here (arm64, rseq registered
+ *	for the configured thread, the page mapped)
+ * @fast: reads answered at EL0
+ * @fallback: reads answered by PMUSCOPE_IOC_READ
+ * @aborts: rseq critical sections the kernel aborted (and retried)
+ * @replans: times the page had changed (seq) and was read again
+ * @swinc_fast: pmuscope_swinc_self() calls made at EL0
+ * @swinc_fallback: ... that used PMUSCOPE_IOC_SWINC
+ */
+struct pmuscope_self_stats {
+	uint32_t capable;
+	uint64_t fast;
+	uint64_t fallback;
+	uint64_t aborts;
+	uint64_t replans;
+	uint64_t swinc_fast;
+	uint64_t swinc_fallback;
+};
+
+/** pmuscope_self_stats() - the session's counters; -EINVAL for NULL. */
+int pmuscope_self_stats(const struct pmuscope *h, struct pmuscope_self_stats *st);
+
 /**
  * struct pmuscope_snap_info - how one CPU's counts of a snapshot were taken
  * @cpu: the CPU
