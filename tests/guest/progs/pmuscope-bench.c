@@ -13,7 +13,11 @@
  *
  *   pmuscope-bench         pmuscope's interfaces (either backend)
  *   pmuscope-bench perf    also perf_event_open() reads of the same events,
- *                          the peer (needs perf's PMU driver)
+ *                          the peer (needs perf's PMU driver), and perf's
+ *                          own EL0 self-monitoring read
+ *
+ * pmuscope's EL0 reads (pmuscope_read_self(), libpmuscope) are measured by
+ * pmuscope-el0 bench (tools/tests/el0test.c), built with the library.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,6 +63,18 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int write_file_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, s, strlen(s)) < 0)
+		ret = -1;
+	close(fd);
+	return ret;
 }
 
 static int session(unsigned int nev, unsigned long long cpus)
@@ -266,6 +283,160 @@ static void bench_perf(const char *name, unsigned int nev, int group)
 }
 
 /*
+ * perf's own EL0 self-monitoring, the peer of pmuscope_read_self(): each
+ * event opened for this thread with attr.config1 bit 1 (arm64's "rdpmc"
+ * format bit), user space only, its perf_event_mmap_page mapped, and read
+ * as tools/lib/perf/mmap.c perf_mmap__read_self() reads it: the page's
+ * lock (seq), the times, index and offset, the counter read with MRS by
+ * index (a table of functions, one per counter), sign-extended from
+ * pmc_width, the lock read again. 7 counters are 7 events, each read so.
+ */
+#define PERF_MRS(reg) ({ unsigned long long __v; asm volatile("mrs %0, " #reg : "=r"(__v)); __v; })
+#define PERF_RD(n) static unsigned long long perf_rd_##n(void) { return PERF_MRS(pmevcntr##n##_el0); }
+PERF_RD(0) PERF_RD(1) PERF_RD(2) PERF_RD(3) PERF_RD(4) PERF_RD(5) PERF_RD(6) PERF_RD(7)
+PERF_RD(8) PERF_RD(9) PERF_RD(10) PERF_RD(11) PERF_RD(12) PERF_RD(13) PERF_RD(14) PERF_RD(15)
+PERF_RD(16) PERF_RD(17) PERF_RD(18) PERF_RD(19) PERF_RD(20) PERF_RD(21) PERF_RD(22) PERF_RD(23)
+PERF_RD(24) PERF_RD(25) PERF_RD(26) PERF_RD(27) PERF_RD(28) PERF_RD(29) PERF_RD(30)
+static unsigned long long perf_rd_cc(void) { return PERF_MRS(pmccntr_el0); }
+
+static unsigned long long read_perf_counter(unsigned int counter)
+{
+	static unsigned long long (*const read_f[])(void) = {
+		perf_rd_0, perf_rd_1, perf_rd_2, perf_rd_3, perf_rd_4, perf_rd_5, perf_rd_6,
+		perf_rd_7, perf_rd_8, perf_rd_9, perf_rd_10, perf_rd_11, perf_rd_12, perf_rd_13,
+		perf_rd_14, perf_rd_15, perf_rd_16, perf_rd_17, perf_rd_18, perf_rd_19, perf_rd_20,
+		perf_rd_21, perf_rd_22, perf_rd_23, perf_rd_24, perf_rd_25, perf_rd_26, perf_rd_27,
+		perf_rd_28, perf_rd_29, perf_rd_30, perf_rd_cc,
+	};
+
+	if (counter < sizeof(read_f) / sizeof(read_f[0]))
+		return read_f[counter]();
+	return 0;
+}
+
+#define PERF_READ_ONCE(x) (*(volatile __typeof__(x) *)&(x))
+
+/* perf_mmap__read_self(), its arm64 path: 0 and *@val, or -1 (not readable). */
+static __attribute__((noinline)) int perf_read_self(struct perf_event_mmap_page *pc,
+						    unsigned long long *val)
+{
+	unsigned long long cnt, ena, run, cyc = 0, time_offset = 0, time_cycles = 0,
+			   time_mask = ~0ULL;
+	unsigned int seq, idx, time_mult = 0, time_shift = 0;
+
+	if (!pc || !pc->cap_user_rdpmc)
+		return -1;
+	do {
+		seq = PERF_READ_ONCE(pc->lock);
+		asm volatile("" ::: "memory");
+		ena = PERF_READ_ONCE(pc->time_enabled);
+		run = PERF_READ_ONCE(pc->time_running);
+		if (pc->cap_user_time && ena != run) {
+			cyc = PERF_MRS(cntvct_el0);
+			time_mult = PERF_READ_ONCE(pc->time_mult);
+			time_shift = PERF_READ_ONCE(pc->time_shift);
+			time_offset = PERF_READ_ONCE(pc->time_offset);
+			if (pc->cap_user_time_short) {
+				time_cycles = PERF_READ_ONCE(pc->time_cycles);
+				time_mask = PERF_READ_ONCE(pc->time_mask);
+			}
+		}
+		idx = PERF_READ_ONCE(pc->index);
+		cnt = PERF_READ_ONCE(pc->offset);
+		if (pc->cap_user_rdpmc && idx) {
+			long long evcnt = read_perf_counter(idx - 1);
+			unsigned short width = PERF_READ_ONCE(pc->pmc_width);
+
+			evcnt <<= 64 - width;
+			evcnt >>= 64 - width;
+			cnt += evcnt;
+		} else {
+			return -1;
+		}
+		asm volatile("" ::: "memory");
+	} while (PERF_READ_ONCE(pc->lock) != seq);
+	if (ena != run) {
+		/* Adjust for cap_usr_time_short, a nop if not */
+		cyc = time_cycles + ((cyc - time_cycles) & time_mask);
+		(void)(time_offset + ((unsigned __int128)cyc * time_mult >> time_shift));
+	}
+	*val = cnt;
+	return 0;
+}
+
+/* The floor: the same MRS (PMCCNTR_EL0, PMEVCNTR0..5_EL0) and their stores. */
+static __attribute__((noinline)) void perf_floor1(unsigned long long *v)
+{
+	v[0] = PERF_MRS(pmccntr_el0);
+}
+
+static __attribute__((noinline)) void perf_floor7(unsigned long long *v)
+{
+	v[0] = PERF_MRS(pmccntr_el0);
+	v[1] = PERF_MRS(pmevcntr0_el0);
+	v[2] = PERF_MRS(pmevcntr1_el0);
+	v[3] = PERF_MRS(pmevcntr2_el0);
+	v[4] = PERF_MRS(pmevcntr3_el0);
+	v[5] = PERF_MRS(pmevcntr4_el0);
+	v[6] = PERF_MRS(pmevcntr5_el0);
+}
+
+static void bench_perf_self(unsigned int nev)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_RAW, .size = sizeof(attr), .config1 = 0x2,
+		.exclude_kernel = 1, .exclude_hv = 1,
+	};
+	struct perf_event_mmap_page *pc[8];
+	unsigned long long v[8];
+	long page = sysconf(_SC_PAGESIZE);
+	int fd[8], floor_ok = 1;
+	unsigned int i;
+	double t;
+
+	if (write_file_str("/proc/sys/kernel/perf_user_access", "1")) {
+		perror("pmuscope-bench: perf_user_access");
+		return;
+	}
+	for (i = 0; i < nev; i++) {
+		attr.config = i ? 0x00 : 0x11;	/* CPU_CYCLES, then SW_INCR */
+		fd[i] = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+		if (fd[i] < 0) {
+			perror("pmuscope-bench: perf_event_open (rdpmc)");
+			return;
+		}
+		pc[i] = mmap(NULL, page, PROT_READ, MAP_SHARED, fd[i], 0);
+		if (pc[i] == MAP_FAILED) {
+			perror("pmuscope-bench: mmap of the perf event");
+			return;
+		}
+	}
+	for (i = 0; i < nev; i++) {
+		if (perf_read_self(pc[i], &v[i])) {
+			fprintf(stderr, "pmuscope-bench: perf event %u not readable at EL0 (index %u, cap_user_rdpmc %u)\n",
+				i, pc[i]->index, (unsigned int)pc[i]->cap_user_rdpmc);
+			return;
+		}
+		/* The floor reads PMCCNTR, then PMEVCNTR0..5. */
+		if (pc[i]->index != (i ? i : 32))
+			floor_ok = 0;
+	}
+	BENCH(t, for (i = 0; i < nev; i++) perf_read_self(pc[i], &v[i]));
+	printf("pmuscope-bench: perf_event_open_self_read_%u %.0f\n", nev, t);
+	if (floor_ok) {
+		if (nev == 1)
+			BENCH(t, perf_floor1(v));
+		else
+			BENCH(t, perf_floor7(v));
+		printf("pmuscope-bench: perf_event_open_self_raw_mrs_%u %.0f\n", nev, t);
+	}
+	for (i = 0; i < nev; i++) {
+		munmap(pc[i], page);
+		close(fd[i]);
+	}
+}
+
+/*
  * profile spe (pmuscope_emu.ko with an SPE profile): an SPE session of CPU
  * 1 with the smallest profiling buffer (8 KiB), fed modelled workloads
  * through debugfs, each enough to fill it once, 20 ms apart (the model's
@@ -409,6 +580,8 @@ int main(int argc, char **argv)
 		bench_perf("perf_event_open_read_1_event", 1, 0);
 		bench_perf("perf_event_open_group_read_1", 1, 1);
 		bench_perf("perf_event_open_group_read_7", 7, 1);
+		bench_perf_self(1);
+		bench_perf_self(7);
 	}
 	return 0;
 }
