@@ -33,6 +33,9 @@ cp -r Kbuild drivers include build/bench-src/
 make --no-print-directory -C "$kdir" M="$PMUSCOPE_TOP/build/bench-src" ARCH=arm64 \
 	CROSS_COMPILE="$PMUSCOPE_CROSS" modules >build/bench-build.log 2>&1 ||
 	pmuscope_die "module build failed, see build/bench-build.log"
+# pmuscope-el0 (EL0 reads, tools/tests/el0test.c) is built with libpmuscope.
+make --no-print-directory -C tools arm64 >build/bench-tools.log 2>&1 ||
+	pmuscope_die "tools build failed, see build/bench-tools.log"
 scripts/mkinitramfs.sh build/initramfs-bench.cpio build/bench-src/pmuscope.ko
 scripts/run-guest.sh --cpu cortex-a53 --smp 2 --icount 0 --plan bench \
 	--initrd build/initramfs-bench.cpio --log build/bench.log --timeout 300 ||
@@ -92,6 +95,23 @@ rec = num("stream_record_7_counters", "irq")
 if rec:
     print(f"stream: one record (sample interrupt, reload, 7 counters taken together, "
           f"ring) costs {rec:.0f} instructions")
+e1, e7 = num("el0_read_self_1_counter", "irq"), num("el0_read_self_7_counters", "irq")
+f1, f7 = num("el0_raw_mrs_1_counter", "irq"), num("el0_raw_mrs_7_counters", "irq")
+i1, i7 = num("el0_read_ioctl_1_counter", "irq"), num("el0_read_ioctl_7_counters", "irq")
+q1, q7 = num("perf_event_open_self_read_1", "perf"), num("perf_event_open_self_read_7", "perf")
+if e1 and e7:
+    print()
+    print("EL0 reads of one's own counters (instructions, user and kernel):")
+    print(f"  {'counters':<10}{'read_self':>12}{'raw MRS':>12}{'perf rdpmc':>12}{'READ ioctl':>12}")
+    for n, e, f, q, i in ((1, e1, f1, q1, i1), (7, e7, f7, q7, i7)):
+        cell = lambda v: f"{v:12.0f}" if v else f"{'-':>12}"
+        print(f"  {n:<10}{cell(e)}{cell(f)}{cell(q)}{cell(i)}")
+    if q7:
+        print(f"goal: pmuscope_read_self() of 7 < perf's self-monitoring read of 7: "
+              f"{e7:.0f} / {q7:.0f} = {e7 / q7:.2f}x")
+    if f7:
+        print(f"goal: pmuscope_read_self() of 7 <= 3 x the raw MRS floor: "
+              f"{e7:.0f} / {f7:.0f} = {e7 / f7:.2f}x")
 if p7 and r1:
     print(f"goal: perf backend per event <= one perf_event_open read(): "
           f"READ of 7 = {p7:.0f} = {p7 / 7:.0f} per event (READ of 1: {p1:.0f}), "
