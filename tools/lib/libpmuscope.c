@@ -812,6 +812,26 @@ int pmuscope_configure(struct pmuscope *h, const struct pmuscope_event_spec *evs
 	return 0;
 }
 
+/* Explain a refused configuration against the CPUs online now. */
+static void pmuscope_explain_online(struct pmuscope *h, int ret,
+				    const struct pmuscope_event_spec *evs, unsigned int nr)
+{
+	uint64_t online[PMUSCOPE_CPU_WORDS] = { 0 };
+
+	pmuscope_online_cpus(online, PMUSCOPE_CPU_WORDS);
+	pmuscope_explain(h, ret, evs, nr, online, PMUSCOPE_CPU_WORDS);
+}
+
+/* The session now counts @evs in a task. */
+static void pmuscope_task_configured(struct pmuscope *h, const struct pmuscope_event_spec *evs,
+				     unsigned int nr)
+{
+	memcpy(h->evs, evs, nr * sizeof(*evs));
+	h->nr_events = nr;
+	h->task = 1;
+	memset(h->cpus, 0, sizeof(h->cpus));
+}
+
 int pmuscope_configure_task(struct pmuscope *h, const struct pmuscope_event_spec *evs,
 			    unsigned int nr, int tid, uint32_t flags)
 {
@@ -835,8 +855,6 @@ int pmuscope_configure_task(struct pmuscope *h, const struct pmuscope_event_spec
 	cfg.events = (uintptr_t)kev;
 	if (ioctl(h->fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
 		int ret = -errno;
-
-		uint64_t online[PMUSCOPE_CPU_WORDS] = { 0 };
 
 		switch (ret) {
 		case -EACCES:
@@ -863,15 +881,11 @@ int pmuscope_configure_task(struct pmuscope *h, const struct pmuscope_event_spec
 			/* Which event, on which CPU. */
 			__attribute__((fallthrough));
 		default:
-			pmuscope_online_cpus(online, PMUSCOPE_CPU_WORDS);
-			pmuscope_explain(h, ret, evs, nr, online, PMUSCOPE_CPU_WORDS);
+			pmuscope_explain_online(h, ret, evs, nr);
 		}
 		return ret;
 	}
-	memcpy(h->evs, evs, nr * sizeof(*evs));
-	h->nr_events = nr;
-	h->task = 1;
-	memset(h->cpus, 0, sizeof(h->cpus));
+	pmuscope_task_configured(h, evs, nr);
 	return 0;
 }
 
@@ -1354,8 +1368,6 @@ int pmuscope_configure_self(struct pmuscope *h, const struct pmuscope_event_spec
 	cfg.nr_events = nr;
 	cfg.events = (uintptr_t)kev;
 	if (ioctl(h->fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
-		uint64_t online[PMUSCOPE_CPU_WORDS] = { 0 };
-
 		ret = -errno;
 		switch (ret) {
 		case -EACCES:
@@ -1375,18 +1387,14 @@ int pmuscope_configure_self(struct pmuscope *h, const struct pmuscope_event_spec
 					     strerror(-ret));
 				break;
 			}
-			/* fall through */
+			__attribute__((fallthrough));
 		default:
 			/* Which event, which CPU's counters (-ENOSPC, -EOPNOTSUPP, -EBUSY). */
-			pmuscope_online_cpus(online, PMUSCOPE_CPU_WORDS);
-			pmuscope_explain(h, ret, evs, nr, online, PMUSCOPE_CPU_WORDS);
+			pmuscope_explain_online(h, ret, evs, nr);
 		}
 		return ret;
 	}
-	memcpy(h->evs, evs, nr * sizeof(*evs));
-	h->nr_events = nr;
-	h->task = 1;
-	memset(h->cpus, 0, sizeof(h->cpus));
+	pmuscope_task_configured(h, evs, nr);
 	memset(&h->st, 0, sizeof(h->st));
 	h->el0.fast = 0;
 	h->self_flags = cfg.flags;
