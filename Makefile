@@ -9,6 +9,8 @@
 #   make demo            boot the AM62L-like guest and show what was found
 #   make lint            sparse (C=2) and checkpatch --strict, zero findings
 #   make regs            regenerate the register code from pmuscope_regs.tbl
+#   make install         the module (modules_install) and the tools, man pages,
+#                        bash completion under $(DESTDIR)$(PREFIX); make uninstall
 #
 # When invoked by Kbuild (KERNELRELEASE set) this file only includes Kbuild.
 
@@ -25,6 +27,8 @@ KDIR ?=
 KBUILD_ARGS = M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=1
 
 .PHONY: all module kunit-module compat-6.1 tools setup kernel lint check demo bench profile clean host-test regs
+.PHONY: install uninstall install-module uninstall-module install-tools uninstall-tools
+.PHONY: man completion dkms-source
 
 all: module
 
@@ -78,6 +82,102 @@ profile:
 
 bench:
 	@scripts/bench.sh
+
+# ------------------------------------------------------------- packaging
+# make install [DESTDIR=...] [PREFIX=...] [TOOLS_ARCH=arm64|host] [KDIR=...]
+#   the module: the kernel build's modules_install (INSTALL_MOD_PATH=
+#   $(DESTDIR)) into $(DESTDIR)/lib/modules/RELEASE/$(INSTALL_MOD_DIR)
+#   (depmod runs only without DESTDIR: a package runs it when installed);
+#   the tools: pmuscope, libpmuscope.a and .so (soname libpmuscope.so.0),
+#   the headers pmuscope.h and linux/pmuscope.h, the man pages (make man)
+#   and the bash completion (make completion), under $(DESTDIR)$(PREFIX).
+#   TOOLS_ARCH: which build of tools/ to install, arm64 (static, from
+#   tools/build/arm64) or host (tools/build/host); default arm64, host on an
+#   arm64 machine. install-module and install-tools do one half each.
+# make uninstall: the same variables; removes what install put.
+PREFIX ?= /usr/local
+DESTDIR ?=
+PYTHON ?= python3
+HOST_ARCH := $(shell uname -m)
+TOOLS_ARCH ?= $(if $(filter aarch64 arm64,$(HOST_ARCH)),host,arm64)
+INSTALL_MOD_DIR ?= updates
+DKMS_SRCDIR ?= /usr/src
+VERSION := $(shell sed -n 's/^[#]define[[:space:]]*PMUSCOPE_DRV_VERSION[[:space:]]*"\(.*\)"/\1/p' drivers/pmuscope.h)
+LIB_VERSION := $(shell sed -n 's/^[#]define[[:space:]]*PMUSCOPE_LIB_VERSION[[:space:]]*"\(.*\)"/\1/p' tools/lib/pmuscope.h)
+bindir = $(PREFIX)/bin
+libdir = $(PREFIX)/lib
+includedir = $(PREFIX)/include
+man1dir = $(PREFIX)/share/man/man1
+bashcompdir = $(PREFIX)/share/bash-completion/completions
+TOOLS_BUILD = tools/build/$(TOOLS_ARCH)
+# The kernel build directory and its release, for the module's targets.
+KDIR_AND_RELEASE = kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(scripts/build-kernel.sh) || exit 1; \
+	rel=$$(cat "$$kdir/include/config/kernel.release" 2>/dev/null) || \
+	rel=$$($(MAKE) -s --no-print-directory -C "$$kdir" kernelrelease) || exit 1
+
+install: install-module install-tools
+
+uninstall: uninstall-module uninstall-tools
+
+# `module` first: it rewrites modules.order with pmuscope.ko alone, which is
+# what modules_install installs (never the test modules of kunit-module).
+install-module: module
+	@$(KDIR_AND_RELEASE); \
+	$(MAKE) -C "$$kdir" $(KBUILD_ARGS) INSTALL_MOD_PATH="$(DESTDIR)" \
+		INSTALL_MOD_DIR="$(INSTALL_MOD_DIR)" $(if $(DESTDIR),DEPMOD=true) modules_install
+
+uninstall-module:
+	@$(KDIR_AND_RELEASE); \
+	dir="$(DESTDIR)/lib/modules/$$rel/$(INSTALL_MOD_DIR)"; \
+	for f in pmuscope.ko pmuscope.ko.gz pmuscope.ko.xz pmuscope.ko.zst; do \
+		if [ -e "$$dir/$$f" ]; then echo "rm $$dir/$$f"; rm -f "$$dir/$$f"; fi; \
+	done; \
+	if [ -z "$(DESTDIR)" ] && [ -f "/lib/modules/$$rel/modules.dep" ]; then depmod -a "$$rel"; fi
+
+install-tools: man completion
+	@$(if $(filter arm64 host,$(TOOLS_ARCH)),:,$(error TOOLS_ARCH=$(TOOLS_ARCH): arm64 or host))
+	@$(MAKE) --no-print-directory -C tools build/$(TOOLS_ARCH)/pmuscope \
+		build/$(TOOLS_ARCH)/libpmuscope.a build/$(TOOLS_ARCH)/libpmuscope.so
+	install -d "$(DESTDIR)$(bindir)" "$(DESTDIR)$(libdir)" "$(DESTDIR)$(includedir)/linux" \
+		"$(DESTDIR)$(man1dir)" "$(DESTDIR)$(bashcompdir)"
+	install -m 755 $(TOOLS_BUILD)/pmuscope "$(DESTDIR)$(bindir)/pmuscope"
+	install -m 644 $(TOOLS_BUILD)/libpmuscope.a "$(DESTDIR)$(libdir)/libpmuscope.a"
+	install -m 644 $(TOOLS_BUILD)/libpmuscope.so "$(DESTDIR)$(libdir)/libpmuscope.so.$(LIB_VERSION)"
+	ln -sfn libpmuscope.so.$(LIB_VERSION) "$(DESTDIR)$(libdir)/libpmuscope.so.0"
+	ln -sfn libpmuscope.so.0 "$(DESTDIR)$(libdir)/libpmuscope.so"
+	install -m 644 tools/lib/pmuscope.h "$(DESTDIR)$(includedir)/pmuscope.h"
+	install -m 644 include/uapi/linux/pmuscope.h "$(DESTDIR)$(includedir)/linux/pmuscope.h"
+	install -m 644 build/man/*.1 "$(DESTDIR)$(man1dir)/"
+	install -m 644 build/completion/pmuscope "$(DESTDIR)$(bashcompdir)/pmuscope"
+	@if [ -z "$(DESTDIR)" ]; then ldconfig 2>/dev/null || :; fi
+
+uninstall-tools:
+	rm -f "$(DESTDIR)$(bindir)/pmuscope" "$(DESTDIR)$(libdir)/libpmuscope.a" \
+		"$(DESTDIR)$(libdir)/libpmuscope.so" "$(DESTDIR)$(libdir)/libpmuscope.so.0" \
+		"$(DESTDIR)$(libdir)"/libpmuscope.so.[0-9]*.[0-9]*.[0-9]* \
+		"$(DESTDIR)$(includedir)/pmuscope.h" "$(DESTDIR)$(includedir)/linux/pmuscope.h" \
+		"$(DESTDIR)$(man1dir)/pmuscope.1" "$(DESTDIR)$(man1dir)"/pmuscope-*.1 \
+		"$(DESTDIR)$(bashcompdir)/pmuscope"
+	@if [ -z "$(DESTDIR)" ]; then ldconfig 2>/dev/null || :; fi
+
+# Man pages from Documentation/cli.rst (docutils): pmuscope(1) and one per
+# subcommand, pmuscope-<sub>(1), in build/man.
+man:
+	@$(PYTHON) scripts/gen-man.py --out build/man
+
+# The bash completion, its option tables from tools/pmuscope/*.c.
+completion:
+	@$(PYTHON) scripts/gen-completion.py --out build/completion/pmuscope
+
+# The module's sources and dkms.conf in $(DESTDIR)$(DKMS_SRCDIR)/pmuscope-VERSION,
+# for `dkms install pmuscope/VERSION` (README.md, "Packaging").
+DKMS_FILES = dkms.conf Kbuild LICENSE $(wildcard drivers/*.[ch] drivers/*.tbl) \
+	$(wildcard include/*.h include/uapi/linux/*.h)
+dkms-source:
+	@[ -n "$(VERSION)" ] || { echo "no PMUSCOPE_DRV_VERSION in drivers/pmuscope.h" >&2; exit 1; }; \
+	dst="$(DESTDIR)$(DKMS_SRCDIR)/pmuscope-$(VERSION)"; rm -rf "$$dst" && \
+	for f in $(DKMS_FILES); do install -D -m 644 "$$f" "$$dst/$$f" || exit 1; done && \
+	echo "$$dst: $(words $(DKMS_FILES)) files"
 
 clean:
 	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(scripts/build-kernel.sh 2>/dev/null) && \

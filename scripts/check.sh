@@ -166,6 +166,15 @@ step "initramfs" scripts/mkinitramfs.sh "$build/initramfs.cpio" pmuscope.ko pmus
 	{ kill "$gate_pid"; wait; summary; exit 1; }
 touch "$build/.initramfs-built"
 
+# Packaging: DKMS against the test kernel, make install/uninstall, man
+# pages, bash completion (about a minute). After the initramfs: make
+# install rebuilds pmuscope.ko alone in the tree (modules_install), which
+# must not race lint or the modules the initramfs took.
+scripts/packaging-tests.sh >"$build/logs/packaging.log" 2>&1
+sed -n 's/^\(PASS\|FAIL\|SKIP\) /\1 packaging\//p' "$build/logs/packaging.log" >>"$results"
+grep -q '^[0-9]* passed, 0 failed$' "$build/logs/packaging.log" ||
+	record FAIL "packaging tests (see build/logs/packaging.log)"
+
 
 
 

@@ -10,6 +10,7 @@ packages=(
 	xz-utils rsync python3 python3-docutils perl sparse
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-arm linux-source-6.12 linux-source-6.1
+	dkms man-db prometheus
 )
 
 missing=()
@@ -25,8 +26,21 @@ as_root() {
 if [ ${#missing[@]} -gt 0 ]; then
 	pmuscope_log "installing: ${missing[*]}"
 	as_root apt-get update -q >/dev/null
+	# prometheus is wanted for promtool and a private server the tests
+	# start on 127.0.0.1: its package's own service must not start (it
+	# would listen on every address). policy-rc.d says so to invoke-rc.d,
+	# for this install only.
+	policy=
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		policy=/usr/sbin/policy-rc.d
+		printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null
+		as_root chmod 755 "$policy"
+	fi
+	status=0
 	DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q \
-		--no-install-recommends "${missing[@]}" >/dev/null
+		--no-install-recommends "${missing[@]}" >/dev/null || status=$?
+	[ -z "$policy" ] || as_root rm -f "$policy"
+	[ $status = 0 ] || pmuscope_die "apt-get install ${missing[*]} failed"
 fi
 
 # Debian's arm64 busybox-static, unpacked into the cache for the initramfs.
