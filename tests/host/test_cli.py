@@ -2,8 +2,10 @@
 """Host tests of the pmuscope CLI: JSON checked by Python's json parser, CSV
 by its csv reader, list/read against a fake sysfs tree, and the messages
 and exit codes of bad input; snapshot's whole path against a stand-in for
-/dev/pmuscope (tools/tests/fake_pmuscope.c, preloaded). Needs
-tools/build/host (make -C tools host)."""
+/dev/pmuscope (tools/tests/fake_pmuscope.c, preloaded), and so record, spe
+and export (its metrics through a strict parser of the exposition formats,
+its HTTP server, its textfile, promtool and a Prometheus server where
+installed). Needs tools/build/host (make -C tools host)."""
 
 import csv
 import io
@@ -751,6 +753,871 @@ class SpeTest(unittest.TestCase):
         r = self.spe("report", "-i", os.path.join(self.tmp.name, "none"))
         self.assertEqual(r.returncode, 1)
         self.assertIn("cannot open", r.stderr)
+
+
+# ----------------------------------------------------------------- export
+METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*\Z")
+LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*\Z")
+SAMPLE = re.compile(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})? (\S+)\Z")
+
+
+def parse_labels(text):
+    """The label set of a sample, '{a="x",b="y"}' (strict: names valid, values
+    quoted with only \\\\, \\" and \\n escaped, no name twice): a sorted tuple."""
+    assert text[0] == "{" and text[-1] == "}", text
+    body, i, labels = text[1:-1], 0, {}
+    while i < len(body):
+        m = re.compile(r"([^=]*)=\"").match(body, i)
+        assert m, f"label expected at {body[i:]!r}"
+        name = m[1]
+        assert LABEL_NAME.match(name) and not name.startswith("__"), f"label name {name!r}"
+        assert name not in labels, f"label {name} twice in {text}"
+        i, value = m.end(), ""
+        while True:
+            assert i < len(body), f"unterminated label value in {text}"
+            ch = body[i]
+            if ch == "\\":
+                esc = body[i + 1:i + 2]
+                assert esc in ("\\", '"', "n"), f"bad escape \\{esc} in {text}"
+                value += {"\\": "\\", '"': '"', "n": "\n"}[esc]
+                i += 2
+            elif ch == '"':
+                i += 1
+                break
+            else:
+                assert ch != "\n"
+                value += ch
+                i += 1
+        labels[name] = value
+        if i < len(body):
+            assert body[i] == ",", f"',' expected at {body[i:]!r} in {text}"
+            i += 1
+            assert i < len(body), f"trailing ',' in {text}"
+    return tuple(sorted(labels.items()))
+
+
+def parse_value(text):
+    if text in ("+Inf", "-Inf", "NaN"):
+        return float(text.replace("Inf", "inf").replace("NaN", "nan"))
+    assert re.match(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\Z", text), f"value {text!r}"
+    return float(text)
+
+
+def parse_exposition(text, om=False):
+    """A strict parser of the text format 0.0.4 (om: OpenMetrics 1.0.0) as
+    pmuscope export writes it: every family's HELP and TYPE (once each)
+    before its samples, its samples together, names valid, label values
+    escaped, no timestamps, no series twice; OpenMetrics: families named
+    without _total (counters) or _info (info), UNIT a suffix of the name,
+    '# EOF' last. Returns {family: {"type", "help", "unit", "samples":
+    {(name, labels): value}}}."""
+    assert text.endswith("\n"), "no newline at the end"
+    lines = text[:-1].split("\n")
+    if om:
+        assert lines[-1] == "# EOF", f"last line {lines[-1]!r}"
+        lines = lines[:-1]
+        assert "# EOF" not in lines
+    fams, done, current, series = {}, set(), None, set()
+    for line in lines:
+        assert line, "empty line"
+        if line.startswith("#"):
+            m = re.match(r"# (HELP|TYPE|UNIT) (\S+) (.*)\Z", line)
+            assert m, f"comment line {line!r}"
+            kind, name, rest = m[1].lower(), m[2], m[3]
+            assert METRIC_NAME.match(name), name
+            assert name not in done, f"{name}: metadata after its samples or another family"
+            fam = fams.setdefault(name, {"samples": {}})
+            assert not fam["samples"], f"{name}: {kind} after samples"
+            assert kind not in fam, f"{name}: {kind} twice"
+            if current and current != name:
+                done.add(current)
+            current = name
+            if kind == "type":
+                types = ("counter", "gauge", "info", "stateset", "unknown", "histogram",
+                         "gaugehistogram", "summary") if om else (
+                    "counter", "gauge", "untyped", "histogram", "summary")
+                assert rest in types, f"{name}: type {rest}"
+            if kind == "unit":
+                assert om and name.endswith("_" + rest), f"{name}: unit {rest}"
+            if kind == "help":
+                assert rest, f"{name}: empty HELP"
+            fam[kind] = rest
+            continue
+        m = SAMPLE.match(line)
+        assert m, f"sample line {line!r} (a timestamp, or a bad name or value)"
+        name, labels = m[1], parse_labels(m[2]) if m[2] else ()
+        value = parse_value(m[3])
+        if om:
+            fam_name = {"_total": name[:-6], "_info": name[:-5]}.get(name[-6:] if
+                                                                      name.endswith("_total")
+                                                                      else name[-5:], name)
+            if fam_name not in fams:
+                fam_name = name
+        else:
+            fam_name = name
+        assert fam_name in fams, f"{name}: sample before its HELP and TYPE"
+        fam = fams[fam_name]
+        assert "help" in fam and "type" in fam, f"{name}: no HELP or no TYPE"
+        assert fam_name == current and fam_name not in done, f"{name}: family split"
+        if om:
+            want = {"counter": fam_name + "_total", "info": fam_name + "_info"}.get(
+                fam["type"], fam_name)
+            assert name == want, f"{name}: sample of a {fam['type']} family {fam_name}"
+            if fam["type"] == "counter":
+                assert value >= 0, line
+        elif fam["type"] == "counter":
+            assert name.endswith("_total"), f"{name}: counter without _total"
+        assert (name, labels) not in series, f"series twice: {line}"
+        series.add((name, labels))
+        fam["samples"][(name, labels)] = value
+    for name, fam in fams.items():
+        assert "help" in fam and "type" in fam, f"{name}: no HELP or no TYPE"
+    return fams
+
+
+def samples_of(fams):
+    """{(name, labels): value} of every family."""
+    out = {}
+    for fam in fams.values():
+        out.update(fam["samples"])
+    return out
+
+
+def find_tool(name):
+    """promtool or prometheus: on PATH (Debian's package prometheus), or
+    unpacked from it into $PMUSCOPE_CACHE/prometheus (default
+    ~/.cache/pmuscope): None if neither."""
+    found = shutil.which(name)
+    if found:
+        return found
+    cache = os.environ.get("PMUSCOPE_CACHE") or os.path.expanduser("~/.cache/pmuscope")
+    path = os.path.join(cache, "prometheus", "usr", "bin", name)
+    return path if os.access(path, os.X_OK) else None
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+NOBODY = 65534
+
+
+class ExportTest(unittest.TestCase):
+    """pmuscope export against fake_pmuscope.so: its snapshots and reads
+    grow with each one (see fake_pmuscope.c), its AMU by the rule there."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        os.chmod(self.tmp.name, 0o755)   # readable by nobody, whom a root run becomes
+        self.root = os.path.join(self.tmp.name, "sysfs")
+        self.logfile = os.path.join(self.tmp.name, "export.log")
+        self.errfile = os.path.join(self.tmp.name, "stderr")
+        fake_sysfs(self.root)
+        self.env = {"PMUSCOPE_SYSFS": self.root, "LD_PRELOAD": FAKE}
+        self.procs = []
+
+    def tearDown(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.tmp.cleanup()
+
+    def start(self, *args, env=None):
+        """pmuscope export ARGS in the background, its stderr in a file."""
+        e = dict(os.environ, **self.env)
+        e.update(env or {})
+        with open(self.errfile, "w") as err:
+            p = subprocess.Popen([CLI, "export", *args], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=err, env=e)
+        self.procs.append(p)
+        return p
+
+    def stderr(self):
+        with open(self.errfile) as f:
+            return f.read()
+
+    def serve(self, *args, env=None):
+        """Start an HTTP exporter on a free loopback port: (process, host, port)."""
+        p = self.start("--listen", "127.0.0.1:0", *args, env=env)
+        host, port = self.wait_serving(p)
+        return p, host, port
+
+    def wait_serving(self, p):
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            m = re.search(r"serving http://(\[[^\]]+\]|[\d.]+):(\d+)/metrics", self.stderr())
+            if m:
+                return m[1].strip("[]"), int(m[2])
+            self.assertIsNone(p.poll(), self.stderr())
+            time.sleep(0.02)
+        self.fail("no 'serving' line: " + self.stderr())
+
+    def get(self, port, path="/metrics", method="GET", headers=None, host="127.0.0.1"):
+        import http.client
+        c = http.client.HTTPConnection(host, port, timeout=10)
+        c.request(method, path, headers=headers or {})
+        r = c.getresponse()
+        body = r.read().decode()
+        c.close()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, body
+
+    def raw(self, port, data, timeout=10):
+        """Send @data, read the whole answer until the server closes."""
+        import socket
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+            s.sendall(data)
+            out = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    return out.decode()
+                out += chunk
+
+    def scrape(self, port, om=False):
+        headers = {"Accept": "application/openmetrics-text; version=1.0.0"} if om else {}
+        status, hdrs, body = self.get(port, headers=headers)
+        self.assertEqual(status, 200, body)
+        return parse_exposition(body, om=om)
+
+    def stop(self, p):
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(timeout=10), 0, self.stderr())
+
+    def test_strict_parser_rejects_bad_text(self):
+        # The checker of the tests below: what it must refuse.
+        good = '# HELP a_total x\n# TYPE a_total counter\na_total{cpu="0"} 1\n'
+        parse_exposition(good)
+        for text, om in (("# HELP a_total x\na_total 1\n", False),          # no TYPE
+                         ("# TYPE a_total counter\na_total 1\n", False),     # no HELP
+                         (good + 'a_total{cpu="0"} 2\n', False),             # series twice
+                         ('# HELP a x\n# TYPE a gauge\na{l="\\t"} 1\n', False),  # escape
+                         ("# HELP a x\n# TYPE a gauge\na 1 1700000000\n", False),  # timestamp
+                         ('# HELP a x\n# TYPE a gauge\na{x="1"} 1\n# HELP b x\n# TYPE b gauge\n'
+                          'b 1\na{x="2"} 1\n', False),                          # family split
+                         ("# HELP a x\n# TYPE a counter\na 1\n", False),      # counter, no _total
+                         ("# HELP 1a x\n# TYPE 1a gauge\n1a 1\n", False),     # name
+                         ("# HELP a x\n# TYPE a gauge\na 1", False),           # last newline
+                         ('# HELP a x\n# TYPE a gauge\na{x="1",x="2"} 1\n', False),
+                         ("# HELP a x\n# TYPE a gauge\na{x=1} 1\n", False),   # unquoted
+                         ("# TYPE a counter\n# HELP a x\na_total 1\n", True),  # no # EOF
+                         ("# TYPE a_total counter\n# HELP a_total x\na_total 1\n# EOF\n", True)):
+            with self.assertRaises(AssertionError, msg=text):
+                parse_exposition(text, om=om)
+
+    def test_text_format_parses(self):
+        p, _, port = self.serve("-e", "cycles,instructions:u,r0xc0:k")
+        fams = self.scrape(port)
+        for name, kind in (("pmuscope_events_total", "counter"),
+                           ("pmuscope_event_enabled_seconds_total", "counter"),
+                           ("pmuscope_event_running_seconds_total", "counter"),
+                           ("pmuscope_event_flag", "gauge"),
+                           ("pmuscope_snapshot_method", "gauge"),
+                           ("pmuscope_snapshot_skew_seconds", "gauge"),
+                           ("pmuscope_snapshot_flag", "gauge"),
+                           ("pmuscope_amu_events_total", "counter"),
+                           ("pmuscope_amu_state", "gauge"), ("pmuscope_amu_flag", "gauge"),
+                           ("pmuscope_generic_timer_hertz", "gauge"),
+                           ("pmuscope_exporter_scrapes_total", "counter"),
+                           ("pmuscope_exporter_backwards_total", "counter"),
+                           ("pmuscope_driver_info", "gauge")):
+            self.assertEqual(fams[name]["type"], kind, name)
+        events = fams["pmuscope_events_total"]["samples"]
+        self.assertEqual(sorted(dict(labels)["cpu"] for _, labels in events),
+                         ["0"] * 3 + ["1"] * 3)
+        self.assertEqual({(dict(l)["event"], dict(l)["exception_level"]) for _, l in events},
+                         {("CPU_CYCLES", "el0+el1"), ("INST_RETIRED", "el0"), ("0xc0", "el1")})
+        # Snapshot 1 of the fake: the k-th CPU counts 1000 * (k + 1) + i.
+        self.assertEqual(events[("pmuscope_events_total", (
+            ("cpu", "1"), ("event", "INST_RETIRED"), ("exception_level", "el0")))], 2001)
+        self.assertEqual(fams["pmuscope_exporter_scrapes_total"]["samples"],
+                         {("pmuscope_exporter_scrapes_total", ()): 1})
+        (info, value), = fams["pmuscope_driver_info"]["samples"].items()
+        self.assertEqual(value, 1)
+        self.assertEqual(dict(info[1])["api"], "6")
+        self.assertEqual(dict(info[1])["backend"], "direct")
+        self.assertEqual(len(fams["pmuscope_event_flag"]["samples"]), 2 * 3 * 5)
+        self.assertEqual(fams["pmuscope_snapshot_skew_seconds"]["samples"][
+            ("pmuscope_snapshot_skew_seconds", (("cpu", "1"),))], 4 / 62.5e6)
+        self.stop(p)
+
+    def test_counters_never_decrease(self):
+        p, _, port = self.serve()
+        first = [samples_of(self.scrape(port)) for _ in range(2)]
+        second = samples_of(self.scrape(port, om=True))
+        fams = self.scrape(port)
+        counters = {n for n, f in fams.items() if f["type"] == "counter"}
+        last = samples_of(fams)
+        grew = 0
+        for before in first + [second]:
+            self.assertEqual(set(before), set(last))
+            for key, value in before.items():
+                if key[0] in counters:
+                    self.assertGreaterEqual(last[key], value, key)
+                    grew += last[key] > value
+        self.assertGreater(grew, 0)
+        self.stop(p)
+
+    def test_openmetrics_negotiation(self):
+        p, _, port = self.serve()
+        prometheus = ("application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
+                      "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1")
+        for accept, om in ((prometheus, True), ("application/openmetrics-text", True),
+                           ("text/plain;version=0.0.4", False), ("*/*", False), ("", False),
+                           ("application/openmetrics-text;q=0, text/plain", False),
+                           ("text/plain;q=0.9, application/openmetrics-text;q=0.5", False)):
+            status, hdrs, body = self.get(port, headers={"Accept": accept} if accept else {})
+            self.assertEqual(status, 200)
+            if om:
+                self.assertEqual(hdrs["content-type"],
+                                 "application/openmetrics-text; version=1.0.0; charset=utf-8")
+                self.assertTrue(body.endswith("\n# EOF\n"))
+                fams = parse_exposition(body, om=True)
+                self.assertEqual(fams["pmuscope_events"]["type"], "counter")
+                self.assertEqual(fams["pmuscope_event_enabled_seconds"]["unit"], "seconds")
+                self.assertEqual(fams["pmuscope_driver"]["type"], "info")
+                self.assertIn("# TYPE pmuscope_events counter\n", body)
+                self.assertNotIn("# TYPE pmuscope_events_total", body)
+                self.assertRegex(body, r"\npmuscope_events_total\{")
+            else:
+                self.assertEqual(hdrs["content-type"], "text/plain; version=0.0.4; charset=utf-8",
+                                 accept)
+                self.assertNotIn("# EOF", body)
+                self.assertIn("# TYPE pmuscope_events_total counter\n", body)
+                parse_exposition(body)
+        self.stop(p)
+
+    def test_http_get_metrics(self):
+        p, _, port = self.serve("--log", self.logfile)
+        status, hdrs, body = self.get(port)
+        self.assertEqual(status, 200)
+        self.assertEqual(int(hdrs["content-length"]), len(body.encode()))
+        self.assertEqual(hdrs["connection"], "close")
+        status, hdrs, page = self.get(port, "/")
+        self.assertEqual((status, hdrs["content-type"]), (200, "text/html; charset=utf-8"))
+        self.assertIn('href="/metrics"', page)
+        # A query string is not part of the path.
+        self.assertEqual(self.get(port, "/metrics?x=1")[0], 200)
+        self.stop(p)
+        with open(self.logfile) as f:
+            log = f.read()
+        self.assertRegex(log, r"scrape 1: GET /metrics from 127\.0\.0\.1:\d+: 200, text 0\.0\.4, "
+                              r"\d+ bytes in [\d.]+ ms")
+        self.assertIn("scrape 2: GET /metrics?x=1", log)
+
+    def test_http_404(self):
+        p, _, port = self.serve()
+        for path in ("/nosuch", "/metrics/x", "/metricsx"):
+            status, _, body = self.get(port, path)
+            self.assertEqual((status, body), (404, "404 Not Found\n"), path)
+        self.stop(p)
+
+    def test_http_405(self):
+        p, _, port = self.serve()
+        for method in ("POST", "PUT", "DELETE", "OPTIONS"):
+            status, hdrs, _ = self.get(port, method=method)
+            self.assertEqual(status, 405, method)
+            self.assertEqual(hdrs["allow"], "GET, HEAD")
+        self.stop(p)
+
+    def test_http_head(self):
+        p, _, port = self.serve("--log", self.logfile)
+        status, hdrs, body = self.get(port, method="HEAD")
+        self.assertEqual((status, body), (200, ""))
+        self.assertEqual(hdrs["content-type"], "text/plain; version=0.0.4; charset=utf-8")
+        status, hdrs, _ = self.get(port, method="HEAD",
+                                   headers={"Accept": "application/openmetrics-text"})
+        self.assertEqual(hdrs["content-type"],
+                         "application/openmetrics-text; version=1.0.0; charset=utf-8")
+        self.assertEqual(self.get(port, "/", method="HEAD")[:3:2], (200, ""))
+        self.assertEqual(self.get(port, "/x", method="HEAD")[0], 404)
+        # A HEAD reads nothing: the next GET is scrape 1.
+        fams = self.scrape(port)
+        self.assertEqual(samples_of(fams)[("pmuscope_exporter_scrapes_total", ())], 1)
+        self.stop(p)
+
+    def test_http_bad_requests(self):
+        p, _, port = self.serve()
+        for data, status in ((b"garbage\r\n\r\n", 400), (b"GET /metrics\r\n\r\n", 400),
+                             (b"GET  /metrics HTTP/1.1\r\n\r\n", 400),
+                             (b"GET /metrics HTTP/1.1\r\nno colon\r\n\r\n", 400),
+                             (b"GET /metrics HTTP/1.1\r\nBad Name: x\r\n\r\n", 400),
+                             (b"G\0T /metrics HTTP/1.1\r\n\r\n", 400),
+                             (b"GET metrics HTTP/1.1\r\n\r\n", 400),
+                             (b"GET /metrics HTTP/2.0\r\n\r\n", 505),
+                             (b"GET /metrics HTTP/1.0\n\n", 200),
+                             (b"GET http://example/metrics HTTP/1.1\r\nHost: x\r\n\r\n", 200),
+                             (b"GET http://example HTTP/1.1\r\n\r\n", 200),
+                             (b"GET /metrics HTTP/1.1\r\n folded: x\r\n\r\n", 400)):
+            answer = self.raw(port, data)
+            self.assertTrue(answer.startswith(f"HTTP/1.1 {status} "), (data, answer[:80]))
+        self.stop(p)
+
+    def test_http_request_size_bounded(self):
+        p, _, port = self.serve()
+        answer = self.raw(port, b"GET /metrics HTTP/1.1\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n")
+        self.assertTrue(answer.startswith("HTTP/1.1 431 Request Header Fields Too Large\r\n"),
+                        answer[:80])
+        self.assertEqual(self.get(port)[0], 200)
+        self.stop(p)
+
+    def test_http_concurrent_scrapes(self):
+        import threading
+        p, _, port = self.serve()
+        bodies, errors = [], []
+
+        def client():
+            try:
+                for _ in range(5):
+                    status, hdrs, body = self.get(port)
+                    assert status == 200 and int(hdrs["content-length"]) == len(body)
+                    bodies.append(body)
+            except Exception as exc:      # reported below, in the test's thread
+                errors.append(repr(exc))
+
+        threads = [threading.Thread(target=client) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        self.assertEqual(errors, [])
+        self.assertEqual(len(bodies), 40)
+        seqs = []
+        for body in bodies:
+            s = samples_of(parse_exposition(body))
+            seqs.append(s[("pmuscope_exporter_scrapes_total", ())])
+            # Consistent: every CPU's counts from the same snapshot n, 1000 * (n + 1) * (k + 1).
+            n = s[("pmuscope_events_total", (("cpu", "0"), ("event", "CPU_CYCLES"),
+                                             ("exception_level", "el0+el1")))]
+            self.assertEqual(s[("pmuscope_events_total", (("cpu", "1"), ("event", "CPU_CYCLES"),
+                                                          ("exception_level", "el0+el1")))],
+                             2 * n)
+        self.assertEqual(sorted(seqs), list(range(1, 41)))
+        self.stop(p)
+
+    def test_http_silent_client_times_out(self):
+        import socket
+        p, _, port = self.serve("--timeout", "2", "--log", self.logfile)
+        silent = socket.create_connection(("127.0.0.1", port), timeout=10)
+        slow = socket.create_connection(("127.0.0.1", port), timeout=10)
+        slow.sendall(b"GET /metr")
+        t0 = time.monotonic()
+        self.assertEqual(self.get(port)[0], 200)
+        self.assertLess(time.monotonic() - t0, 1)      # not held up until their timeout
+        for s in (silent, slow):
+            answer = b""
+            while True:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                answer += chunk
+            s.close()
+            self.assertTrue(answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer)
+        self.assertGreater(time.monotonic() - t0, 1.5)
+        self.assertLess(time.monotonic() - t0, 8)
+        self.stop(p)
+        with open(self.logfile) as f:
+            self.assertEqual(len(re.findall(r"no whole request within 2000 ms: 408", f.read())), 2)
+
+    def test_log_values_match_served(self):
+        p, _, port = self.serve("--log", self.logfile, "--log-values")
+        served = {}
+        for om in (False, True, False):
+            headers = {"Accept": "application/openmetrics-text"} if om else {}
+            _, _, body = self.get(port, headers=headers)
+            s = samples_of(parse_exposition(body, om=om))
+            served[int(s[("pmuscope_exporter_scrapes_total", ())])] = s
+        self.stop(p)
+        logged = {}
+        with open(self.logfile) as f:
+            for line in f:
+                m = re.match(r"pmuscope export: scrape (\d+) value: (.*)$", line)
+                if m:
+                    name, labels, value = SAMPLE.match(m[2]).groups()
+                    logged.setdefault(int(m[1]), {})[(
+                        name, parse_labels(labels) if labels else ())] = parse_value(value)
+        self.assertEqual(logged, served)
+
+    def test_textfile_atomic_replacement(self):
+        import threading
+        out = os.path.join(self.tmp.name, "textfile")
+        os.mkdir(out)
+        os.chmod(out, 0o777)   # written by nobody when the test runs as root
+        path = os.path.join(out, "pmuscope.prom")
+        stop, reads, bad = threading.Event(), [], []
+
+        def reader():
+            while not stop.is_set():
+                try:
+                    with open(path) as f:
+                        text = f.read()
+                except FileNotFoundError:
+                    continue
+                reads.append(text)
+                try:
+                    parse_exposition(text)
+                except AssertionError as exc:
+                    bad.append(f"{exc}: {text[-200:]!r}")
+
+        t = threading.Thread(target=reader)
+        t.start()
+        try:
+            p = self.start("--textfile", out, "-I", "20", "-n", "25", "-e", "cycles,instructions",
+                           "--log", self.logfile)
+            self.assertEqual(p.wait(timeout=30), 0, self.stderr())
+        finally:
+            stop.set()
+            t.join()
+        self.assertEqual(bad, [])
+        seqs = {samples_of(parse_exposition(r))[("pmuscope_exporter_scrapes_total", ())]
+                for r in reads}
+        self.assertGreaterEqual(len(seqs), 3)  # the reader saw the file replaced, whole
+        self.assertEqual(os.listdir(out), ["pmuscope.prom"])    # no temporary file left
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o644)
+        with open(path) as f:
+            final = samples_of(parse_exposition(f.read()))
+        self.assertEqual(final[("pmuscope_exporter_scrapes_total", ())], 25)
+        with open(self.logfile) as f:
+            self.assertEqual(len(re.findall(r"scrape \d+: wrote ", f.read())), 25)
+
+    def test_promtool_accepts_the_output(self):
+        promtool = find_tool("promtool")
+        if not promtool:
+            self.skipTest("promtool not installed (Debian package prometheus; "
+                          "scripts/setup.sh installs it)")
+        out = os.path.join(self.tmp.name, "textfile")
+        os.mkdir(out)
+        os.chmod(out, 0o777)
+        p = self.start("--textfile", out, "-I", "10", "-n", "2", "-e", "cycles,r0xc0:u",
+                       env={"FAKE_PMUSCOPE_VAL_FLAGS": "1:0x8"})
+        self.assertEqual(p.wait(timeout=30), 0, self.stderr())
+        with open(os.path.join(out, "pmuscope.prom")) as f:
+            text = f.read()
+        r = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True,
+                           text=True, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(r.stdout + r.stderr, "")
+
+    def test_prometheus_stores_what_was_served(self):
+        prometheus = find_tool("prometheus")
+        if not prometheus:
+            self.skipTest("prometheus not installed (Debian package prometheus; "
+                          "scripts/setup.sh installs it)")
+        import json as _json
+        import urllib.parse
+        import urllib.request
+        p, _, port = self.serve("--log", self.logfile, "--log-values", "-e", "cycles")
+        pport = free_port()
+        cfg = os.path.join(self.tmp.name, "prometheus.yml")
+        with open(cfg, "w") as f:
+            f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                    "scrape_configs:\n  - job_name: pmuscope\n    static_configs:\n"
+                    f"      - targets: ['127.0.0.1:{port}']\n")
+        with open(os.path.join(self.tmp.name, "prometheus.out"), "w") as out:
+            prom = subprocess.Popen([prometheus, f"--config.file={cfg}",
+                                     f"--storage.tsdb.path={self.tmp.name}/tsdb",
+                                     f"--web.listen-address=127.0.0.1:{pport}"],
+                                    stdout=out, stderr=out, stdin=subprocess.DEVNULL)
+        self.procs.append(prom)
+
+        def query(q):
+            url = f"http://127.0.0.1:{pport}/api/v1/query?" + urllib.parse.urlencode({"query": q})
+            with urllib.request.urlopen(url, timeout=10) as r:
+                return _json.load(r)["data"]["result"]
+
+        deadline = time.monotonic() + 60
+        while True:
+            self.assertLess(time.monotonic(), deadline, "Prometheus scraped fewer than 4 times")
+            time.sleep(0.5)
+            try:
+                scrapes = query("pmuscope_exporter_scrapes_total")
+            except OSError:
+                continue
+            if scrapes and float(scrapes[0]["value"][1]) >= 4:
+                break
+        self.assertEqual(query("up")[0]["value"][1], "1")
+        stored = {}
+        for s in query('{__name__=~"pmuscope_.*"}[5m]'):
+            labels = dict(s["metric"])
+            name = labels.pop("__name__")
+            self.assertEqual((labels.pop("job"), labels.pop("instance")),
+                             ("pmuscope", f"127.0.0.1:{port}"))
+            stored[(name, tuple(sorted(labels.items())))] = [float(v) for _, v in s["values"]]
+        prom.terminate()
+        prom.wait(timeout=30)
+        self.stop(p)
+        served = {}
+        with open(self.logfile) as f:
+            log = f.read()
+        self.assertIn("OpenMetrics 1.0.0", log)     # Prometheus asks for it
+        for m in re.finditer(r"^pmuscope export: scrape (\d+) value: (.*)$", log, re.M):
+            name, labels, value = SAMPLE.match(m[2]).groups()
+            served.setdefault((name, parse_labels(labels) if labels else ()), []).append(
+                parse_value(value))
+        self.assertEqual(set(stored), set(served))
+        for key, values in stored.items():
+            self.assertGreaterEqual(len(values), 4, key)
+            self.assertEqual(values, served[key][:len(values)], key)
+
+    def test_systemd_examples_verify(self):
+        analyze = shutil.which("systemd-analyze")
+        if not analyze:
+            self.skipTest("systemd-analyze not installed")
+        units = ("pmuscope-export.service", "pmuscope-export-textfile.service",
+                 "pmuscope-export-textfile.timer")
+        for unit in units:
+            with open(os.path.join(TOP, "tools", "examples", unit)) as f:
+                text = f.read()
+            if unit.endswith(".service"):
+                self.assertIn("ExecStart=/usr/local/bin/pmuscope export ", text)
+            # The command installed by make install, here the one just built.
+            with open(os.path.join(self.tmp.name, unit), "w") as f:
+                f.write(text.replace("/usr/local/bin/pmuscope", os.path.abspath(CLI)))
+        r = subprocess.run([analyze, "verify", "--man=no", *units], cwd=self.tmp.name,
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual((r.returncode, r.stdout + r.stderr), (0, ""))
+
+    def test_listen_addresses(self):
+        import socket
+        for arg, host in (("0", "127.0.0.1"), (":0", "127.0.0.1"), ("127.0.0.1:0", "127.0.0.1"),
+                          ("0.0.0.0:0", "0.0.0.0")):
+            p = self.start("--listen", arg)
+            got, port = self.wait_serving(p)
+            self.assertEqual(got, host, arg)
+            self.assertEqual(self.get(port)[0], 200)
+            self.stop(p)
+        if socket.has_ipv6:
+            try:
+                with socket.socket(socket.AF_INET6) as s:
+                    s.bind(("::1", 0))
+            except OSError:
+                return
+            p = self.start("--listen", "[::1]:0")
+            got, port = self.wait_serving(p)
+            self.assertEqual(got, "::1")
+            self.assertEqual(self.get(port, host="::1")[0], 200)
+            self.stop(p)
+
+    def test_listen_errors(self):
+        import socket
+        busy = socket.socket()
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        cases = [
+            (("--listen", "::1:9750"), 2, "an IPv6 address goes in brackets"),
+            (("--listen", "localhost:9750"), 2, "is not an IPv4 address or an IPv6 one"),
+            (("--listen", "[::1]"), 2, "--listen [IPV6]:PORT"),
+            (("--listen", "127.0.0.1:65536"), 2, "--listen needs a port, 0 to 65535"),
+            (("--listen", "127.0.0.1:x"), 2, "--listen needs a port"),
+            (("--listen", f"127.0.0.1:{port}"), 1,
+             f"cannot listen on 127.0.0.1:{port}: Address already in use"),
+        ]
+        for args, code, msg in cases:
+            r = run("export", *args, env=self.env)
+            self.assertEqual(r.returncode, code, (args, r.stderr))
+            self.assertIn(msg, r.stderr, args)
+        busy.close()
+
+    def test_usage_errors(self):
+        notdir = os.path.join(self.tmp.name, "file")
+        open(notdir, "w").close()
+        cases = [
+            ((), 2, "export needs --listen [ADDR:]PORT or --textfile DIR"),
+            (("--listen", "0", "--textfile", self.tmp.name), 2, "one of them"),
+            (("--listen", "0", "-I", "100"), 2, "-I and -n go with --textfile"),
+            (("--listen", "0", "-n", "1"), 2, "-I and -n go with --textfile"),
+            (("--listen", "0", "--timeout", "0"), 2, "--timeout needs 1 to 3600 seconds"),
+            (("--listen", "0", "--duration", "-1"), 2, "--duration needs 1 to"),
+            (("--listen", "0", "-e", "cycles,CPU_CYCLES"), 2,
+             "CPU_CYCLES at el0+el1 is given twice"),
+            (("--listen", "0", "-e", "nosuch"), 2, "unknown event 'nosuch'"),
+            (("--textfile", self.tmp.name, "-I", "5"), 2, "at least 10 ms"),
+            (("--textfile", self.tmp.name, "-n", "0"), 2, "-n needs a count of writes"),
+            (("--textfile", os.path.join(self.tmp.name, "none")), 1, "No such file or directory"),
+            (("--textfile", notdir), 1, "not a directory"),
+            (("--listen", "0", "--", "true"), 2, "export runs no command"),
+            (("--listen", "0", "-C", "7"), 1, "cpu7 does not exist"),
+            (("--bogus",), 2, "usage: pmuscope export"),
+        ]
+        if os.geteuid() == 0:
+            cases.append((("--listen", "0", "--user", "nosuchuser"), 2,
+                          "no user 'nosuchuser' in /etc/passwd"))
+        for args, code, msg in cases:
+            r = run("export", *args, env=self.env)
+            self.assertEqual(r.returncode, code, (args, r.stderr))
+            self.assertIn(msg, r.stderr, args)
+        r = run("export", "--help")
+        self.assertEqual(r.returncode, 0)
+        for opt in ("--listen [ADDR:]PORT", "--textfile DIR", "-I MS", "-n COUNT", "--user NAME",
+                    "--log FILE", "--log-values", "--duration S", "--timeout S", "-e EVENT",
+                    "-C CPUS | -a"):
+            self.assertIn(opt, r.stdout)
+        self.assertIn("export", run("--help").stdout)
+        if not os.path.exists("/dev/pmuscope"):
+            r = run("export", "--listen", "0", env={"PMUSCOPE_SYSFS": self.root})
+            self.assertEqual(r.returncode, 6)
+            self.assertIn("is the pmuscope module loaded", r.stderr)
+
+    def test_drops_root(self):
+        if os.geteuid() != 0:
+            self.skipTest("not root: nothing to drop")
+        for env, capeff in (({}, 1 << 38),                          # CAP_PERFMON for the AMU
+                            ({"FAKE_PMUSCOPE_FEATURES": "0x201"}, 0)):  # no AMU: nothing kept
+            p, _, port = self.serve(env=env)
+            with open(f"/proc/{p.pid}/status") as f:
+                status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+            self.assertEqual(status["Uid"].split(), [str(NOBODY)] * 4)
+            self.assertEqual(status["Gid"].split(), [str(NOBODY)] * 4)
+            self.assertEqual(status["Groups"].strip(), "")
+            self.assertEqual(int(status["CapEff"], 16), capeff)
+            self.assertEqual(int(status["CapPrm"], 16), capeff)
+            self.assertEqual(status["NoNewPrivs"], "1")
+            self.assertEqual(self.get(port)[0], 200)
+            self.assertIn("running as nobody (uid 65534", self.stderr())
+            self.stop(p)
+        # --user root keeps root, and says so.
+        p, _, port = self.serve("--user", "root")
+        with open(f"/proc/{p.pid}/status") as f:
+            self.assertRegex(f.read(), r"\nUid:\t0\t0\t0\t0\n")
+        self.assertIn("--user root is root: serving as root", self.stderr())
+        self.stop(p)
+
+    def test_flags_and_offline_cpu(self):
+        # CPU 1: multiplexed and offline (its counts frozen at the first read).
+        p, _, port = self.serve("-e", "cycles", env={"FAKE_PMUSCOPE_VAL_FLAGS": "1:0x18"})
+        first, second = (samples_of(self.scrape(port)) for _ in range(2))
+        self.stop(p)
+
+        def ev(cpu):
+            return (("cpu", cpu), ("event", "CPU_CYCLES"), ("exception_level", "el0+el1"))
+        for flag in ("lost", "throttled", "clobbered", "multiplexed", "offline"):
+            self.assertEqual(second[("pmuscope_event_flag", ev("0") + (("flag", flag),))], 0)
+            self.assertEqual(second[("pmuscope_event_flag", ev("1") + (("flag", flag),))],
+                             int(flag in ("multiplexed", "offline")), flag)
+        self.assertEqual(second[("pmuscope_snapshot_flag", (("cpu", "1"), ("flag", "offline")))],
+                         1)
+        self.assertEqual(first[("pmuscope_events_total", ev("1"))],
+                         second[("pmuscope_events_total", ev("1"))])
+        self.assertGreater(second[("pmuscope_events_total", ev("0"))],
+                           first[("pmuscope_events_total", ev("0"))])
+        self.assertEqual(second[("pmuscope_event_running_seconds_total", ev("1"))] * 2,
+                         second[("pmuscope_event_enabled_seconds_total", ev("1"))])
+
+    def test_read_without_snapshots(self):
+        # The perf backend, no snapshots: PMUSCOPE_IOC_READ, whose times grow.
+        p, _, port = self.serve("-e", "cycles", "--log", self.logfile,
+                                env={"FAKE_PMUSCOPE_FEATURES": hex(0x1 | 0x40 | 0x1000),
+                                     "FAKE_PMUSCOPE_LOG": os.path.join(self.tmp.name, "ioctls")})
+        first, second = (self.scrape(port) for _ in range(2))
+        self.stop(p)
+        self.assertNotIn("pmuscope_snapshot_method", second)
+        (info, _), = second["pmuscope_driver_info"]["samples"].items()
+        self.assertEqual(dict(info[1])["backend"], "perf")
+        key = ("pmuscope_event_enabled_seconds_total",
+               (("cpu", "0"), ("event", "CPU_CYCLES"), ("exception_level", "el0+el1")))
+        self.assertEqual((first["pmuscope_event_enabled_seconds_total"]["samples"][key],
+                          second["pmuscope_event_enabled_seconds_total"]["samples"][key]),
+                         (0.001, 0.002))
+        with open(os.path.join(self.tmp.name, "ioctls")) as f:
+            log = f.read().splitlines()
+        # Configured, reset and enabled once; never reset again, never a snapshot.
+        self.assertEqual(log[:3], ["config nr_events=1", "reset", "enable"])
+        self.assertEqual(log.count("reset"), 1)
+        self.assertFalse([line for line in log if line.startswith("snapshot")])
+
+    def test_failed_read_answers_500(self):
+        p, _, port = self.serve("--log", self.logfile, env={"FAKE_PMUSCOPE_SNAP_ERRNO": "5"})
+        status, _, body = self.get(port)
+        self.assertEqual(status, 500)
+        self.assertIn("pmuscope export: scrape failed: snapshot failed: Input/output error", body)
+        self.stop(p)
+        with open(self.logfile) as f:
+            self.assertIn("scrape 1: GET /metrics from 127.0.0.1:", f.read())
+        out = os.path.join(self.tmp.name, "textfile")
+        os.mkdir(out)
+        os.chmod(out, 0o777)
+        p = self.start("--textfile", out, "-I", "10", "-n", "3",
+                       env={"FAKE_PMUSCOPE_SNAP_ERRNO": "5"})
+        self.assertEqual(p.wait(timeout=10), 1)
+        self.assertIn("scrape 1 failed: snapshot failed: Input/output error", self.stderr())
+        self.assertEqual(os.listdir(out), [])
+
+    def test_snapshot_refused_falls_back_to_read(self):
+        p, _, port = self.serve("--log", self.logfile, env={"FAKE_PMUSCOPE_SNAP_ERRNO": "95"})
+        fams = [self.scrape(port) for _ in range(2)]
+        self.stop(p)
+        for f in fams:
+            self.assertNotIn("pmuscope_snapshot_method", f)
+        key = ("pmuscope_events_total",
+               (("cpu", "1"), ("event", "CPU_CYCLES"), ("exception_level", "el0+el1")))
+        self.assertEqual([f["pmuscope_events_total"]["samples"][key] for f in fams], [2000, 4000])
+        with open(self.logfile) as f:
+            self.assertEqual(f.read().count("reading with PMUSCOPE_IOC_READ from now on"), 1)
+
+    def test_values_going_backwards_are_held(self):
+        p, _, port = self.serve("-e", "cycles,instructions",
+                                env={"FAKE_PMUSCOPE_BACKWARDS": "1"})
+        first, second = (samples_of(self.scrape(port)) for _ in range(2))
+        self.stop(p)
+        events = [k for k in first if k[0] == "pmuscope_events_total"]
+        self.assertEqual(len(events), 4)
+        for k in events:
+            self.assertEqual(second[k], first[k], k)
+        self.assertEqual(second[("pmuscope_exporter_backwards_total", ())], 4)
+
+    def test_amu_series(self):
+        p, _, port = self.serve("-e", "cycles", env={"FAKE_PMUSCOPE_AMU": "1:offline"})
+        fams = self.scrape(port)
+        self.stop(p)
+        amu = fams["pmuscope_amu_events_total"]["samples"]
+        # CPU 0 only (CPU 1 offline since the start); read 1 after the first
+        # at startup: each counter at 10^12 plus one step of the fake's rule.
+        want = {("0", "0", "CPU_CYCLES"): 10**12 + 10**9, ("0", "1", "CNT_CYCLES"): 10**12 + 5 * 10**8,
+                ("0", "2", "INST_RETIRED"): 10**12 + 15 * 10**8,
+                ("0", "3", "STALL_BACKEND_MEM"): 10**12 + 25 * 10**7,
+                ("1", "0", "STALL_BACKEND"): 10**12 + 1000, ("1", "1", "0x0300"): 10**12 + 2000}
+        got = {}
+        for (_, labels), value in amu.items():
+            d = dict(labels)
+            self.assertEqual(d["cpu"], "0")
+            got[(d["group"], d["index"], d["type"])] = value
+        self.assertEqual(got, want)
+        state = fams["pmuscope_amu_state"]["samples"]
+        self.assertEqual(state[("pmuscope_amu_state", (("cpu", "1"), ("state", "offline")))], 1)
+        self.assertEqual(state[("pmuscope_amu_state", (("cpu", "0"), ("state", "ok")))], 1)
+        # No AMU in the driver: no AMU families.
+        p, _, port = self.serve(env={"FAKE_PMUSCOPE_FEATURES": "0x201"})
+        fams = self.scrape(port)
+        self.stop(p)
+        self.assertFalse([n for n in fams if n.startswith("pmuscope_amu")])
+
+    def test_sigterm_sigint_and_duration_end_cleanly(self):
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            p, _, port = self.serve("--log", self.logfile)
+            self.assertEqual(self.get(port)[0], 200)
+            p.send_signal(sig)
+            self.assertEqual(p.wait(timeout=10), 0)
+        with open(self.logfile) as f:
+            log = f.read()
+        self.assertIn("SIGTERM: stopping after 1 scrapes", log)
+        self.assertIn("SIGINT: stopping after 1 scrapes", log)
+        t0 = time.monotonic()
+        p, _, port = self.serve("--duration", "1")
+        self.assertEqual(p.wait(timeout=10), 0)
+        self.assertLess(time.monotonic() - t0, 5)
+        self.assertIn("--duration reached", self.stderr())
+        out = os.path.join(self.tmp.name, "textfile")
+        os.mkdir(out)
+        os.chmod(out, 0o777)
+        p = self.start("--textfile", out, "-I", "10000")
+        time.sleep(0.5)
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(timeout=10), 0)
+        self.assertEqual(os.listdir(out), [])
 
 
 if __name__ == "__main__":

@@ -28,6 +28,10 @@ struct stat_opts {
 	char **cmd;
 };
 
+/* stat's and snapshot's default events (main.c), export's too. */
+extern const char * const default_events[];
+extern const size_t nr_default_events;
+
 int open_exit_code(int err);
 int exit_code_of(int err);
 int add_events(struct stat_opts *o, char *list);
@@ -55,5 +59,6 @@ int cmd_record(int argc, char **argv);	/* record.c */
 int cmd_report(int argc, char **argv);	/* profile.c */
 int cmd_amu(int argc, char **argv);	/* amu.c */
 int cmd_spe(int argc, char **argv);	/* spe.c */
+int cmd_export(int argc, char **argv);	/* export.c */
 
 #endif

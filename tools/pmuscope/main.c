@@ -13,6 +13,10 @@
  *   pmuscope report [-i FILE] [--symfs DIR] [--pid PID] [--sort sym|line]
  *                   [-n TOP] [--json | --csv]                   (profile.c)
  *   pmuscope amu [-C CPUS | -a] [-I MS] [-n COUNT] [--json | --csv]  (amu.c)
+ *   pmuscope export [-e EVENTS] [-C CPUS | -a] (--listen [ADDR:]PORT |
+ *                   --textfile DIR [-I MS] [-n COUNT]) [--user NAME]
+ *                   [--log FILE] [--log-values] [--timeout S]
+ *                   [--duration S]                            (export.c)
  *   pmuscope spe record [-C CPUS | -a] [-o FILE] [OPTIONS] [-d S | -- CMD ...]
  *   pmuscope spe report [-i FILE] [--json] [--top N] [--pid PID | --all-pids]
  *   pmuscope spe dump [-i FILE]                                      (spe.c)
@@ -25,7 +29,7 @@
  * source can profile a CPU asked for (spe report --pid: no Context
  * packets to tell the pid by);
  * 4 counters busy (spe record: another session profiles a CPU); 5
- * permission; 6 driver missing or of another API
+ * permission (export: root could not be dropped); 6 driver missing or of another API
  * version; 1 anything else (report: a file that cannot be read or is not
  * a valid record file).
  */
@@ -293,10 +297,11 @@ static int cmd_read(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------ stat */
-static const char * const default_events[] = {
+const char * const default_events[] = {
 	"cycles", "instructions", "L1D_CACHE_REFILL", "L1D_CACHE",
 	"BR_MIS_PRED", "STALL_FRONTEND", "STALL_BACKEND",
 };
+const size_t nr_default_events = sizeof(default_events) / sizeof(default_events[0]);
 
 static void stat_usage(FILE *f)
 {
@@ -645,8 +650,7 @@ static int cmd_stat(int argc, char **argv)
 	if (optind < argc)
 		o.cmd = &argv[optind];
 
-	ret = choose_cpus_events(&o, default_events,
-				 sizeof(default_events) / sizeof(default_events[0]));
+	ret = choose_cpus_events(&o, default_events, nr_default_events);
 	if (ret)
 		return ret;
 	for (int w = 0; w < PMUSCOPE_CPU_WORDS; w++)
@@ -985,8 +989,7 @@ static int cmd_snapshot(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	ret = choose_cpus_events(&o, default_events,
-				 sizeof(default_events) / sizeof(default_events[0]));
+	ret = choose_cpus_events(&o, default_events, nr_default_events);
 	if (ret)
 		return ret;
 	for (int w = 0; w < PMUSCOPE_CPU_WORDS; w++)
@@ -1097,6 +1100,8 @@ static void usage(FILE *f)
 		"                            (pmuscope report --help)\n"
 		"  amu [OPTIONS]             each CPU's Activity Monitors: effective\n"
 		"                            frequency, busy, IPC (pmuscope amu --help)\n"
+		"  export [OPTIONS]          the counts as Prometheus metrics, over HTTP\n"
+		"                            or in a textfile (pmuscope export --help)\n"
 		"  spe record|report|dump    sample operations with the Statistical\n"
 		"                            Profiling Extension (pmuscope spe --help)\n"
 		"  read [--json]             what every session is counting now\n"
@@ -1137,6 +1142,8 @@ static int run(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "amu"))
 		return cmd_amu(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "export"))
+		return cmd_export(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "spe"))
 		return cmd_spe(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {

@@ -13,6 +13,15 @@
  * + 4 * k ticks at 62.5 MHz; method hardware unless PMUSCOPE_SNAP_F_SOFTWARE,
  * frozen 3 ticks on the software method.
  *
+ * READ number n (0, 1, ...) since the configuration gives the k-th CPU
+ * count 1000 * (n + 1) * (k + 1) + i for event i, as SNAPSHOT, time
+ * enabled and running 1000000 * (n + 1) ns. FAKE_PMUSCOPE_VAL_FLAGS
+ * "CPU:FLAGS,..." (FLAGS a number, PMUSCOPE_VAL_* bits) gives the values of
+ * a CPU those flags, in READ and SNAPSHOT: with OFFLINE they stay those of
+ * the first read (n = 0), with MULTIPLEXED time running is half of time
+ * enabled. FAKE_PMUSCOPE_BACKWARDS set: each odd n gives every count 1
+ * below that of n - 1 (a driver gone wrong).
+ *
  * STREAM, then ENABLE: each read() of the session waits 5 ms, then gives
  * (the first time) a LOST record of 5 and a THROTTLED record, then 4
  * SAMPLE records, CPUs 0 and 1 in turn, of the reading process and
@@ -62,6 +71,9 @@
  *   FAKE_PMUSCOPE_SPE_ERRNO   SPE_START fails with this errno
  *   FAKE_PMUSCOPE_SPE_PID     the Context packets' value
  *   FAKE_PMUSCOPE_SNAP_ERRNO  SNAPSHOT fails with this errno (a number)
+ *   FAKE_PMUSCOPE_READ_ERRNO  READ fails with this errno
+ *   FAKE_PMUSCOPE_VAL_FLAGS   flags of some CPUs' values, as above
+ *   FAKE_PMUSCOPE_BACKWARDS   counts that go backwards, as above
  *   FAKE_PMUSCOPE_STREAM_ERRNO  STREAM fails with this errno
  *   FAKE_PMUSCOPE_AMU         the AMU of some CPUs, as above
  *   FAKE_PMUSCOPE_AMU_ERRNO   AMU_READ fails with this errno
@@ -86,7 +98,7 @@
 #include <linux/pmuscope.h>
 
 static int fake_fd = -1;
-static unsigned int fake_nr_events, fake_snaps;
+static unsigned int fake_nr_events, fake_snaps, fake_reads;
 static uint64_t fake_cpus[16];
 static int fake_configured;
 static int fake_streaming, fake_enabled, fake_first_read;
@@ -217,6 +229,78 @@ static int fake_config(const struct pmuscope_config *cfg)
 	fake_nr_events = cfg->nr_events;
 	fake_configured = 1;
 	fake_snaps = 0;
+	fake_reads = 0;
+	return 0;
+}
+
+/* FAKE_PMUSCOPE_VAL_FLAGS's flags for @cpu. */
+static uint32_t fake_val_flags(unsigned int cpu)
+{
+	const char *env = getenv("FAKE_PMUSCOPE_VAL_FLAGS");
+	char buf[256], *save = NULL, *tok;
+	uint32_t flags = 0;
+
+	if (!env || !*env)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", env);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+
+		if (colon && (unsigned int)atoi(tok) == cpu)
+			flags |= strtoul(colon + 1, NULL, 0);
+	}
+	return flags;
+}
+
+/*
+ * Value of event @i on @cpu, the @k-th CPU, at read or snapshot @n;
+ * @enabled: its time enabled (running alike).
+ */
+static struct pmuscope_value fake_value(unsigned int cpu, unsigned int k, unsigned int i,
+					unsigned int n, uint64_t enabled)
+{
+	uint32_t flags = fake_val_flags(cpu);
+	unsigned int m = flags & PMUSCOPE_VAL_OFFLINE ? 0 : n;
+	uint64_t count = 1000ULL * (m + 1) * (k + 1) + i;
+
+	if (getenv("FAKE_PMUSCOPE_BACKWARDS") && m % 2)
+		count = 1000ULL * m * (k + 1) + i - 1;
+	if (flags & PMUSCOPE_VAL_OFFLINE && enabled > 1000)
+		enabled = 1000000;
+	return (struct pmuscope_value){
+		.count = count, .time_enabled = enabled,
+		.time_running = flags & PMUSCOPE_VAL_MULTIPLEXED ? enabled / 2 : enabled,
+		.cpu = cpu, .index = i, .flags = flags, .counter = i,
+	};
+}
+
+static int fake_read(struct pmuscope_read *rd)
+{
+	const char *err = getenv("FAKE_PMUSCOPE_READ_ERRNO");
+	struct pmuscope_value *vals = (struct pmuscope_value *)(uintptr_t)rd->values;
+	unsigned int ncpus = 0, k = 0;
+
+	if (rd->size != sizeof(*rd) || rd->flags || rd->reserved[0] || rd->reserved[1] ||
+	    (rd->value_size && rd->value_size != sizeof(*vals)) || !fake_configured)
+		return fake_err(EINVAL);
+	if (err && *err)
+		return fake_err(atoi(err));
+	for (unsigned int w = 0; w < 16; w++)
+		ncpus += __builtin_popcountll(fake_cpus[w]);
+	if (rd->nr_values < ncpus * fake_nr_events) {
+		rd->nr_values = ncpus * fake_nr_events;
+		return fake_err(ENOSPC);
+	}
+	for (unsigned int cpu = 0; cpu < 1024; cpu++) {
+		if (!(fake_cpus[cpu / 64] & (1ULL << (cpu % 64))))
+			continue;
+		for (unsigned int i = 0; i < fake_nr_events; i++)
+			vals[k * fake_nr_events + i] = fake_value(cpu, k, i, fake_reads,
+								  1000000ULL * (fake_reads + 1));
+		k++;
+	}
+	rd->nr_values = ncpus * fake_nr_events;
+	fake_reads++;
 	return 0;
 }
 
@@ -250,6 +334,7 @@ static int fake_snapshot(struct pmuscope_snapshot *sn)
 			continue;
 		cpus[k] = (struct pmuscope_snap_cpu){
 			.cpu = cpu,
+			.flags = fake_val_flags(cpu) & PMUSCOPE_VAL_OFFLINE ? PMUSCOPE_SNAPCPU_OFFLINE : 0,
 			.method = sn->flags & PMUSCOPE_SNAP_F_SOFTWARE ? PMUSCOPE_SNAP_SOFTWARE :
 				  PMUSCOPE_SNAP_HARDWARE,
 			.time = 1000000 + 1000ULL * fake_snaps + 4 * k,
@@ -257,11 +342,7 @@ static int fake_snapshot(struct pmuscope_snapshot *sn)
 			.frozen = sn->flags & PMUSCOPE_SNAP_F_SOFTWARE ? 3 : 0,
 		};
 		for (unsigned int i = 0; i < fake_nr_events; i++)
-			vals[k * fake_nr_events + i] = (struct pmuscope_value){
-				.count = 1000ULL * (fake_snaps + 1) * (k + 1) + i,
-				.time_enabled = 1000, .time_running = 1000,
-				.cpu = cpu, .index = i, .counter = i,
-			};
+			vals[k * fake_nr_events + i] = fake_value(cpu, k, i, fake_snaps, 1000);
 		k++;
 	}
 	sn->nr_values = ncpus * fake_nr_events;
@@ -643,6 +724,8 @@ int ioctl(int fd, unsigned long req, ...)
 		return fake_configured ? 0 : fake_err(EINVAL);
 	case PMUSCOPE_IOC_SNAPSHOT:
 		return fake_snapshot(arg);
+	case PMUSCOPE_IOC_READ:
+		return fake_read(arg);
 	case PMUSCOPE_IOC_STREAM:
 		return fake_stream(arg);
 	case PMUSCOPE_IOC_AMU_READ:
