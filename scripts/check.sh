@@ -221,6 +221,16 @@ guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 120
 # ... with -icount: per-task counting and multiplexing through perf, exact.
 guest a53-perf-exact --cpu cortex-a53 --smp 1 --icount 0 --plan perf-exact --no-blacklist \
 	--timeout 240
+# pmuscope export scraped by a private Prometheus on the host (127.0.0.1
+# only), through the guest's virtio-net: what Prometheus stored is what the
+# exporter served.
+python3 scripts/export-e2e.py "$build/initramfs.cpio" "$build/logs/guest-export.log" \
+	>"$build/logs/export-e2e.log" 2>&1
+sed -n 's/^\(PASS\|FAIL\) /\1 export-e2e\//p' "$build/logs/export-e2e.log" >>"$results"
+grep -q '^[0-9]* passed, 0 failed$' "$build/logs/export-e2e.log" ||
+	record FAIL "export end to end (see build/logs/export-e2e.log)"
+python3 scripts/pmuscope_console.py "$build/logs/guest-export.log" export |
+	tee -a "$results" | grep -v '^PASS '
 # The emulated units on the debug kernel, last (the gate lane is longer).
 while [ ! -e "$build/.gate-built" ] && kill -0 "$gate_pid" 2>/dev/null; do
 	sleep 5

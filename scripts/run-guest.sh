@@ -8,11 +8,15 @@
 #                     [--el2]   (virtualization=on: Linux at EL2, VHE on max)
 #                     [--kernel test|debug|bench] [--mem SIZE]
 #                     [--plugin "LIB,ARG=..."]   (a QEMU TCG plugin: scripts/profile.sh)
+#                     [--hostfwd PORT]   (virtio-net behind QEMU's user-mode network,
+#                                        restrict=on: no way out; host 127.0.0.1:PORT
+#                                        forwarded to the guest's port 9750)
 #        run-guest.sh --interactive [--cpu ...]   (busybox shell on the console)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 cpu=cortex-a53 smp=2 plan=discovery log= icount= timeout=300 append= interactive= machine=virt mem=512M plugin=
+hostfwd=
 blacklist="initcall_blacklist=armv8_pmu_driver_init"
 initrd=$PMUSCOPE_TOP/build/initramfs.cpio
 while [ $# -gt 0 ]; do
@@ -34,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--kernel) export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-$2.config; shift ;;
 	--mem) mem=$2; shift ;;
 	--plugin) plugin=$2; shift ;;
+	--hostfwd) hostfwd=$2; shift ;;
 	--interactive) interactive=1; plan=shell ;;
 	*) pmuscope_die "run-guest.sh: unknown option $1" ;;
 	esac
@@ -51,11 +56,17 @@ kdir=$("$PMUSCOPE_TOP/scripts/build-kernel.sh")
 slub_debug=
 [ "$(basename "$PMUSCOPE_KFRAG")" != pmuscope-test.config ] || slub_debug=slub_debug=FZP
 args=(-M "$machine" -cpu "$cpu" -smp "$smp" -m "$mem" -nographic -no-reboot
-      -monitor none -serial stdio -nic none
+      -monitor none -serial stdio
       -kernel "$kdir/arch/arm64/boot/Image" -initrd "$initrd"
       -append "console=ttyAMA0 panic=-1 loglevel=7 $slub_debug $blacklist pmuscope_plan=$plan pmuscope_profile=$cpu ${icount:+pmuscope_icount=$icount} $append")
 [ -z "$icount" ] || args+=(-icount "shift=$icount,sleep=off")
 [ -z "$plugin" ] || args+=(-plugin "$plugin")
+if [ -n "$hostfwd" ]; then
+	args+=(-netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$hostfwd-:9750"
+	       -device virtio-net-device,netdev=n0)
+else
+	args+=(-nic none)
+fi
 
 if [ -n "$interactive" ]; then
 	exec qemu-system-aarch64 "${args[@]}"
