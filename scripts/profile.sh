@@ -33,6 +33,9 @@ mkdir -p build/profile
 gcc -O2 -Wall -Wextra -shared -fPIC -o build/profile/insn-profile.so scripts/qemu/insn-profile.c
 plan=profile args=(--cpu cortex-a53) append="pmuscope_profile_ops=$ops"
 if [ -n "$emu" ]; then
+	# The test kernel (the emulated module is built with the KUnit
+	# modules), whatever the caller had: make bench exports the bench's.
+	export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-test.config
 	kdir=$(scripts/build-kernel.sh)
 	make --no-print-directory kunit-module >build/profile/build.log 2>&1 ||
 		pmuscope_die "module build failed, see build/profile/build.log"
