@@ -29,3 +29,18 @@ pmuscope_kernel_key() {
 pmuscope_kernel_dir() {
 	echo "$PMUSCOPE_CACHE/kernel-$PMUSCOPE_KVER-$(pmuscope_kernel_key)"
 }
+
+# make bench and make profile: pmuscope.ko and pmuscope_emu.ko (the driver
+# against the register model, PMUSCOPE_EMU=1: no KUnit needed) built
+# against the kernel in $1 (the bench kernel), in build/bench-src/ (a copy
+# of the sources: the checkout's own objects belong to the test kernel).
+pmuscope_build_bench_modules() {
+	rm -rf "$PMUSCOPE_TOP/build/bench-src"
+	mkdir -p "$PMUSCOPE_TOP/build/bench-src/tests"
+	cp -r "$PMUSCOPE_TOP"/{Kbuild,drivers,include} "$PMUSCOPE_TOP/build/bench-src/"
+	cp -r "$PMUSCOPE_TOP"/tests/{emu,kunit} "$PMUSCOPE_TOP/build/bench-src/tests/"
+	make --no-print-directory -C "$1" M="$PMUSCOPE_TOP/build/bench-src" ARCH=arm64 \
+		CROSS_COMPILE="$PMUSCOPE_CROSS" PMUSCOPE_EMU=1 modules \
+		>"$PMUSCOPE_TOP/build/bench-build.log" 2>&1 ||
+		pmuscope_die "module build failed, see build/bench-build.log"
+}

@@ -12,9 +12,9 @@
 #        --emu with an SPE profile, e.g. neoverse-n1; alone); default read7.
 #   --emu PROFILE: pmuscope_emu.ko (the driver against the register model)
 #        with the CPU profile PROFILE (e.g. v9.4-like, on QEMU's max) and
-#        snapshot=1, on the test kernel (the emulated module is built with
-#        the KUnit modules): the driver's own instructions are told from
-#        the model's (pmuscope_model_*) by function.
+#        snapshot=1, on the same bench kernel: the driver's own
+#        instructions are told from the model's (pmuscope_model_*) by
+#        function.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$PMUSCOPE_TOP"
@@ -32,25 +32,17 @@ scripts/setup.sh
 mkdir -p build/profile
 gcc -O2 -Wall -Wextra -shared -fPIC -o build/profile/insn-profile.so scripts/qemu/insn-profile.c
 plan=profile args=(--cpu cortex-a53) append="pmuscope_profile_ops=$ops"
+# The bench kernel (no debug options), and the driver built against it:
+# pmuscope.ko, and pmuscope_emu.ko (the driver against the register model).
+export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-bench.config
+kdir=$(scripts/build-kernel.sh)
+pmuscope_build_bench_modules "$kdir"
 if [ -n "$emu" ]; then
-	# The test kernel (the emulated module is built with the KUnit
-	# modules), whatever the caller had: make bench exports the bench's.
-	export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-test.config
-	kdir=$(scripts/build-kernel.sh)
-	make --no-print-directory kunit-module >build/profile/build.log 2>&1 ||
-		pmuscope_die "module build failed, see build/profile/build.log"
-	scripts/mkinitramfs.sh build/profile/initramfs.cpio pmuscope.ko pmuscope_emu.ko
+	scripts/mkinitramfs.sh build/profile/initramfs.cpio build/bench-src/pmuscope_emu.ko
 	args=(--cpu max)
 	[ "$emu" != neoverse-n1 ] || args=(--cpu neoverse-n1)
 	append="$append pmuscope_emu=$emu pmuscope_profile_args=snapshot=1"
 else
-	export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-bench.config
-	kdir=$(scripts/build-kernel.sh)
-	rm -rf build/bench-src && mkdir -p build/bench-src
-	cp -r Kbuild drivers include build/bench-src/
-	make --no-print-directory -C "$kdir" M="$PMUSCOPE_TOP/build/bench-src" ARCH=arm64 \
-		CROSS_COMPILE="$PMUSCOPE_CROSS" modules >build/bench-build.log 2>&1 ||
-		pmuscope_die "module build failed, see build/bench-build.log"
 	scripts/mkinitramfs.sh build/profile/initramfs.cpio build/bench-src/pmuscope.ko
 	[ -z "$perf" ] || { plan=profile-perf; args+=(--no-blacklist); }
 fi

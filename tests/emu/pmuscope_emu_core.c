@@ -381,8 +381,10 @@ DEFINE_SHOW_ATTRIBUTE(pmuscope_emu_amu);
 /*
  * /sys/kernel/debug/pmuscope_emu/spe: the model's own count of each CPU's
  * SPE samples (operations selected), records completely written to the
- * buffer, and collected records lost unwritten, for tests to compare what
- * the driver delivered with what the SPU did.
+ * buffer, collected records lost unwritten, and operations let pass
+ * unsampled while profiling was stopped (a full buffer waiting for its
+ * PMBIRQ), for tests to compare what the driver delivered with what the
+ * SPU did.
  */
 static int pmuscope_emu_spe_show(struct seq_file *s, void *unused)
 {
@@ -393,9 +395,9 @@ static int pmuscope_emu_spe_show(struct seq_file *s, void *unused)
 	for_each_possible_cpu(cpu) {
 		struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
 
-		seq_printf(s, "cpu%u samples=%u records=%u lost=%u\n", cpu,
+		seq_printf(s, "cpu%u samples=%u records=%u lost=%u stopped_ops=%llu\n", cpu,
 			   READ_ONCE(m->spe.samples), READ_ONCE(m->spe.records),
-			   READ_ONCE(m->spe.lost));
+			   READ_ONCE(m->spe.lost), READ_ONCE(m->spe.stopped_ops));
 	}
 	return 0;
 }

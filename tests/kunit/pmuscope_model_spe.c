@@ -1183,6 +1183,8 @@ void pmuscope_model_spe_run(struct pmuscope_model_cpu *m,
 		if (pmuscope_model_spe_step(m))
 			pmuscope_model_spe_sample(m, w, i, t0);
 	}
+	if (i < w->insts)
+		s->stopped_ops += w->insts - i;
 	pmuscope_model_count_locked(m, PMUSCOPE_MODEL_SPE_EV_SAMPLE_POP, w->el, i);
 }
 

@@ -133,6 +133,13 @@ struct pmuscope_model_spe {
 	unsigned int samples;	/* operations selected (SAMPLE_FEED) */
 	unsigned int records;	/* records completely written */
 	unsigned int lost;	/* collected records discarded unwritten */
+	/*
+	 * Operations of a workload that profiling, enabled at its start,
+	 * let pass unsampled because it stopped on the way (a full buffer
+	 * waiting for its PMBIRQ: S = 1): the samples a faster hand-over
+	 * would have taken, about stopped_ops / (interval + 1).
+	 */
+	u64 stopped_ops;
 	struct pmuscope_model_spe_buffer buf[PMUSCOPE_MODEL_SPE_BUFFERS];
 };
 

@@ -2,14 +2,19 @@
 /*
  * pmuscope-spe: an SPE session straight on the ioctls, for t-spe.sh.
  *
- *   pmuscope-spe CPU INTERVAL SECONDS [FLAGS]
+ *   pmuscope-spe CPU INTERVAL SECONDS [FLAGS [HW_KIB [BUFFER_KIB]]]
  *
  * Starts profiling CPU at EL0 and EL1 (FLAGS: the struct's flags, in hex,
- * default 3) with INTERVAL, prints "started" (the script injects the
+ * default 3) with INTERVAL (buffers: HW_KIB, default 64, and BUFFER_KIB,
+ * default 4096), prints "started" (the script injects the
  * modelled workload then), reads chunks for SECONDS or until SIGINT, stops, reads to the
  * end of file, and prints what it got: chunks, records (whole records,
  * counted by walking the packets), bytes, the OR of the chunk flags, the
- * chunks' lost bytes, the most sampled 16 MiB code region, and the SPE_STATUS accounting.
+ * chunks' lost bytes, the most sampled 16 MiB code region, the SPE_STATUS
+ * accounting, and the CLOCK_MONOTONIC time from SPE_START to the end of
+ * the last read and the CPU time the program used (user and system: its
+ * read()s and its walk; make bench's records per second). With
+ * PMUSCOPE_SPE_VERBOSE set, each read()'s time and size go to stderr.
  * Exit 0, or 1 with the failing call's errno in words; "errno=NAME" alone
  * for a refused SPE_START (the script checks which).
  */
@@ -22,6 +27,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -103,11 +109,19 @@ static void walk(const uint8_t *p, uint32_t len)
 	}
 }
 
+static int verbose;
+
 static int drain(int fd, char *buf, size_t len)
 {
 	ssize_t r = read(fd, buf, len);
 	size_t off = 0;
 
+	if (verbose) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		fprintf(stderr, "read %ld.%09ld %zd\n", (long)t.tv_sec, t.tv_nsec, r);
+	}
 	if (r <= 0)
 		return r;
 	while (off < (size_t)r) {
@@ -143,23 +157,27 @@ int main(int argc, char **argv)
 	struct pmuscope_spe_status ss = { .size = sizeof(ss), .records = (uintptr_t)st,
 					  .nr_records = 1 };
 	struct pmuscope_spe_config cfg = { .size = sizeof(cfg) };
-	struct timespec t0, t;
+	struct timespec t0, t, ts;
+	struct rusage ru;
 	uint64_t cpus = 0;
 	int fd, i, best = 0, secs;
 
 	if (argc < 4)
-		return fprintf(stderr, "usage: pmuscope-spe CPU INTERVAL SECONDS [FLAGS]\n"), 2;
+		return fprintf(stderr, "usage: pmuscope-spe CPU INTERVAL SECONDS "
+			       "[FLAGS [HW_KIB [BUFFER_KIB]]]\n"), 2;
 	cpus = 1ULL << atoi(argv[1]);
 	cfg.cpus = (uintptr_t)&cpus;
 	cfg.cpus_size = 8;
 	cfg.interval = strtoull(argv[2], NULL, 0);
 	cfg.flags = argc > 4 ? strtoul(argv[4], NULL, 16) : 3;
-	cfg.buffer_kib = 4096;
-	cfg.hw_kib = 64;
+	cfg.hw_kib = argc > 5 ? strtoul(argv[5], NULL, 0) : 64;
+	cfg.buffer_kib = argc > 6 ? strtoul(argv[6], NULL, 0) : 4096;
 	secs = atoi(argv[3]);
+	verbose = !!getenv("PMUSCOPE_SPE_VERBOSE");
 	fd = open("/dev/pmuscope", O_RDWR);
 	if (fd < 0)
 		return perror("open"), 1;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	if (ioctl(fd, PMUSCOPE_IOC_SPE_START, &cfg)) {
 		printf("errno=%s\n", errname(errno));
 		return 1;
@@ -181,6 +199,7 @@ int main(int argc, char **argv)
 		;
 	if (i < 0)
 		return perror("read after stop"), 1;
+	clock_gettime(CLOCK_MONOTONIC, &t);
 	if (ioctl(fd, PMUSCOPE_IOC_SPE_STATUS, &ss))
 		return perror("SPE_STATUS"), 1;
 	for (i = 1; i < MAXPC; i++)
@@ -193,6 +212,11 @@ int main(int argc, char **argv)
 	       st[0].state, (unsigned long long)st[0].bytes, (unsigned long long)st[0].lost_ring,
 	       (unsigned long long)st[0].lost_dl, st[0].fills, st[0].dl_events, st[0].collisions,
 	       st[0].spurious, (unsigned long long)st[0].stopped_ns);
+	getrusage(RUSAGE_SELF, &ru);
+	printf("time elapsed_ns=%llu cpu_ns=%llu\n",
+	       (unsigned long long)((t.tv_sec - ts.tv_sec) * 1000000000LL + t.tv_nsec - ts.tv_nsec),
+	       (unsigned long long)((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
+				    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL));
 	close(fd);
 	return 0;
 }
