@@ -68,6 +68,13 @@ static inline u64 pmuscope_hw_read(enum pmuscope_reg reg)
 	return pmuscope_model_read(reg);
 }
 
+/* Counter @n (PMUSCOPE_CYCLE_IDX: the cycle counter): as below. */
+static inline u64 pmuscope_hw_read_cnt(unsigned int n)
+{
+	return pmuscope_model_read(n == PMUSCOPE_CYCLE_IDX ? PMUSCOPE_REG_PMCCNTR_EL0 :
+				   PMUSCOPE_REG_PMEVCNTR(n));
+}
+
 static inline void pmuscope_hw_write(enum pmuscope_reg reg, u64 val)
 {
 	pmuscope_model_write(reg, val);
@@ -122,6 +129,46 @@ static inline bool pmuscope_hw_kernel_unmapped_at_el0(void)
 static __always_inline u64 pmuscope_hw_read(enum pmuscope_reg reg)
 {
 	return pmuscope_hw_mrs(reg);
+}
+
+/*
+ * Counter @n, 0..30 or PMUSCOPE_CYCLE_IDX (31): PMEVCNTR<n>_EL0 or
+ * PMCCNTR_EL0, whose encodings MRS takes as immediates. Where @n is known
+ * only at run time, pmuscope_hw_read(PMUSCOPE_REG_PMEVCNTR(n)) is a bounds
+ * check and a jump table into the seam's whole switch; READ's hot loop
+ * branches into a table of its own instead, 16 bytes per counter (a
+ * landing pad for BTI, bti j as hint 36 so that older assemblers take it,
+ * the MRS and the way out): six instructions per counter. @n is masked
+ * to 0..31, so that no value can branch outside the table.
+ */
+static __always_inline u64 pmuscope_hw_read_cnt(unsigned int n)
+{
+	u64 val, tmp;
+
+	BUILD_BUG_ON(PMUSCOPE_CYCLE_IDX != 31);
+	asm volatile("	adr	%1, 1f\n"
+		     "	add	%1, %1, %2, lsl #4\n"
+		     "	br	%1\n"
+		     "	.p2align 4\n"
+		     "1:\n"
+		     "	.irp	n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n"
+		     "	hint	36\n"
+		     "	mrs	%0, pmevcntr\\n\\()_el0\n"
+		     "	b	2f\n"
+		     "	nop\n"
+		     "	.endr\n"
+		     "	.irp	n, 16,17,18,19,20,21,22,23,24,25,26,27,28,29,30\n"
+		     "	hint	36\n"
+		     "	mrs	%0, pmevcntr\\n\\()_el0\n"
+		     "	b	2f\n"
+		     "	nop\n"
+		     "	.endr\n"
+		     "	hint	36\n"
+		     "	mrs	%0, pmccntr_el0\n"
+		     "2:\n"
+		     : "=&r" (val), "=&r" (tmp)
+		     : "r" ((u64)(n & 31)));
+	return val;
 }
 
 static __always_inline void pmuscope_hw_write(enum pmuscope_reg reg, u64 val)

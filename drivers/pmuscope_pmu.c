@@ -190,9 +190,7 @@ static __always_inline bool pmuscope_hwc_late(struct pmuscope_pmu *pmu,
 /* ---------------------------------------------------------- register access */
 static __always_inline u64 pmuscope_cnt_read(unsigned int idx)
 {
-	if (idx == PMUSCOPE_CYCLE_IDX)
-		return pmuscope_hw_read(PMUSCOPE_REG_PMCCNTR_EL0);
-	return pmuscope_hw_read(PMUSCOPE_REG_PMEVCNTR(idx));
+	return pmuscope_hw_read_cnt(idx);
 }
 
 static void pmuscope_cnt_write(unsigned int idx, u64 val)
