@@ -570,8 +570,13 @@ static int pmuscope_copy_snap_cpus(u64 uptr, const struct pmuscope_snap_cpu *cpu
 static long pmuscope_ioc_snapshot(struct pmuscope_session *sess, void __user *uarg)
 {
 	struct pmuscope_snapshot __user *usn = uarg;
-	struct pmuscope_snap_result res;
-	struct pmuscope_snapshot sn;
+	/*
+	 * Both written whole before they are read (copy_struct_from_user(),
+	 * pmuscope_session_snapshot()): not zeroed by
+	 * CONFIG_INIT_STACK_ALL_ZERO, two memset() calls per SNAPSHOT.
+	 */
+	struct pmuscope_snap_result res __uninitialized;
+	struct pmuscope_snapshot sn __uninitialized;
 	int ret;
 
 	ret = pmuscope_copy_arg(&sn, sizeof(sn), PMUSCOPE_SNAPSHOT_SIZE_VER0, uarg);

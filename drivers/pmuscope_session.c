@@ -962,6 +962,8 @@ static bool pmuscope_session_snap_here(struct pmuscope_session *sess, u32 flags,
 	res->nr_vals = sess->nr_events;
 	res->cpus = &res->one;
 	res->nr_cpus = 1;
+	res->skew = 0;
+	res->alloc = NULL;
 	return true;
 }
 
@@ -972,7 +974,7 @@ int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
 {
 	int ret;
 
-	memset(res, 0, sizeof(*res));
+	/* pmuscope_session_snap_here() sets every field, or the slow path does. */
 	mutex_lock(&sess->lock);
 	if (sess->configured && sess->only_cpu >= 0 && sess->nr_events <= room_vals &&
 	    room_cpus && sess->nr_events <= sess->vbuf_n &&

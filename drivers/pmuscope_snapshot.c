@@ -329,10 +329,11 @@ out:
 /* Wait with IRQs off for the system counter to reach @deadline (0: none). */
 static bool pmuscope_snap_wait(u64 deadline)
 {
-	u64 t = pmuscope_hw_syscnt();
+	u64 t;
 
 	if (!deadline)
 		return false;
+	t = pmuscope_hw_syscnt();
 	if (t > deadline)
 		return true;		/* late */
 	while (t < deadline) {
@@ -372,7 +373,7 @@ static void pmuscope_snap_sw(struct pmuscope_pmu *pmu, u64 mask, const u8 *idx,
 static void pmuscope_snap_hw(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 			     u64 now, const u64 *svr, struct pmuscope_value *vals)
 {
-	u64 raw[PMUSCOPE_MAX_EVENTS];
+	u64 raw[PMUSCOPE_MAX_EVENTS] __uninitialized;	/* @nr written, then read */
 	u64 ovs;
 	u32 i;
 
@@ -405,13 +406,17 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 			   u32 flags, u64 deadline, u64 now,
 			   struct pmuscope_value *vals, struct pmuscope_snap_cpu *sc)
 {
-	u64 svr[PMUSCOPE_NR_COUNTERS];
+	/*
+	 * Written for the counters of @mask before any is read: not zeroed
+	 * by CONFIG_INIT_STACK_ALL_ZERO (a 256-byte memset per snapshot).
+	 */
+	u64 svr[PMUSCOPE_NR_COUNTERS] __uninitialized;
 	enum pmuscope_ss_hw st;
 	u64 mask = 0;
 	u32 i;
 
-	memset(sc, 0, sizeof(*sc));
-	sc->cpu = pmu->cpu;
+	/* Stores of zeros the compiler can see, not a call of memset(). */
+	*sc = (struct pmuscope_snap_cpu){ .cpu = pmu->cpu };
 	if (!pmu->hw_ready) {
 		pmuscope_pmu_read(pmu, idx, nr, now, vals);
 		sc->method = PMUSCOPE_SNAP_IDLE;
