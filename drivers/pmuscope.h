@@ -160,10 +160,15 @@ struct pmuscope_hwc {
 	 * READ's hot path (pmuscope_hwc_plain()) first, together; the
 	 * whole is 128 bytes, so that &hwc[n] is one shift and add.
 	 */
-	bool enabled;			/* the owner wants it counting */
-	bool on_hw;			/* programmed and counting on the CPU */
-	bool irq_off;			/* overflow IRQ throttled for this counter */
-	bool clock_on;			/* enabled and its CPU online: time runs */
+	union {
+		struct {
+			bool enabled;	/* the owner wants it counting */
+			bool on_hw;	/* programmed and counting on the CPU */
+			bool irq_off;	/* overflow IRQ throttled for this counter */
+			bool clock_on;	/* enabled and its CPU online: time runs */
+		};
+		u32 state;	/* the four at once, for pmuscope_hwc_hot() */
+	};
 	u32 flags;			/* PMUSCOPE_VAL_* seen since the last reset */
 	u64 base;			/* while on_hw: count = base + counter */
 	u64 offset;			/* reported count = count - offset (reset) */

@@ -865,15 +865,17 @@ pmuscope_hwc_plain(struct pmuscope_hwc *hwc, unsigned int n, u32 i, u32 cpu, u64
 {
 	u64 count = hwc->base + hw;
 	u64 run = hwc->clock_on ? now - hwc->clock_at : 0;
-	u64 enabled = hwc->t_enabled + run, running = hwc->t_running + run;
 	struct pmuscope_value v = {
-		.count = count - hwc->offset, .time_enabled = enabled,
-		.time_running = running, .cpu = cpu, .index = i,
+		.count = count - hwc->offset, .time_enabled = hwc->t_enabled + run,
+		.time_running = hwc->t_running + run, .cpu = cpu, .index = i,
 		.flags = hwc->flags, .counter = n,
 	};
 
-	if (unlikely(running < enabled))
-		v.flags |= PMUSCOPE_VAL_MULTIPLEXED;
+	/*
+	 * No PMUSCOPE_VAL_MULTIPLEXED test: the engine's clocks advance
+	 * together (pmuscope_hwc_clock()), so time_running == time_enabled
+	 * here; multiplexing is the perf core's (pmuscope_perf.c).
+	 */
 	hwc->last_hw = hw;
 	if (count > hwc->last)
 		hwc->last = count;
@@ -926,8 +928,25 @@ any:
 }
 
 /*
- * READ of a ready PMU in one pass: each counter in READ's usual case is
- * read and its value made at once (pmuscope_hwc_plain()), all others are
+ * READ's usual case, in one load and compare: on the hardware, its clock
+ * running, its overflow interrupt not throttled (enabled or not: a
+ * counter being disabled is still read). The patterns are constants the
+ * compiler folds, whatever the byte order.
+ */
+static __always_inline bool pmuscope_hwc_hot(const struct pmuscope_hwc *hwc)
+{
+	const struct pmuscope_hwc want = { .on_hw = true, .clock_on = true };
+	const struct pmuscope_hwc mask = { .on_hw = true, .irq_off = true, .clock_on = true };
+
+	return (hwc->state & mask.state) == want.state;
+}
+
+/*
+ * READ of a ready PMU in one pass: each counter in READ's usual case (on
+ * the hardware, its clock running, not sampling, its overflow interrupt
+ * not throttled; a 64-bit one not gone backwards, a 32-bit one folded by
+ * that interrupt) is read and its value made at once (pmuscope_hwc_plain()'s
+ * arithmetic, inline), all others are
  * read and left to pmuscope_pmu_fold_one() after PMOVSSET_EL0 has been
  * read. That read, after an ISB, tells whether the values made at once
  * hold: a 32-bit counter read before it has no wrap pending if its
@@ -946,44 +965,78 @@ static __always_inline void pmuscope_pmu_read_ready(struct pmuscope_pmu *pmu,
 	const bool irq = pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ;
 	const u32 cpu = pmu->cpu;
 	unsigned long rest = 0;		/* bit i: @vals[i] left to fold_one() */
-	u64 read32 = 0;			/* bit n: 32-bit counter n read here */
-	u64 made = 0;			/* bit n: counter n's value made at once */
+	u64 read32 = 0;			/* bit n: 32-bit counter n read, left to fold_one() */
+	u64 made32 = 0;			/* bit n: 32-bit counter n's value made at once */
 	u64 ovs = 0, redo;
 	u32 i, folds = 0;
 
 	BUILD_BUG_ON(PMUSCOPE_MAX_EVENTS > BITS_PER_LONG);
+	BUILD_BUG_ON(PMUSCOPE_NO_COUNTER < PMUSCOPE_NR_COUNTERS);
 	for (i = 0; i < nr; i++) {
 		unsigned int n = idx[i];
 		struct pmuscope_hwc *hwc;
-		bool wide;
-		u64 hw;
+		u64 hw, count, run;
 
-		if (unlikely(n == PMUSCOPE_NO_COUNTER || !pmu->hwc[n].on_hw)) {
+		if (unlikely(n >= PMUSCOPE_NR_COUNTERS)) {	/* PMUSCOPE_NO_COUNTER */
 			__set_bit(i, &rest);
 			continue;
 		}
 		hwc = &pmu->hwc[n];
-		hw = pmuscope_cnt_read(n);
-		wide = n == PMUSCOPE_CYCLE_IDX || !narrow;
-		if (!wide)
-			read32 |= BIT_ULL(n);
-		if (likely(!hwc->sample_period &&
-			   (wide ? hw >= hwc->last_hw : irq && !hwc->irq_off))) {
-			vals[i] = pmuscope_hwc_plain(hwc, n, i, cpu,
-						     wide ? hw : lower_32_bits(hw), now);
-			made |= BIT_ULL(n);
-			folds++;
+		/*
+		 * The usual case: counting, its clock running, no sampling,
+		 * its overflow interrupt not throttled. Anything else is read
+		 * (if on the hardware) and left to fold_one().
+		 */
+		if (unlikely(!pmuscope_hwc_hot(hwc) || hwc->sample_period)) {
+			if (hwc->on_hw) {
+				vals[i].count = pmuscope_cnt_read(n);
+				if (n != PMUSCOPE_CYCLE_IDX && narrow)
+					read32 |= BIT_ULL(n);
+			}
+			__set_bit(i, &rest);
 			continue;
 		}
-		vals[i].count = hw;
-		__set_bit(i, &rest);
+		hw = pmuscope_cnt_read(n);
+		if (n == PMUSCOPE_CYCLE_IDX || !narrow) {
+			/* A 64-bit counter gone backwards was written: fold_one(). */
+			if (unlikely(hw < hwc->last_hw)) {
+				vals[i].count = hw;
+				__set_bit(i, &rest);
+				continue;
+			}
+		} else {
+			/* Poll mode: the wrap may be the poll's to fold. */
+			if (unlikely(!irq)) {
+				read32 |= BIT_ULL(n);
+				vals[i].count = hw;
+				__set_bit(i, &rest);
+				continue;
+			}
+			hw = lower_32_bits(hw);
+			made32 |= BIT_ULL(n);
+		}
+		/*
+		 * pmuscope_hwc_plain(), its clock known to run; time_running
+		 * is time_enabled (the engine's clocks advance together).
+		 */
+		count = hwc->base + hw;
+		run = hwc->t_enabled + now - hwc->clock_at;
+		vals[i] = (struct pmuscope_value){
+			.count = count - hwc->offset, .time_enabled = run,
+			.time_running = run, .cpu = cpu, .index = i,
+			.flags = hwc->flags, .counter = n,
+		};
+		hwc->last_hw = hw;
+		if (count > hwc->last)
+			hwc->last = count;
+		folds++;
 	}
-	if (read32) {
+	if (read32 | made32) {
 		pmuscope_hw_isb();
 		ovs = pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0);
 	}
 	/* 32-bit counters made at once with a wrap to fold (64-bit: none). */
-	redo = ovs & made & read32;
+	redo = ovs & made32;
 	if (unlikely(redo)) {
 		/* The value each was read at, to fold_one(). */
 		for (i = 0; i < nr; i++) {
