@@ -854,40 +854,54 @@ static noinline void pmuscope_pmu_fold_one(struct pmuscope_pmu *pmu, unsigned in
 }
 
 /*
- * The value of counter @n, the @i-th of its session, whose count is
- * base + @hw: no wrap left to fold and, for a 64-bit counter, not gone
- * backwards (pmuscope_hwc_fold_hw()); on a ready PMU, so never OFFLINE
- * (pmuscope_hwc_value_of()). READ's usual case: every load is made before
- * the first store, which the compiler could not otherwise assume.
+ * READ's usual case, in one load and compare: on the hardware, its clock
+ * running, its overflow interrupt not throttled (enabled or not: a
+ * counter being disabled is still read). The patterns are constants the
+ * compiler folds, whatever the byte order.
  */
-static __always_inline struct pmuscope_value
-pmuscope_hwc_plain(struct pmuscope_hwc *hwc, unsigned int n, u32 i, u32 cpu, u64 hw, u64 now)
+static __always_inline bool pmuscope_hwc_hot(const struct pmuscope_hwc *hwc)
+{
+	const struct pmuscope_hwc want = { .on_hw = true, .clock_on = true };
+	const struct pmuscope_hwc mask = { .on_hw = true, .irq_off = true, .clock_on = true };
+
+	return (hwc->state & mask.state) == want.state;
+}
+
+/*
+ * The value of counter @n, the @i-th of its session, that
+ * pmuscope_hwc_hot() passed (its clock runs), whose count is base + @hw:
+ * no wrap left to fold and, for a 64-bit counter, not gone backwards
+ * (pmuscope_hwc_fold_hw()); on a ready PMU, so never OFFLINE
+ * (pmuscope_hwc_value_of()). No PMUSCOPE_VAL_MULTIPLEXED and one clock
+ * sum: the engine's clocks advance together (pmuscope_hwc_clock()), so
+ * time_running is time_enabled; multiplexing is the perf core's
+ * (pmuscope_perf.c). READ's usual case: every load is made before the
+ * first store, which the compiler could not otherwise assume.
+ */
+static __always_inline void pmuscope_hwc_make(struct pmuscope_hwc *hwc, unsigned int n,
+					      u32 i, u32 cpu, u64 hw, u64 now,
+					      struct pmuscope_value *val)
 {
 	u64 count = hwc->base + hw;
-	u64 run = hwc->clock_on ? now - hwc->clock_at : 0;
-	struct pmuscope_value v = {
-		.count = count - hwc->offset, .time_enabled = hwc->t_enabled + run,
-		.time_running = hwc->t_running + run, .cpu = cpu, .index = i,
+	u64 t = hwc->t_enabled + now - hwc->clock_at;
+
+	*val = (struct pmuscope_value){
+		.count = count - hwc->offset, .time_enabled = t,
+		.time_running = t, .cpu = cpu, .index = i,
 		.flags = hwc->flags, .counter = n,
 	};
-
-	/*
-	 * No PMUSCOPE_VAL_MULTIPLEXED test: the engine's clocks advance
-	 * together (pmuscope_hwc_clock()), so time_running == time_enabled
-	 * here; multiplexing is the perf core's (pmuscope_perf.c).
-	 */
 	hwc->last_hw = hw;
 	if (count > hwc->last)
 		hwc->last = count;
-	return v;
 }
 
 /*
  * Turn what pmuscope_pmu_raw() read (@vals[i].count, @ovs) into values:
- * pmuscope_hwc_plain() where it applies (on a ready PMU, a counter that
- * does not sample and either is 64-bit and has not gone backwards, or is
- * a 32-bit one folded by its overflow interrupt, not throttled, with no
- * wrap pending), pmuscope_pmu_fold_one() for every other counter.
+ * pmuscope_hwc_make() where it applies (on a ready PMU, a counter that
+ * pmuscope_hwc_hot() passes, does not sample, and either is 64-bit and
+ * has not gone backwards, or is a 32-bit one folded by its overflow
+ * interrupt with no wrap pending), pmuscope_pmu_fold_one() for every
+ * other counter.
  */
 static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
 					      const u8 *idx, u32 nr, u64 now,
@@ -908,16 +922,16 @@ static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
 		bool wide;
 		u64 hw;
 
-		if (unlikely(!ready || n == PMUSCOPE_NO_COUNTER || !pmu->hwc[n].on_hw))
+		if (unlikely(!ready || n >= PMUSCOPE_NR_COUNTERS))	/* or NO_COUNTER */
 			goto any;
 		hwc = &pmu->hwc[n];
+		if (unlikely(!pmuscope_hwc_hot(hwc) || hwc->sample_period))
+			goto any;
 		hw = vals[i].count;
 		wide = n == PMUSCOPE_CYCLE_IDX || !narrow;
-		if (likely(!hwc->sample_period &&
-			   (wide ? hw >= hwc->last_hw :
-			    irq && !hwc->irq_off && !(ovs & BIT_ULL(n))))) {
-			vals[i] = pmuscope_hwc_plain(hwc, n, i, cpu,
-						     wide ? hw : lower_32_bits(hw), now);
+		if (likely(wide ? hw >= hwc->last_hw : irq && !(ovs & BIT_ULL(n)))) {
+			pmuscope_hwc_make(hwc, n, i, cpu, wide ? hw : lower_32_bits(hw), now,
+					  &vals[i]);
 			folds++;
 			continue;
 		}
@@ -928,25 +942,11 @@ any:
 }
 
 /*
- * READ's usual case, in one load and compare: on the hardware, its clock
- * running, its overflow interrupt not throttled (enabled or not: a
- * counter being disabled is still read). The patterns are constants the
- * compiler folds, whatever the byte order.
- */
-static __always_inline bool pmuscope_hwc_hot(const struct pmuscope_hwc *hwc)
-{
-	const struct pmuscope_hwc want = { .on_hw = true, .clock_on = true };
-	const struct pmuscope_hwc mask = { .on_hw = true, .irq_off = true, .clock_on = true };
-
-	return (hwc->state & mask.state) == want.state;
-}
-
-/*
  * READ of a ready PMU in one pass: each counter in READ's usual case (on
  * the hardware, its clock running, not sampling, its overflow interrupt
  * not throttled; a 64-bit one not gone backwards, a 32-bit one folded by
- * that interrupt) is read and its value made at once (pmuscope_hwc_plain()'s
- * arithmetic, inline), all others are
+ * that interrupt) is read and its value made at once (pmuscope_hwc_make()),
+ * all others are
  * read and left to pmuscope_pmu_fold_one() after PMOVSSET_EL0 has been
  * read. That read, after an ISB, tells whether the values made at once
  * hold: a 32-bit counter read before it has no wrap pending if its
@@ -975,7 +975,7 @@ static __always_inline void pmuscope_pmu_read_ready(struct pmuscope_pmu *pmu,
 	for (i = 0; i < nr; i++) {
 		unsigned int n = idx[i];
 		struct pmuscope_hwc *hwc;
-		u64 hw, count, run;
+		u64 hw;
 
 		if (unlikely(n >= PMUSCOPE_NR_COUNTERS)) {	/* PMUSCOPE_NO_COUNTER */
 			__set_bit(i, &rest);
@@ -1015,20 +1015,7 @@ static __always_inline void pmuscope_pmu_read_ready(struct pmuscope_pmu *pmu,
 			hw = lower_32_bits(hw);
 			made32 |= BIT_ULL(n);
 		}
-		/*
-		 * pmuscope_hwc_plain(), its clock known to run; time_running
-		 * is time_enabled (the engine's clocks advance together).
-		 */
-		count = hwc->base + hw;
-		run = hwc->t_enabled + now - hwc->clock_at;
-		vals[i] = (struct pmuscope_value){
-			.count = count - hwc->offset, .time_enabled = run,
-			.time_running = run, .cpu = cpu, .index = i,
-			.flags = hwc->flags, .counter = n,
-		};
-		hwc->last_hw = hw;
-		if (count > hwc->last)
-			hwc->last = count;
+		pmuscope_hwc_make(hwc, n, i, cpu, hw, now, &vals[i]);
 		folds++;
 	}
 	if (read32 | made32) {
