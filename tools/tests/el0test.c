@@ -282,6 +282,20 @@ static void describe(struct pmuscope *h, const char *const *specs, unsigned int 
 	}
 }
 
+/* self_session(), described, and each counter's page view in @v (NULL: none). */
+static struct pmuscope *self_session_view(const char *const *specs, unsigned int nr,
+					  uint32_t flags, struct ctr_view *v)
+{
+	struct pmuscope *h = self_session(specs, nr, flags);
+
+	if (!h)
+		return NULL;
+	describe(h, specs, nr);
+	for (unsigned int i = 0; v && i < nr; i++)
+		page_view(h, i, &v[i]);
+	return h;
+}
+
 /* ------------------------------------------------- one round: f1, io, f2 */
 struct round {
 	uint64_t f1[MAXN], io[MAXN], f2[MAXN];
@@ -478,12 +492,9 @@ static void test_exact(unsigned long rounds)
 	snprintf(tag, sizeof(tag), "pmuscope-el0 exact");
 	tap_tag = tag;
 	pin(0);
-	h = self_session(specs, nr, PMUSCOPE_CFG_USER_SWINC);
+	h = self_session_view(specs, nr, PMUSCOPE_CFG_USER_SWINC, v);
 	if (!h)
 		return;
-	describe(h, specs, nr);
-	for (unsigned int i = 0; i < nr; i++)
-		page_view(h, i, &v[i]);
 	tap(pmuscope_user_page(h) && pmuscope_user_page(h)->version == PMUSCOPE_USER_PAGE_VERSION &&
 	    pmuscope_user_page(h)->nr == nr,
 	    "configure_self: the page is mapped, version %u, %u counters",
@@ -659,12 +670,10 @@ static void test_wrap(unsigned int secs)
 	snprintf(tag, sizeof(tag), "pmuscope-el0 wrap");
 	tap_tag = tag;
 	pin(0);
-	h = self_session(specs, nr, 0);
+	h = self_session_view(specs, nr, 0, v);
 	if (!h)
 		return;
-	describe(h, specs, nr);
 	for (unsigned int i = 0; i < nr; i++) {
-		page_view(h, i, &v[i]);
 		w32[i] = v[i].width == 32;
 		any32 |= w32[i];
 	}
@@ -929,12 +938,9 @@ static void test_sigill_smp(void)
 		return;
 	}
 	pin(0);
-	h = self_session(specs, nr, PMUSCOPE_CFG_USER_SWINC);
+	h = self_session_view(specs, nr, PMUSCOPE_CFG_USER_SWINC, v);
 	if (!h)
 		return;
-	describe(h, specs, nr);
-	for (unsigned int i = 0; i < nr; i++)
-		page_view(h, i, &v[i]);
 	for (int cpu = 0; cpu < 2; cpu++) {
 		const char *where = cpu ? "on CPU 1, while this thread spins granted on CPU 0" :
 				    "on CPU 0 too, while this thread spins granted there";
@@ -1026,10 +1032,9 @@ static void stress(const char *what, unsigned long rounds, unsigned int flip, un
 	}
 	memset(&S, 0, sizeof(S));
 	unpin();
-	h = self_session(specs, nr, PMUSCOPE_CFG_USER_SWINC);
+	h = self_session_view(specs, nr, PMUSCOPE_CFG_USER_SWINC, NULL);
 	if (!h)
 		return;
-	describe(h, specs, nr);
 	page_view(h, 0, &v);
 	S.grants0 = v.grants;
 	for (int i = 0; i < hogs; i++)
