@@ -140,6 +140,8 @@ struct perf_event;
 /* The largest stream record, in 64-bit words: the header and 32 counts. */
 #define PMUSCOPE_REC_MAX_WORDS		(sizeof(struct pmuscope_record) / 8 + PMUSCOPE_MAX_EVENTS)
 #define PMUSCOPE_NO_COUNTER		0xff	/* a session's event without a counter here */
+/* Sampling is throttled once the overflow interrupt takes 1/4 of a second. */
+#define PMUSCOPE_IRQ_BUSY_DIV		4
 
 /* How counter wraps are folded into the 64-bit software counts. */
 enum pmuscope_fold_mode {
@@ -230,6 +232,15 @@ struct pmuscope_pmu {
 	u32 on_hw_mask;			/* bit i: hwc[i] counting on the CPU */
 	u64 overflows;			/* 32-bit wraps folded */
 	u64 interrupts;			/* overflow interrupts taken */
+	/*
+	 * The overflow interrupt's own time (system-counter ticks) since
+	 * @irq_window: once it is over a quarter of a second within one
+	 * second, sampling counters are throttled however few samples that
+	 * was (a slow CPU, or a debug kernel, could otherwise spend all its
+	 * time below sample_limit: perf's perf_cpu_time_max_percent).
+	 */
+	u64 irq_window;
+	u64 irq_busy;
 	u64 spurious;			/* ... with no overflow of ours */
 	u64 resyncs;			/* counters found clobbered or lost */
 	u64 folds;			/* counter reads that folded */

@@ -612,11 +612,20 @@ void pmuscope_hwc_set_sampling(struct pmuscope_pmu *pmu, unsigned int idx,
 bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled)
 {
 	unsigned long pending, mine, idx;
+	u64 ovs, now, freq;
 	unsigned int limit;
-	u64 ovs;
+	bool busy;
 
 	*sampled = 0;
 	pmu->interrupts++;
+	/* The interrupt's share of this second (pmu->irq_busy, the handler's). */
+	now = pmuscope_hw_syscnt();
+	freq = pmuscope_hw_syscnt_freq();
+	if (now - pmu->irq_window >= freq) {
+		pmu->irq_window = now;
+		pmu->irq_busy = 0;
+	}
+	busy = pmu->irq_busy > freq / PMUSCOPE_IRQ_BUSY_DIV;
 	ovs = pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0) & U32_MAX;
 	if (!ovs) {
 		pmu->spurious++;
@@ -652,7 +661,8 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled)
 		}
 		limit = hwc->sample_period ? pmuscope_engine.sample_limit :
 			pmuscope_engine.storm_limit;
-		if (++hwc->storm_count > limit && !hwc->irq_off) {
+		if ((++hwc->storm_count > limit || (busy && hwc->sample_period)) &&
+		    !hwc->irq_off) {
 			/* No real counter wraps that often: stop listening. */
 			pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, BIT_ULL(idx));
 			hwc->irq_off = true;

@@ -219,6 +219,62 @@ static void pmuscope_test_sampling_throttle(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, pmu->hwc[0].flags & PMUSCOPE_VAL_THROTTLED);
 }
 
+/*
+ * The overflow interrupt's own time (pmu->irq_busy, accounted by the
+ * handler) over a quarter of its one-second window throttles a sampling
+ * counter at the next interrupt, far below sample_limit: a CPU too slow
+ * for sample_limit samples a second is never left to the interrupt alone.
+ * Times are in the system counter's ticks, of whatever clock this CPU's
+ * model gives (the driver's seam is the model's here, this file's is
+ * not): set and used with IRQs off.
+ */
+struct pmuscope_busy_case {
+	const char *name;
+	u32 quarters;		/* pmu->irq_busy: quarters of a second ... */
+	u32 extra;		/* ... plus ticks */
+	bool old_window;	/* the window began a second ago */
+	bool throttled;
+};
+
+static const struct pmuscope_busy_case pmuscope_busy_cases[] = {
+	{ "interrupt over a quarter of the second: throttled", 1, 1, false, true },
+	{ "interrupt at a quarter of the second: sampling goes on", 1, 0, false, false },
+	{ "a second later: a new window, sampling goes on", 4, 0, true, false },
+};
+
+static void pmuscope_busy_desc(const struct pmuscope_busy_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_busy, pmuscope_busy_cases, pmuscope_busy_desc);
+
+static void pmuscope_test_sampling_busy(struct kunit *test)
+{
+	const struct pmuscope_busy_case *c = test->param_value;
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = pmuscope_stest_two(test, &pmuscope_model_v94);
+	unsigned long sampled, irqf;
+	u64 freq;
+
+	KUNIT_ASSERT_EQ(test, pmuscope_engine.sample_limit, 20000U);
+	pmu->hwc[0].enabled = true;
+	pmu->hwc[CC].enabled = true;
+	pmuscope_stest_mask(pmu, BIT(0) | BIT(CC), true);
+	pmuscope_stest_sampling(pmu, 0, 1000);
+	pmuscope_model_count(t->cpu, 0x11, 1000);
+	raw_spin_lock_irqsave(&pmu->lock, irqf);
+	freq = pmuscope_model_syscnt_freq();
+	pmu->irq_window = pmuscope_model_syscnt() - (c->old_window ? freq : 0);
+	pmu->irq_busy = freq / 4 * c->quarters + c->extra;
+	pmuscope_pmu_overflow(pmu, &sampled);
+	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
+	KUNIT_EXPECT_EQ(test, sampled, BIT(0));
+	KUNIT_EXPECT_EQ(test, pmu->hwc[0].irq_off, c->throttled);
+	KUNIT_EXPECT_EQ(test, !!(pmu->hwc[0].flags & PMUSCOPE_VAL_THROTTLED), c->throttled);
+	KUNIT_EXPECT_EQ(test, pmu->hwc[0].storm_count, 1U);
+}
+
 /* ------------------------------------------------------------------ ring */
 
 static void pmuscope_stest_rec(struct pmuscope_ring *r, u32 nr, u32 tag)
@@ -530,6 +586,7 @@ static struct kunit_case pmuscope_stream_cases[] = {
 	KUNIT_CASE(pmuscope_test_start_stop_mask),
 	KUNIT_CASE_PARAM(pmuscope_test_sampling, pmuscope_sample_gen_params),
 	KUNIT_CASE(pmuscope_test_sampling_throttle),
+	KUNIT_CASE_PARAM(pmuscope_test_sampling_busy, pmuscope_busy_gen_params),
 	KUNIT_CASE(pmuscope_test_ring_lost),
 #ifdef PMUSCOPE_HAVE_KUNIT_VM_MMAP
 	/*
