@@ -241,6 +241,7 @@ struct pmuscope_pmu {
 	 */
 	u64 irq_window;
 	u64 irq_busy;
+	u64 irq_entry;			/* system counter at the interrupt's entry */
 	u64 spurious;			/* ... with no overflow of ours */
 	u64 resyncs;			/* counters found clobbered or lost */
 	u64 folds;			/* counter reads that folded */

@@ -103,7 +103,6 @@ static struct pmuscope_pmu * __percpu *pmuscope_irq_pmu;
 static irqreturn_t pmuscope_irq_handler(int irq, void *dev)
 {
 	struct pmuscope_pmu *pmu = *(struct pmuscope_pmu **)dev;
-	u64 t0 = pmuscope_hw_syscnt();
 	unsigned long sampled;
 	bool handled;
 
@@ -115,8 +114,11 @@ static irqreturn_t pmuscope_irq_handler(int irq, void *dev)
 	if (pmuscope_pmu_needs_poll(pmu) && !hrtimer_active(&pmu->poll_timer))
 		hrtimer_start(&pmu->poll_timer, ns_to_ktime(pmuscope_engine.poll_ns),
 			      HRTIMER_MODE_REL_PINNED_HARD);
-	/* The interrupt's time, for the next one's throttle (pmuscope_pmu_overflow()). */
-	pmu->irq_busy += pmuscope_hw_syscnt() - t0;
+	/*
+	 * The interrupt's time from pmuscope_pmu_overflow()'s entry, for the
+	 * next one's throttle.
+	 */
+	pmu->irq_busy += pmuscope_hw_syscnt() - pmu->irq_entry;
 	raw_spin_unlock(&pmu->lock);
 	return handled ? IRQ_HANDLED : IRQ_NONE;
 }

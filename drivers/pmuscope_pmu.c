@@ -618,8 +618,12 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled)
 
 	*sampled = 0;
 	pmu->interrupts++;
-	/* The interrupt's share of this second (pmu->irq_busy, the handler's). */
+	/*
+	 * The interrupt's share of this second (pmu->irq_busy, added by the
+	 * handler from @irq_entry: one system-counter read at each end).
+	 */
 	now = pmuscope_hw_syscnt();
+	pmu->irq_entry = now;
 	freq = pmuscope_hw_syscnt_freq();
 	if (now - pmu->irq_window >= freq) {
 		pmu->irq_window = now;
