@@ -139,7 +139,11 @@ struct perf_event;
 #define PMUSCOPE_NR_COUNTERS		32	/* 0..30 event counters, 31 cycle */
 /* The largest stream record, in 64-bit words: the header and 32 counts. */
 #define PMUSCOPE_REC_MAX_WORDS		(sizeof(struct pmuscope_record) / 8 + PMUSCOPE_MAX_EVENTS)
-#define PMUSCOPE_NO_COUNTER		0xff	/* a session's event without a counter here */
+/*
+ * A session's event without a counter here. Also an index of
+ * pmuscope_pmu.hwc[]: a sentinel, never on the hardware.
+ */
+#define PMUSCOPE_NO_COUNTER		PMUSCOPE_NR_COUNTERS
 /* Sampling is throttled once the overflow interrupt takes 1/4 of a second. */
 #define PMUSCOPE_IRQ_BUSY_DIV		4
 
@@ -159,7 +163,7 @@ enum pmuscope_fold_mode {
  */
 struct pmuscope_hwc {
 	/*
-	 * READ's hot path (pmuscope_hwc_plain()) first, together; the
+	 * READ's hot path (pmuscope_hwc_hot()) first, together; the
 	 * whole is 128 bytes, so that &hwc[n] is one shift and add.
 	 */
 	union {
@@ -176,8 +180,14 @@ struct pmuscope_hwc {
 	u64 offset;			/* reported count = count - offset (reset) */
 	u64 last;			/* the highest count folded so far */
 	u64 last_hw;			/* the counter's value at the last fold */
-	u64 t_enabled, t_running;	/* ns accumulated while clock_on */
-	u64 clock_at;			/* ktime_get_ns() when clock_on was set */
+	/*
+	 * Time enabled, in ktime_get_ns() ns: @t_enabled while the clock
+	 * is stopped, now - @t_start while it runs (clock_on). One clock
+	 * for both times: the engine's counters count whenever their time
+	 * runs, so time_running is time_enabled (pmuscope_hwc_clock()).
+	 */
+	u64 t_enabled;
+	u64 t_start;
 	/*
 	 * Sampling (a stream's event): the counter starts at
 	 * pmuscope_hwc_preload() and its overflow interrupt is a sample,
@@ -276,7 +286,12 @@ struct pmuscope_pmu {
 	u64 el0_userenr;
 	u8 pmuver;			/* ID_AA64DFR0_EL1.PMUVer */
 	struct hrtimer poll_timer;
-	struct pmuscope_hwc hwc[PMUSCOPE_NR_COUNTERS];
+	/*
+	 * The counters, and hwc[PMUSCOPE_NO_COUNTER]: all zeros for ever,
+	 * so pmuscope_hwc_hot() turns an event without a counter away
+	 * with no test of its own (nothing else indexes it).
+	 */
+	struct pmuscope_hwc hwc[PMUSCOPE_NR_COUNTERS + 1];
 	/* Last: READ's hot path reaches hwc[] with short offsets. */
 	struct pmuscope_value scratch[PMUSCOPE_MAX_EVENTS];	/* a record's values */
 	u64 rec[PMUSCOPE_REC_MAX_WORDS];			/* a record being made */
@@ -610,7 +625,12 @@ int pmuscope_session_enable(struct pmuscope_session *sess, bool enable);
 int pmuscope_session_reset(struct pmuscope_session *sess);
 int pmuscope_session_read_begin(struct pmuscope_session *sess, u32 room,
 				const struct pmuscope_value **vals, u32 *nr);
-void pmuscope_session_read_end(struct pmuscope_session *sess);
+
+/* After pmuscope_session_read_begin() (or _snapshot()), whatever it returned. */
+static inline void pmuscope_session_read_end(struct pmuscope_session *sess)
+{
+	mutex_unlock(&sess->lock);
+}
 
 /* A SNAPSHOT's results: in the session's buffers, valid until read_end. */
 struct pmuscope_snap_result {

@@ -215,12 +215,10 @@ static void pmuscope_hwc_clock(struct pmuscope_hwc *hwc, bool on, u64 now)
 {
 	if (hwc->clock_on == on)
 		return;
-	if (on) {
-		hwc->clock_at = now;
-	} else {
-		hwc->t_enabled += now - hwc->clock_at;
-		hwc->t_running += now - hwc->clock_at;
-	}
+	if (on)
+		hwc->t_start = now - hwc->t_enabled;
+	else
+		hwc->t_enabled = now - hwc->t_start;
 	hwc->clock_on = on;
 }
 
@@ -767,17 +765,14 @@ static __always_inline void pmuscope_hwc_value_of(const struct pmuscope_hwc *hwc
 						  unsigned int idx, bool ready, u64 now,
 						  u64 count, struct pmuscope_value *val)
 {
-	u64 run = hwc->clock_on ? now - hwc->clock_at : 0;
-	u64 enabled = hwc->t_enabled + run, running = hwc->t_running + run;
+	u64 enabled = hwc->clock_on ? now - hwc->t_start : hwc->t_enabled;
 	u32 flags = hwc->flags;
 
 	if (unlikely(hwc->enabled && !ready))
 		flags |= PMUSCOPE_VAL_OFFLINE;
-	if (unlikely(running < enabled))
-		flags |= PMUSCOPE_VAL_MULTIPLEXED;
 	val->count = count - hwc->offset;
 	val->time_enabled = enabled;
-	val->time_running = running;
+	val->time_running = enabled;
 	val->flags = flags;
 	val->counter = idx;
 }
@@ -870,8 +865,10 @@ static noinline void pmuscope_pmu_fold_one(struct pmuscope_pmu *pmu, unsigned in
 /*
  * READ's usual case, in one load and compare: on the hardware, its clock
  * running, its overflow interrupt not throttled (enabled or not: a
- * counter being disabled is still read). The patterns are constants the
- * compiler folds, whatever the byte order.
+ * counter being disabled is still read). A sampling counter too: what
+ * pmuscope_hwc_fold_hw() does for one alone (a wrap pending, a 64-bit
+ * one gone backwards) its callers leave to fold_one(). The patterns are
+ * constants the compiler folds, whatever the byte order.
  */
 static __always_inline bool pmuscope_hwc_hot(const struct pmuscope_hwc *hwc)
 {
@@ -890,14 +887,16 @@ static __always_inline bool pmuscope_hwc_hot(const struct pmuscope_hwc *hwc)
  * sum: the engine's clocks advance together (pmuscope_hwc_clock()), so
  * time_running is time_enabled; multiplexing is the perf core's
  * (pmuscope_perf.c). READ's usual case: every load is made before the
- * first store, which the compiler could not otherwise assume.
+ * first store, which the compiler could not otherwise assume. The count
+ * is the highest folded so far (@last): with no wrap left to fold, the
+ * counter has not gone below @last_hw, and base + last_hw >= last.
  */
 static __always_inline void pmuscope_hwc_make(struct pmuscope_hwc *hwc, unsigned int n,
 					      u32 i, u32 cpu, u64 hw, u64 now,
 					      struct pmuscope_value *val)
 {
 	u64 count = hwc->base + hw;
-	u64 t = hwc->t_enabled + now - hwc->clock_at;
+	u64 t = now - hwc->t_start;
 
 	*val = (struct pmuscope_value){
 		.count = count - hwc->offset, .time_enabled = t,
@@ -905,14 +904,13 @@ static __always_inline void pmuscope_hwc_make(struct pmuscope_hwc *hwc, unsigned
 		.flags = hwc->flags, .counter = n,
 	};
 	hwc->last_hw = hw;
-	if (count > hwc->last)
-		hwc->last = count;
+	hwc->last = count;
 }
 
 /*
  * Turn what pmuscope_pmu_raw() read (@vals[i].count, @ovs) into values:
  * pmuscope_hwc_make() where it applies (on a ready PMU, a counter that
- * pmuscope_hwc_hot() passes, does not sample, and either is 64-bit and
+ * pmuscope_hwc_hot() passes and either is 64-bit and
  * has not gone backwards, or is a 32-bit one folded by its overflow
  * interrupt with no wrap pending), pmuscope_pmu_fold_one() for every
  * other counter.
@@ -939,7 +937,7 @@ static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
 		if (unlikely(!ready || n >= PMUSCOPE_NR_COUNTERS))	/* or NO_COUNTER */
 			goto any;
 		hwc = &pmu->hwc[n];
-		if (unlikely(!pmuscope_hwc_hot(hwc) || hwc->sample_period))
+		if (unlikely(!pmuscope_hwc_hot(hwc)))
 			goto any;
 		hw = vals[i].count;
 		wide = n == PMUSCOPE_CYCLE_IDX || !narrow;
@@ -957,7 +955,7 @@ any:
 
 /*
  * READ of a ready PMU in one pass: each counter in READ's usual case (on
- * the hardware, its clock running, not sampling, its overflow interrupt
+ * the hardware, its clock running, its overflow interrupt
  * not throttled; a 64-bit one not gone backwards, a 32-bit one folded by
  * that interrupt) is read and its value made at once (pmuscope_hwc_make()),
  * all others are
@@ -967,9 +965,9 @@ any:
  * overflow flag is clear then (the rule of pmuscope_pmu_raw()). A counter
  * whose flag is set is folded again by pmuscope_pmu_fold_one(), from the
  * value it was read at (recovered from its value: base and offset did
- * not change). What its first value changed of it stays true: last_hw is
- * only compared for a 64-bit counter, and last only grows, with a count
- * at most the real one.
+ * not change). What its first value changed of it is mended there:
+ * last_hw is only compared for a 64-bit counter, and last, set to a
+ * count short of 2^32, is raised again to the folded count.
  */
 static __always_inline void pmuscope_pmu_read_ready(struct pmuscope_pmu *pmu,
 						    const u8 *idx, u32 nr, u64 now,
@@ -982,55 +980,51 @@ static __always_inline void pmuscope_pmu_read_ready(struct pmuscope_pmu *pmu,
 	u64 read32 = 0;			/* bit n: 32-bit counter n read, left to fold_one() */
 	u64 made32 = 0;			/* bit n: 32-bit counter n's value made at once */
 	u64 ovs = 0, redo;
-	u32 i, folds = 0;
+	u32 i, left = 0;		/* bits set in @rest */
 
 	BUILD_BUG_ON(PMUSCOPE_MAX_EVENTS > BITS_PER_LONG);
-	BUILD_BUG_ON(PMUSCOPE_NO_COUNTER < PMUSCOPE_NR_COUNTERS);
+	BUILD_BUG_ON(PMUSCOPE_NO_COUNTER != PMUSCOPE_NR_COUNTERS);
 	for (i = 0; i < nr; i++) {
 		unsigned int n = idx[i];
-		struct pmuscope_hwc *hwc;
+		/* PMUSCOPE_NO_COUNTER too: its sentinel is never hot. */
+		struct pmuscope_hwc *hwc = &pmu->hwc[n];
 		u64 hw;
 
-		if (unlikely(n >= PMUSCOPE_NR_COUNTERS)) {	/* PMUSCOPE_NO_COUNTER */
-			__set_bit(i, &rest);
-			continue;
-		}
-		hwc = &pmu->hwc[n];
 		/*
-		 * The usual case: counting, its clock running, no sampling,
-		 * its overflow interrupt not throttled. Anything else is read
+		 * The usual case: counting, its clock running, its
+		 * overflow interrupt not throttled. Anything else is read
 		 * (if on the hardware) and left to fold_one().
 		 */
-		if (unlikely(!pmuscope_hwc_hot(hwc) || hwc->sample_period)) {
+		if (unlikely(!pmuscope_hwc_hot(hwc))) {
 			if (hwc->on_hw) {
 				vals[i].count = pmuscope_cnt_read(n);
 				if (n != PMUSCOPE_CYCLE_IDX && narrow)
 					read32 |= BIT_ULL(n);
 			}
-			__set_bit(i, &rest);
-			continue;
+			goto leave;
 		}
 		hw = pmuscope_cnt_read(n);
 		if (n == PMUSCOPE_CYCLE_IDX || !narrow) {
 			/* A 64-bit counter gone backwards was written: fold_one(). */
 			if (unlikely(hw < hwc->last_hw)) {
 				vals[i].count = hw;
-				__set_bit(i, &rest);
-				continue;
+				goto leave;
 			}
 		} else {
 			/* Poll mode: the wrap may be the poll's to fold. */
 			if (unlikely(!irq)) {
 				read32 |= BIT_ULL(n);
 				vals[i].count = hw;
-				__set_bit(i, &rest);
-				continue;
+				goto leave;
 			}
 			hw = lower_32_bits(hw);
 			made32 |= BIT_ULL(n);
 		}
 		pmuscope_hwc_make(hwc, n, i, cpu, hw, now, &vals[i]);
-		folds++;
+		continue;
+leave:
+		__set_bit(i, &rest);
+		left++;
 	}
 	if (read32 | made32) {
 		pmuscope_hw_isb();
@@ -1049,10 +1043,11 @@ static __always_inline void pmuscope_pmu_read_ready(struct pmuscope_pmu *pmu,
 			hwc = &pmu->hwc[n];
 			vals[i].count = lower_32_bits(vals[i].count + hwc->offset - hwc->base);
 			__set_bit(i, &rest);
-			folds--;
+			left++;
 		}
 	}
-	pmu->folds += folds;
+	/* Made at once (fold_one() counts its own). */
+	pmu->folds += nr - left;
 	if (unlikely(rest))
 		for_each_set_bit(i, &rest, nr)
 			pmuscope_pmu_fold_one(pmu, idx[i], i, now, ovs, &vals[i]);
@@ -1102,8 +1097,7 @@ void pmuscope_hwc_reset(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
 	/* What stays true after the reset stays flagged. */
 	hwc->flags = hwc->irq_off ? PMUSCOPE_VAL_THROTTLED : 0;
 	hwc->t_enabled = 0;
-	hwc->t_running = 0;
-	hwc->clock_at = now;
+	hwc->t_start = now;
 }
 
 void pmuscope_hwc_set_enabled(struct pmuscope_pmu *pmu, unsigned int idx,

@@ -1107,11 +1107,6 @@ out:
 	return ret;
 }
 
-void pmuscope_session_read_end(struct pmuscope_session *sess)
-{
-	mutex_unlock(&sess->lock);
-}
-
 int pmuscope_session_swinc(struct pmuscope_session *sess, u64 event_mask,
 			   unsigned int cpu, u32 count)
 {

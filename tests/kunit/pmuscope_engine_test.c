@@ -514,6 +514,73 @@ static void pmuscope_test_wrap_race_batch(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
 }
 
+/*
+ * The engine's one clock per counter, at the times each step gives (ns
+ * after the start): time_enabled runs while the counter is enabled on a
+ * ready PMU, stops while it is disabled and starts again from 0 at a
+ * reset; time_running is the same. Read through the session READ's
+ * batch: an enabled counter on its usual path (pmuscope_hwc_make()), a
+ * disabled one through pmuscope_pmu_fold_one(). Counter 0 and the cycle
+ * counter (32- and 64-bit), enabled and reset together, and an event
+ * without a counter, whose sentinel stays all zeros.
+ */
+struct pmuscope_clock_step {
+	char op;		/* 'e' enable, 'd' disable, 'r' reset, 'v' read */
+	u64 at;
+	u64 expect;		/* 'v': time_enabled */
+};
+
+static const struct pmuscope_clock_step pmuscope_clock_steps[] = {
+	{ 'e', 100 }, { 'v', 150, 50 }, { 'd', 200 }, { 'v', 300, 100 },
+	{ 'v', 1000, 100 }, { 'e', 1100 }, { 'v', 1150, 150 },
+	{ 'r', 1200 }, { 'v', 1220, 20 }, { 'd', 1230 }, { 'v', 2000, 30 },
+	{ 'r', 2100 }, { 'v', 2200, 0 }, { 'e', 2300 }, { 'v', 2310, 10 },
+};
+
+static void pmuscope_test_clock(struct kunit *test)
+{
+	static const u8 idx[] = { 0, PMUSCOPE_CYCLE_IDX, PMUSCOPE_NO_COUNTER };
+	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
+	const struct pmuscope_hwc *none = &pmu->hwc[PMUSCOPE_NO_COUNTER];
+	struct pmuscope_value v[ARRAY_SIZE(idx)];
+	unsigned long flags;
+	u64 start;
+	u32 s, i;
+
+	pmuscope_etest_assign(pmu, 0, 0x11, ALL_EL);
+	pmuscope_etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, ALL_EL);
+	pmu->hwc[0].enabled = false;
+	pmu->hwc[PMUSCOPE_CYCLE_IDX].enabled = false;
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
+	start = ktime_get_ns();
+	for (s = 0; s < ARRAY_SIZE(pmuscope_clock_steps); s++) {
+		const struct pmuscope_clock_step *st = &pmuscope_clock_steps[s];
+		u64 now = start + st->at;
+
+		raw_spin_lock_irqsave(&pmu->lock, flags);
+		for (i = 0; i < 2; i++) {
+			if (st->op == 'e' || st->op == 'd')
+				pmuscope_hwc_set_enabled(pmu, idx[i], st->op == 'e', now);
+			else if (st->op == 'r')
+				pmuscope_hwc_reset(pmu, idx[i], now);
+		}
+		if (st->op == 'v')
+			pmuscope_pmu_read(pmu, idx, ARRAY_SIZE(idx), now, v);
+		raw_spin_unlock_irqrestore(&pmu->lock, flags);
+		if (st->op != 'v')
+			continue;
+		for (i = 0; i < 2; i++) {
+			KUNIT_EXPECT_EQ_MSG(test, v[i].time_enabled, st->expect,
+					    "counter %u at %llu", idx[i], st->at);
+			KUNIT_EXPECT_EQ_MSG(test, v[i].time_running, st->expect,
+					    "counter %u at %llu", idx[i], st->at);
+			KUNIT_EXPECT_EQ(test, v[i].flags, 0);
+		}
+		KUNIT_EXPECT_EQ(test, v[2].time_enabled, 0);
+	}
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(none, 0, sizeof(*none)), NULL);
+}
+
 /* Polling mode: no interrupt enabled, folds every poll, exact. */
 static void pmuscope_test_polling(struct kunit *test)
 {
@@ -933,6 +1000,7 @@ static struct kunit_case pmuscope_engine_cases[] = {
 	KUNIT_CASE(pmuscope_test_irq_folds),
 	KUNIT_CASE_PARAM(pmuscope_test_wrap_race, pmuscope_race_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_wrap_race_batch, pmuscope_race_gen_params),
+	KUNIT_CASE(pmuscope_test_clock),
 	KUNIT_CASE(pmuscope_test_polling),
 	KUNIT_CASE_PARAM(pmuscope_test_poll_period, pmuscope_period_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_late_poll, pmuscope_late_gen_params),
