@@ -283,9 +283,13 @@ out:
 	return ret;
 }
 
-/* Copy @nr values out with a stride of @vsize (0 = 40), zero beyond ours. */
-static int pmuscope_copy_values(u64 uptr, const struct pmuscope_value *vals,
-				u32 nr, u32 vsize)
+/*
+ * Copy @nr values out with a stride of @vsize (0 = 40), zero beyond ours.
+ * Inline: READ's usual case is one copy_to_user().
+ */
+static __always_inline int pmuscope_copy_values(u64 uptr,
+						const struct pmuscope_value *vals,
+						u32 nr, u32 vsize)
 {
 	u32 i;
 
@@ -539,8 +543,12 @@ static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 	if (!ret)
 		ret = pmuscope_copy_values(rd.values, vals, nr, rd.value_size);
 	pmuscope_session_read_end(sess);
-	if (!ret || ret == -ENOSPC) {
-		/* Tell the caller how many values there are (or would be). */
+	/*
+	 * Tell the caller how many values there are (or would be), unless
+	 * its nr_values says so already (the usual case: a buffer sized to
+	 * the session).
+	 */
+	if ((!ret || ret == -ENOSPC) && nr != rd.nr_values) {
 		if (put_user(nr, (u32 __user *)(uarg +
 				 offsetof(struct pmuscope_read, nr_values))))
 			ret = -EFAULT;
