@@ -823,7 +823,7 @@ static __always_inline u64 pmuscope_pmu_raw(struct pmuscope_pmu *pmu,
 	for (i = 0; i < nr; i++) {
 		unsigned int n = idx[i];
 
-		if (n == PMUSCOPE_NO_COUNTER || !pmu->hwc[n].on_hw)
+		if (!pmu->hwc[n].on_hw)		/* nor PMUSCOPE_NO_COUNTER's sentinel */
 			continue;
 		vals[i].count = pmuscope_cnt_read(n);
 		if (n != PMUSCOPE_CYCLE_IDX)
@@ -926,7 +926,7 @@ static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
 	const bool narrow = pmu->evcnt_width == 32, ready = pmu->hw_ready;
 	const bool irq = pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ;
 	const u32 cpu = pmu->cpu;
-	u32 i, folds = 0;
+	u32 i, left = 0;		/* values left to fold_one() */
 
 	for (i = 0; i < nr; i++) {
 		unsigned int n = idx[i];
@@ -934,23 +934,23 @@ static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
 		bool wide;
 		u64 hw;
 
-		if (unlikely(!ready || n >= PMUSCOPE_NR_COUNTERS))	/* or NO_COUNTER */
-			goto any;
 		hwc = &pmu->hwc[n];
-		if (unlikely(!pmuscope_hwc_hot(hwc)))
+		/* PMUSCOPE_NO_COUNTER's sentinel is never hot. */
+		if (unlikely(!ready || !pmuscope_hwc_hot(hwc)))
 			goto any;
 		hw = vals[i].count;
 		wide = n == PMUSCOPE_CYCLE_IDX || !narrow;
 		if (likely(wide ? hw >= hwc->last_hw : irq && !(ovs & BIT_ULL(n)))) {
 			pmuscope_hwc_make(hwc, n, i, cpu, wide ? hw : lower_32_bits(hw), now,
 					  &vals[i]);
-			folds++;
 			continue;
 		}
 any:
 		pmuscope_pmu_fold_one(pmu, n, i, now, ovs, &vals[i]);
+		left++;
 	}
-	pmu->folds += folds;
+	/* Made at once (fold_one() counts its own). */
+	pmu->folds += nr - left;
 }
 
 /*

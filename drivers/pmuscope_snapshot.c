@@ -385,7 +385,7 @@ static void pmuscope_snap_hw(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 		unsigned int n = idx[i];
 		u64 delta;
 
-		if (n == PMUSCOPE_NO_COUNTER || !pmu->hwc[n].on_hw)
+		if (!pmu->hwc[n].on_hw)		/* nor PMUSCOPE_NO_COUNTER's sentinel */
 			continue;
 		delta = raw[i] - svr[n];
 		if (pmuscope_hwc_width(pmu, n) == 32)
@@ -426,7 +426,7 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 	/* Put back (and flag) what someone else stopped, before the stop. */
 	pmuscope_pmu_check(pmu, now);
 	for (i = 0; i < nr; i++)
-		if (idx[i] != PMUSCOPE_NO_COUNTER && pmu->hwc[idx[i]].on_hw)
+		if (pmu->hwc[idx[i]].on_hw)	/* nor PMUSCOPE_NO_COUNTER's sentinel */
 			mask |= BIT_ULL(idx[i]);
 
 	if (pmuscope_snap_wait(deadline))

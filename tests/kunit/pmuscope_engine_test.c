@@ -581,6 +581,31 @@ static void pmuscope_test_clock(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(none, 0, sizeof(*none)), NULL);
 }
 
+/*
+ * What a racing wrap leaves for a PMU reset nobody announced: the batch
+ * READ's first value (made at once, then folded again when PMOVSSET shows
+ * the wrap) is the count a lost PMU resumes from, flagged.
+ */
+static void pmuscope_test_wrap_race_batch_lost(struct kunit *test)
+{
+	const struct pmuscope_race_case *c = test->param_value;
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
+	struct pmuscope_value v[3];
+
+	pmuscope_etest_assign(pmu, 0, 0x11, ALL_EL);
+	pmuscope_etest_assign(pmu, 1, 0x08, PMUSCOPE_EV_EL2);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
+	etest_race_setup(t, pmu, c);
+	etest_read_batch(pmu, v);
+	KUNIT_EXPECT_EQ(test, v[1].count, c->first);
+	KUNIT_EXPECT_EQ(test, pmu->hwc[0].last, c->first);
+	pmuscope_model_power_loss(t->cpu);
+	etest_read_batch(pmu, v);
+	KUNIT_EXPECT_EQ_MSG(test, v[1].count, c->first, "resumed after %s", c->name);
+	KUNIT_EXPECT_TRUE(test, v[1].flags & PMUSCOPE_VAL_LOST);
+}
+
 /* Polling mode: no interrupt enabled, folds every poll, exact. */
 static void pmuscope_test_polling(struct kunit *test)
 {
@@ -1000,6 +1025,7 @@ static struct kunit_case pmuscope_engine_cases[] = {
 	KUNIT_CASE(pmuscope_test_irq_folds),
 	KUNIT_CASE_PARAM(pmuscope_test_wrap_race, pmuscope_race_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_wrap_race_batch, pmuscope_race_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_wrap_race_batch_lost, pmuscope_race_gen_params),
 	KUNIT_CASE(pmuscope_test_clock),
 	KUNIT_CASE(pmuscope_test_polling),
 	KUNIT_CASE_PARAM(pmuscope_test_poll_period, pmuscope_period_gen_params),
