@@ -485,14 +485,15 @@ static void pmuscope_test_wrap_race(struct kunit *test)
  * The same races through the session READ's batch (pmuscope_pmu_read()):
  * the wrap comes after both counter reads, before the one PMOVSSET read.
  * Counter 1 (INST_RETIRED, idle) and an event without a counter are read
- * alongside, unchanged by the fold of counter 0.
+ * alongside, unchanged by the fold of counter 0. etest_race_batch_first():
+ * the race set up and the first READ, for this test and the next.
  */
-static void pmuscope_test_wrap_race_batch(struct kunit *test)
+static struct pmuscope_pmu *etest_race_batch_first(struct kunit *test,
+						   struct pmuscope_value *v)
 {
 	const struct pmuscope_race_case *c = test->param_value;
 	struct pmuscope_etest *t = test->priv;
 	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
-	struct pmuscope_value v[3], zero = { };
 
 	pmuscope_etest_assign(pmu, 0, 0x11, ALL_EL);
 	pmuscope_etest_assign(pmu, 1, 0x08, PMUSCOPE_EV_EL2);
@@ -500,6 +501,16 @@ static void pmuscope_test_wrap_race_batch(struct kunit *test)
 	etest_race_setup(t, pmu, c);
 	etest_read_batch(pmu, v);
 	KUNIT_EXPECT_EQ(test, v[1].count, c->first);
+	return pmu;
+}
+
+static void pmuscope_test_wrap_race_batch(struct kunit *test)
+{
+	const struct pmuscope_race_case *c = test->param_value;
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_value v[3], zero = { };
+	struct pmuscope_pmu *pmu = etest_race_batch_first(test, v);
+
 	KUNIT_EXPECT_EQ(test, v[1].counter, 0);
 	KUNIT_EXPECT_EQ(test, v[1].index, 1);
 	KUNIT_EXPECT_EQ(test, v[1].cpu, t->cpu);
@@ -590,15 +601,9 @@ static void pmuscope_test_wrap_race_batch_lost(struct kunit *test)
 {
 	const struct pmuscope_race_case *c = test->param_value;
 	struct pmuscope_etest *t = test->priv;
-	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
 	struct pmuscope_value v[3];
+	struct pmuscope_pmu *pmu = etest_race_batch_first(test, v);
 
-	pmuscope_etest_assign(pmu, 0, 0x11, ALL_EL);
-	pmuscope_etest_assign(pmu, 1, 0x08, PMUSCOPE_EV_EL2);
-	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
-	etest_race_setup(t, pmu, c);
-	etest_read_batch(pmu, v);
-	KUNIT_EXPECT_EQ(test, v[1].count, c->first);
 	KUNIT_EXPECT_EQ(test, pmu->hwc[0].last, c->first);
 	pmuscope_model_power_loss(t->cpu);
 	etest_read_batch(pmu, v);
