@@ -178,7 +178,12 @@ struct pmuscope_hwc {
 	u32 flags;			/* PMUSCOPE_VAL_* seen since the last reset */
 	u64 base;			/* while on_hw: count = base + counter */
 	u64 offset;			/* reported count = count - offset (reset) */
-	u64 last;			/* the highest count folded so far */
+	/*
+	 * The count of the last fold (pmuscope_hwc_fold_hw() keeps the
+	 * highest): where the counter resumes after a reset nobody
+	 * announced (pmuscope_pmu_check()).
+	 */
+	u64 last;
 	u64 last_hw;			/* the counter's value at the last fold */
 	/*
 	 * Time enabled, in ktime_get_ns() ns: @t_enabled while the clock

@@ -888,8 +888,10 @@ static __always_inline bool pmuscope_hwc_hot(const struct pmuscope_hwc *hwc)
  * time_running is time_enabled; multiplexing is the perf core's
  * (pmuscope_perf.c). READ's usual case: every load is made before the
  * first store, which the compiler could not otherwise assume. The count
- * is the highest folded so far (@last): with no wrap left to fold, the
- * counter has not gone below @last_hw, and base + last_hw >= last.
+ * is @last, with no test: no lower than it unless someone else wrote the
+ * counter down (then the value is that count too), as with no wrap left
+ * to fold the counter has not gone below @last_hw, and the engine keeps
+ * base + last_hw >= last.
  */
 static __always_inline void pmuscope_hwc_make(struct pmuscope_hwc *hwc, unsigned int n,
 					      u32 i, u32 cpu, u64 hw, u64 now,
