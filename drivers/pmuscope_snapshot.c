@@ -344,24 +344,44 @@ static bool pmuscope_snap_wait(u64 deadline)
 }
 
 /*
- * The software snapshot: the counters of @mask stop together, are read,
- * and start together again.
+ * The counters of a software snapshot, listed before they stop: counter
+ * @cnt[k] is read into @vals[@at[k]].count, for k below @nr (the session's
+ * counters on the hardware, whose mask is @mask).
  */
-static void pmuscope_snap_sw(struct pmuscope_pmu *pmu, u64 mask, const u8 *idx,
-			     u32 nr, u64 now, struct pmuscope_value *vals,
+struct pmuscope_snap_list {
+	u64 mask;
+	u32 nr;
+	u8 cnt[PMUSCOPE_MAX_EVENTS];
+	u8 at[PMUSCOPE_MAX_EVENTS];
+};
+
+/*
+ * The software snapshot: the counters of @l stop together, are read, and
+ * start together again. While they are stopped, nothing but their reads:
+ * the gap is not counted. PMOVSSET_EL0 is read after they count again,
+ * and after their reads with the ISB between: a 32-bit counter that
+ * wraps meanwhile has its flag set and was read with bit 31 set, which
+ * the fold takes as read before the wrap (pmuscope_hwc_fold_hw()).
+ */
+static void pmuscope_snap_sw(struct pmuscope_pmu *pmu, const struct pmuscope_snap_list *l,
+			     const u8 *idx, u32 nr, u64 now, struct pmuscope_value *vals,
 			     struct pmuscope_snap_cpu *sc)
 {
-	u64 ovs, t0, t1;
+	u64 ovs = 0, t0, t1;
+	u32 k;
 
 	t0 = pmuscope_hw_syscnt();
-	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, mask);
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, l->mask);
 	/* Stopped before they are read. */
 	pmuscope_hw_isb();
-	ovs = pmuscope_pmu_read_raw(pmu, idx, nr, vals);
-	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, mask);
-	/* Counting again before the gap is timed. */
+	for (k = 0; k < l->nr; k++)
+		vals[l->at[k]].count = pmuscope_hw_read_cnt(l->cnt[k]);
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, l->mask);
+	/* Counting again before the gap is timed, and read before PMOVSSET_EL0. */
 	pmuscope_hw_isb();
 	t1 = pmuscope_hw_syscnt();
+	if ((l->mask & ~BIT_ULL(PMUSCOPE_CYCLE_IDX)) && pmu->evcnt_width == 32)
+		ovs = pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0);
 	pmuscope_pmu_fold_vals(pmu, idx, nr, now, ovs, vals);
 	pmu->sw_snapshots++;
 	sc->method = PMUSCOPE_SNAP_SOFTWARE;
@@ -407,12 +427,13 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 			   struct pmuscope_value *vals, struct pmuscope_snap_cpu *sc)
 {
 	/*
-	 * Written for the counters of @mask before any is read: not zeroed
+	 * Written for the counters of l.mask before any is read: not zeroed
 	 * by CONFIG_INIT_STACK_ALL_ZERO (a 256-byte memset per snapshot).
 	 */
 	u64 svr[PMUSCOPE_NR_COUNTERS] __uninitialized;
+	/* Its @nr entries written before any is read (as svr[]). */
+	struct pmuscope_snap_list l __uninitialized;
 	enum pmuscope_ss_hw st;
-	u64 mask = 0;
 	u32 i;
 
 	/* Stores of zeros the compiler can see, not a call of memset(). */
@@ -425,13 +446,21 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 	}
 	/* Put back (and flag) what someone else stopped, before the stop. */
 	pmuscope_pmu_check(pmu, now);
-	for (i = 0; i < nr; i++)
-		if (pmu->hwc[idx[i]].on_hw)	/* nor PMUSCOPE_NO_COUNTER's sentinel */
-			mask |= BIT_ULL(idx[i]);
+	l.mask = 0;
+	l.nr = 0;
+	for (i = 0; i < nr; i++) {
+		unsigned int n = idx[i];
+
+		if (!pmu->hwc[n].on_hw)		/* nor PMUSCOPE_NO_COUNTER's sentinel */
+			continue;
+		l.mask |= BIT_ULL(n);
+		l.cnt[l.nr] = n;
+		l.at[l.nr++] = i;
+	}
 
 	if (pmuscope_snap_wait(deadline))
 		sc->flags |= PMUSCOPE_SNAPCPU_LATE;
-	if (!mask) {
+	if (!l.mask) {
 		sc->time = pmuscope_hw_syscnt();
 		pmuscope_pmu_fold_vals(pmu, idx, nr, now, 0, vals);
 		sc->method = PMUSCOPE_SNAP_IDLE;
@@ -442,7 +471,7 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 		    !pmuscope_engine.ss_under_el2) {
 			st = PMUSCOPE_SS_HW_UNDER_EL2;
 		} else {
-			st = pmuscope_ss_capture(pmu, mask, svr, &sc->time);
+			st = pmuscope_ss_capture(pmu, l.mask, svr, &sc->time);
 			if (st == PMUSCOPE_SS_HW_UNTRIED)
 				goto software;	/* no witness now: not a failure */
 			if (st == PMUSCOPE_SS_HW_READY) {
@@ -457,5 +486,5 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 		WRITE_ONCE(pmu->ss_hw, st);
 	}
 software:
-	pmuscope_snap_sw(pmu, mask, idx, nr, now, vals, sc);
+	pmuscope_snap_sw(pmu, &l, idx, nr, now, vals, sc);
 }

@@ -255,12 +255,15 @@ static const char *const pmuscope_ss_witness_ev_log[] = {
 	NULL
 };
 
-/* Software: one write stops them, ISB, reads, one write starts them, ISB. */
+/*
+ * Software: one write stops them, ISB, their reads and nothing else, one
+ * write starts them, ISB; then PMOVSSET_EL0, for the folds.
+ */
 static const char *const pmuscope_ss_sw_log[] = {
 	"PMCNTENSET_EL0?", "PMCR_EL0?",
 	"PMCNTENCLR_EL0=0x80000003", "isb",
-	"PMEVCNTR0_EL0?", "PMEVCNTR1_EL0?", "PMCCNTR_EL0?", "isb", "PMOVSSET_EL0?",
-	"PMCNTENSET_EL0=0x80000003", "isb",
+	"PMEVCNTR0_EL0?", "PMEVCNTR1_EL0?", "PMCCNTR_EL0?",
+	"PMCNTENSET_EL0=0x80000003", "isb", "PMOVSSET_EL0?",
 	NULL
 };
 
@@ -301,6 +304,72 @@ static void pmuscope_test_ss_sequence(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sc.method, SW);
 	KUNIT_EXPECT_EQ(test, pmu->ss_hw, PMUSCOPE_SS_HW_ABSENT);
 	pmuscope_etest_expect_log(test, pmuscope_ss_sw_log, true);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+}
+
+/*
+ * The software snapshot reads PMOVSSET_EL0 once the counters count again:
+ * a wrap between the two (events injected at that read) is neither lost
+ * nor counted twice. CPU_CYCLES on counter 0 (32 bits, cortex-a53) and on
+ * the cycle counter: frozen together, the snapshot's two counts agree;
+ * the next snapshot has the events counted after the thaw.
+ */
+struct pmuscope_sw_wrap_case {
+	const char *name;
+	u64 before;		/* counted before the snapshot */
+	bool pending;		/* the last wrap of @before not folded yet */
+	u64 after;		/* counted between the thaw and PMOVSSET_EL0's read */
+};
+
+static const struct pmuscope_sw_wrap_case pmuscope_sw_wrap_cases[] = {
+	{ "no wrap", 0x7fffffff, false, 0x10 },
+	{ "wrap before the snapshot, its flag pending", 0x100000010ULL, true, 0x10 },
+	{ "wrap after the thaw, before PMOVSSET is read", 0xfffffff0, false, 0x20 },
+	{ "wrap exactly after the thaw", 0xffffffff, false, 1 },
+	{ "second wrap after the thaw", 0x1fffffff0ULL, false, 0x20 },
+};
+
+static void pmuscope_sw_wrap_desc(const struct pmuscope_sw_wrap_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_sw_wrap, pmuscope_sw_wrap_cases, pmuscope_sw_wrap_desc);
+
+static void pmuscope_test_sw_wrap(struct kunit *test)
+{
+	const struct pmuscope_sw_wrap_case *c = test->param_value;
+	static const u8 idx[] = { 0, CC };
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu;
+	struct pmuscope_snap_cpu sc;
+	struct pmuscope_value v[2];
+	unsigned long sampled, irqf;
+	u64 left = c->before;
+
+	pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
+	pmuscope_etest_assign(pmu, 0, 0x11, UK);
+	pmuscope_etest_assign(pmu, CC, 0x11, UK);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
+	while (left > U32_MAX) {
+		pmuscope_model_count(t->cpu, 0x11, 1ULL << 32);
+		left -= 1ULL << 32;
+		if (c->pending)
+			continue;
+		raw_spin_lock_irqsave(&pmu->lock, irqf);
+		pmuscope_pmu_overflow(pmu, &sampled);
+		raw_spin_unlock_irqrestore(&pmu->lock, irqf);
+	}
+	pmuscope_model_count(t->cpu, 0x11, left);
+	pmuscope_model_inject(t->cpu, PMUSCOPE_REG_PMOVSSET_EL0, 0x11, c->after);
+	pmuscope_stest_snap(pmu, idx, 2, PMUSCOPE_SNAP_F_SOFTWARE, 0, v, &sc);
+	KUNIT_EXPECT_EQ(test, sc.method, SW);
+	KUNIT_EXPECT_EQ_MSG(test, v[0].count, c->before, "%s", c->name);
+	KUNIT_EXPECT_EQ(test, v[1].count, c->before);
+	pmuscope_stest_snap(pmu, idx, 2, PMUSCOPE_SNAP_F_SOFTWARE, 0, v, &sc);
+	KUNIT_EXPECT_EQ_MSG(test, v[0].count, c->before + c->after, "%s, next", c->name);
+	KUNIT_EXPECT_EQ(test, v[1].count, c->before + c->after);
+	KUNIT_EXPECT_EQ(test, v[0].flags, 0);
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 
@@ -417,6 +486,7 @@ static void pmuscope_test_ss_deadline(struct kunit *test)
 static struct kunit_case pmuscope_snapshot_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_ss_states, pmuscope_ss_gen_params),
 	KUNIT_CASE(pmuscope_test_ss_sequence),
+	KUNIT_CASE_PARAM(pmuscope_test_sw_wrap, pmuscope_sw_wrap_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_ss_fold, pmuscope_fold_gen_params),
 	KUNIT_CASE(pmuscope_test_ss_deadline),
 	{}
