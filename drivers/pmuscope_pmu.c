@@ -910,7 +910,8 @@ static __always_inline void pmuscope_hwc_make(struct pmuscope_hwc *hwc, unsigned
 }
 
 /*
- * Turn what pmuscope_pmu_raw() read (@vals[i].count, @ovs) into values:
+ * Turn raw values (@vals[i].count, as pmuscope_pmu_raw() or a snapshot
+ * read them; @ovs) into values:
  * pmuscope_hwc_make() where it applies (on a ready PMU, a counter that
  * pmuscope_hwc_hot() passes and either is 64-bit and
  * has not gone backwards, or is a 32-bit one folded by its overflow
@@ -1053,12 +1054,6 @@ leave:
 	if (unlikely(rest))
 		for_each_set_bit(i, &rest, nr)
 			pmuscope_pmu_fold_one(pmu, idx[i], i, now, ovs, &vals[i]);
-}
-
-u64 pmuscope_pmu_read_raw(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
-			  struct pmuscope_value *vals)
-{
-	return pmuscope_pmu_raw(pmu, idx, nr, vals);
 }
 
 void pmuscope_pmu_fold_vals(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,

@@ -344,73 +344,97 @@ static bool pmuscope_snap_wait(u64 deadline)
 }
 
 /*
- * The counters of a software snapshot, listed before they stop: counter
- * @cnt[k] is read into @vals[@at[k]].count, for k below @nr (the session's
- * counters on the hardware, whose mask is @mask).
+ * The counters of a snapshot, listed before it is taken: counter @cnt[k]
+ * is read into @vals[@at[k]].count, for k below @nr (the session's
+ * counters on the hardware; their mask goes alone, kept in a register).
  */
 struct pmuscope_snap_list {
-	u64 mask;
 	u32 nr;
 	u8 cnt[PMUSCOPE_MAX_EVENTS];
 	u8 at[PMUSCOPE_MAX_EVENTS];
 };
 
-/*
- * The software snapshot: the counters of @l stop together, are read, and
- * start together again. While they are stopped, nothing but their reads:
- * the gap is not counted. PMOVSSET_EL0 is read after they count again,
- * and after their reads with the ISB between: a 32-bit counter that
- * wraps meanwhile has its flag set and was read with bit 31 set, which
- * the fold takes as read before the wrap (pmuscope_hwc_fold_hw()).
- */
-static void pmuscope_snap_sw(struct pmuscope_pmu *pmu, const struct pmuscope_snap_list *l,
-			     const u8 *idx, u32 nr, u64 now, struct pmuscope_value *vals,
-			     struct pmuscope_snap_cpu *sc)
+/* The live counters of @l, each into its value, and nothing else. */
+static __always_inline void pmuscope_snap_read(const struct pmuscope_snap_list *l,
+					       struct pmuscope_value *vals)
 {
-	u64 ovs = 0, t0, t1;
 	u32 k;
 
-	t0 = pmuscope_hw_syscnt();
-	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, l->mask);
-	/* Stopped before they are read. */
-	pmuscope_hw_isb();
 	for (k = 0; k < l->nr; k++)
 		vals[l->at[k]].count = pmuscope_hw_read_cnt(l->cnt[k]);
-	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, l->mask);
+}
+
+/*
+ * PMOVSSET_EL0 for the folds of the counters of @mask (0: none is
+ * 32-bit), read after them with an ISB between: made here if @isb, else
+ * the caller's.
+ */
+static u64 pmuscope_snap_ovs(const struct pmuscope_pmu *pmu, u64 mask, bool isb)
+{
+	if (!(mask & ~BIT_ULL(PMUSCOPE_CYCLE_IDX)) || pmu->evcnt_width != 32)
+		return 0;
+	if (isb)
+		pmuscope_hw_isb();
+	return pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0);
+}
+
+/*
+ * The software snapshot: the counters of @mask, listed in @l, stop
+ * together, are read, and start together again. While they are
+ * stopped, nothing but their reads: the gap is not counted.
+ * PMOVSSET_EL0 is read after they count again, and after their reads
+ * with the ISB between: a 32-bit counter that wraps meanwhile has its
+ * flag set and was read with bit 31 set, which the fold takes as read
+ * before the wrap (pmuscope_hwc_fold_hw()).
+ */
+static void pmuscope_snap_sw(struct pmuscope_pmu *pmu, u64 mask,
+			     const struct pmuscope_snap_list *l, const u8 *idx, u32 nr,
+			     u64 now, struct pmuscope_value *vals,
+			     struct pmuscope_snap_cpu *sc)
+{
+	u64 t0, t1;
+
+	t0 = pmuscope_hw_syscnt();
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, mask);
+	/* Stopped before they are read. */
+	pmuscope_hw_isb();
+	pmuscope_snap_read(l, vals);
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, mask);
 	/* Counting again before the gap is timed, and read before PMOVSSET_EL0. */
 	pmuscope_hw_isb();
 	t1 = pmuscope_hw_syscnt();
-	if ((l->mask & ~BIT_ULL(PMUSCOPE_CYCLE_IDX)) && pmu->evcnt_width == 32)
-		ovs = pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0);
-	pmuscope_pmu_fold_vals(pmu, idx, nr, now, ovs, vals);
+	pmuscope_pmu_fold_vals(pmu, idx, nr, now, pmuscope_snap_ovs(pmu, mask, false), vals);
 	pmu->sw_snapshots++;
 	sc->method = PMUSCOPE_SNAP_SOFTWARE;
 	sc->time = t0;
 	sc->frozen = t1 - t0;
 }
 
-/* The hardware snapshot, once captured: fold each copy (see the top). */
-static void pmuscope_snap_hw(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
+/*
+ * The hardware snapshot, once captured: each live counter of @l is read
+ * and folded, and its count less what it counted since its copy in @svr
+ * is the value (see the top).
+ */
+static void pmuscope_snap_hw(struct pmuscope_pmu *pmu, u64 mask,
+			     const struct pmuscope_snap_list *l, const u8 *idx, u32 nr,
 			     u64 now, const u64 *svr, struct pmuscope_value *vals)
 {
-	u64 raw[PMUSCOPE_MAX_EVENTS] __uninitialized;	/* @nr written, then read */
+	u64 raw[PMUSCOPE_MAX_EVENTS] __uninitialized;	/* @l->nr written, then read */
 	u64 ovs;
-	u32 i;
+	u32 k;
 
-	ovs = pmuscope_pmu_read_raw(pmu, idx, nr, vals);
-	for (i = 0; i < nr; i++)
-		raw[i] = vals[i].count;
+	pmuscope_snap_read(l, vals);
+	ovs = pmuscope_snap_ovs(pmu, mask, true);
+	for (k = 0; k < l->nr; k++)
+		raw[k] = vals[l->at[k]].count;
 	pmuscope_pmu_fold_vals(pmu, idx, nr, now, ovs, vals);
-	for (i = 0; i < nr; i++) {
-		unsigned int n = idx[i];
-		u64 delta;
+	for (k = 0; k < l->nr; k++) {
+		unsigned int n = l->cnt[k];
+		u64 delta = raw[k] - svr[n];
 
-		if (!pmu->hwc[n].on_hw)		/* nor PMUSCOPE_NO_COUNTER's sentinel */
-			continue;
-		delta = raw[i] - svr[n];
 		if (pmuscope_hwc_width(pmu, n) == 32)
 			delta &= U32_MAX;
-		vals[i].count -= delta;
+		vals[l->at[k]].count -= delta;
 	}
 	pmu->ss_captures++;
 }
@@ -427,14 +451,15 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 			   struct pmuscope_value *vals, struct pmuscope_snap_cpu *sc)
 {
 	/*
-	 * Written for the counters of l.mask before any is read: not zeroed
+	 * Written for the counters of @mask before any is read: not zeroed
 	 * by CONFIG_INIT_STACK_ALL_ZERO (a 256-byte memset per snapshot).
 	 */
 	u64 svr[PMUSCOPE_NR_COUNTERS] __uninitialized;
-	/* Its @nr entries written before any is read (as svr[]). */
+	/* Its @nr entries written before any is read, as svr[]. */
 	struct pmuscope_snap_list l __uninitialized;
 	enum pmuscope_ss_hw st;
-	u32 i;
+	u64 mask = 0;
+	u32 i, on = 0;
 
 	/* Stores of zeros the compiler can see, not a call of memset(). */
 	*sc = (struct pmuscope_snap_cpu){ .cpu = pmu->cpu };
@@ -446,21 +471,20 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 	}
 	/* Put back (and flag) what someone else stopped, before the stop. */
 	pmuscope_pmu_check(pmu, now);
-	l.mask = 0;
-	l.nr = 0;
 	for (i = 0; i < nr; i++) {
 		unsigned int n = idx[i];
 
 		if (!pmu->hwc[n].on_hw)		/* nor PMUSCOPE_NO_COUNTER's sentinel */
 			continue;
-		l.mask |= BIT_ULL(n);
-		l.cnt[l.nr] = n;
-		l.at[l.nr++] = i;
+		mask |= BIT_ULL(n);
+		l.cnt[on] = n;
+		l.at[on++] = i;
 	}
+	l.nr = on;
 
 	if (pmuscope_snap_wait(deadline))
 		sc->flags |= PMUSCOPE_SNAPCPU_LATE;
-	if (!l.mask) {
+	if (!mask) {
 		sc->time = pmuscope_hw_syscnt();
 		pmuscope_pmu_fold_vals(pmu, idx, nr, now, 0, vals);
 		sc->method = PMUSCOPE_SNAP_IDLE;
@@ -471,12 +495,12 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 		    !pmuscope_engine.ss_under_el2) {
 			st = PMUSCOPE_SS_HW_UNDER_EL2;
 		} else {
-			st = pmuscope_ss_capture(pmu, l.mask, svr, &sc->time);
+			st = pmuscope_ss_capture(pmu, mask, svr, &sc->time);
 			if (st == PMUSCOPE_SS_HW_UNTRIED)
 				goto software;	/* no witness now: not a failure */
 			if (st == PMUSCOPE_SS_HW_READY) {
 				WRITE_ONCE(pmu->ss_hw, st);
-				pmuscope_snap_hw(pmu, idx, nr, now, svr, vals);
+				pmuscope_snap_hw(pmu, mask, &l, idx, nr, now, svr, vals);
 				sc->method = PMUSCOPE_SNAP_HARDWARE;
 				return;
 			}
@@ -486,5 +510,5 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 		WRITE_ONCE(pmu->ss_hw, st);
 	}
 software:
-	pmuscope_snap_sw(pmu, &l, idx, nr, now, vals, sc);
+	pmuscope_snap_sw(pmu, mask, &l, idx, nr, now, vals, sc);
 }
