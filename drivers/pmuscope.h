@@ -407,6 +407,7 @@ struct pmuscope_el0 {
 
 u64 pmuscope_el0_userenr(bool per_counter, u32 mine, bool swinc);
 u64 pmuscope_el0_pmuacr(u32 open);
+bool pmuscope_el0_supported(void);
 bool pmuscope_el0_per_counter(const struct pmuscope_pmu *pmu);
 u32 pmuscope_el0_all(const struct pmuscope_pmu *pmu);
 u32 pmuscope_el0_mine(const struct pmuscope_pmu *pmu, const struct pmuscope_el0 *el0);

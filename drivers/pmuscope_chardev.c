@@ -106,8 +106,8 @@ static long pmuscope_ioc_handshake(void __user *uarg)
 		      (pmuscope_backend_perf() ? PMUSCOPE_FEAT_BACKEND_PERF : 0) |
 		      (pmuscope_backend_perf() || pmuscope_ppmu_type() >= 0 ?
 		       PMUSCOPE_FEAT_TASK | PMUSCOPE_FEAT_MULTIPLEX : 0) |
-		      (!pmuscope_backend_perf() && pmuscope_ppmu_type() >= 0 ?
-		       PMUSCOPE_FEAT_USER_READ : 0);
+		      (!pmuscope_backend_perf() && pmuscope_ppmu_type() >= 0 &&
+		       pmuscope_el0_supported() ? PMUSCOPE_FEAT_USER_READ : 0);
 	hs.nr_cpu_ids = nr_cpu_ids;
 	hs.max_events = PMUSCOPE_MAX_EVENTS;
 	if (copy_to_user(uarg, &hs, min_t(size_t, usize, sizeof(hs))))

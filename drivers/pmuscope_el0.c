@@ -43,7 +43,11 @@
 #include <linux/bitops.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+#if __has_include(<linux/rseq.h>)
+#include <linux/rseq.h>		/* rseq_preempt() since 6.11; linux/sched.h before */
+#endif
 
 #include "pmuscope.h"
 #include "pmuscope_hw.h"
@@ -80,6 +84,27 @@ u64 pmuscope_el0_pmuacr(u32 open)
 	return v;
 }
 
+/*
+ * An rseq critical section can be aborted from an interrupt on this
+ * kernel (pmuscope_el0_end()): the rseq code clears a thread's event mask
+ * with interrupts off (RSEQ_EVENT_GUARD irq, with CONFIG_MEMBARRIER, in
+ * 6.12.y and 6.1.y stable kernels) so a bit set by an interrupt is never
+ * lost. Without CONFIG_RSEQ no thread has a critical section (and
+ * libpmuscope reads with the ioctl). Elsewhere USER_READ is refused.
+ */
+bool pmuscope_el0_supported(void)
+{
+#ifdef CONFIG_RSEQ
+#if defined(RSEQ_EVENT_GUARD) && defined(CONFIG_MEMBARRIER)
+	return true;
+#else
+	return false;
+#endif
+#else
+	return true;
+#endif
+}
+
 /* PMUACR_EL1 exists (PMUv3p9 and later, not an IMPLEMENTATION DEFINED PMU). */
 bool pmuscope_el0_per_counter(const struct pmuscope_pmu *pmu)
 {
@@ -107,16 +132,32 @@ u32 pmuscope_el0_mine(const struct pmuscope_pmu *pmu, const struct pmuscope_el0 
 
 /* ------------------------------------------------------------- the page */
 
+/*
+ * A write of the page: @seq odd, and @gen moved, before anything else
+ * changes. @lock held (so preemption is off).
+ */
 static void pmuscope_el0_begin(struct pmuscope_el0 *el0)
 {
 	WRITE_ONCE(el0->page->seq, el0->page->seq + 1);
-	smp_wmb();	/* seq odd before the fields change */
+	WRITE_ONCE(el0->page->gen, el0->page->gen + 1);
+	smp_wmb();	/* seq odd, gen moved, before the fields change */
 }
 
+/*
+ * The write is done: @seq even. If the thread runs here (this is its
+ * overflow interrupt, an IPI or a perf callback that came while it ran,
+ * or its own system call), the rseq critical section it may be in is
+ * aborted on its way back to user space, as membarrier's RSEQ command
+ * does from its IPI (kernel/sched/membarrier.c, ipi_rseq()): the
+ * section's copy of the page is then never used with counters read after
+ * the page changed under it (struct pmuscope_user_page, version 2).
+ */
 static void pmuscope_el0_end(struct pmuscope_el0 *el0)
 {
 	smp_wmb();	/* the fields before seq even */
 	WRITE_ONCE(el0->page->seq, el0->page->seq + 1);
+	if (el0->task == current)
+		rseq_preempt(current);
 }
 
 /* Counter @i's offset in the page from what it is computed from. @lock held. */

@@ -140,16 +140,19 @@ static bool pmuscope_hwc_wants_irq(const struct pmuscope_pmu *pmu,
 
 /*
  * Where a sampling counter starts: @sample_period events before it
- * overflows (2^width - period); 0 for a counter that does not sample.
- * The period is at most 2^31: a 32-bit counter's value keeps bit 31 set
- * until it wraps, so the bit-31 rule of pmuscope_hwc_fold_from() holds.
+ * overflows (2^width - period). The period is at most 2^31: a 32-bit
+ * counter's value keeps bit 31 set until it wraps, so the bit-31 rule of
+ * pmuscope_hwc_fold_from() holds. A counter that does not sample starts
+ * at 0, or at 2^31 when its thread reads it at EL0 (32-bit,
+ * pmuscope_hwc_el0_lift()).
  */
 u64 pmuscope_hwc_preload(const struct pmuscope_pmu *pmu, unsigned int idx)
 {
 	u64 period = pmu->hwc[idx].sample_period;
 
 	if (!period)
-		return 0;
+		return pmu->hwc[idx].el0 && pmuscope_hwc_width(pmu, idx) == 32 ?
+		       BIT_ULL(31) : 0;
 	if (pmuscope_hwc_width(pmu, idx) == 64)
 		return -period;
 	return BIT_ULL(32) - period;
@@ -225,6 +228,50 @@ static void pmuscope_hwc_clock(struct pmuscope_hwc *hwc, bool on, u64 now)
 /* ------------------------------------------------------------------- folds */
 
 /*
+ * A 32-bit counter that its thread reads at EL0 was folded at @hw, below
+ * 2^31 (its first 2^31 events since a wrap, or since it started from 0):
+ * move it up by 2^31, and return its value then (@val: its count then).
+ *
+ * EL0 computes offset + (raw - last_raw) mod 2^32 from the user page,
+ * which is right while the counter has counted less than 2^32 events
+ * since last_raw, the value of the last fold. The reads made after a wrap
+ * and before its overflow interrupt folds it are right only while the
+ * counter is still below last_raw; if the interrupt of the wrap before
+ * folded at a small value (the events counted before it was taken), a
+ * later interrupt that takes longer leaves reads 2^32 short. With last_raw
+ * at 2^31 or above, the counter's next wrap is 2^31 events away, and the
+ * reads after it have 2^31 events of room.
+ *
+ * The counter is stopped for the write: a counter that counts only at EL0
+ * (nothing while the kernel runs) loses nothing; one that also counts
+ * where the kernel runs loses what this CPU does between the stop and the
+ * start (a few instructions, about once every 2^31 events).
+ */
+static noinline u64 pmuscope_hwc_el0_lift(struct pmuscope_pmu *pmu, struct pmuscope_hwc *hwc,
+					  unsigned int idx, u64 hw, u64 *val)
+{
+	u64 bit = BIT_ULL(idx);
+	bool counting = pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0) & bit;
+
+	if (counting) {
+		pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, bit);
+		pmuscope_hw_isb();
+		/* Not 2^31 events from @hw: no wrap between the two reads. */
+		hw = pmuscope_cnt_read(idx) & U32_MAX;
+	}
+	hw += BIT_ULL(31);
+	pmuscope_cnt_write(idx, hw);
+	hwc->base -= BIT_ULL(31);
+	hwc->last_hw = hw;
+	*val = hwc->base + hw;
+	if (counting)
+		pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, bit);
+	/* The value written before the counter counts, and before EL0 reads it. */
+	pmuscope_hw_isb();
+	return hw;
+}
+
+/*
  * The counter's 64-bit count from @hw, its value, and @ovs, PMOVSSET_EL0
  * read after it with an ISB between (a 32-bit counter's; unused for a
  * 64-bit one, @wide). A 64-bit counter whose value goes down was
@@ -278,8 +325,13 @@ static __always_inline u64 pmuscope_hwc_fold_hw(struct pmuscope_pmu *pmu,
 	hwc->last_hw = hw;
 	if (val > hwc->last)
 		hwc->last = val;
-	if (unlikely(hwc->el0))
-		pmuscope_el0_fold(hwc->el0, hwc->slot, hw, val);
+	if (unlikely(hwc->el0)) {
+		u64 v = val;
+
+		if (!wide && !(hw & BIT_ULL(31)) && !hwc->sample_period)
+			hw = pmuscope_hwc_el0_lift(pmu, hwc, idx, hw, &v);
+		pmuscope_el0_fold(hwc->el0, hwc->slot, hw, v);
+	}
 	return val;
 }
 
@@ -510,8 +562,8 @@ static void pmuscope_pmu_program(struct pmuscope_pmu *pmu, u64 now, bool clocks)
 		if (!hwc->enabled)
 			continue;
 		pmuscope_type_write(idx, hwc->evtyper);
-		/* Counters were reset to 0; a sampling one starts at its preload. */
-		if (hwc->sample_period)
+		/* Counters were reset to 0; some start elsewhere (their preload). */
+		if (pmuscope_hwc_preload(pmu, idx))
 			pmuscope_cnt_write(idx, pmuscope_hwc_preload(pmu, idx));
 		hwc->base = hwc->saved - pmuscope_hwc_preload(pmu, idx);
 		hwc->last_hw = pmuscope_hwc_preload(pmu, idx);

@@ -591,7 +591,7 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 		return -EINVAL;
 	/* EL0 access: the caller's own thread, on the direct engine. */
 	if (cfg_flags & PMUSCOPE_CFG_USER_READ) {
-		if (pmuscope_backend_perf())
+		if (pmuscope_backend_perf() || !pmuscope_el0_supported())
 			return -EOPNOTSUPP;
 		if (task != current)
 			return -EINVAL;

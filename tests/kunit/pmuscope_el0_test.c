@@ -10,6 +10,9 @@
 #include <kunit/test.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#if __has_include(<linux/rseq.h>)
+#include <linux/rseq.h>
+#endif
 
 #include "pmuscope.h"
 #include "pmuscope_model.h"
@@ -143,9 +146,9 @@ struct el0_ctx {
  * are @idx[] (assigned, counting, slots started in the page). The test
  * frees x->el0 (el0_done()).
  */
-static void el0_setup(struct kunit *test, struct el0_ctx *x,
-		      const struct pmuscope_model_profile *prof,
-		      const u8 *idx, u32 nr, bool swinc)
+static void el0_setup_flags(struct kunit *test, struct el0_ctx *x,
+			    const struct pmuscope_model_profile *prof,
+			    const u8 *idx, u32 nr, bool swinc, u32 ev_flags)
 {
 	struct pmuscope_etest *t = test->priv;
 	unsigned long flags;
@@ -162,7 +165,7 @@ static void el0_setup(struct kunit *test, struct el0_ctx *x,
 	raw_spin_lock_irqsave(&x->pmu->lock, flags);
 	for (i = 0; i < nr; i++) {
 		pmuscope_etest_assign(x->pmu, idx[i], idx[i] == PMUSCOPE_CYCLE_IDX ? 0x11 : 0x08,
-				      PMUSCOPE_EV_EL0);
+				      ev_flags);
 		x->pmu->hwc[idx[i]].enabled = false;
 		x->pmu->hwc[idx[i]].el0 = x->el0;
 		x->pmu->hwc[idx[i]].slot = i;
@@ -170,6 +173,13 @@ static void el0_setup(struct kunit *test, struct el0_ctx *x,
 		pmuscope_el0_start(x->pmu, x->el0, i, idx[i], 0, 0, 0);
 	}
 	raw_spin_unlock_irqrestore(&x->pmu->lock, flags);
+}
+
+static void el0_setup(struct kunit *test, struct el0_ctx *x,
+		      const struct pmuscope_model_profile *prof,
+		      const u8 *idx, u32 nr, bool swinc)
+{
+	el0_setup_flags(test, x, prof, idx, nr, swinc, PMUSCOPE_EV_EL0);
 }
 
 static void el0_done(struct el0_ctx *x)
@@ -216,7 +226,8 @@ static void pmuscope_test_el0_grant_v3(struct kunit *test)
 	for (n = 1; n < x.pmu->nr_counters; n++)
 		KUNIT_EXPECT_EQ_MSG(test, el0_reg(&x, PMUSCOPE_REG_PMEVCNTR(n)), 0,
 				    "counter %u still holds another session's count", n);
-	KUNIT_EXPECT_EQ(test, el0_reg(&x, PMUSCOPE_REG_PMEVCNTR(0)), 500);
+	/* Its own counter counts on (from 2^31, pmuscope_hwc_el0_lift()). */
+	KUNIT_EXPECT_EQ(test, el0_reg(&x, PMUSCOPE_REG_PMEVCNTR(0)), BIT_ULL(31) + 500);
 	KUNIT_EXPECT_EQ(test, x.pmu->el0_open, pmuscope_el0_all(x.pmu));
 	KUNIT_EXPECT_EQ(test, x.el0->page->cpu, x.cpu);
 	KUNIT_EXPECT_EQ(test, x.el0->page->pmuserenr, ER | CR);
@@ -415,6 +426,129 @@ static void pmuscope_test_el0_page_value(struct kunit *test)
 	el0_done(&x);
 }
 
+/* The overflow interrupt on the model. */
+static void el0_overflow(struct el0_ctx *x)
+{
+	unsigned long sampled, flags;
+
+	raw_spin_lock_irqsave(&x->pmu->lock, flags);
+	pmuscope_pmu_overflow(x->pmu, &sampled);
+	raw_spin_unlock_irqrestore(&x->pmu->lock, flags);
+}
+
+struct el0_lift_case {
+	const char *name;
+	u32 ev_flags;
+	bool el1_counts;	/* the counter counts while the kernel runs */
+};
+
+static const struct el0_lift_case el0_lift_cases[] = {
+	{ "EL0 only", PMUSCOPE_EV_EL0, false },
+	{ "EL0 and EL1", PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1, true },
+};
+
+static void el0_lift_desc(const struct el0_lift_case *c, char *d)
+{
+	strscpy(d, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(el0_lift, el0_lift_cases, el0_lift_desc);
+
+/*
+ * A 32-bit counter read at EL0 keeps the page's last_raw at 2^31 or
+ * above: it starts at 2^31, and a fold below 2^31 (the overflow
+ * interrupt's, just after a wrap) moves it up by 2^31. So reads made
+ * after a wrap, before its interrupt folds it, have 2^31 events of room:
+ * here the second wrap's reads are 0x80 events on, where the first
+ * interrupt folded at 0x40 (without the move, the page would give 2^32
+ * less). The count stays the engine's; EL1 events move only a counter
+ * that counts at EL1.
+ */
+static void pmuscope_test_el0_wrap_room(struct kunit *test)
+{
+	const struct el0_lift_case *c = test->param_value;
+	static const u8 idx[] = { 0 };
+	const u64 half = BIT_ULL(31);
+	struct el0_ctx x;
+	u64 want;
+
+	el0_setup_flags(test, &x, &pmuscope_model_cortex_a53, idx, 1, false, c->ev_flags);
+	KUNIT_EXPECT_EQ(test, el0_reg(&x, PMUSCOPE_REG_PMEVCNTR(0)), half);
+	KUNIT_EXPECT_EQ(test, x.el0->page->ctr[0].last_raw, half);
+	KUNIT_EXPECT_EQ(test, el0_user_value(&x, 0), 0);
+
+	/* The first wrap, 0x40 events before its interrupt. */
+	pmuscope_model_count_el(x.cpu, 0x08, 0, half + 0x40);
+	want = half + 0x40;
+	KUNIT_EXPECT_EQ(test, el0_reg(&x, PMUSCOPE_REG_PMEVCNTR(0)), 0x40);
+	KUNIT_EXPECT_EQ(test, el0_user_value(&x, 0), want);
+	el0_overflow(&x);
+	KUNIT_EXPECT_EQ(test, el0_reg(&x, PMUSCOPE_REG_PMEVCNTR(0)), half + 0x40);
+	KUNIT_EXPECT_EQ(test, x.el0->page->ctr[0].last_raw, half + 0x40);
+	KUNIT_EXPECT_EQ(test, el0_user_value(&x, 0), want);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(x.pmu, 0, NULL), want);
+
+	/* The kernel runs: only a counter that counts at EL1 moves. */
+	pmuscope_model_count_el(x.cpu, 0x08, 1, 0x100);
+	if (c->el1_counts)
+		want += 0x100;
+	KUNIT_EXPECT_EQ(test, el0_user_value(&x, 0), want);
+
+	/* The second wrap, read 0x80 events on, its interrupt not taken. */
+	pmuscope_model_count_el(x.cpu, 0x08, 0, half - 0x40 - (want - half - 0x40) + 0x80);
+	want = BIT_ULL(32) + 0x80;
+	KUNIT_EXPECT_EQ(test, el0_reg(&x, PMUSCOPE_REG_PMEVCNTR(0)), 0x80);
+	KUNIT_EXPECT_NE(test, el0_reg(&x, PMUSCOPE_REG_PMOVSSET_EL0) & BIT(0), 0);
+	KUNIT_EXPECT_EQ(test, el0_user_value(&x, 0), want);
+	el0_overflow(&x);
+	KUNIT_EXPECT_EQ(test, el0_reg(&x, PMUSCOPE_REG_PMEVCNTR(0)), half + 0x80);
+	KUNIT_EXPECT_EQ(test, el0_user_value(&x, 0), want);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(x.pmu, 0, NULL), want);
+	KUNIT_EXPECT_EQ(test, el0_reg(&x, PMUSCOPE_REG_PMCNTENSET_EL0) & BIT(0), BIT(0));
+	el0_done(&x);
+}
+
+/*
+ * Each write of the page moves gen (never back), leaves seq even, and
+ * aborts the rseq critical section of its thread when that thread is the
+ * one running (rseq's PREEMPT event, as membarrier's IPI sets it); a
+ * write for another thread's page leaves the running thread alone.
+ */
+static void pmuscope_test_el0_gen(struct kunit *test)
+{
+	struct pmuscope_el0 *el0 = pmuscope_el0_alloc(current, 2, false);
+	unsigned long flags __maybe_unused, mask __maybe_unused;
+	u64 gen;
+
+	KUNIT_ASSERT_NOT_NULL(test, el0);
+	KUNIT_EXPECT_TRUE(test, pmuscope_el0_supported());
+	gen = el0->page->gen;
+#ifdef CONFIG_RSEQ
+	local_irq_save(flags);
+	current->rseq_event_mask = 0;
+	local_irq_restore(flags);
+#endif
+	pmuscope_el0_reset(el0, 1, 5);
+	KUNIT_EXPECT_EQ(test, el0->page->gen, gen + 1);
+	KUNIT_EXPECT_EQ(test, el0->page->seq % 2, 0);
+	KUNIT_EXPECT_EQ(test, el0->page->ctr[1].offset, -5ULL);
+	pmuscope_el0_stop(el0, 0);
+	KUNIT_EXPECT_EQ(test, el0->page->gen, gen + 2);
+#ifdef CONFIG_RSEQ
+	local_irq_save(flags);
+	mask = current->rseq_event_mask;
+	current->rseq_event_mask = 0;
+	local_irq_restore(flags);
+	KUNIT_EXPECT_NE(test, mask & BIT(RSEQ_EVENT_PREEMPT_BIT), 0);
+	/* Another thread's page. */
+	el0->task = NULL;
+	pmuscope_el0_reset(el0, 1, 7);
+	KUNIT_EXPECT_EQ(test, el0->page->gen, gen + 3);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(current->rseq_event_mask), 0);
+#endif
+	pmuscope_el0_free(el0);
+}
+
 /* The page as mapped: versioned, sized, nothing granted before a switch-in. */
 static void pmuscope_test_el0_page_init(struct kunit *test)
 {
@@ -427,6 +561,7 @@ static void pmuscope_test_el0_page_init(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, el0->page->nr, 7);
 	KUNIT_EXPECT_EQ(test, el0->page->cpu, PMUSCOPE_CPU_ANY);
 	KUNIT_EXPECT_EQ(test, el0->page->seq, 0);
+	KUNIT_EXPECT_EQ(test, el0->page->gen, 0);
 	KUNIT_EXPECT_EQ(test, el0->page->ctr[0].index, 0);
 	pmuscope_el0_free(el0);
 }
@@ -444,6 +579,8 @@ static struct kunit_case pmuscope_el0_test_cases[] = {
 	KUNIT_CASE(pmuscope_test_el0_closing),
 	KUNIT_CASE(pmuscope_test_el0_restore),
 	KUNIT_CASE(pmuscope_test_el0_page_value),
+	KUNIT_CASE_PARAM(pmuscope_test_el0_wrap_room, el0_lift_gen_params),
+	KUNIT_CASE(pmuscope_test_el0_gen),
 	{}
 };
 

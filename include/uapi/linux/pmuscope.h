@@ -406,12 +406,23 @@ struct pmuscope_spe_status {
  *
  * raw being PMEVCNTR<index - 1>_EL0, or PMCCNTR_EL0 for index 32. That
  * is the value PMUSCOPE_IOC_READ gives at the same instant, a 32-bit
- * wrap the overflow interrupt has not folded yet included. Anywhere else
+ * wrap the overflow interrupt has not folded yet included: the driver
+ * keeps a 32-bit counter's last_raw at 2^31 or above. Anywhere else
  * (@cpu is PMUSCOPE_CPU_ANY or another CPU, @index 0) use the READ ioctl:
  * an MRS there raises SIGILL. The check of @cpu and the MRS must not be
  * separated by a migration (libpmuscope uses an rseq critical section).
+ *
+ * Version 2: @gen moves whenever a write of the page begins (it never
+ * repeats), and a write made on the thread's CPU while the thread runs
+ * there (its overflow interrupt, an IPI, a perf callback) aborts the
+ * thread's rseq critical section, as a preemption would. Every switch of
+ * the thread out of a CPU that grants writes the page. So the thread,
+ * having copied the page under @seq with @gen while @cpu named a CPU,
+ * and finding @gen unchanged inside its critical section, runs on that
+ * CPU with the copy still true: it may read the counters and fold them
+ * with the copy, and needs no re-check after.
  */
-#define PMUSCOPE_USER_PAGE_VERSION	1
+#define PMUSCOPE_USER_PAGE_VERSION	2
 #define PMUSCOPE_USER_CYCLE_INDEX	32	/* @index of the cycle counter */
 #define PMUSCOPE_USER_F_LIVE		(1U << 0)	/* counting: times grow with CNTVCT */
 
@@ -437,7 +448,8 @@ struct pmuscope_user_page {
 	__u32 pmuserenr;	/* PMUSERENR_EL0 there while the thread runs */
 	__u64 grants;		/* times the thread was granted access on a CPU */
 	__u64 denials;		/* ... and was not (another session counting there) */
-	__u64 reserved[4];
+	__u64 gen;		/* version 2: + 1 as each write of the page begins */
+	__u64 reserved[3];
 	struct pmuscope_user_counter ctr[PMUSCOPE_MAX_EVENTS];
 };
 
