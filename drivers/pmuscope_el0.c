@@ -45,8 +45,8 @@
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#if __has_include(<linux/rseq.h>)
-#include <linux/rseq.h>		/* rseq_preempt() since 6.11; linux/sched.h before */
+#ifdef PMUSCOPE_HAVE_LINUX_RSEQ_H
+#include <linux/rseq.h>		/* rseq_preempt(); linux/sched.h before */
 #endif
 
 #include "pmuscope.h"

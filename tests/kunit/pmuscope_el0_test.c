@@ -10,7 +10,7 @@
 #include <kunit/test.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#if __has_include(<linux/rseq.h>)
+#ifdef PMUSCOPE_HAVE_LINUX_RSEQ_H
 #include <linux/rseq.h>
 #endif
 

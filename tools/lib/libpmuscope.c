@@ -524,12 +524,33 @@ int pmuscope_cpu_has_event(const struct pmuscope_cpu_info *info, uint32_t number
 /* --------------------------------------------------------------- sessions */
 
 /*
- * One counter of pmuscope_read_self()'s plan, read from the page under
- * one value of its seq: the table entry of the counter's MRS (or, in the
- * slot after the last, the end of the reader), and its fold: for a 64-bit
- * counter count = raw + @a (@a = offset - last_raw), for a 32-bit one
- * count = @a + (u32)(raw - @b) (@a = offset, @b = last_raw).
+ * EL0 self-monitoring (pmuscope_read_self()): what its reader, in
+ * assembly below, reads of a session. struct pmuscope begins with it, so
+ * that the reader finds it at fixed offsets from the handle
+ * (PMUSCOPE_EL0_OFF_*, checked at compile time).
+ *
+ * A plan is a copy of the user page, made under its seq, for reads of
+ * @plan_nr counters: where the reader branches in its critical section
+ * (@entry) and each counter's fold. A straight-line reader (counters in
+ * the order the driver gives them when the thread has the PMU alone:
+ * PMEVCNTR0.. for the events in order, or PMCCNTR_EL0 for a first
+ * CPU_CYCLES and PMEVCNTR0.. for the others, all 32-bit) folds counter
+ * i with @fold[i]; any other layout goes through @slot[], one table
+ * entry per counter.
  */
+#define PMUSCOPE_EL0_STRAIGHT	16	/* counters a straight-line reader reads */
+#define PMUSCOPE_EL0_NO_PLAN	UINT32_MAX
+
+/*
+ * A counter's fold: 32-bit, count = @a + (u32)(raw - @b) (@a = offset,
+ * @b = last_raw); 64-bit, count = raw + @a (@a = offset - last_raw).
+ */
+struct pmuscope_el0_fold {
+	uint64_t a;
+	uint64_t b;
+};
+
+/* One counter of a table plan: its entry (after the last, the end) and fold. */
 struct pmuscope_el0_slot {
 	uint64_t target;
 	uint64_t a;
@@ -537,23 +558,24 @@ struct pmuscope_el0_slot {
 	uint64_t pad;
 };
 
-/*
- * What the EL0 reader (assembly, below) reads of a session: the offsets
- * are fixed (PMUSCOPE_EL0_OFF_*, checked at compile time).
- */
 struct pmuscope_el0 {
-	uint32_t plan_nr;		/* counters planned; 0: no fast path */
-	uint32_t reserved;
 	void *tp;			/* the counted thread's thread pointer */
 	void *rseq;			/* its struct rseq; NULL: no fast path */
 	const struct pmuscope_user_page *page;	/* NULL: none mapped */
-	uint32_t plan_cpu;		/* the granting CPU; PMUSCOPE_CPU_ANY: none */
-	uint32_t plan_seq;		/* the page's seq the plan was read at */
+	const void *cs;			/* the critical section's struct rseq_cs */
+	uint64_t plan_gen;		/* the page's gen the plan was read at */
+	uint64_t entry;			/* the plan's reader */
+	uint32_t plan_nr;		/* counters planned; PMUSCOPE_EL0_NO_PLAN: none */
+	uint32_t plan_want;		/* counters asked for at the last plan */
 	uint64_t fast;			/* reads made at EL0 */
-	struct pmuscope_el0_slot plan[PMUSCOPE_MAX_EVENTS + 1];
+	struct pmuscope_el0_fold fold[PMUSCOPE_EL0_STRAIGHT];
+	struct pmuscope_el0_slot slot[PMUSCOPE_MAX_EVENTS + 1];
+	unsigned int depth;		/* retries of pmuscope__el0_read_slow() under way */
+	uint32_t layout;		/* PMUSCOPE_SELF_* of the last plan */
 };
 
 struct pmuscope {
+	struct pmuscope_el0 el0;	/* first: the EL0 reader's offsets */
 	int fd;
 	uint64_t features;
 	unsigned int nr_events;
@@ -566,7 +588,6 @@ struct pmuscope {
 	uint32_t self_flags;		/* PMUSCOPE_CFG_USER_SWINC */
 	struct pmuscope_self_stats st;	/* all but fast (el0.fast) */
 	struct pmuscope *self_next;	/* the sessions with a page (fork) */
-	struct pmuscope_el0 el0;
 };
 
 static void pmuscope_self_unmap(struct pmuscope *h);
@@ -581,6 +602,7 @@ int pmuscope_open(struct pmuscope **out, char *err, size_t errlen)
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
+	h->el0.plan_nr = PMUSCOPE_EL0_NO_PLAN;
 	h->fd = open("/dev/pmuscope", O_RDWR | O_CLOEXEC);
 	if (h->fd < 0) {
 		ret = -errno;
@@ -1019,9 +1041,6 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 
 #define PMUSCOPE_EL0_TRIES	64	/* critical sections tried, then the ioctl */
 
-#define pmuscope_el0_of(e)	\
-	((struct pmuscope *)((char *)(e) - offsetof(struct pmuscope, el0)))
-
 #ifdef PMUSCOPE_EL0_FAST
 /*
  * The readers, in assembly. An rseq critical section is one range of
@@ -1029,43 +1048,49 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
  * move or duplicate, with its abort handler outside it, just after the
  * signature glibc registered (RSEQ_SIG; aarch64: 0xd428bc00). The kernel
  * sends a thread preempted, migrated or signalled inside the range to the
- * abort handler on its way back to user space: nothing in the range runs
- * on another CPU than the one the section checked at its start, and no
- * switch (the only time the driver revokes a CPU's grant) comes between
- * that check and the MRS.
+ * abort handler on its way back to user space, and so does the driver
+ * when it writes the page on the thread's CPU while the thread runs
+ * (page version 2): nothing in the range runs on another CPU than the
+ * one the plan names, nor after the page changed under it.
  *
- * pmuscope__el0_read_self(el0, counts, nr): pmuscope_read_self() once the
- * session is known (x0 = &h->el0, x1 = counts, w2 = nr). It checks that
- * the plan is of @nr counters and that the caller is the counted thread,
- * stores the section's descriptor in rseq->rseq_cs, and in the section
- * checks rseq->cpu_id == plan_cpu and page->seq == plan_seq (the page,
- * hence the grant and the counters' indexes, has not changed since the
- * plan was read), then branches to the first slot's table entry: its
- * MRS, its fold into counts[i], and a branch to the next slot's entry;
- * the slot after the last branches to post_commit. The table is inside
- * the range: no call leaves it. After it, dmb ishld and page->seq read
- * again: unchanged, no interrupt folded a counter meanwhile, and the
- * read is done (el0->fast + 1, returns 0). Any other outcome tail-calls
- * pmuscope__el0_read_slow(el0, counts, nr, why): why 1, not granted here
- * or the page changed before the MRS; 2, aborted; 3, the page changed
- * after; 4, no plan of @nr counters or another thread.
- * pmuscope__el0_read_cs(el0, counts, nr) is the same section for the
- * slow path's retries: it returns 0 (done), 1, 2 or 3.
+ * pmuscope_read_self(h, counts, nr) (x0 = h, whose struct pmuscope_el0
+ * comes first, x1 = counts, w2 = nr): -EINVAL for a NULL @h or @counts;
+ * then, if the caller is the counted thread and the plan is of @nr
+ * counters, it stores the section's descriptor in rseq->rseq_cs and in
+ * the section checks page->gen == plan_gen: the page has not changed
+ * since the plan was made, so the thread has not left the CPU that
+ * granted it then (every switch writes the page), and the plan's
+ * counters and folds are true. It branches to the plan's reader, which
+ * reads the counters with MRS, folds them into counts[] and reaches
+ * post_commit: el0->fast + 1, returns 0. Anything else tail-calls
+ * pmuscope__el0_read_slow(h, counts, nr, why): why 1, the page changed
+ * before the section; 2, aborted; 4, no plan of @nr counters or another
+ * thread.
  *
- * Registers: x0-x2 and x8 (0: the fast entry, 1: _cs) are kept for the
- * slow path; x3 counts[i], x4 plan_cpu, x5 plan_seq, x6 rseq, x7 page,
- * x14 the next slot, x15 its entry, x13/x12 its fold (a, b), x9, x10, x16
- * scratch: all caller-saved.
+ * The plan's readers, all inside the range:
+ *  - straight-line: pairs of counters, each two MRS, two folds from
+ *    el0->fold[] and one STP to counts[], from the plan's last counter
+ *    down to counter 0; one sequence for each layout (event counters
+ *    only, or PMCCNTR_EL0 first) and parity of the number of counters,
+ *    entered at the pair of the plan's last counter;
+ *  - the table: an entry per hardware counter (32-bit, then 64-bit
+ *    folds), each its MRS, its fold, its store, the next slot's loads
+ *    and a branch to the next slot's entry; the slot after the last
+ *    branches to post_commit.
  *
- * pmuscope__el0_swinc(rseq, page, hwmask, &count, cpu, seq): the same
- * checks, then one write of PMSWINC_EL0, the section's last instruction
- * (its commit), in a section of its own for each of *count increments;
- * *count is left at the increments not made. Returns 0, 1 or 2.
+ * Registers: x0-x2 are kept for the slow path; x4 el0->fast, x5
+ * plan_gen, x6 rseq, x7 page, x15 the entry, x16/x17 the counters, x10-x13 their folds, x14
+ * (table) the next slot, x3 (table) counts[i], x9 scratch: all
+ * caller-saved.
  *
- * Each table entry starts at a multiple of 32 bytes: a landing pad where
- * the compiler guards indirect branches (BTI), the MRS, the fold
- * (64-bit: one add; 32-bit: sub of the low halves, add), the store, the
- * next slot's loads and the branch.
+ * pmuscope__el0_swinc(rseq, page, hwmask, &count, cpu, seq): checks
+ * rseq->cpu_id == @cpu and page->seq == @seq, then writes PMSWINC_EL0,
+ * the section's last instruction (its commit), in a section of its own
+ * for each of *count increments; *count is left at the increments not
+ * made. Returns 0, 1 (not granted here, or the page changed) or 2.
+ *
+ * Every place a branch register lands starts with a landing pad where
+ * the compiler guards indirect branches (BTI).
  */
 #ifdef __ARM_FEATURE_BTI_DEFAULT
 # define PMUSCOPE_EL0_BTI_C	"hint	34\n\t"		/* bti c */
@@ -1077,15 +1102,56 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 #define PMUSCOPE_EL0_STRIDE	32		/* bytes of a table entry */
 #define PMUSCOPE_EL0_TAB64	(32 * PMUSCOPE_EL0_STRIDE)	/* the 64-bit table */
 
-/* Offsets in struct pmuscope_el0 (checked below). */
-#define PMUSCOPE_EL0_OFF_NR	"0"
-#define PMUSCOPE_EL0_OFF_TP	"8"
-#define PMUSCOPE_EL0_OFF_RSEQ	"16"		/* rseq, then page */
-#define PMUSCOPE_EL0_OFF_CPU	"32"		/* plan_cpu, then plan_seq */
-#define PMUSCOPE_EL0_OFF_FAST	"40"
-#define PMUSCOPE_EL0_OFF_PLAN	"48"
+/* Offsets in struct pmuscope (checked below). */
+#define PMUSCOPE_EL0_OFF_TP	"0"		/* tp, then rseq */
+#define PMUSCOPE_EL0_OFF_PAGE	"16"		/* page, then cs */
+#define PMUSCOPE_EL0_OFF_GEN	"32"		/* plan_gen, then entry */
+#define PMUSCOPE_EL0_OFF_NR	"48"		/* plan_nr, plan_want, then fast */
+#define PMUSCOPE_EL0_OFF_FAST	"56"
+#define PMUSCOPE_EL0_OFF_FOLD	64
+#define PMUSCOPE_EL0_OFF_SLOT	"320"
+#define PMUSCOPE_EL0_PAGE_GEN	"40"		/* offsetof(struct pmuscope_user_page, gen) */
 
-/* The next slot: its entry, its fold; on to it. */
+/* Straight-line: counts[i] from PMEVCNTR<ra>, counts[i - 1] from PMEVCNTR<rb>. */
+#define PMUSCOPE_EL0_PAIR(ra, rb, i)					\
+	PMUSCOPE_EL0_BTI_J						\
+	"mrs	x16, pmevcntr" #ra "_el0\n\t"				\
+	"mrs	x17, pmevcntr" #rb "_el0\n\t"				\
+	"ldp	x12, x13, [x0, #64 + 16 * " #i "]\n\t"			\
+	"ldp	x10, x11, [x0, #64 + 16 * (" #i " - 1)]\n\t"		\
+	"sub	w16, w16, w13\n\t"					\
+	"sub	w17, w17, w11\n\t"					\
+	"add	x16, x16, x12\n\t"					\
+	"add	x17, x17, x10\n\t"					\
+	"stp	x17, x16, [x1, #8 * (" #i " - 1)]\n\t"
+/* counts[1] from PMEVCNTR0 (32-bit), counts[0] from PMCCNTR (64-bit). */
+#define PMUSCOPE_EL0_PAIR_CC						\
+	PMUSCOPE_EL0_BTI_J						\
+	"mrs	x16, pmevcntr0_el0\n\t"					\
+	"mrs	x17, pmccntr_el0\n\t"					\
+	"ldp	x12, x13, [x0, #64 + 16]\n\t"				\
+	"ldr	x10, [x0, #64]\n\t"					\
+	"sub	w16, w16, w13\n\t"					\
+	"add	x16, x16, x12\n\t"					\
+	"add	x17, x17, x10\n\t"					\
+	"stp	x17, x16, [x1]\n\t"
+#define PMUSCOPE_EL0_ONE_EV0						\
+	PMUSCOPE_EL0_BTI_J						\
+	"mrs	x16, pmevcntr0_el0\n\t"					\
+	"ldp	x12, x13, [x0, #64]\n\t"				\
+	"sub	w16, w16, w13\n\t"					\
+	"add	x16, x16, x12\n\t"					\
+	"str	x16, [x1]\n\t"
+#define PMUSCOPE_EL0_ONE_CC						\
+	PMUSCOPE_EL0_BTI_J						\
+	"mrs	x16, pmccntr_el0\n\t"					\
+	"ldr	x12, [x0, #64]\n\t"					\
+	"add	x16, x16, x12\n\t"					\
+	"str	x16, [x1]\n\t"
+#define PMUSCOPE_EL0_LABEL(name)	".L" name ":\n\t"
+#define PMUSCOPE_EL0_TO_DONE		"b	pmuscope__el0_done\n\t"
+
+/* The table: the next slot, its entry, its fold; on to it. */
 #define PMUSCOPE_EL0_NEXT						\
 	"str	x16, [x3], #8\n\t"					\
 	"ldp	x15, x13, [x14], #32\n\t"				\
@@ -1113,35 +1179,65 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 asm(
 	".text\n\t"
 	".p2align 6\n\t"
-	".globl	pmuscope__el0_read_self\n\t"
-	".hidden pmuscope__el0_read_self\n\t"
-	".type	pmuscope__el0_read_self, %function\n"
-"pmuscope__el0_read_self:\n\t"
+	".globl	pmuscope_read_self\n\t"
+	".type	pmuscope_read_self, %function\n\t"
+	".globl	pmuscope__el0_read\n\t"
+	".hidden pmuscope__el0_read\n\t"
+	".type	pmuscope__el0_read, %function\n"
+"pmuscope_read_self:\n"
+"pmuscope__el0_read:\n\t"
 	".cfi_startproc\n\t"
 	PMUSCOPE_EL0_BTI_C
-	"mov	x8, #0\n\t"
-	"ldr	w9, [x0, #" PMUSCOPE_EL0_OFF_NR "]\n\t"
-	"cmp	w9, w2\n\t"
+	"cbz	x0, .Lpmuscope_rd_einval\n\t"
+	"cbz	x1, .Lpmuscope_rd_einval\n\t"
+	"mrs	x10, tpidr_el0\n\t"
+	"ldp	x11, x6, [x0, #" PMUSCOPE_EL0_OFF_TP "]\n\t"
+	"ldp	x7, x9, [x0, #" PMUSCOPE_EL0_OFF_PAGE "]\n\t"
+	"ldp	x5, x15, [x0, #" PMUSCOPE_EL0_OFF_GEN "]\n\t"
+	"ldp	x12, x4, [x0, #" PMUSCOPE_EL0_OFF_NR "]\n\t"	/* plan_nr (w12), fast */
+	"cmp	x10, x11\n\t"
+	"ccmp	w12, w2, #0, eq\n\t"
 	"b.ne	.Lpmuscope_rd_unplanned\n\t"
-	"mrs	x9, tpidr_el0\n\t"
-	"ldr	x10, [x0, #" PMUSCOPE_EL0_OFF_TP "]\n\t"
-	"cmp	x9, x10\n\t"
-	"b.ne	.Lpmuscope_rd_unplanned\n"
-".Lpmuscope_rd_common:\n\t"
-	"ldp	x6, x7, [x0, #" PMUSCOPE_EL0_OFF_RSEQ "]\n\t"
-	"ldp	w4, w5, [x0, #" PMUSCOPE_EL0_OFF_CPU "]\n\t"
-	"add	x14, x0, #" PMUSCOPE_EL0_OFF_PLAN "\n\t"
-	"mov	x3, x1\n\t"
-	"adrp	x9, pmuscope__el0_read_cs_desc\n\t"
-	"add	x9, x9, :lo12:pmuscope__el0_read_cs_desc\n\t"
 	"str	x9, [x6, #8]\n"			/* rseq->rseq_cs */
 ".Lpmuscope_rd_start:\n\t"
-	"ldr	w9, [x6, #4]\n\t"		/* rseq->cpu_id */
-	"cmp	w9, w4\n\t"
+	"ldr	x9, [x7, #" PMUSCOPE_EL0_PAGE_GEN "]\n\t"
+	"cmp	x9, x5\n\t"
 	"b.ne	.Lpmuscope_rd_stale\n\t"
-	"ldr	w9, [x7, #8]\n\t"		/* page->seq */
-	"cmp	w9, w5\n\t"
-	"b.ne	.Lpmuscope_rd_stale\n\t"
+	"br	x15\n\t"
+
+	/* Event counters only, an even number: pairs (15, 14) .. (1, 0). */
+	".p2align 3\n"
+"pmuscope__el0_ev_even:\n\t"
+	PMUSCOPE_EL0_PAIR(15, 14, 15) PMUSCOPE_EL0_PAIR(13, 12, 13)
+	PMUSCOPE_EL0_PAIR(11, 10, 11) PMUSCOPE_EL0_PAIR(9, 8, 9)
+	PMUSCOPE_EL0_PAIR(7, 6, 7) PMUSCOPE_EL0_PAIR(5, 4, 5)
+	PMUSCOPE_EL0_PAIR(3, 2, 3) PMUSCOPE_EL0_PAIR(1, 0, 1)
+	PMUSCOPE_EL0_TO_DONE
+	/* Event counters only, an odd number: pairs (14, 13) .. (2, 1), then 0. */
+"pmuscope__el0_ev_odd:\n\t"
+	PMUSCOPE_EL0_PAIR(14, 13, 14) PMUSCOPE_EL0_PAIR(12, 11, 12)
+	PMUSCOPE_EL0_PAIR(10, 9, 10) PMUSCOPE_EL0_PAIR(8, 7, 8)
+	PMUSCOPE_EL0_PAIR(6, 5, 6) PMUSCOPE_EL0_PAIR(4, 3, 4)
+	PMUSCOPE_EL0_PAIR(2, 1, 2)
+"pmuscope__el0_ev_odd_last:\n\t"
+	PMUSCOPE_EL0_ONE_EV0
+	PMUSCOPE_EL0_TO_DONE
+	/* PMCCNTR first, an even number: counter i is PMEVCNTR<i - 1>. */
+"pmuscope__el0_cc_even:\n\t"
+	PMUSCOPE_EL0_PAIR(14, 13, 15) PMUSCOPE_EL0_PAIR(12, 11, 13)
+	PMUSCOPE_EL0_PAIR(10, 9, 11) PMUSCOPE_EL0_PAIR(8, 7, 9)
+	PMUSCOPE_EL0_PAIR(6, 5, 7) PMUSCOPE_EL0_PAIR(4, 3, 5)
+	PMUSCOPE_EL0_PAIR(2, 1, 3)
+"pmuscope__el0_cc_even_last:\n\t"
+	PMUSCOPE_EL0_PAIR_CC
+	PMUSCOPE_EL0_TO_DONE
+
+	/* The table reader. */
+	".p2align 3\n"
+"pmuscope__el0_table:\n\t"
+	PMUSCOPE_EL0_BTI_J
+	"add	x14, x0, #" PMUSCOPE_EL0_OFF_SLOT "\n\t"
+	"mov	x3, x1\n\t"
 	"ldp	x15, x13, [x14], #32\n\t"
 	"ldr	x12, [x14, #-16]\n\t"
 	"br	x15\n\t"
@@ -1151,53 +1247,44 @@ asm(
 "pmuscope__el0_tab:\n\t"
 	PMUSCOPE_EL0_EVENT_ENTRIES(PMUSCOPE_EL0_FOLD32)
 	PMUSCOPE_EL0_EVENT_ENTRIES(PMUSCOPE_EL0_FOLD64)
-	".p2align 5\n\t"
+	/*
+	 * Last, PMCCNTR first and an odd number, which falls through to
+	 * post_commit: the whole PMU of a Cortex-A53 (the AM62L's), the
+	 * cycle counter and 6 event counters, is one of these.
+	 */
+	".p2align 3\n"
+	/* PMCCNTR first, an odd number: pairs (14, 13) .. (2, 1), then PMCCNTR. */
+"pmuscope__el0_cc_odd:\n\t"
+	PMUSCOPE_EL0_PAIR(13, 12, 14) PMUSCOPE_EL0_PAIR(11, 10, 12)
+	PMUSCOPE_EL0_PAIR(9, 8, 10) PMUSCOPE_EL0_PAIR(7, 6, 8)
+	PMUSCOPE_EL0_PAIR(5, 4, 6) PMUSCOPE_EL0_PAIR(3, 2, 4)
+	PMUSCOPE_EL0_PAIR(1, 0, 2)
+"pmuscope__el0_cc_odd_last:\n\t"
+	PMUSCOPE_EL0_ONE_CC
 	".globl	pmuscope__el0_done\n\t"
 	".hidden pmuscope__el0_done\n"
 "pmuscope__el0_done:\n\t"			/* post_commit */
 	PMUSCOPE_EL0_BTI_J
-	"dmb	ishld\n\t"
-	"ldr	w9, [x7, #8]\n\t"
-	"cmp	w9, w5\n\t"
-	"b.ne	.Lpmuscope_rd_changed\n\t"
-	"ldr	x9, [x0, #" PMUSCOPE_EL0_OFF_FAST "]\n\t"
-	"add	x9, x9, #1\n\t"
-	"str	x9, [x0, #" PMUSCOPE_EL0_OFF_FAST "]\n\t"
+	"add	x4, x4, #1\n\t"
+	"str	x4, [x0, #" PMUSCOPE_EL0_OFF_FAST "]\n\t"
 	"mov	w0, #0\n\t"
 	"ret\n\t"
 	".inst	0xd428bc00\n"			/* RSEQ_SIG */
 ".Lpmuscope_rd_abort:\n\t"
-	"mov	w9, #2\n\t"
-	"b	.Lpmuscope_rd_fail\n"
-".Lpmuscope_rd_stale:\n\t"
-	"mov	w9, #1\n\t"
-	"b	.Lpmuscope_rd_fail\n"
-".Lpmuscope_rd_changed:\n\t"
-	"mov	w9, #3\n\t"
-	"b	.Lpmuscope_rd_fail\n"
-".Lpmuscope_rd_unplanned:\n\t"
-	"mov	w9, #4\n"
-".Lpmuscope_rd_fail:\n\t"
-	"cbnz	x8, .Lpmuscope_rd_ret\n\t"
-	"mov	w3, w9\n\t"
+	"mov	w3, #2\n\t"
 	"b	pmuscope__el0_read_slow\n"
-".Lpmuscope_rd_ret:\n\t"
-	"mov	w0, w9\n\t"
+".Lpmuscope_rd_stale:\n\t"
+	"mov	w3, #1\n\t"
+	"b	pmuscope__el0_read_slow\n"
+".Lpmuscope_rd_unplanned:\n\t"
+	"mov	w3, #4\n\t"
+	"b	pmuscope__el0_read_slow\n"
+".Lpmuscope_rd_einval:\n\t"
+	"mov	w0, #-22\n\t"			/* -EINVAL */
 	"ret\n\t"
 	".cfi_endproc\n\t"
-	".size	pmuscope__el0_read_self, . - pmuscope__el0_read_self\n\t"
-
-	".p2align 4\n\t"
-	".globl	pmuscope__el0_read_cs\n\t"
-	".hidden pmuscope__el0_read_cs\n\t"
-	".type	pmuscope__el0_read_cs, %function\n"
-"pmuscope__el0_read_cs:\n\t"
-	".cfi_startproc\n\t"
-	PMUSCOPE_EL0_BTI_C
-	"mov	x8, #1\n\t"
-	"b	.Lpmuscope_rd_common\n\t"
-	".cfi_endproc\n\t"
-	".size	pmuscope__el0_read_cs, . - pmuscope__el0_read_cs\n\t"
+	".size	pmuscope_read_self, . - pmuscope_read_self\n\t"
+	".size	pmuscope__el0_read, . - pmuscope__el0_read\n\t"
 
 	".p2align 4\n\t"
 	".globl	pmuscope__el0_swinc\n\t"
@@ -1241,7 +1328,9 @@ asm(
 
 	/* struct rseq_cs: version, flags, start_ip, post_commit_offset, abort_ip */
 	".pushsection __rseq_cs, \"aw\"\n\t"
-	".balign 32\n"
+	".balign 32\n\t"
+	".globl	pmuscope__el0_read_cs_desc\n\t"
+	".hidden pmuscope__el0_read_cs_desc\n"
 "pmuscope__el0_read_cs_desc:\n\t"
 	".long	0, 0\n\t"
 	".quad	.Lpmuscope_rd_start, pmuscope__el0_done - .Lpmuscope_rd_start, .Lpmuscope_rd_abort\n\t"
@@ -1253,31 +1342,40 @@ asm(
 	".text\n");
 
 #define PMUSCOPE_EL0_HIDDEN	__attribute__((visibility("hidden")))
-PMUSCOPE_EL0_HIDDEN int pmuscope__el0_read_self(struct pmuscope_el0 *e, uint64_t *counts,
-						unsigned int nr);
-PMUSCOPE_EL0_HIDDEN int pmuscope__el0_read_cs(struct pmuscope_el0 *e, uint64_t *counts,
-					      unsigned int nr);
-PMUSCOPE_EL0_HIDDEN int pmuscope__el0_read_slow(struct pmuscope_el0 *e, uint64_t *counts,
+PMUSCOPE_EL0_HIDDEN int pmuscope__el0_read(struct pmuscope *h, uint64_t *counts, unsigned int nr);
+PMUSCOPE_EL0_HIDDEN int pmuscope__el0_read_slow(struct pmuscope *h, uint64_t *counts,
 						unsigned int nr, int why);
 PMUSCOPE_EL0_HIDDEN int pmuscope__el0_swinc(void *rseq, const struct pmuscope_user_page *pg,
 					    uint64_t hwmask, unsigned int *count,
 					    uint32_t cpu, uint32_t seq);
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_tab[];
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_done[];
+PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_table[];
+PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_ev_even[], pmuscope__el0_ev_odd[];
+PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_ev_odd_last[];
+PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_cc_even[], pmuscope__el0_cc_even_last[];
+PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_cc_odd[], pmuscope__el0_cc_odd_last[];
+PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_read_cs_desc[];
 
 /* The offsets the assembly uses. */
 _Static_assert(offsetof(struct rseq, cpu_id) == 4, "rseq cpu_id");
 _Static_assert(offsetof(struct rseq, rseq_cs) == 8, "rseq rseq_cs");
 _Static_assert(offsetof(struct pmuscope_user_page, seq) == 8, "page seq");
-_Static_assert(offsetof(struct pmuscope_el0, plan_nr) == 0, "el0 plan_nr");
-_Static_assert(offsetof(struct pmuscope_el0, tp) == 8, "el0 tp");
-_Static_assert(offsetof(struct pmuscope_el0, rseq) == 16, "el0 rseq");
-_Static_assert(offsetof(struct pmuscope_el0, page) == 24, "el0 page");
-_Static_assert(offsetof(struct pmuscope_el0, plan_cpu) == 32, "el0 plan_cpu");
-_Static_assert(offsetof(struct pmuscope_el0, plan_seq) == 36, "el0 plan_seq");
-_Static_assert(offsetof(struct pmuscope_el0, fast) == 40, "el0 fast");
-_Static_assert(offsetof(struct pmuscope_el0, plan) == 48, "el0 plan");
-_Static_assert(sizeof(struct pmuscope_el0_slot) == 32, "el0 slot");
+_Static_assert(offsetof(struct pmuscope_user_page, gen) == 40, "page gen");
+_Static_assert(offsetof(struct pmuscope, el0) == 0, "el0 first");
+_Static_assert(offsetof(struct pmuscope_el0, tp) == 0, "el0 tp");
+_Static_assert(offsetof(struct pmuscope_el0, rseq) == 8, "el0 rseq");
+_Static_assert(offsetof(struct pmuscope_el0, page) == 16, "el0 page");
+_Static_assert(offsetof(struct pmuscope_el0, cs) == 24, "el0 cs");
+_Static_assert(offsetof(struct pmuscope_el0, plan_gen) == 32, "el0 plan_gen");
+_Static_assert(offsetof(struct pmuscope_el0, entry) == 40, "el0 entry");
+_Static_assert(offsetof(struct pmuscope_el0, plan_nr) == 48, "el0 plan_nr");
+_Static_assert(offsetof(struct pmuscope_el0, plan_want) == 52, "el0 plan_want");
+_Static_assert(offsetof(struct pmuscope_el0, fast) == 56, "el0 fast");
+_Static_assert(offsetof(struct pmuscope_el0, fold) == PMUSCOPE_EL0_OFF_FOLD, "el0 fold");
+_Static_assert(offsetof(struct pmuscope_el0, slot) == 320, "el0 slot");
+_Static_assert(sizeof(struct pmuscope_el0_slot) == 32, "el0 slot size");
+_Static_assert(PMUSCOPE_EL0_STRAIGHT == 16, "the straight-line readers read 16");
 #endif /* PMUSCOPE_EL0_FAST */
 
 /* The EL0 sessions of this process, whose pages a fork() child lacks. */
@@ -1298,7 +1396,7 @@ static void pmuscope_self_parent(void)
 /* No fast path and no page from here on. */
 static void pmuscope_self_forget(struct pmuscope *h)
 {
-	h->el0.plan_nr = 0;
+	h->el0.plan_nr = PMUSCOPE_EL0_NO_PLAN;
 	h->el0.tp = NULL;
 	h->el0.rseq = NULL;
 	h->el0.page = NULL;
@@ -1397,6 +1495,8 @@ int pmuscope_configure_self(struct pmuscope *h, const struct pmuscope_event_spec
 	pmuscope_task_configured(h, evs, nr);
 	memset(&h->st, 0, sizeof(h->st));
 	h->el0.fast = 0;
+	h->el0.plan_nr = PMUSCOPE_EL0_NO_PLAN;
+	h->el0.layout = PMUSCOPE_SELF_IOCTL;
 	h->self_flags = cfg.flags;
 
 	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, h->fd, 0);
@@ -1428,6 +1528,7 @@ int pmuscope_configure_self(struct pmuscope *h, const struct pmuscope_event_spec
 	if (__rseq_size >= 16) {
 		h->el0.tp = __builtin_thread_pointer();
 		h->el0.rseq = (char *)h->el0.tp + __rseq_offset;
+		h->el0.cs = pmuscope__el0_read_cs_desc;
 		h->st.capable = 1;
 	}
 #endif
@@ -1445,6 +1546,7 @@ int pmuscope_self_stats(const struct pmuscope *h, struct pmuscope_self_stats *st
 		return -EINVAL;
 	*st = h->st;
 	st->fast = h->el0.fast;
+	st->layout = h->el0.layout;
 	return 0;
 }
 
@@ -1481,93 +1583,135 @@ static int pmuscope_read_self_ioctl(struct pmuscope *h, uint64_t *counts, unsign
 
 #ifdef PMUSCOPE_EL0_FAST
 /*
- * Read the page into the plan of @nr counters, under its seq: the CPU
- * that grants, each counter's table entry and fold. plan_cpu is
- * PMUSCOPE_CPU_ANY (the reader then never reads at EL0) when no CPU
- * grants, a counter is not readable, or the page would not hold still.
+ * The straight-line reader of @nr counters of layout @cc (PMCCNTR_EL0
+ * first) or not: its sequence, entered at the pair of the last counter.
  */
-static void pmuscope_el0_plan(struct pmuscope *h, unsigned int nr)
+static uint64_t pmuscope_el0_straight(unsigned int nr, int cc)
+{
+	/* Bytes of a pair: the odd-count sequences hold 7 before their last. */
+	uintptr_t pair = (uintptr_t)(pmuscope__el0_ev_odd_last - pmuscope__el0_ev_odd) / 7;
+	const char *seq;
+	unsigned int top;
+
+	if (nr % 2 == 0) {
+		if (cc && nr == 2)
+			return (uintptr_t)pmuscope__el0_cc_even_last;
+		seq = cc ? pmuscope__el0_cc_even : pmuscope__el0_ev_even;
+		top = 15;
+	} else {
+		if (nr == 1)
+			return (uintptr_t)(cc ? pmuscope__el0_cc_odd_last : pmuscope__el0_ev_odd_last);
+		seq = cc ? pmuscope__el0_cc_odd : pmuscope__el0_ev_odd;
+		top = 14;
+	}
+	return (uintptr_t)seq + (top - (nr - 1)) / 2 * pair;
+}
+
+/*
+ * Read the page into the plan of @nr counters, under its seq: with gen,
+ * and while a CPU grants, each counter's fold and the reader for their
+ * layout. Returns whether the plan reads at EL0: not when no CPU grants,
+ * a counter is not readable, or the page would not hold still.
+ */
+static int pmuscope_el0_plan(struct pmuscope *h, unsigned int nr)
 {
 	struct pmuscope_el0 *e = &h->el0;
 	const volatile struct pmuscope_user_page *pg = e->page;
-	uint32_t s = 0, cpu = PMUSCOPE_CPU_ANY;
+	uint64_t gen = 0;
+	int ok = 0, ev = 0, cc = 0;
 
 	h->st.replans++;
-	for (int tries = 0; tries < 16; tries++) {
-		s = __atomic_load_n(&pg->seq, __ATOMIC_ACQUIRE);
-		cpu = PMUSCOPE_CPU_ANY;
+	e->plan_nr = PMUSCOPE_EL0_NO_PLAN;
+	e->plan_want = nr;
+	e->layout = PMUSCOPE_SELF_IOCTL;
+	for (int tries = 0; tries < 16 && !ok; tries++) {
+		uint32_t s = __atomic_load_n(&pg->seq, __ATOMIC_ACQUIRE);
+
 		if (s & 1)
 			continue;
-		if (pg->nr >= nr)
-			cpu = pg->cpu;
-		for (unsigned int i = 0; i < nr && cpu != PMUSCOPE_CPU_ANY; i++) {
+		gen = pg->gen;
+		ok = pg->nr >= nr && pg->cpu != PMUSCOPE_CPU_ANY;
+		/* The layouts of a straight-line reader, until a counter is not in them. */
+		ev = cc = nr <= PMUSCOPE_EL0_STRAIGHT;
+		for (unsigned int i = 0; i < nr && ok; i++) {
 			uint32_t idx = pg->ctr[i].index, width = pg->ctr[i].width;
 			uint64_t off = pg->ctr[i].offset, last = pg->ctr[i].last_raw;
-			struct pmuscope_el0_slot *sl = &e->plan[i];
+			struct pmuscope_el0_slot *sl = &e->slot[i];
 
 			if (!idx || idx > PMUSCOPE_USER_CYCLE_INDEX || (width != 32 && width != 64)) {
-				cpu = PMUSCOPE_CPU_ANY;
+				ok = 0;
 				break;
 			}
+			ev &= idx == i + 1 && width == 32;
+			cc &= i ? idx == i && width == 32 : idx == PMUSCOPE_USER_CYCLE_INDEX;
 			sl->target = (uintptr_t)pmuscope__el0_tab + (idx - 1) * PMUSCOPE_EL0_STRIDE;
 			if (width == 64) {
 				sl->target += PMUSCOPE_EL0_TAB64;
 				sl->a = off - last;
+				sl->b = 0;
 			} else {
 				sl->a = off;
 				sl->b = last;
 			}
+			if (i < PMUSCOPE_EL0_STRAIGHT)
+				e->fold[i] = (struct pmuscope_el0_fold){ .a = sl->a, .b = sl->b };
 		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);	/* dmb ishld */
-		if (__atomic_load_n(&pg->seq, __ATOMIC_RELAXED) == s)
-			break;
-		cpu = PMUSCOPE_CPU_ANY;
+		if (__atomic_load_n(&pg->seq, __ATOMIC_RELAXED) != s)
+			ok = 0;
+		else if (!ok)
+			break;				/* not granted, as of @gen */
 	}
-	e->plan[nr] = (struct pmuscope_el0_slot){ .target = (uintptr_t)pmuscope__el0_done };
+	e->plan_gen = gen;
+	if (!ok)
+		return 0;
+	e->slot[nr] = (struct pmuscope_el0_slot){ .target = (uintptr_t)pmuscope__el0_done };
+	if (ev || cc) {
+		e->entry = pmuscope_el0_straight(nr, cc);
+		e->layout = PMUSCOPE_SELF_STRAIGHT;
+	} else {
+		e->entry = (uintptr_t)pmuscope__el0_table;
+		e->layout = PMUSCOPE_SELF_TABLE;
+	}
 	e->plan_nr = nr;
-	e->plan_seq = s;
-	e->plan_cpu = cpu;
+	return 1;
 }
 
 /*
- * What pmuscope__el0_read_self() could not do at once (@why, see above):
- * plan again and retry, a bounded number of times; else the ioctl.
+ * What pmuscope_read_self() could not do at once (@why, see above): plan
+ * again and read again, a bounded number of times (@depth counts the
+ * retries under way); the ioctl when the page says no CPU grants.
  */
-int pmuscope__el0_read_slow(struct pmuscope_el0 *e, uint64_t *counts, unsigned int nr,
-			    int why)
+int pmuscope__el0_read_slow(struct pmuscope *h, uint64_t *counts, unsigned int nr, int why)
 {
-	struct pmuscope *h = pmuscope_el0_of(e);
+	struct pmuscope_el0 *e = &h->el0;
+	int ret;
 
-	if (!e->rseq || __builtin_thread_pointer() != e->tp || !nr || nr > h->nr_events)
+	if (!e->rseq || __builtin_thread_pointer() != e->tp || !nr || nr > h->nr_events ||
+	    e->depth >= PMUSCOPE_EL0_TRIES)
 		return pmuscope_read_self_ioctl(h, counts, nr);
-	for (int tries = 0; tries < PMUSCOPE_EL0_TRIES; tries++) {
-		if (why == 2) {
-			h->st.aborts++;		/* the plan may hold: again */
-		} else {
-			/* Not granted here, on a page that has not changed: the ioctl. */
-			if (why == 1 && nr == e->plan_nr &&
-			    __atomic_load_n(&e->page->seq, __ATOMIC_ACQUIRE) == e->plan_seq)
-				break;
-			pmuscope_el0_plan(h, nr);
-		}
-		why = pmuscope__el0_read_cs(e, counts, nr);
-		if (!why)
-			return 0;
+	if (why == 2) {
+		h->st.aborts++;		/* the plan may hold: again */
+	} else if (nr == e->plan_want && e->plan_nr == PMUSCOPE_EL0_NO_PLAN &&
+		   __atomic_load_n(&e->page->gen, __ATOMIC_ACQUIRE) == e->plan_gen) {
+		/* Not granted, and nothing has changed since. */
+		return pmuscope_read_self_ioctl(h, counts, nr);
+	} else if (!pmuscope_el0_plan(h, nr)) {
+		return pmuscope_read_self_ioctl(h, counts, nr);
 	}
-	return pmuscope_read_self_ioctl(h, counts, nr);
+	e->depth++;
+	ret = pmuscope__el0_read(h, counts, nr);
+	e->depth--;
+	return ret;
 }
-#endif
-
+#else
 int pmuscope_read_self(struct pmuscope *h, uint64_t *counts, unsigned int nr)
 {
 	if (!h || !counts)
 		return -EINVAL;
-#ifdef PMUSCOPE_EL0_FAST
-	return pmuscope__el0_read_self(&h->el0, counts, nr);
-#else
 	return pmuscope_read_self_ioctl(h, counts, nr);
-#endif
 }
+#endif
 
 int pmuscope_swinc_self(struct pmuscope *h, uint64_t event_mask, unsigned int count)
 {

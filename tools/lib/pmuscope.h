@@ -16,7 +16,7 @@
 
 #include <linux/pmuscope.h>
 
-#define PMUSCOPE_LIB_VERSION	"0.5.0"
+#define PMUSCOPE_LIB_VERSION	"0.6.0"
 #define PMUSCOPE_MAX_CPUS	1024
 #define PMUSCOPE_CPU_WORDS	(PMUSCOPE_MAX_CPUS / 64)
 
@@ -266,6 +266,11 @@ int pmuscope_swinc_self(struct pmuscope *h, uint64_t event_mask, unsigned int co
  * @replans: times the page had changed (seq) and was read again
  * @swinc_fast: pmuscope_swinc_self() calls made at EL0
  * @swinc_fallback: ... that used PMUSCOPE_IOC_SWINC
+ * @layout: the reader of the last plan: PMUSCOPE_SELF_IOCTL (none at EL0:
+ *	not granted, or not planned yet), PMUSCOPE_SELF_STRAIGHT (the
+ *	counters in the driver's order for a thread alone on the PMU: up
+ *	to 16 32-bit event counters, PMCCNTR_EL0 first for a first
+ *	CPU_CYCLES event) or PMUSCOPE_SELF_TABLE (any other)
  */
 struct pmuscope_self_stats {
 	uint32_t capable;
@@ -275,7 +280,12 @@ struct pmuscope_self_stats {
 	uint64_t replans;
 	uint64_t swinc_fast;
 	uint64_t swinc_fallback;
+	uint32_t layout;
 };
+
+#define PMUSCOPE_SELF_IOCTL	0
+#define PMUSCOPE_SELF_TABLE	1
+#define PMUSCOPE_SELF_STRAIGHT	2
 
 /** pmuscope_self_stats() - the session's counters; -EINVAL for NULL. */
 int pmuscope_self_stats(const struct pmuscope *h, struct pmuscope_self_stats *st);

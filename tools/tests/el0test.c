@@ -17,6 +17,8 @@
  *   pmuscope-el0 bounce N    N rounds while the thread moves between CPUs
  *   pmuscope-el0 hotplug N   ... while CPU 1 goes offline and online
  *   pmuscope-el0 cpupm N     ... while pmuscope_cpupm.ko runs cpu_pm on every CPU
+ *   pmuscope-el0 layouts     (-smp 1) each straight-line reader of
+ *                            pmuscope_read_self(), every size the CPU has
  *   pmuscope-el0 refusals    what is refused (-ENOSPC, a writable mapping,
  *                            the perf backend) and the ioctl fallback
  *   pmuscope-el0 bench       make bench: instructions per read (icount)
@@ -591,6 +593,10 @@ static void test_exact(unsigned long rounds)
 	pmuscope_self_stats(h, &st);
 	diag("library: %" PRIu64 " EL0 reads, %" PRIu64 " ioctl reads, %" PRIu64 " replans, %" PRIu64 " aborts",
 	     st.fast, st.fallback, st.replans, st.aborts);
+	/* instructions, cycles, CPU_CYCLES, SW_INCR: PMEVCNTR0, PMCCNTR, PMEVCNTR1, 2. */
+	tap(st.layout == PMUSCOPE_SELF_TABLE,
+	    "counters out of the straight-line order are read through the table (layout %u)",
+	    st.layout);
 
 	/* c: another process on this (the only) CPU traps. */
 	page_view(h, 0, &v[0]);
@@ -663,7 +669,7 @@ static void test_wrap(unsigned int secs)
 	struct pmuscope_self_stats st;
 	struct pmuscope *h;
 	uint64_t c[MAXN], prev_raw[MAXN] = { 0 }, prev_cnt[MAXN] = { 0 }, after[MAXN] = { 0 };
-	unsigned long unfolded = 0, restarts = 0, coarse = 0, hw_wraps[MAXN] = { 0 };
+	unsigned long unfolded = 0, restarts = 0, coarse = 0, hw_wraps[MAXN] = { 0 }, low_last = 0;
 	double t0 = now_s();
 	int w32[MAXN] = { 0 }, any32 = 0, done;
 
@@ -759,20 +765,28 @@ static void test_wrap(unsigned int secs)
 			if (!w32[i])
 				continue;
 			page_view(h, i, &a);
+			/* Room for a late overflow interrupt (pmuscope_hwc_el0_lift()). */
+			if (a.index && a.last_raw < (1ULL << 31))
+				low_last++;
 			/*
 			 * The hardware counter when f2 was read (any consistent
 			 * fold of the page gives it), and whether it counted on
-			 * from the last round (else the driver started it again).
+			 * from the last round, or counted on and was moved up by
+			 * 2^31 by the fold after its wrap (the ioctl's, or the
+			 * interrupt's), else the driver started it again.
 			 */
 			raw = (a.last_raw + (r.f2[i] - a.offset)) & 0xffffffffULL;
 			if (prev_cnt[i] && r.f2[i] - prev_cnt[i] < (1ULL << 31)) {
-				if (((raw - prev_raw[i]) & 0xffffffffULL) != r.f2[i] - prev_cnt[i]) {
+				uint64_t end = prev_raw[i] + (r.f2[i] - prev_cnt[i]);
+				uint64_t moved = (raw - end) & 0xffffffffULL;
+
+				if (moved && moved != (1ULL << 31)) {
 					restarts++;
-				} else if (raw < prev_raw[i] && !hw_wraps[i]++) {
+				} else if (end >= (1ULL << 32) && !hw_wraps[i]++) {
 					after[i] = r.f2[i] + (4 << 20);
 					diag("%s wrapped: hardware 0x%08" PRIx64 " -> 0x%08" PRIx64
-					     ", count %" PRIu64 " -> %" PRIu64, specs[i], prev_raw[i], raw,
-					     prev_cnt[i], r.f2[i]);
+					     "%s, count %" PRIu64 " -> %" PRIu64, specs[i], prev_raw[i], raw,
+					     moved ? " (moved up by 2^31)" : "", prev_cnt[i], r.f2[i]);
 				}
 			}
 			prev_raw[i] = raw;
@@ -797,6 +811,11 @@ static void test_wrap(unsigned int secs)
 	    hw_wraps[1], hw_wraps[2]);
 	tap(!t.errors && t.rounds > 100, "%lu rounds of EL0 read, READ ioctl, EL0 read around the wraps",
 	    t.rounds);
+	tap(!low_last, "the page's last_raw of each 32-bit counter stayed at 2^31 or above in every round (%lu below)",
+	    low_last);
+	tap(st.layout == PMUSCOPE_SELF_STRAIGHT,
+	    "cycles, CPU_CYCLES, instructions (PMCCNTR, PMEVCNTR0, 1) read by the straight-line reader (layout %u)",
+	    st.layout);
 	tap(!t.bracket_bad, "every EL0 read brackets the ioctl across the wraps (%lu bad)", t.bracket_bad);
 	tap(!t.mono_bad, "the EL0 reads never go back across the wraps (%lu bad)", t.mono_bad);
 	tap(t.both_fast * 100 >= t.rounds * 95, "the fast path answered both reads in %lu of %lu rounds",
@@ -1133,6 +1152,86 @@ out:
 	pmuscope_close(h);
 }
 
+/* -------------------------------------------------------------- layouts */
+
+/*
+ * Each straight-line reader: PMCCNTR then PMEVCNTR0.. (cycles first), or
+ * PMEVCNTR0.. alone, for 1 to all the counters of the CPU, each entered
+ * at its own pair. Events alternate instructions:u and SW_INCR:u: an EL0
+ * read, the ioctl, an EL0 read, each counter EL0 <= ioctl <= EL0, and
+ * SW_INCR the 3 increments made at every read.
+ */
+static void test_layouts(void)
+{
+	snprintf(tag, sizeof(tag), "pmuscope-el0 layouts");
+	tap_tag = tag;
+	pin(0);
+	for (int cc = 1; cc >= 0; cc--) {
+		for (unsigned int nr = 1; nr <= MAXN; nr++) {
+			struct pmuscope_event_spec evs[MAXN];
+			struct pmuscope_self_stats st;
+			struct pmuscope *h;
+			struct round r;
+			uint64_t sw = 0;
+			unsigned int bad = 0;
+			char err[512], name[48];
+			int ret;
+
+			snprintf(name, sizeof(name), "%s%u counters", cc ? "PMCCNTR first, " : "", nr);
+			for (unsigned int i = 0; i < nr; i++) {
+				const char *spec = (i + !cc) % 2 ? "instructions:u" : "SW_INCR:u";
+
+				if (cc && !i)
+					spec = "cycles:u";
+				else if (!((i + !cc) % 2))
+					sw |= 1ULL << i;
+				pmuscope_event_parse(spec, &evs[i], err, sizeof(err));
+			}
+			if (pmuscope_open(&h, err, sizeof(err))) {
+				tap(0, "%s: open: %s", name, err);
+				return;
+			}
+			if (!(pmuscope_features(h) & PMUSCOPE_FEAT_USER_READ)) {
+				tap(1, "layouts # SKIP the driver has no PMUSCOPE_FEAT_USER_READ");
+				pmuscope_close(h);
+				return;
+			}
+			ret = pmuscope_configure_self(h, evs, nr, PMUSCOPE_CFG_USER_SWINC);
+			if (ret == -ENOSPC) {
+				/* More than the CPU has: the largest layouts are done. */
+				diag("%s: more than the CPU's counters", name);
+				pmuscope_close(h);
+				break;
+			}
+			if (!ret)
+				ret = pmuscope_enable(h);
+			if (ret) {
+				tap(0, "%s: configure_self and enable: %s", name, pmuscope_errmsg(h));
+				pmuscope_close(h);
+				return;
+			}
+			if (sw)
+				pmuscope_swinc_self(h, sw, 3);
+			if (one_round(h, nr, &r)) {
+				tap(0, "%s: read", name);
+				pmuscope_close(h);
+				continue;
+			}
+			pmuscope_self_stats(h, &st);
+			for (unsigned int i = 0; i < nr; i++) {
+				if (sw & (1ULL << i))
+					bad += r.f1[i] != 3 || r.io[i] != 3 || r.f2[i] != 3;
+				else
+					bad += !r.f1[i] || r.f1[i] > r.io[i] || r.io[i] > r.f2[i];
+			}
+			tap(r.r1 == 0 && r.r2 == 0 && st.layout == PMUSCOPE_SELF_STRAIGHT && !bad,
+			    "%s: the straight-line reader (layout %u, returns %d %d): EL0 <= ioctl <= EL0, SW_INCR 3 (%u bad)",
+			    name, st.layout, r.r1, r.r2, bad);
+			pmuscope_close(h);
+		}
+	}
+}
+
 /* ---------------------------------------------------------------- bench */
 
 #define ITER	20000
@@ -1210,6 +1309,9 @@ static void bench_one(unsigned int nev)
 	BENCH(t, pmuscope_read_self(h, c, nev));
 	pmuscope_self_stats(h, &st1);
 	printf("pmuscope-bench: el0_read_self_%u_%s %.0f\n", nev, unit[nev > 1], t);
+	tap(st1.layout == PMUSCOPE_SELF_STRAIGHT,
+	    "bench: cycles then %u events (PMCCNTR, PMEVCNTR0..) read by the straight-line reader (layout %u)",
+	    nev - 1, st1.layout);
 	tap(st1.fast - st0.fast == ITER && st1.fallback == st0.fallback,
 	    "bench: all %d pmuscope_read_self() of %u %s were EL0 reads (%" PRIu64 ")", ITER, nev,
 	    unit[nev > 1], st1.fast - st0.fast);
@@ -1272,8 +1374,10 @@ int main(int argc, char **argv)
 		test_refusals();
 	else if (!strcmp(sub, "bench"))
 		bench();
+	else if (!strcmp(sub, "layouts"))
+		test_layouts();
 	else {
-		fprintf(stderr, "usage: pmuscope-el0 exact|wrap|sigill|bounce|hotplug|cpupm|refusals|bench [N]\n");
+		fprintf(stderr, "usage: pmuscope-el0 exact|wrap|sigill|bounce|hotplug|cpupm|refusals|layouts|bench [N]\n");
 		return 2;
 	}
 	return tap_failures ? 1 : 0;
