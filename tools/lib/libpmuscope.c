@@ -1112,18 +1112,32 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 #define PMUSCOPE_EL0_OFF_SLOT	"320"
 #define PMUSCOPE_EL0_PAGE_GEN	"40"		/* offsetof(struct pmuscope_user_page, gen) */
 
-/* Straight-line: counts[i] from PMEVCNTR<ra>, counts[i - 1] from PMEVCNTR<rb>. */
-#define PMUSCOPE_EL0_PAIR(ra, rb, i)					\
+/*
+ * Straight-line: counts[ra + d] from PMEVCNTR<ra>, counts[rb + d] from
+ * PMEVCNTR<rb> (rb = ra - 1; @d 1 when PMCCNTR is counter 0).
+ */
+#define PMUSCOPE_EL0_PAIR(ra, rb, d)					\
 	PMUSCOPE_EL0_BTI_J						\
 	"mrs	x16, pmevcntr" #ra "_el0\n\t"				\
 	"mrs	x17, pmevcntr" #rb "_el0\n\t"				\
-	"ldp	x12, x13, [x0, #64 + 16 * " #i "]\n\t"			\
-	"ldp	x10, x11, [x0, #64 + 16 * (" #i " - 1)]\n\t"		\
+	"ldp	x12, x13, [x0, #64 + 16 * (" #ra " + " #d ")]\n\t"	\
+	"ldp	x10, x11, [x0, #64 + 16 * (" #rb " + " #d ")]\n\t"	\
 	"sub	w16, w16, w13\n\t"					\
 	"sub	w17, w17, w11\n\t"					\
 	"add	x16, x16, x12\n\t"					\
 	"add	x17, x17, x10\n\t"					\
-	"stp	x17, x16, [x1, #8 * (" #i " - 1)]\n\t"
+	"stp	x17, x16, [x1, #8 * (" #rb " + " #d ")]\n\t"
+/* Seven pairs, PMEVCNTR13 and 12 down to 1 and 0; 14 and 13 down to 2 and 1. */
+#define PMUSCOPE_EL0_PAIRS_TO0(d)					\
+	PMUSCOPE_EL0_PAIR(13, 12, d) PMUSCOPE_EL0_PAIR(11, 10, d)	\
+	PMUSCOPE_EL0_PAIR(9, 8, d) PMUSCOPE_EL0_PAIR(7, 6, d)		\
+	PMUSCOPE_EL0_PAIR(5, 4, d) PMUSCOPE_EL0_PAIR(3, 2, d)		\
+	PMUSCOPE_EL0_PAIR(1, 0, d)
+#define PMUSCOPE_EL0_PAIRS_TO1(d)					\
+	PMUSCOPE_EL0_PAIR(14, 13, d) PMUSCOPE_EL0_PAIR(12, 11, d)	\
+	PMUSCOPE_EL0_PAIR(10, 9, d) PMUSCOPE_EL0_PAIR(8, 7, d)		\
+	PMUSCOPE_EL0_PAIR(6, 5, d) PMUSCOPE_EL0_PAIR(4, 3, d)		\
+	PMUSCOPE_EL0_PAIR(2, 1, d)
 /* counts[1] from PMEVCNTR0 (32-bit), counts[0] from PMCCNTR (64-bit). */
 #define PMUSCOPE_EL0_PAIR_CC						\
 	PMUSCOPE_EL0_BTI_J						\
@@ -1208,26 +1222,17 @@ asm(
 	/* Event counters only, an even number: pairs (15, 14) .. (1, 0). */
 	".p2align 3\n"
 "pmuscope__el0_ev_even:\n\t"
-	PMUSCOPE_EL0_PAIR(15, 14, 15) PMUSCOPE_EL0_PAIR(13, 12, 13)
-	PMUSCOPE_EL0_PAIR(11, 10, 11) PMUSCOPE_EL0_PAIR(9, 8, 9)
-	PMUSCOPE_EL0_PAIR(7, 6, 7) PMUSCOPE_EL0_PAIR(5, 4, 5)
-	PMUSCOPE_EL0_PAIR(3, 2, 3) PMUSCOPE_EL0_PAIR(1, 0, 1)
+	PMUSCOPE_EL0_PAIR(15, 14, 0) PMUSCOPE_EL0_PAIRS_TO0(0)
 	PMUSCOPE_EL0_TO_DONE
 	/* Event counters only, an odd number: pairs (14, 13) .. (2, 1), then 0. */
 "pmuscope__el0_ev_odd:\n\t"
-	PMUSCOPE_EL0_PAIR(14, 13, 14) PMUSCOPE_EL0_PAIR(12, 11, 12)
-	PMUSCOPE_EL0_PAIR(10, 9, 10) PMUSCOPE_EL0_PAIR(8, 7, 8)
-	PMUSCOPE_EL0_PAIR(6, 5, 6) PMUSCOPE_EL0_PAIR(4, 3, 4)
-	PMUSCOPE_EL0_PAIR(2, 1, 2)
+	PMUSCOPE_EL0_PAIRS_TO1(0)
 "pmuscope__el0_ev_odd_last:\n\t"
 	PMUSCOPE_EL0_ONE_EV0
 	PMUSCOPE_EL0_TO_DONE
 	/* PMCCNTR first, an even number: counter i is PMEVCNTR<i - 1>. */
 "pmuscope__el0_cc_even:\n\t"
-	PMUSCOPE_EL0_PAIR(14, 13, 15) PMUSCOPE_EL0_PAIR(12, 11, 13)
-	PMUSCOPE_EL0_PAIR(10, 9, 11) PMUSCOPE_EL0_PAIR(8, 7, 9)
-	PMUSCOPE_EL0_PAIR(6, 5, 7) PMUSCOPE_EL0_PAIR(4, 3, 5)
-	PMUSCOPE_EL0_PAIR(2, 1, 3)
+	PMUSCOPE_EL0_PAIRS_TO1(1)
 "pmuscope__el0_cc_even_last:\n\t"
 	PMUSCOPE_EL0_PAIR_CC
 	PMUSCOPE_EL0_TO_DONE
@@ -1255,10 +1260,7 @@ asm(
 	".p2align 3\n"
 	/* PMCCNTR first, an odd number: pairs (14, 13) .. (2, 1), then PMCCNTR. */
 "pmuscope__el0_cc_odd:\n\t"
-	PMUSCOPE_EL0_PAIR(13, 12, 14) PMUSCOPE_EL0_PAIR(11, 10, 12)
-	PMUSCOPE_EL0_PAIR(9, 8, 10) PMUSCOPE_EL0_PAIR(7, 6, 8)
-	PMUSCOPE_EL0_PAIR(5, 4, 6) PMUSCOPE_EL0_PAIR(3, 2, 4)
-	PMUSCOPE_EL0_PAIR(1, 0, 2)
+	PMUSCOPE_EL0_PAIRS_TO0(1)
 "pmuscope__el0_cc_odd_last:\n\t"
 	PMUSCOPE_EL0_ONE_CC
 	".globl	pmuscope__el0_done\n\t"
