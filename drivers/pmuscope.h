@@ -424,7 +424,7 @@ void pmuscope_el0_stop(struct pmuscope_el0 *el0, u32 i);
 void pmuscope_el0_fold(struct pmuscope_el0 *el0, u32 i, u64 hw, u64 val);
 void pmuscope_el0_restore(struct pmuscope_pmu *pmu);
 /* Process context. */
-void pmuscope_el0_reset(struct pmuscope_el0 *el0, u32 i, u64 offset);
+void pmuscope_el0_reset(struct pmuscope_el0 *el0, const u64 *offset);
 
 /* --------------------------------------------------------------- snapshots */
 #define PMUSCOPE_SNAP_F_ALL		(PMUSCOPE_SNAP_F_SOFTWARE | PMUSCOPE_SNAP_F_HARDWARE)

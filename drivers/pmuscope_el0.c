@@ -139,6 +139,11 @@ u32 pmuscope_el0_mine(const struct pmuscope_pmu *pmu, const struct pmuscope_el0 
 static void pmuscope_el0_begin(struct pmuscope_el0 *el0)
 {
 	WRITE_ONCE(el0->page->seq, el0->page->seq + 1);
+	/*
+	 * seq odd before gen moves: a copy made under an even seq never
+	 * pairs the new gen with the old fields.
+	 */
+	smp_wmb();
 	WRITE_ONCE(el0->page->gen, el0->page->gen + 1);
 	smp_wmb();	/* seq odd, gen moved, before the fields change */
 }
@@ -257,7 +262,18 @@ void pmuscope_el0_grant(struct pmuscope_pmu *pmu, struct pmuscope_el0 *el0)
 	unsigned int idx;
 
 	lockdep_assert_held(&pmu->lock);
-	if (pmu->el0 != el0 || el0->live != (u32)GENMASK(el0->nr - 1, 0))
+	if (pmu->el0 != el0)
+		return;
+	if (per && pmu->el0_userenr) {
+		/*
+		 * Granted already, and an event came back on another counter
+		 * (perf rotated it): open that one too, as the page names it.
+		 */
+		pmu->el0_open |= mine;
+		pmuscope_hw_write(PMUSCOPE_REG_PMUACR_EL1, pmuscope_el0_pmuacr(pmu->el0_open));
+		return;
+	}
+	if (el0->live != (u32)GENMASK(el0->nr - 1, 0))
 		return;
 	if (per) {
 		pmu->el0_open |= mine;
@@ -381,15 +397,21 @@ void pmuscope_el0_fold(struct pmuscope_el0 *el0, u32 i, u64 hw, u64 val)
 	raw_spin_unlock(&el0->lock);
 }
 
-/* RESET: event @i's count starts again from @offset. */
-void pmuscope_el0_reset(struct pmuscope_el0 *el0, u32 i, u64 offset)
+/*
+ * RESET: each event's count starts again from @offset[i], in one write of
+ * the page (an EL0 read sees all the events reset, or none).
+ */
+void pmuscope_el0_reset(struct pmuscope_el0 *el0, const u64 *offset)
 {
 	unsigned long flags;
+	u32 i;
 
 	raw_spin_lock_irqsave(&el0->lock, flags);
 	pmuscope_el0_begin(el0);
-	el0->reset[i] = offset;
-	pmuscope_el0_put(el0, i);
+	for (i = 0; i < el0->nr; i++) {
+		el0->reset[i] = offset[i];
+		pmuscope_el0_put(el0, i);
+	}
 	pmuscope_el0_end(el0);
 	raw_spin_unlock_irqrestore(&el0->lock, flags);
 }

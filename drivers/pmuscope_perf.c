@@ -367,8 +367,8 @@ static void pmuscope_pev_total(struct pmuscope_pevent *pev, u64 *count,
 
 void pmuscope_psess_reset(struct pmuscope_session *sess)
 {
+	u64 e, r, el0_offset[PMUSCOPE_MAX_EVENTS] = {};
 	unsigned int slot, i;
-	u64 e, r;
 
 	for (slot = 0; slot < pmuscope_psess_slots(sess); slot++)
 		for (i = 0; i < sess->nr_events; i++) {
@@ -377,9 +377,11 @@ void pmuscope_psess_reset(struct pmuscope_session *sess)
 			if (!pmuscope_slot_used(sess, slot))
 				continue;
 			pmuscope_pev_total(pev, &pev->offset, &e, &r);
-			if (sess->el0)
-				pmuscope_el0_reset(sess->el0, i, pev->offset);
+			el0_offset[i] = pev->offset;
 		}
+	/* An EL0 session has one slot, pmuscope's own PMU. */
+	if (sess->el0)
+		pmuscope_el0_reset(sess->el0, el0_offset);
 }
 
 /* Number of values a READ of @sess gives. */

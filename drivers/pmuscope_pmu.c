@@ -256,19 +256,26 @@ static noinline u64 pmuscope_hwc_el0_lift(struct pmuscope_pmu *pmu, struct pmusc
 	if (counting) {
 		pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, bit);
 		pmuscope_hw_isb();
-		/* Not 2^31 events from @hw: no wrap between the two reads. */
 		hw = pmuscope_cnt_read(idx) & U32_MAX;
+		/* 2^31 events since the fold's read: over the bit-31 limit. */
+		if (hw & BIT_ULL(31))
+			goto out;
+		hwc->last_hw = hw;
+		*val = hwc->base + hw;
 	}
-	hw += BIT_ULL(31);
-	pmuscope_cnt_write(idx, hw);
+	pmuscope_cnt_write(idx, hw + BIT_ULL(31));
 	hwc->base -= BIT_ULL(31);
-	hwc->last_hw = hw;
-	*val = hwc->base + hw;
-	if (counting)
-		pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, bit);
+	hwc->last_hw = hw + BIT_ULL(31);
+out:
 	/* The value written before the counter counts, and before EL0 reads it. */
 	pmuscope_hw_isb();
-	return hw;
+	if (counting) {
+		pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, bit);
+		pmuscope_hw_isb();
+	}
+	if (*val > hwc->last)
+		hwc->last = *val;
+	return hwc->last_hw;
 }
 
 /*

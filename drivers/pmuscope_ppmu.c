@@ -202,19 +202,25 @@ static int pmuscope_ppmu_add(struct perf_event *event, int flags)
 	struct pmuscope_hwc *hwc;
 	int idx = -EAGAIN;
 
-	if (!pmu || !pmu->usable)
-		return -ENOENT;
 	if (pmuscope_ppmu_sentinel(event)) {
-		/* The thread is switched in (or re-added where it runs): never fails. */
+		/*
+		 * The thread is switched in (or re-added where it runs): never
+		 * fails, not even on a CPU without a usable PMU (a pinned event
+		 * that fails stays in error, and its del() would never come
+		 * again to revoke elsewhere).
+		 */
 		event->hw.idx = -1;
 		event->hw.state = 0;
-		if (!el0 || current != el0->task || !READ_ONCE(el0->enabled))
+		if (!pmu || !pmu->usable || !el0 || current != el0->task ||
+		    !READ_ONCE(el0->enabled))
 			return 0;
 		raw_spin_lock_irqsave(&pmu->lock, irqflags);
 		pmuscope_el0_reserve(pmu, el0, pmuscope_ppmu_run(), pmu->el0 != el0);
 		raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
 		return 0;
 	}
+	if (!pmu || !pmu->usable)
+		return -ENOENT;
 	raw_spin_lock_irqsave(&pmu->lock, irqflags);
 	if (!pmu->hw_ready)
 		goto out;

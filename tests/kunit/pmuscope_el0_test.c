@@ -261,6 +261,46 @@ static void pmuscope_test_el0_deny_v3(struct kunit *test)
 }
 
 /*
+ * PMUv3p9, granted: perf rotates one event out and puts another back on a
+ * new counter while the thread runs. The page names the new counter, so
+ * PMUACR_EL1 opens it at once (the old one stays open until the switch-out:
+ * grants never shrink under the thread).
+ */
+static void pmuscope_test_el0_rotate_v3p9(struct kunit *test)
+{
+	static const u8 idx[] = { 2, 3, PMUSCOPE_CYCLE_IDX };
+	struct pmuscope_etest *t = test->priv;
+	unsigned long flags;
+	struct el0_ctx x;
+
+	el0_setup(test, &x, &pmuscope_model_v94, idx, 3, false);
+	KUNIT_ASSERT_TRUE(test, el0_reserve(&x));
+	KUNIT_EXPECT_EQ(test, el0_reg(&x, PMUSCOPE_REG_PMUACR_EL1),
+			BIT(2) | BIT(3) | PMUSCOPE_PMUACR_C);
+
+	raw_spin_lock_irqsave(&x.pmu->lock, flags);
+	/* The cycle event rotated out; event 0 leaves counter 2 for counter 5. */
+	pmuscope_el0_stop(x.el0, 2);
+	pmuscope_el0_stop(x.el0, 0);
+	x.pmu->hwc[2].el0 = NULL;
+	x.pmu->allocated &= ~BIT(2);
+	pmuscope_etest_assign(x.pmu, 5, 0x08, PMUSCOPE_EV_EL0);
+	x.pmu->hwc[5].el0 = x.el0;
+	x.pmu->hwc[5].slot = 0;
+	pmuscope_el0_start(x.pmu, x.el0, 0, 5, 0, 0, 0);
+	pmuscope_el0_grant(x.pmu, x.el0);
+	raw_spin_unlock_irqrestore(&x.pmu->lock, flags);
+
+	KUNIT_EXPECT_EQ(test, x.el0->page->ctr[0].index, 6);
+	KUNIT_EXPECT_EQ(test, x.el0->page->cpu, x.cpu);
+	KUNIT_EXPECT_EQ(test, el0_reg(&x, PMUSCOPE_REG_PMUACR_EL1),
+			BIT(2) | BIT(3) | BIT(5) | PMUSCOPE_PMUACR_C);
+	KUNIT_EXPECT_EQ(test, el0_reg(&x, PMUSCOPE_REG_PMUSERENR_EL0), UEN | ER | CR);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+	el0_done(&x);
+}
+
+/*
  * Not every event counts yet (the thread was switched in, its counters
  * not all added): the CPU is held, nothing is opened.
  */
@@ -415,7 +455,7 @@ static void pmuscope_test_el0_page_value(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(x.pmu, 0, NULL), 0x100002000ULL);
 	KUNIT_EXPECT_EQ(test, el0_user_value(&x, 0), base + 0x100002000ULL);
 
-	pmuscope_el0_reset(x.el0, 0, base + 0x100000000ULL);
+	pmuscope_el0_reset(x.el0, (const u64[]){ base + 0x100000000ULL, 0 });
 	KUNIT_EXPECT_EQ(test, el0_user_value(&x, 0), 0x2000);
 	KUNIT_EXPECT_EQ(test, x.el0->page->seq % 2, 0);
 
@@ -521,14 +561,13 @@ static void pmuscope_test_el0_gen(struct kunit *test)
 	u64 gen;
 
 	KUNIT_ASSERT_NOT_NULL(test, el0);
-	KUNIT_EXPECT_TRUE(test, pmuscope_el0_supported());
 	gen = el0->page->gen;
 #ifdef CONFIG_RSEQ
 	local_irq_save(flags);
 	current->rseq_event_mask = 0;
 	local_irq_restore(flags);
 #endif
-	pmuscope_el0_reset(el0, 1, 5);
+	pmuscope_el0_reset(el0, (const u64[]){ 0, 5 });
 	KUNIT_EXPECT_EQ(test, el0->page->gen, gen + 1);
 	KUNIT_EXPECT_EQ(test, el0->page->seq % 2, 0);
 	KUNIT_EXPECT_EQ(test, el0->page->ctr[1].offset, -5ULL);
@@ -542,7 +581,7 @@ static void pmuscope_test_el0_gen(struct kunit *test)
 	KUNIT_EXPECT_NE(test, mask & BIT(RSEQ_EVENT_PREEMPT_BIT), 0);
 	/* Another thread's page. */
 	el0->task = NULL;
-	pmuscope_el0_reset(el0, 1, 7);
+	pmuscope_el0_reset(el0, (const u64[]){ 0, 7 });
 	KUNIT_EXPECT_EQ(test, el0->page->gen, gen + 3);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(current->rseq_event_mask), 0);
 #endif
@@ -574,6 +613,7 @@ static struct kunit_case pmuscope_el0_test_cases[] = {
 	KUNIT_CASE(pmuscope_test_el0_grant_v3),
 	KUNIT_CASE(pmuscope_test_el0_deny_v3),
 	KUNIT_CASE(pmuscope_test_el0_partial),
+	KUNIT_CASE(pmuscope_test_el0_rotate_v3p9),
 	KUNIT_CASE(pmuscope_test_el0_grant_v3p9),
 	KUNIT_CASE(pmuscope_test_el0_revoke),
 	KUNIT_CASE(pmuscope_test_el0_closing),
