@@ -539,7 +539,7 @@ int pmuscope_cpu_has_event(const struct pmuscope_cpu_info *info, uint32_t number
  * entry per counter.
  */
 #define PMUSCOPE_EL0_STRAIGHT	16	/* counters a straight-line reader reads */
-#define PMUSCOPE_EL0_NO_PLAN	UINT32_MAX
+#define PMUSCOPE_EL0_NO_PLAN	UINT32_MAX	/* matches no nr the slow path takes */
 
 /*
  * A counter's fold: 32-bit, count = @a + (u32)(raw - @b) (@a = offset,
@@ -574,6 +574,8 @@ struct pmuscope_el0 {
 	uint32_t layout;		/* PMUSCOPE_SELF_* of the last plan */
 };
 
+static void pmuscope_el0_unplan(struct pmuscope_el0 *e);
+
 struct pmuscope {
 	struct pmuscope_el0 el0;	/* first: the EL0 reader's offsets */
 	int fd;
@@ -602,7 +604,7 @@ int pmuscope_open(struct pmuscope **out, char *err, size_t errlen)
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	h->el0.plan_nr = PMUSCOPE_EL0_NO_PLAN;
+	pmuscope_el0_unplan(&h->el0);
 	h->fd = open("/dev/pmuscope", O_RDWR | O_CLOEXEC);
 	if (h->fd < 0) {
 		ret = -errno;
@@ -1108,7 +1110,7 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 #define PMUSCOPE_EL0_OFF_GEN	"32"		/* plan_gen, then entry */
 #define PMUSCOPE_EL0_OFF_NR	"48"		/* plan_nr, plan_want, then fast */
 #define PMUSCOPE_EL0_OFF_FAST	"56"
-#define PMUSCOPE_EL0_OFF_FOLD	64
+#define PMUSCOPE_EL0_OFF_FOLD	"64"		/* the straight-line readers' folds */
 #define PMUSCOPE_EL0_OFF_SLOT	"320"
 #define PMUSCOPE_EL0_PAGE_GEN	"40"		/* offsetof(struct pmuscope_user_page, gen) */
 
@@ -1120,8 +1122,8 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 	PMUSCOPE_EL0_BTI_J						\
 	"mrs	x16, pmevcntr" #ra "_el0\n\t"				\
 	"mrs	x17, pmevcntr" #rb "_el0\n\t"				\
-	"ldp	x12, x13, [x0, #64 + 16 * (" #ra " + " #d ")]\n\t"	\
-	"ldp	x10, x11, [x0, #64 + 16 * (" #rb " + " #d ")]\n\t"	\
+	"ldp	x12, x13, [x0, #" PMUSCOPE_EL0_OFF_FOLD " + 16 * (" #ra " + " #d ")]\n\t"	\
+	"ldp	x10, x11, [x0, #" PMUSCOPE_EL0_OFF_FOLD " + 16 * (" #rb " + " #d ")]\n\t"	\
 	"sub	w16, w16, w13\n\t"					\
 	"sub	w17, w17, w11\n\t"					\
 	"add	x16, x16, x12\n\t"					\
@@ -1143,8 +1145,8 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 	PMUSCOPE_EL0_BTI_J						\
 	"mrs	x16, pmevcntr0_el0\n\t"					\
 	"mrs	x17, pmccntr_el0\n\t"					\
-	"ldp	x12, x13, [x0, #64 + 16]\n\t"				\
-	"ldr	x10, [x0, #64]\n\t"					\
+	"ldp	x12, x13, [x0, #" PMUSCOPE_EL0_OFF_FOLD " + 16]\n\t"				\
+	"ldr	x10, [x0, #" PMUSCOPE_EL0_OFF_FOLD "]\n\t"					\
 	"sub	w16, w16, w13\n\t"					\
 	"add	x16, x16, x12\n\t"					\
 	"add	x17, x17, x10\n\t"					\
@@ -1152,14 +1154,14 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 #define PMUSCOPE_EL0_ONE_EV0						\
 	PMUSCOPE_EL0_BTI_J						\
 	"mrs	x16, pmevcntr0_el0\n\t"					\
-	"ldp	x12, x13, [x0, #64]\n\t"				\
+	"ldp	x12, x13, [x0, #" PMUSCOPE_EL0_OFF_FOLD "]\n\t"				\
 	"sub	w16, w16, w13\n\t"					\
 	"add	x16, x16, x12\n\t"					\
 	"str	x16, [x1]\n\t"
 #define PMUSCOPE_EL0_ONE_CC						\
 	PMUSCOPE_EL0_BTI_J						\
 	"mrs	x16, pmccntr_el0\n\t"					\
-	"ldr	x12, [x0, #64]\n\t"					\
+	"ldr	x12, [x0, #" PMUSCOPE_EL0_OFF_FOLD "]\n\t"					\
 	"add	x16, x16, x12\n\t"					\
 	"str	x16, [x1]\n\t"
 #define PMUSCOPE_EL0_LABEL(name)	".L" name ":\n\t"
@@ -1217,28 +1219,46 @@ asm(
 	"ldr	x9, [x7, #" PMUSCOPE_EL0_PAGE_GEN "]\n\t"
 	"cmp	x9, x5\n\t"
 	"b.ne	.Lpmuscope_rd_stale\n\t"
-	"br	x15\n\t"
+	"br	x15\n"
+	/* The entry while there is no plan (or none reads at EL0): the slow path. */
+	".globl	pmuscope__el0_noplan\n\t"
+	".hidden pmuscope__el0_noplan\n"
+"pmuscope__el0_noplan:\n\t"
+	PMUSCOPE_EL0_BTI_J
+	"b	.Lpmuscope_rd_stale\n\t"
 
 	/* Event counters only, an even number: pairs (15, 14) .. (1, 0). */
 	".p2align 3\n"
+	".globl	pmuscope__el0_ev_even\n\t"
+	".hidden pmuscope__el0_ev_even\n"
 "pmuscope__el0_ev_even:\n\t"
 	PMUSCOPE_EL0_PAIR(15, 14, 0) PMUSCOPE_EL0_PAIRS_TO0(0)
 	PMUSCOPE_EL0_TO_DONE
 	/* Event counters only, an odd number: pairs (14, 13) .. (2, 1), then 0. */
+	".globl	pmuscope__el0_ev_odd\n\t"
+	".hidden pmuscope__el0_ev_odd\n"
 "pmuscope__el0_ev_odd:\n\t"
 	PMUSCOPE_EL0_PAIRS_TO1(0)
+	".globl	pmuscope__el0_ev_odd_last\n\t"
+	".hidden pmuscope__el0_ev_odd_last\n"
 "pmuscope__el0_ev_odd_last:\n\t"
 	PMUSCOPE_EL0_ONE_EV0
 	PMUSCOPE_EL0_TO_DONE
 	/* PMCCNTR first, an even number: counter i is PMEVCNTR<i - 1>. */
+	".globl	pmuscope__el0_cc_even\n\t"
+	".hidden pmuscope__el0_cc_even\n"
 "pmuscope__el0_cc_even:\n\t"
 	PMUSCOPE_EL0_PAIRS_TO1(1)
+	".globl	pmuscope__el0_cc_even_last\n\t"
+	".hidden pmuscope__el0_cc_even_last\n"
 "pmuscope__el0_cc_even_last:\n\t"
 	PMUSCOPE_EL0_PAIR_CC
 	PMUSCOPE_EL0_TO_DONE
 
 	/* The table reader. */
 	".p2align 3\n"
+	".globl	pmuscope__el0_table\n\t"
+	".hidden pmuscope__el0_table\n"
 "pmuscope__el0_table:\n\t"
 	PMUSCOPE_EL0_BTI_J
 	"add	x14, x0, #" PMUSCOPE_EL0_OFF_SLOT "\n\t"
@@ -1259,8 +1279,12 @@ asm(
 	 */
 	".p2align 3\n"
 	/* PMCCNTR first, an odd number: pairs (14, 13) .. (2, 1), then PMCCNTR. */
+	".globl	pmuscope__el0_cc_odd\n\t"
+	".hidden pmuscope__el0_cc_odd\n"
 "pmuscope__el0_cc_odd:\n\t"
 	PMUSCOPE_EL0_PAIRS_TO0(1)
+	".globl	pmuscope__el0_cc_odd_last\n\t"
+	".hidden pmuscope__el0_cc_odd_last\n"
 "pmuscope__el0_cc_odd_last:\n\t"
 	PMUSCOPE_EL0_ONE_CC
 	".globl	pmuscope__el0_done\n\t"
@@ -1352,7 +1376,7 @@ PMUSCOPE_EL0_HIDDEN int pmuscope__el0_swinc(void *rseq, const struct pmuscope_us
 					    uint32_t cpu, uint32_t seq);
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_tab[];
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_done[];
-PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_table[];
+PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_table[], pmuscope__el0_noplan[];
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_ev_even[], pmuscope__el0_ev_odd[];
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_ev_odd_last[];
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_cc_even[], pmuscope__el0_cc_even_last[];
@@ -1374,11 +1398,21 @@ _Static_assert(offsetof(struct pmuscope_el0, entry) == 40, "el0 entry");
 _Static_assert(offsetof(struct pmuscope_el0, plan_nr) == 48, "el0 plan_nr");
 _Static_assert(offsetof(struct pmuscope_el0, plan_want) == 52, "el0 plan_want");
 _Static_assert(offsetof(struct pmuscope_el0, fast) == 56, "el0 fast");
-_Static_assert(offsetof(struct pmuscope_el0, fold) == PMUSCOPE_EL0_OFF_FOLD, "el0 fold");
+_Static_assert(offsetof(struct pmuscope_el0, fold) == 64, "el0 fold");
 _Static_assert(offsetof(struct pmuscope_el0, slot) == 320, "el0 slot");
 _Static_assert(sizeof(struct pmuscope_el0_slot) == 32, "el0 slot size");
 _Static_assert(PMUSCOPE_EL0_STRAIGHT == 16, "the straight-line readers read 16");
 #endif /* PMUSCOPE_EL0_FAST */
+
+/* No plan: the reader goes to the slow path whatever it is asked. */
+static void pmuscope_el0_unplan(struct pmuscope_el0 *e)
+{
+	e->plan_nr = PMUSCOPE_EL0_NO_PLAN;
+#ifdef PMUSCOPE_EL0_FAST
+	e->entry = (uintptr_t)pmuscope__el0_noplan;
+#endif
+	e->layout = PMUSCOPE_SELF_IOCTL;
+}
 
 /* The EL0 sessions of this process, whose pages a fork() child lacks. */
 static pthread_mutex_t pmuscope_self_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -1398,7 +1432,7 @@ static void pmuscope_self_parent(void)
 /* No fast path and no page from here on. */
 static void pmuscope_self_forget(struct pmuscope *h)
 {
-	h->el0.plan_nr = PMUSCOPE_EL0_NO_PLAN;
+	pmuscope_el0_unplan(&h->el0);
 	h->el0.tp = NULL;
 	h->el0.rseq = NULL;
 	h->el0.page = NULL;
@@ -1497,8 +1531,7 @@ int pmuscope_configure_self(struct pmuscope *h, const struct pmuscope_event_spec
 	pmuscope_task_configured(h, evs, nr);
 	memset(&h->st, 0, sizeof(h->st));
 	h->el0.fast = 0;
-	h->el0.plan_nr = PMUSCOPE_EL0_NO_PLAN;
-	h->el0.layout = PMUSCOPE_SELF_IOCTL;
+	pmuscope_el0_unplan(&h->el0);
 	h->self_flags = cfg.flags;
 
 	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, h->fd, 0);
@@ -1509,7 +1542,7 @@ int pmuscope_configure_self(struct pmuscope *h, const struct pmuscope_event_spec
 		return ret;
 	}
 	pg = map;
-	if (pg->version != PMUSCOPE_USER_PAGE_VERSION || pg->nr != nr ||
+	if (pg->version < PMUSCOPE_USER_PAGE_VERSION || pg->nr != nr ||
 	    pg->size < offsetof(struct pmuscope_user_page, ctr) +
 		       nr * sizeof(struct pmuscope_user_counter)) {
 		pmuscope_fmt(h->msg, sizeof(h->msg),
@@ -1591,7 +1624,7 @@ static int pmuscope_read_self_ioctl(struct pmuscope *h, uint64_t *counts, unsign
 static uint64_t pmuscope_el0_straight(unsigned int nr, int cc)
 {
 	/* Bytes of a pair: the odd-count sequences hold 7 before their last. */
-	uintptr_t pair = (uintptr_t)(pmuscope__el0_ev_odd_last - pmuscope__el0_ev_odd) / 7;
+	uintptr_t pair = ((uintptr_t)pmuscope__el0_ev_odd_last - (uintptr_t)pmuscope__el0_ev_odd) / 7;
 	const char *seq;
 	unsigned int top;
 
@@ -1623,16 +1656,21 @@ static int pmuscope_el0_plan(struct pmuscope *h, unsigned int nr)
 	int ok = 0, ev = 0, cc = 0;
 
 	h->st.replans++;
-	e->plan_nr = PMUSCOPE_EL0_NO_PLAN;
+	pmuscope_el0_unplan(e);
 	e->plan_want = nr;
-	e->layout = PMUSCOPE_SELF_IOCTL;
 	for (int tries = 0; tries < 16 && !ok; tries++) {
 		uint32_t s = __atomic_load_n(&pg->seq, __ATOMIC_ACQUIRE);
 
 		if (s & 1)
 			continue;
 		gen = pg->gen;
-		ok = pg->nr >= nr && pg->cpu != PMUSCOPE_CPU_ANY;
+		/*
+		 * A CPU grants, and it is the one this thread's rseq says it
+		 * runs on (not -1 or -2: rseq not registered for this thread,
+		 * whose sections the kernel would not abort).
+		 */
+		ok = pg->nr >= nr && pg->cpu != PMUSCOPE_CPU_ANY &&
+		     pg->cpu == __atomic_load_n(&((struct rseq *)e->rseq)->cpu_id, __ATOMIC_RELAXED);
 		/* The layouts of a straight-line reader, until a counter is not in them. */
 		ev = cc = nr <= PMUSCOPE_EL0_STRAIGHT;
 		for (unsigned int i = 0; i < nr && ok; i++) {

@@ -228,9 +228,11 @@ const struct pmuscope_user_page *pmuscope_user_page(const struct pmuscope *h);
  *
  * On arm64, with rseq registered by glibc (2.35 or later), the counters
  * are read at EL0 with MRS where the driver grants it (the page's cpu is
- * the CPU the thread runs on): the CPU check and the MRS run in one rseq
- * critical section, which the kernel aborts on preemption, migration or
- * a signal, so that no MRS runs on a CPU that does not grant it. Each
+ * the CPU the thread runs on): the check that the page has not changed
+ * since it was copied (its gen) and the MRS run in one rseq critical
+ * section, which the kernel aborts on preemption, migration or a signal,
+ * and the driver when it writes the page, so that no MRS runs on a CPU
+ * that does not grant it and no count is folded with a stale page. Each
  * value is what PMUSCOPE_IOC_READ gives at the same instant. Elsewhere
  * (another CPU, a counter not readable, no page, another thread, retries
  * exhausted, not arm64) it is PMUSCOPE_IOC_READ (pmuscope_read()). Not
@@ -274,13 +276,13 @@ int pmuscope_swinc_self(struct pmuscope *h, uint64_t event_mask, unsigned int co
  */
 struct pmuscope_self_stats {
 	uint32_t capable;
+	uint32_t layout;	/* in what was padding: the struct's size is unchanged */
 	uint64_t fast;
 	uint64_t fallback;
 	uint64_t aborts;
 	uint64_t replans;
 	uint64_t swinc_fast;
 	uint64_t swinc_fallback;
-	uint32_t layout;
 };
 
 #define PMUSCOPE_SELF_IOCTL	0
