@@ -30,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -507,6 +508,10 @@ static void test_exact(unsigned long rounds)
 	    sched_getcpu());
 	pmuscope_self_stats(h, &st);
 	tap(st.capable, "the EL0 fast path is available (arm64, rseq registered by glibc)");
+	/* Sizes no plan can have, the first read (no plan yet) included. */
+	tap(pmuscope_read_self(h, c, UINT_MAX) == -EINVAL && pmuscope_read_self(h, c, 0) == -EINVAL &&
+	    pmuscope_read_self(h, c, nr + 1) == -EINVAL && pmuscope_read_self(h, NULL, nr) == -EINVAL,
+	    "pmuscope_read_self() of %u, 0 or %u counts, or into NULL: -EINVAL", UINT_MAX, nr + 1);
 
 	/* a: rounds of EL0 read, READ ioctl, EL0 read. */
 	memset(sigs, 0, sizeof(sigs));
