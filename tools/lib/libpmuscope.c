@@ -1027,12 +1027,14 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 /* ------------------------------------------------- EL0 self-monitoring */
 
 /*
- * The EL0 fast path: arm64 with glibc 2.35 or later, which registers each
- * thread's struct rseq and exports where it is (__rseq_offset from the
- * thread pointer; __rseq_size is 0 when it could not). Elsewhere
+ * The EL0 fast path: little-endian arm64 (the reader loads 32-bit fields
+ * in pairs) with glibc 2.35 or later, which registers each thread's
+ * struct rseq and exports where it is (__rseq_offset from the thread
+ * pointer; __rseq_size is 0 when it could not). Elsewhere
  * pmuscope_read_self() is the READ ioctl.
  */
-#if defined(__aarch64__) && defined(__GLIBC__) && defined(__has_include)
+#if defined(__aarch64__) && !defined(__AARCH64EB__) && defined(__GLIBC__) && \
+	defined(__has_include)
 # if __has_include(<sys/rseq.h>)
 #  include <sys/rseq.h>
 #  if __GLIBC_PREREQ(2, 35) && defined(RSEQ_SIG)
