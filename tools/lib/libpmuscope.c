@@ -534,9 +534,9 @@ int pmuscope_cpu_has_event(const struct pmuscope_cpu_info *info, uint32_t number
  * (@entry) and each counter's fold. A straight-line reader (counters in
  * the order the driver gives them when the thread has the PMU alone:
  * PMEVCNTR0.. for the events in order, or PMCCNTR_EL0 for a first
- * CPU_CYCLES and PMEVCNTR0.. for the others, all 32-bit) folds counter
- * i with @fold[i]; any other layout goes through @slot[], one table
- * entry per counter.
+ * CPU_CYCLES and PMEVCNTR0.. for the others; the event counters all
+ * 32-bit or all 64-bit) folds counter i with @fold[i]; any other layout
+ * goes through @slot[], one table entry per counter.
  */
 #define PMUSCOPE_EL0_STRAIGHT	16	/* counters a straight-line reader reads */
 #define PMUSCOPE_EL0_NO_PLAN	UINT32_MAX	/* matches no nr the slow path takes */
@@ -1075,8 +1075,9 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
  *  - straight-line: pairs of counters, each two MRS, two folds from
  *    el0->fold[] and one STP to counts[], from the plan's last counter
  *    down to counter 0; one sequence for each layout (event counters
- *    only, or PMCCNTR_EL0 first) and parity of the number of counters,
- *    entered at the pair of the plan's last counter;
+ *    only, or PMCCNTR_EL0 first), width of the event counters (32 or
+ *    64 bits) and parity of the number of counters, entered at the pair
+ *    of the plan's last counter;
  *  - the table: an entry per hardware counter (32-bit, then 64-bit
  *    folds), each its MRS, its fold, its store, the next slot's loads
  *    and a branch to the next slot's entry; the slot after the last
@@ -1117,56 +1118,69 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 #define PMUSCOPE_EL0_PAGE_GEN	"40"		/* offsetof(struct pmuscope_user_page, gen) */
 
 /*
- * Straight-line: counts[ra + d] from PMEVCNTR<ra>, counts[rb + d] from
- * PMEVCNTR<rb> (rb = ra - 1; @d 1 when PMCCNTR is counter 0).
+ * Straight-line, 32-bit event counters: counts[ra + d] from PMEVCNTR<ra>,
+ * counts[rb + d] from PMEVCNTR<rb> (rb = ra - 1; @d 1 when PMCCNTR is
+ * counter 0).
  */
 #define PMUSCOPE_EL0_PAIR(ra, rb, d)					\
 	PMUSCOPE_EL0_BTI_J						\
 	"mrs	x16, pmevcntr" #ra "_el0\n\t"				\
 	"mrs	x17, pmevcntr" #rb "_el0\n\t"				\
-	"ldp	x12, x13, [x0, #" PMUSCOPE_EL0_OFF_FOLD " + 16 * (" #ra " + " #d ")]\n\t"	\
-	"ldp	x10, x11, [x0, #" PMUSCOPE_EL0_OFF_FOLD " + 16 * (" #rb " + " #d ")]\n\t"	\
+	"ldp	x12, x13, [x0, #" PMUSCOPE_EL0_OFF_FOLD " + 16 * (" #ra " + " #d ")]\n\t" \
+	"ldp	x10, x11, [x0, #" PMUSCOPE_EL0_OFF_FOLD " + 16 * (" #rb " + " #d ")]\n\t" \
 	"sub	w16, w16, w13\n\t"					\
 	"sub	w17, w17, w11\n\t"					\
 	"add	x16, x16, x12\n\t"					\
 	"add	x17, x17, x10\n\t"					\
 	"stp	x17, x16, [x1, #8 * (" #rb " + " #d ")]\n\t"
-/* Seven pairs, PMEVCNTR13 and 12 down to 1 and 0; 14 and 13 down to 2 and 1. */
-#define PMUSCOPE_EL0_PAIRS_TO0(d)					\
-	PMUSCOPE_EL0_PAIR(13, 12, d) PMUSCOPE_EL0_PAIR(11, 10, d)	\
-	PMUSCOPE_EL0_PAIR(9, 8, d) PMUSCOPE_EL0_PAIR(7, 6, d)		\
-	PMUSCOPE_EL0_PAIR(5, 4, d) PMUSCOPE_EL0_PAIR(3, 2, d)		\
-	PMUSCOPE_EL0_PAIR(1, 0, d)
-#define PMUSCOPE_EL0_PAIRS_TO1(d)					\
-	PMUSCOPE_EL0_PAIR(14, 13, d) PMUSCOPE_EL0_PAIR(12, 11, d)	\
-	PMUSCOPE_EL0_PAIR(10, 9, d) PMUSCOPE_EL0_PAIR(8, 7, d)		\
-	PMUSCOPE_EL0_PAIR(6, 5, d) PMUSCOPE_EL0_PAIR(4, 3, d)		\
-	PMUSCOPE_EL0_PAIR(2, 1, d)
-/* counts[1] from PMEVCNTR0 (32-bit), counts[0] from PMCCNTR (64-bit). */
-#define PMUSCOPE_EL0_PAIR_CC						\
+/* The same with 64-bit event counters (PMUv3p5, PMCR_EL0.LP): one add. */
+#define PMUSCOPE_EL0_PAIR64(ra, rb, d)					\
+	PMUSCOPE_EL0_BTI_J						\
+	"mrs	x16, pmevcntr" #ra "_el0\n\t"				\
+	"mrs	x17, pmevcntr" #rb "_el0\n\t"				\
+	"ldr	x12, [x0, #" PMUSCOPE_EL0_OFF_FOLD " + 16 * (" #ra " + " #d ")]\n\t" \
+	"ldr	x10, [x0, #" PMUSCOPE_EL0_OFF_FOLD " + 16 * (" #rb " + " #d ")]\n\t" \
+	"add	x16, x16, x12\n\t"					\
+	"add	x17, x17, x10\n\t"					\
+	"stp	x17, x16, [x1, #8 * (" #rb " + " #d ")]\n\t"
+/*
+ * Seven pairs of @pair: PMEVCNTR13 and 12 down to 1 and 0, or 14 and 13
+ * down to 2 and 1.
+ */
+#define PMUSCOPE_EL0_PAIRS_TO0(pair, d)					\
+	pair(13, 12, d) pair(11, 10, d) pair(9, 8, d) pair(7, 6, d)	\
+	pair(5, 4, d) pair(3, 2, d) pair(1, 0, d)
+#define PMUSCOPE_EL0_PAIRS_TO1(pair, d)					\
+	pair(14, 13, d) pair(12, 11, d) pair(10, 9, d) pair(8, 7, d)	\
+	pair(6, 5, d) pair(4, 3, d) pair(2, 1, d)
+/*
+ * counts[1] from PMEVCNTR0 (@fold: "sub w16, w16, w13" for 32 bits, ""
+ * for 64), counts[0] from PMCCNTR (64-bit).
+ */
+#define PMUSCOPE_EL0_PAIR_CC(fold)					\
 	PMUSCOPE_EL0_BTI_J						\
 	"mrs	x16, pmevcntr0_el0\n\t"					\
 	"mrs	x17, pmccntr_el0\n\t"					\
-	"ldp	x12, x13, [x0, #" PMUSCOPE_EL0_OFF_FOLD " + 16]\n\t"				\
-	"ldr	x10, [x0, #" PMUSCOPE_EL0_OFF_FOLD "]\n\t"					\
-	"sub	w16, w16, w13\n\t"					\
+	"ldp	x12, x13, [x0, #" PMUSCOPE_EL0_OFF_FOLD " + 16]\n\t"	\
+	"ldr	x10, [x0, #" PMUSCOPE_EL0_OFF_FOLD "]\n\t"		\
+	fold								\
 	"add	x16, x16, x12\n\t"					\
 	"add	x17, x17, x10\n\t"					\
 	"stp	x17, x16, [x1]\n\t"
-#define PMUSCOPE_EL0_ONE_EV0						\
+#define PMUSCOPE_EL0_ONE_EV0(fold)					\
 	PMUSCOPE_EL0_BTI_J						\
 	"mrs	x16, pmevcntr0_el0\n\t"					\
-	"ldp	x12, x13, [x0, #" PMUSCOPE_EL0_OFF_FOLD "]\n\t"				\
-	"sub	w16, w16, w13\n\t"					\
+	"ldp	x12, x13, [x0, #" PMUSCOPE_EL0_OFF_FOLD "]\n\t"		\
+	fold								\
 	"add	x16, x16, x12\n\t"					\
 	"str	x16, [x1]\n\t"
+#define PMUSCOPE_EL0_SUB32		"sub	w16, w16, w13\n\t"
 #define PMUSCOPE_EL0_ONE_CC						\
 	PMUSCOPE_EL0_BTI_J						\
 	"mrs	x16, pmccntr_el0\n\t"					\
-	"ldr	x12, [x0, #" PMUSCOPE_EL0_OFF_FOLD "]\n\t"					\
+	"ldr	x12, [x0, #" PMUSCOPE_EL0_OFF_FOLD "]\n\t"		\
 	"add	x16, x16, x12\n\t"					\
 	"str	x16, [x1]\n\t"
-#define PMUSCOPE_EL0_LABEL(name)	".L" name ":\n\t"
 #define PMUSCOPE_EL0_TO_DONE		"b	pmuscope__el0_done\n\t"
 
 /* The table: the next slot, its entry, its fold; on to it. */
@@ -1229,32 +1243,66 @@ asm(
 	PMUSCOPE_EL0_BTI_J
 	"b	.Lpmuscope_rd_stale\n\t"
 
-	/* Event counters only, an even number: pairs (15, 14) .. (1, 0). */
-	".p2align 3\n"
+	/* 32-bit event counters only, an even number: pairs (15, 14) .. (1, 0). */
+	".p2align 3\n\t"
 	".globl	pmuscope__el0_ev_even\n\t"
 	".hidden pmuscope__el0_ev_even\n"
 "pmuscope__el0_ev_even:\n\t"
-	PMUSCOPE_EL0_PAIR(15, 14, 0) PMUSCOPE_EL0_PAIRS_TO0(0)
+	PMUSCOPE_EL0_PAIR(15, 14, 0) PMUSCOPE_EL0_PAIRS_TO0(PMUSCOPE_EL0_PAIR, 0)
 	PMUSCOPE_EL0_TO_DONE
-	/* Event counters only, an odd number: pairs (14, 13) .. (2, 1), then 0. */
+	/* ... an odd number: pairs (14, 13) .. (2, 1), then 0. */
 	".globl	pmuscope__el0_ev_odd\n\t"
 	".hidden pmuscope__el0_ev_odd\n"
 "pmuscope__el0_ev_odd:\n\t"
-	PMUSCOPE_EL0_PAIRS_TO1(0)
+	PMUSCOPE_EL0_PAIRS_TO1(PMUSCOPE_EL0_PAIR, 0)
 	".globl	pmuscope__el0_ev_odd_last\n\t"
 	".hidden pmuscope__el0_ev_odd_last\n"
 "pmuscope__el0_ev_odd_last:\n\t"
-	PMUSCOPE_EL0_ONE_EV0
+	PMUSCOPE_EL0_ONE_EV0(PMUSCOPE_EL0_SUB32)
 	PMUSCOPE_EL0_TO_DONE
 	/* PMCCNTR first, an even number: counter i is PMEVCNTR<i - 1>. */
 	".globl	pmuscope__el0_cc_even\n\t"
 	".hidden pmuscope__el0_cc_even\n"
 "pmuscope__el0_cc_even:\n\t"
-	PMUSCOPE_EL0_PAIRS_TO1(1)
+	PMUSCOPE_EL0_PAIRS_TO1(PMUSCOPE_EL0_PAIR, 1)
 	".globl	pmuscope__el0_cc_even_last\n\t"
 	".hidden pmuscope__el0_cc_even_last\n"
 "pmuscope__el0_cc_even_last:\n\t"
-	PMUSCOPE_EL0_PAIR_CC
+	PMUSCOPE_EL0_PAIR_CC(PMUSCOPE_EL0_SUB32)
+	PMUSCOPE_EL0_TO_DONE
+	/* 64-bit event counters only, an even number: pairs (15, 14) .. (1, 0). */
+	".p2align 3\n\t"
+	".globl	pmuscope__el0_ev64_even\n\t"
+	".hidden pmuscope__el0_ev64_even\n"
+"pmuscope__el0_ev64_even:\n\t"
+	PMUSCOPE_EL0_PAIR64(15, 14, 0) PMUSCOPE_EL0_PAIRS_TO0(PMUSCOPE_EL0_PAIR64, 0)
+	PMUSCOPE_EL0_TO_DONE
+	/* ... an odd number: pairs (14, 13) .. (2, 1), then 0. */
+	".globl	pmuscope__el0_ev64_odd\n\t"
+	".hidden pmuscope__el0_ev64_odd\n"
+"pmuscope__el0_ev64_odd:\n\t"
+	PMUSCOPE_EL0_PAIRS_TO1(PMUSCOPE_EL0_PAIR64, 0)
+	".globl	pmuscope__el0_ev64_odd_last\n\t"
+	".hidden pmuscope__el0_ev64_odd_last\n"
+"pmuscope__el0_ev64_odd_last:\n\t"
+	PMUSCOPE_EL0_ONE_EV0("")
+	PMUSCOPE_EL0_TO_DONE
+	/* PMCCNTR first, an even number: counter i is PMEVCNTR<i - 1>. */
+	".globl	pmuscope__el0_cc64_even\n\t"
+	".hidden pmuscope__el0_cc64_even\n"
+"pmuscope__el0_cc64_even:\n\t"
+	PMUSCOPE_EL0_PAIRS_TO1(PMUSCOPE_EL0_PAIR64, 1)
+	".globl	pmuscope__el0_cc64_even_last\n\t"
+	".hidden pmuscope__el0_cc64_even_last\n"
+"pmuscope__el0_cc64_even_last:\n\t"
+	PMUSCOPE_EL0_PAIR_CC("")
+	PMUSCOPE_EL0_TO_DONE
+	/* PMCCNTR first, an odd number, 64-bit event counters. */
+	".globl	pmuscope__el0_cc64_odd\n\t"
+	".hidden pmuscope__el0_cc64_odd\n"
+"pmuscope__el0_cc64_odd:\n\t"
+	PMUSCOPE_EL0_PAIRS_TO0(PMUSCOPE_EL0_PAIR64, 1)
+	PMUSCOPE_EL0_ONE_CC
 	PMUSCOPE_EL0_TO_DONE
 
 	/* The table reader. */
@@ -1284,7 +1332,7 @@ asm(
 	".globl	pmuscope__el0_cc_odd\n\t"
 	".hidden pmuscope__el0_cc_odd\n"
 "pmuscope__el0_cc_odd:\n\t"
-	PMUSCOPE_EL0_PAIRS_TO0(1)
+	PMUSCOPE_EL0_PAIRS_TO0(PMUSCOPE_EL0_PAIR, 1)
 	".globl	pmuscope__el0_cc_odd_last\n\t"
 	".hidden pmuscope__el0_cc_odd_last\n"
 "pmuscope__el0_cc_odd_last:\n\t"
@@ -1383,6 +1431,10 @@ PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_ev_even[], pmuscope__el0_ev_
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_ev_odd_last[];
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_cc_even[], pmuscope__el0_cc_even_last[];
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_cc_odd[], pmuscope__el0_cc_odd_last[];
+PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_ev64_even[], pmuscope__el0_ev64_odd[];
+PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_ev64_odd_last[];
+PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_cc64_even[], pmuscope__el0_cc64_even_last[];
+PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_cc64_odd[];
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_read_cs_desc[];
 
 /* The offsets the assembly uses. */
@@ -1621,24 +1673,38 @@ static int pmuscope_read_self_ioctl(struct pmuscope *h, uint64_t *counts, unsign
 #ifdef PMUSCOPE_EL0_FAST
 /*
  * The straight-line reader of @nr counters of layout @cc (PMCCNTR_EL0
- * first) or not: its sequence, entered at the pair of the last counter.
+ * first) or not, with event counters of 64 bits (@wide) or 32: its
+ * sequence, entered at the pair of the last counter.
  */
-static uint64_t pmuscope_el0_straight(unsigned int nr, int cc)
+static uint64_t pmuscope_el0_straight(unsigned int nr, int cc, int wide)
 {
 	/* Bytes of a pair: the odd-count sequences hold 7 before their last. */
-	uintptr_t pair = ((uintptr_t)pmuscope__el0_ev_odd_last - (uintptr_t)pmuscope__el0_ev_odd) / 7;
+	uintptr_t pair = wide ?
+		((uintptr_t)pmuscope__el0_ev64_odd_last - (uintptr_t)pmuscope__el0_ev64_odd) / 7 :
+		((uintptr_t)pmuscope__el0_ev_odd_last - (uintptr_t)pmuscope__el0_ev_odd) / 7;
 	const char *seq;
 	unsigned int top;
 
 	if (nr % 2 == 0) {
 		if (cc && nr == 2)
-			return (uintptr_t)pmuscope__el0_cc_even_last;
-		seq = cc ? pmuscope__el0_cc_even : pmuscope__el0_ev_even;
+			return (uintptr_t)(wide ? pmuscope__el0_cc64_even_last :
+					   pmuscope__el0_cc_even_last);
+		if (wide)
+			seq = cc ? pmuscope__el0_cc64_even : pmuscope__el0_ev64_even;
+		else
+			seq = cc ? pmuscope__el0_cc_even : pmuscope__el0_ev_even;
 		top = 15;
 	} else {
+		/* The cycle counter alone: the same code for both widths. */
+		if (nr == 1 && cc)
+			return (uintptr_t)pmuscope__el0_cc_odd_last;
 		if (nr == 1)
-			return (uintptr_t)(cc ? pmuscope__el0_cc_odd_last : pmuscope__el0_ev_odd_last);
-		seq = cc ? pmuscope__el0_cc_odd : pmuscope__el0_ev_odd;
+			return (uintptr_t)(wide ? pmuscope__el0_ev64_odd_last :
+					   pmuscope__el0_ev_odd_last);
+		if (wide)
+			seq = cc ? pmuscope__el0_cc64_odd : pmuscope__el0_ev64_odd;
+		else
+			seq = cc ? pmuscope__el0_cc_odd : pmuscope__el0_ev_odd;
 		top = 14;
 	}
 	return (uintptr_t)seq + (top - (nr - 1)) / 2 * pair;
@@ -1655,7 +1721,7 @@ static int pmuscope_el0_plan(struct pmuscope *h, unsigned int nr)
 	struct pmuscope_el0 *e = &h->el0;
 	const volatile struct pmuscope_user_page *pg = e->page;
 	uint64_t gen = 0;
-	int ok = 0, ev = 0, cc = 0;
+	int ok = 0, ev = 0, cc = 0, all32 = 1, all64 = 1;
 
 	h->st.replans++;
 	pmuscope_el0_unplan(e);
@@ -1675,6 +1741,7 @@ static int pmuscope_el0_plan(struct pmuscope *h, unsigned int nr)
 		     pg->cpu == __atomic_load_n(&((struct rseq *)e->rseq)->cpu_id, __ATOMIC_RELAXED);
 		/* The layouts of a straight-line reader, until a counter is not in them. */
 		ev = cc = nr <= PMUSCOPE_EL0_STRAIGHT;
+		all32 = all64 = 1;
 		for (unsigned int i = 0; i < nr && ok; i++) {
 			uint32_t idx = pg->ctr[i].index, width = pg->ctr[i].width;
 			uint64_t off = pg->ctr[i].offset, last = pg->ctr[i].last_raw;
@@ -1684,8 +1751,13 @@ static int pmuscope_el0_plan(struct pmuscope *h, unsigned int nr)
 				ok = 0;
 				break;
 			}
-			ev &= idx == i + 1 && width == 32;
-			cc &= i ? idx == i && width == 32 : idx == PMUSCOPE_USER_CYCLE_INDEX;
+			ev &= idx == i + 1;
+			cc &= i ? idx == i : idx == PMUSCOPE_USER_CYCLE_INDEX;
+			/* The event counters' widths (PMCCNTR_EL0 is 64-bit). */
+			if (idx != PMUSCOPE_USER_CYCLE_INDEX) {
+				all32 &= width == 32;
+				all64 &= width == 64;
+			}
 			sl->target = (uintptr_t)pmuscope__el0_tab + (idx - 1) * PMUSCOPE_EL0_STRIDE;
 			if (width == 64) {
 				sl->target += PMUSCOPE_EL0_TAB64;
@@ -1708,8 +1780,8 @@ static int pmuscope_el0_plan(struct pmuscope *h, unsigned int nr)
 	if (!ok)
 		return 0;
 	e->slot[nr] = (struct pmuscope_el0_slot){ .target = (uintptr_t)pmuscope__el0_done };
-	if (ev || cc) {
-		e->entry = pmuscope_el0_straight(nr, cc);
+	if ((ev || cc) && (all32 || all64)) {
+		e->entry = pmuscope_el0_straight(nr, cc, !all32);
 		e->layout = PMUSCOPE_SELF_STRAIGHT;
 	} else {
 		e->entry = (uintptr_t)pmuscope__el0_table;

@@ -271,8 +271,9 @@ int pmuscope_swinc_self(struct pmuscope *h, uint64_t event_mask, unsigned int co
  * @layout: the reader of the last plan: PMUSCOPE_SELF_IOCTL (none at EL0:
  *	not granted, or not planned yet), PMUSCOPE_SELF_STRAIGHT (the
  *	counters in the driver's order for a thread alone on the PMU: up
- *	to 16 32-bit event counters, PMCCNTR_EL0 first for a first
- *	CPU_CYCLES event) or PMUSCOPE_SELF_TABLE (any other)
+ *	to 16 counters, PMCCNTR_EL0 first for a first CPU_CYCLES event,
+ *	the event counters all 32-bit or all 64-bit) or
+ *	PMUSCOPE_SELF_TABLE (any other)
  */
 struct pmuscope_self_stats {
 	uint32_t capable;
