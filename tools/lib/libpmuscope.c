@@ -1117,32 +1117,28 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 #define PMUSCOPE_EL0_OFF_SLOT	"320"
 #define PMUSCOPE_EL0_PAGE_GEN	"40"		/* offsetof(struct pmuscope_user_page, gen) */
 
+#define PMUSCOPE_EL0_SUB32		"sub	w16, w16, w13\n\t"
+
 /*
- * Straight-line, 32-bit event counters: counts[ra + d] from PMEVCNTR<ra>,
- * counts[rb + d] from PMEVCNTR<rb> (rb = ra - 1; @d 1 when PMCCNTR is
- * counter 0).
+ * Straight-line: counts[ra + d] from PMEVCNTR<ra>, counts[rb + d] from
+ * PMEVCNTR<rb> (rb = ra - 1; @d 1 when PMCCNTR is counter 0), each
+ * folded with an add, after @sub_a and @sub_b (32-bit event counters:
+ * raw - last_raw in 32 bits; 64-bit ones, PMUv3p5 PMCR_EL0.LP: nothing).
  */
-#define PMUSCOPE_EL0_PAIR(ra, rb, d)					\
+#define PMUSCOPE_EL0_PAIR_W(ra, rb, d, sub_a, sub_b)			\
 	PMUSCOPE_EL0_BTI_J						\
 	"mrs	x16, pmevcntr" #ra "_el0\n\t"				\
 	"mrs	x17, pmevcntr" #rb "_el0\n\t"				\
 	"ldp	x12, x13, [x0, #" PMUSCOPE_EL0_OFF_FOLD " + 16 * (" #ra " + " #d ")]\n\t" \
 	"ldp	x10, x11, [x0, #" PMUSCOPE_EL0_OFF_FOLD " + 16 * (" #rb " + " #d ")]\n\t" \
-	"sub	w16, w16, w13\n\t"					\
-	"sub	w17, w17, w11\n\t"					\
+	sub_a								\
+	sub_b								\
 	"add	x16, x16, x12\n\t"					\
 	"add	x17, x17, x10\n\t"					\
 	"stp	x17, x16, [x1, #8 * (" #rb " + " #d ")]\n\t"
-/* The same with 64-bit event counters (PMUv3p5, PMCR_EL0.LP): one add. */
-#define PMUSCOPE_EL0_PAIR64(ra, rb, d)					\
-	PMUSCOPE_EL0_BTI_J						\
-	"mrs	x16, pmevcntr" #ra "_el0\n\t"				\
-	"mrs	x17, pmevcntr" #rb "_el0\n\t"				\
-	"ldr	x12, [x0, #" PMUSCOPE_EL0_OFF_FOLD " + 16 * (" #ra " + " #d ")]\n\t" \
-	"ldr	x10, [x0, #" PMUSCOPE_EL0_OFF_FOLD " + 16 * (" #rb " + " #d ")]\n\t" \
-	"add	x16, x16, x12\n\t"					\
-	"add	x17, x17, x10\n\t"					\
-	"stp	x17, x16, [x1, #8 * (" #rb " + " #d ")]\n\t"
+#define PMUSCOPE_EL0_PAIR(ra, rb, d)					\
+	PMUSCOPE_EL0_PAIR_W(ra, rb, d, PMUSCOPE_EL0_SUB32, "sub	w17, w17, w11\n\t")
+#define PMUSCOPE_EL0_PAIR64(ra, rb, d)	PMUSCOPE_EL0_PAIR_W(ra, rb, d, "", "")
 /*
  * Seven pairs of @pair: PMEVCNTR13 and 12 down to 1 and 0, or 14 and 13
  * down to 2 and 1.
@@ -1174,7 +1170,6 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 	fold								\
 	"add	x16, x16, x12\n\t"					\
 	"str	x16, [x1]\n\t"
-#define PMUSCOPE_EL0_SUB32		"sub	w16, w16, w13\n\t"
 #define PMUSCOPE_EL0_ONE_CC						\
 	PMUSCOPE_EL0_BTI_J						\
 	"mrs	x16, pmccntr_el0\n\t"					\
@@ -1429,12 +1424,10 @@ PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_done[];
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_table[], pmuscope__el0_noplan[];
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_ev_even[], pmuscope__el0_ev_odd[];
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_ev_odd_last[];
-PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_cc_even[], pmuscope__el0_cc_even_last[];
-PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_cc_odd[], pmuscope__el0_cc_odd_last[];
+PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_cc_even[], pmuscope__el0_cc_odd[];
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_ev64_even[], pmuscope__el0_ev64_odd[];
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_ev64_odd_last[];
-PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_cc64_even[], pmuscope__el0_cc64_even_last[];
-PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_cc64_odd[];
+PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_cc64_even[], pmuscope__el0_cc64_odd[];
 PMUSCOPE_EL0_HIDDEN extern const char pmuscope__el0_read_cs_desc[];
 
 /* The offsets the assembly uses. */
@@ -1678,35 +1671,24 @@ static int pmuscope_read_self_ioctl(struct pmuscope *h, uint64_t *counts, unsign
  */
 static uint64_t pmuscope_el0_straight(unsigned int nr, int cc, int wide)
 {
+	/*
+	 * [wide][cc][nr odd]. Each holds 7 pairs (8 for event counters
+	 * only, an even number), then its last entry: counter 0 alone or
+	 * with PMEVCNTR0 (PMCCNTR first), which the pair arithmetic reaches.
+	 */
+	static const char *const seqs[2][2][2] = {
+		{ { pmuscope__el0_ev_even, pmuscope__el0_ev_odd },
+		  { pmuscope__el0_cc_even, pmuscope__el0_cc_odd } },
+		{ { pmuscope__el0_ev64_even, pmuscope__el0_ev64_odd },
+		  { pmuscope__el0_cc64_even, pmuscope__el0_cc64_odd } },
+	};
+	const char *seq = seqs[!!wide][!!cc][nr % 2];
 	/* Bytes of a pair: the odd-count sequences hold 7 before their last. */
 	uintptr_t pair = wide ?
 		((uintptr_t)pmuscope__el0_ev64_odd_last - (uintptr_t)pmuscope__el0_ev64_odd) / 7 :
 		((uintptr_t)pmuscope__el0_ev_odd_last - (uintptr_t)pmuscope__el0_ev_odd) / 7;
-	const char *seq;
-	unsigned int top;
+	unsigned int top = nr % 2 ? 14 : 15;
 
-	if (nr % 2 == 0) {
-		if (cc && nr == 2)
-			return (uintptr_t)(wide ? pmuscope__el0_cc64_even_last :
-					   pmuscope__el0_cc_even_last);
-		if (wide)
-			seq = cc ? pmuscope__el0_cc64_even : pmuscope__el0_ev64_even;
-		else
-			seq = cc ? pmuscope__el0_cc_even : pmuscope__el0_ev_even;
-		top = 15;
-	} else {
-		/* The cycle counter alone: the same code for both widths. */
-		if (nr == 1 && cc)
-			return (uintptr_t)pmuscope__el0_cc_odd_last;
-		if (nr == 1)
-			return (uintptr_t)(wide ? pmuscope__el0_ev64_odd_last :
-					   pmuscope__el0_ev_odd_last);
-		if (wide)
-			seq = cc ? pmuscope__el0_cc64_odd : pmuscope__el0_ev64_odd;
-		else
-			seq = cc ? pmuscope__el0_cc_odd : pmuscope__el0_ev_odd;
-		top = 14;
-	}
 	return (uintptr_t)seq + (top - (nr - 1)) / 2 * pair;
 }
 
