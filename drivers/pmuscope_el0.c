@@ -269,8 +269,11 @@ void pmuscope_el0_grant(struct pmuscope_pmu *pmu, struct pmuscope_el0 *el0)
 		 * Granted already, and an event came back on another counter
 		 * (perf rotated it): open that one too, as the page names it.
 		 */
-		pmu->el0_open |= mine;
-		pmuscope_hw_write(PMUSCOPE_REG_PMUACR_EL1, pmuscope_el0_pmuacr(pmu->el0_open));
+		if (mine & ~pmu->el0_open) {
+			pmu->el0_open |= mine;
+			pmuscope_hw_write(PMUSCOPE_REG_PMUACR_EL1,
+					  pmuscope_el0_pmuacr(pmu->el0_open));
+		}
 		return;
 	}
 	if (el0->live != (u32)GENMASK(el0->nr - 1, 0))
