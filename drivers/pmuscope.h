@@ -364,8 +364,8 @@ void pmuscope_hwc_read(struct pmuscope_pmu *pmu, unsigned int idx, u64 now,
 		       struct pmuscope_value *val);
 void pmuscope_pmu_read(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 		       u64 now, struct pmuscope_value *vals);
-void pmuscope_pmu_fold_vals(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
-			    u64 now, u64 ovs, struct pmuscope_value *vals);
+void pmuscope_pmu_fold_raw(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u64 now,
+			   u64 ovs, const u64 *raw, struct pmuscope_value *vals);
 void pmuscope_hwc_reset(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
 void pmuscope_hwc_set_enabled(struct pmuscope_pmu *pmu, unsigned int idx,
 			      bool enable, u64 now);

@@ -556,28 +556,72 @@ static long pmuscope_ioc_read(struct pmuscope_session *sess, void __user *uarg)
 	return ret;
 }
 
-/* Copy @nr CPU records out with a stride of @csize (0 = 48), zero beyond ours. */
+/*
+ * Copy @nr CPU records out with a stride of @csize (0 = 48), zero beyond
+ * ours: six unprivileged stores each, in one user access window, for a
+ * caller of today's size (a SNAPSHOT's fixed cost is mostly this kind of
+ * thing), copy_to_user() and clear_user() for any other.
+ */
 static int pmuscope_copy_snap_cpus(u64 uptr, const struct pmuscope_snap_cpu *cpus,
 				   u32 nr, u32 csize)
 {
+	u64 __user *dst = u64_to_user_ptr(uptr);
+	const u64 *src = (const u64 *)cpus, *end = (const u64 *)(cpus + nr);
 	u32 i;
 
-	if (!csize)
-		csize = sizeof(*cpus);
+	BUILD_BUG_ON(sizeof(*cpus) != 6 * sizeof(u64));
+	if (!csize || csize == sizeof(*cpus)) {
+		if (!user_access_begin(dst, (size_t)nr * sizeof(*cpus)))
+			return -EFAULT;
+		for (; src < end; src += 6, dst += 6) {
+			unsafe_put_user(src[0], &dst[0], fault);
+			unsafe_put_user(src[1], &dst[1], fault);
+			unsafe_put_user(src[2], &dst[2], fault);
+			unsafe_put_user(src[3], &dst[3], fault);
+			unsafe_put_user(src[4], &dst[4], fault);
+			unsafe_put_user(src[5], &dst[5], fault);
+		}
+		user_access_end();
+		return 0;
+	}
 	for (i = 0; i < nr; i++) {
-		void __user *dst = u64_to_user_ptr(uptr + (u64)i * csize);
+		void __user *d = u64_to_user_ptr(uptr + (u64)i * csize);
 
-		if (copy_to_user(dst, &cpus[i], sizeof(*cpus)) ||
-		    clear_user(dst + sizeof(*cpus), csize - sizeof(*cpus)))
+		if (copy_to_user(d, &cpus[i], sizeof(*cpus)) ||
+		    clear_user(d + sizeof(*cpus), csize - sizeof(*cpus)))
 			return -EFAULT;
 	}
 	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/*
+ * What SNAPSHOT writes back into its argument: @nr_values and @nr_cpus
+ * (also with -ENOSPC), and @freq and @skew (@all: on success).
+ */
+static int pmuscope_put_snapshot(struct pmuscope_snapshot __user *usn,
+				 const struct pmuscope_snap_result *res, bool all)
+{
+	if (!user_access_begin(usn, sizeof(*usn)))
+		return -EFAULT;
+	unsafe_put_user(res->nr_vals, &usn->nr_values, fault);
+	unsafe_put_user(res->nr_cpus, &usn->nr_cpus, fault);
+	if (all) {
+		unsafe_put_user((u64)pmuscope_hw_syscnt_freq(), &usn->freq, fault);
+		unsafe_put_user(res->skew, &usn->skew, fault);
+	}
+	user_access_end();
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
 }
 
 /* @sess NULL: the file was never configured. */
 static long pmuscope_ioc_snapshot(struct pmuscope_session *sess, void __user *uarg)
 {
-	struct pmuscope_snapshot __user *usn = uarg;
 	/*
 	 * Both written whole before they are read (copy_struct_from_user(),
 	 * pmuscope_session_snapshot()): not zeroed by
@@ -605,15 +649,9 @@ static long pmuscope_ioc_snapshot(struct pmuscope_session *sess, void __user *ua
 					      sn.cpu_size);
 	pmuscope_session_read_end(sess);
 	kfree(res.alloc);
-	if (!ret) {
-		if (put_user(pmuscope_hw_syscnt_freq(), &usn->freq) ||
-		    put_user(res.skew, &usn->skew))
-			ret = -EFAULT;
-	}
+	/* Tell the caller how many there are (or would be). */
 	if (!ret || ret == -ENOSPC) {
-		/* Tell the caller how many there are (or would be). */
-		if (put_user(res.nr_vals, &usn->nr_values) ||
-		    put_user(res.nr_cpus, &usn->nr_cpus))
+		if (pmuscope_put_snapshot(uarg, &res, !ret))
 			ret = -EFAULT;
 	}
 	return ret;

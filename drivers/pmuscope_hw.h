@@ -75,6 +75,18 @@ static inline u64 pmuscope_hw_read_cnt(unsigned int n)
 				   PMUSCOPE_REG_PMEVCNTR(n));
 }
 
+/* The counters of @mask and those below its highest event counter: as below. */
+static inline void pmuscope_hw_read_cnts(u64 mask, u64 *raw)
+{
+	u64 ev = mask & GENMASK_ULL(PMUSCOPE_CYCLE_IDX - 1, 0);
+	int n;
+
+	if (mask & BIT_ULL(PMUSCOPE_CYCLE_IDX))
+		raw[PMUSCOPE_CYCLE_IDX] = pmuscope_model_read(PMUSCOPE_REG_PMCCNTR_EL0);
+	for (n = ev ? __fls(ev) : -1; n >= 0; n--)
+		raw[n] = pmuscope_model_read(PMUSCOPE_REG_PMEVCNTR(n));
+}
+
 static inline void pmuscope_hw_write(enum pmuscope_reg reg, u64 val)
 {
 	pmuscope_model_write(reg, val);
@@ -169,6 +181,51 @@ static __always_inline u64 pmuscope_hw_read_cnt(unsigned int n)
 		     : "=&r" (val), "=&r" (tmp)
 		     : "r" ((u64)(n & 31)));
 	return val;
+}
+
+/*
+ * Several counters at once, for a caller that stopped them (the software
+ * snapshot): raw[n] for every counter n of @mask, the cycle counter
+ * (bit 31) first, then every event counter from the highest of @mask
+ * down to 0, those between that are not in @mask too (reading a counter
+ * has no effect, and every one below an implemented counter is
+ * implemented). Straight-line: the entry is computed from the highest
+ * event counter, 12 bytes per counter (bti j, MRS, store), three
+ * instructions each; no counter above it is touched. @raw has room for
+ * PMUSCOPE_CYCLE_IDX + 1 values.
+ */
+static __always_inline void pmuscope_hw_read_cnts(u64 mask, u64 *raw)
+{
+	u64 tmp, tmp2;
+
+	BUILD_BUG_ON(PMUSCOPE_CYCLE_IDX != 31);
+	asm volatile("	tbz	%[mask], #31, 1f\n"
+		     "	mrs	%[tmp], pmccntr_el0\n"
+		     "	str	%[tmp], [%[raw], #248]\n"
+		     "1:	ands	%[tmp], %[mask], #0x7fffffff\n"
+		     "	b.eq	3f\n"
+		     /* clz: 33 for counter 30 .. 63 for counter 0 */
+		     "	clz	%[tmp], %[tmp]\n"
+		     "	sub	%[tmp], %[tmp], #33\n"
+		     "	add	%[tmp], %[tmp], %[tmp], lsl #1\n"
+		     "	adr	%[tmp2], 2f\n"
+		     "	add	%[tmp2], %[tmp2], %[tmp], lsl #2\n"
+		     "	br	%[tmp2]\n"
+		     "2:\n"
+		     "	.irp	n, 30,29,28,27,26,25,24,23,22,21,20,19,18,17,16\n"
+		     "	hint	36\n"
+		     "	mrs	%[tmp], pmevcntr\\n\\()_el0\n"
+		     "	str	%[tmp], [%[raw], #(\\n * 8)]\n"
+		     "	.endr\n"
+		     "	.irp	n, 15,14,13,12,11,10,9,8,7,6,5,4,3,2,1,0\n"
+		     "	hint	36\n"
+		     "	mrs	%[tmp], pmevcntr\\n\\()_el0\n"
+		     "	str	%[tmp], [%[raw], #(\\n * 8)]\n"
+		     "	.endr\n"
+		     "3:\n"
+		     : [tmp] "=&r" (tmp), [tmp2] "=&r" (tmp2)
+		     : [mask] "r" (mask), [raw] "r" (raw)
+		     : "cc", "memory");
 }
 
 static __always_inline void pmuscope_hw_write(enum pmuscope_reg reg, u64 val)

@@ -969,45 +969,70 @@ static __always_inline void pmuscope_hwc_make(struct pmuscope_hwc *hwc, unsigned
 }
 
 /*
- * Turn raw values (@vals[i].count, as pmuscope_pmu_raw() or a snapshot
- * read them; @ovs) into values:
- * pmuscope_hwc_make() where it applies (on a ready PMU, a counter that
- * pmuscope_hwc_hot() passes and either is 64-bit and
- * has not gone backwards, or is a 32-bit one folded by its overflow
- * interrupt with no wrap pending), pmuscope_pmu_fold_one() for every
- * other counter.
+ * Turn raw values into values: @by_counter, @raw[counter] as a snapshot
+ * reads them (on a ready PMU; @raw holds every counter on the hardware of
+ * @idx); else @vals[i].count, as pmuscope_pmu_raw() reads them. @ovs:
+ * PMOVSSET_EL0 read after them. pmuscope_hwc_make() where it applies (on
+ * a ready PMU, a counter that pmuscope_hwc_hot() passes and either is
+ * 64-bit and has not gone backwards, or is a 32-bit one folded by its
+ * overflow interrupt with no wrap pending), pmuscope_pmu_fold_one() for
+ * every other counter.
  */
 static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
-					      const u8 *idx, u32 nr, u64 now,
-					      u64 ovs, struct pmuscope_value *vals)
+					      const u8 *idx, u32 nr, u64 now, u64 ovs,
+					      bool by_counter, const u64 *raw,
+					      struct pmuscope_value *vals)
 {
 	/*
 	 * What holds for the whole PMU, read once: for the compiler, every
-	 * store into @vals could change it.
+	 * store into @vals could change it. Bit n of @wide: counter n is
+	 * 64-bit; of @quiet: a 32-bit counter n whose value is made at once
+	 * (no wrap pending, and the overflow interrupt, not a poll, folds
+	 * its wraps).
 	 */
-	const bool narrow = pmu->evcnt_width == 32, ready = pmu->hw_ready;
-	const bool irq = pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ;
+	const bool ready = by_counter || pmu->hw_ready;
+	const u64 wide = pmu->evcnt_width == 32 ? BIT_ULL(PMUSCOPE_CYCLE_IDX) : U64_MAX;
+	const u64 quiet = pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ ? ~ovs & ~wide : 0;
 	const u32 cpu = pmu->cpu;
 	u32 i, left = 0;		/* values left to fold_one() */
 
+	/*
+	 * The usual case in a loop of its own, left at the first value that
+	 * is not: nothing of fold_one()'s call to prepare in it.
+	 */
 	for (i = 0; i < nr; i++) {
 		unsigned int n = idx[i];
-		struct pmuscope_hwc *hwc;
-		bool wide;
+		struct pmuscope_hwc *hwc = &pmu->hwc[n];
 		u64 hw;
 
-		hwc = &pmu->hwc[n];
 		/* PMUSCOPE_NO_COUNTER's sentinel is never hot. */
 		if (unlikely(!ready || !pmuscope_hwc_hot(hwc)))
+			break;
+		hw = by_counter ? raw[n] : vals[i].count;
+		if (quiet & BIT_ULL(n))
+			hw = lower_32_bits(hw);
+		else if (!(wide & BIT_ULL(n)) || hw < hwc->last_hw)
+			break;
+		pmuscope_hwc_make(hwc, n, i, cpu, hw, now, &vals[i]);
+	}
+	for (; i < nr; i++) {
+		unsigned int n = idx[i];
+		struct pmuscope_hwc *hwc = &pmu->hwc[n];
+		u64 hw;
+
+		if (unlikely(!ready || !pmuscope_hwc_hot(hwc)))
 			goto any;
-		hw = vals[i].count;
-		wide = n == PMUSCOPE_CYCLE_IDX || !narrow;
-		if (likely(wide ? hw >= hwc->last_hw : irq && !(ovs & BIT_ULL(n)))) {
-			pmuscope_hwc_make(hwc, n, i, cpu, wide ? hw : lower_32_bits(hw), now,
-					  &vals[i]);
-			continue;
-		}
+		hw = by_counter ? raw[n] : vals[i].count;
+		if (quiet & BIT_ULL(n))
+			hw = lower_32_bits(hw);
+		else if (!(wide & BIT_ULL(n)) || hw < hwc->last_hw)
+			goto any;
+		pmuscope_hwc_make(hwc, n, i, cpu, hw, now, &vals[i]);
+		continue;
 any:
+		/* Never PMUSCOPE_NO_COUNTER's: its sentinel is never on the hardware. */
+		if (by_counter && hwc->on_hw)
+			vals[i].count = raw[n];
 		pmuscope_pmu_fold_one(pmu, n, i, now, ovs, &vals[i]);
 		left++;
 	}
@@ -1115,10 +1140,10 @@ leave:
 			pmuscope_pmu_fold_one(pmu, idx[i], i, now, ovs, &vals[i]);
 }
 
-void pmuscope_pmu_fold_vals(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
-			    u64 now, u64 ovs, struct pmuscope_value *vals)
+void pmuscope_pmu_fold_raw(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u64 now,
+			   u64 ovs, const u64 *raw, struct pmuscope_value *vals)
 {
-	pmuscope_pmu_fold(pmu, idx, nr, now, ovs, vals);
+	pmuscope_pmu_fold(pmu, idx, nr, now, ovs, true, raw, vals);
 }
 
 /*
@@ -1142,7 +1167,7 @@ void pmuscope_pmu_read(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 		}
 	}
 	ovs = pmuscope_pmu_raw(pmu, idx, nr, vals);
-	pmuscope_pmu_fold(pmu, idx, nr, now, ovs, vals);
+	pmuscope_pmu_fold(pmu, idx, nr, now, ovs, false, NULL, vals);
 }
 
 void pmuscope_hwc_reset(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)

@@ -344,27 +344,6 @@ static bool pmuscope_snap_wait(u64 deadline)
 }
 
 /*
- * The counters of a snapshot, listed before it is taken: counter @cnt[k]
- * is read into @vals[@at[k]].count, for k below @nr (the session's
- * counters on the hardware; their mask goes alone, kept in a register).
- */
-struct pmuscope_snap_list {
-	u32 nr;
-	u8 cnt[PMUSCOPE_MAX_EVENTS];
-	u8 at[PMUSCOPE_MAX_EVENTS];
-};
-
-/* The live counters of @l, each into its value, and nothing else. */
-static __always_inline void pmuscope_snap_read(const struct pmuscope_snap_list *l,
-					       struct pmuscope_value *vals)
-{
-	u32 k;
-
-	for (k = 0; k < l->nr; k++)
-		vals[l->at[k]].count = pmuscope_hw_read_cnt(l->cnt[k]);
-}
-
-/*
  * PMOVSSET_EL0 for the folds of the counters of @mask (0: none is
  * 32-bit), read after them with an ISB between: made here if @isb, else
  * the caller's.
@@ -379,31 +358,33 @@ static u64 pmuscope_snap_ovs(const struct pmuscope_pmu *pmu, u64 mask, bool isb)
 }
 
 /*
- * The software snapshot: the counters of @mask, listed in @l, stop
- * together, are read, and start together again. While they are
- * stopped, nothing but their reads: the gap is not counted.
- * PMOVSSET_EL0 is read after they count again, and after their reads
- * with the ISB between: a 32-bit counter that wraps meanwhile has its
- * flag set and was read with bit 31 set, which the fold takes as read
- * before the wrap (pmuscope_hwc_fold_hw()).
+ * The software snapshot: the counters of @mask stop together, are read
+ * (pmuscope_hw_read_cnts(): straight-line, into @raw by counter), and
+ * start together again. While they are stopped, nothing but their reads:
+ * the gap is not counted. PMOVSSET_EL0 is read after they count again,
+ * and after their reads with the ISB between: a 32-bit counter that
+ * wraps meanwhile has its flag set and was read with bit 31 set, which
+ * the fold takes as read before the wrap (pmuscope_hwc_fold_hw()).
  */
-static void pmuscope_snap_sw(struct pmuscope_pmu *pmu, u64 mask,
-			     const struct pmuscope_snap_list *l, const u8 *idx, u32 nr,
-			     u64 now, struct pmuscope_value *vals,
-			     struct pmuscope_snap_cpu *sc)
+static __always_inline void pmuscope_snap_sw(struct pmuscope_pmu *pmu, u64 mask,
+					     const u8 *idx, u32 nr, u64 now,
+					     struct pmuscope_value *vals,
+					     struct pmuscope_snap_cpu *sc)
 {
+	/* @mask's entries written before any is read, as svr[] below. */
+	u64 raw[PMUSCOPE_NR_COUNTERS] __uninitialized;
 	u64 t0, t1;
 
 	t0 = pmuscope_hw_syscnt();
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, mask);
 	/* Stopped before they are read. */
 	pmuscope_hw_isb();
-	pmuscope_snap_read(l, vals);
+	pmuscope_hw_read_cnts(mask, raw);
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, mask);
 	/* Counting again before the gap is timed, and read before PMOVSSET_EL0. */
 	pmuscope_hw_isb();
 	t1 = pmuscope_hw_syscnt();
-	pmuscope_pmu_fold_vals(pmu, idx, nr, now, pmuscope_snap_ovs(pmu, mask, false), vals);
+	pmuscope_pmu_fold_raw(pmu, idx, nr, now, pmuscope_snap_ovs(pmu, mask, false), raw, vals);
 	pmu->sw_snapshots++;
 	sc->method = PMUSCOPE_SNAP_SOFTWARE;
 	sc->time = t0;
@@ -411,30 +392,31 @@ static void pmuscope_snap_sw(struct pmuscope_pmu *pmu, u64 mask,
 }
 
 /*
- * The hardware snapshot, once captured: each live counter of @l is read
- * and folded, and its count less what it counted since its copy in @svr
- * is the value (see the top).
+ * The hardware snapshot, once captured: the live counters of @mask are
+ * read (as the software snapshot reads them) and folded, and each one's
+ * count less what it counted since its copy in @svr is the value (see
+ * the top).
  */
-static void pmuscope_snap_hw(struct pmuscope_pmu *pmu, u64 mask,
-			     const struct pmuscope_snap_list *l, const u8 *idx, u32 nr,
+static void pmuscope_snap_hw(struct pmuscope_pmu *pmu, u64 mask, const u8 *idx, u32 nr,
 			     u64 now, const u64 *svr, struct pmuscope_value *vals)
 {
-	u64 raw[PMUSCOPE_MAX_EVENTS] __uninitialized;	/* @l->nr written, then read */
+	u64 raw[PMUSCOPE_NR_COUNTERS] __uninitialized;	/* as svr[] */
 	u64 ovs;
-	u32 k;
+	u32 i;
 
-	pmuscope_snap_read(l, vals);
+	pmuscope_hw_read_cnts(mask, raw);
 	ovs = pmuscope_snap_ovs(pmu, mask, true);
-	for (k = 0; k < l->nr; k++)
-		raw[k] = vals[l->at[k]].count;
-	pmuscope_pmu_fold_vals(pmu, idx, nr, now, ovs, vals);
-	for (k = 0; k < l->nr; k++) {
-		unsigned int n = l->cnt[k];
-		u64 delta = raw[k] - svr[n];
+	pmuscope_pmu_fold_raw(pmu, idx, nr, now, ovs, raw, vals);
+	for (i = 0; i < nr; i++) {
+		unsigned int n = idx[i];
+		u64 delta;
 
+		if (!(mask & BIT_ULL(n)))
+			continue;
+		delta = raw[n] - svr[n];
 		if (pmuscope_hwc_width(pmu, n) == 32)
 			delta &= U32_MAX;
-		vals[l->at[k]].count -= delta;
+		vals[i].count -= delta;
 	}
 	pmu->ss_captures++;
 }
@@ -455,11 +437,9 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 	 * by CONFIG_INIT_STACK_ALL_ZERO (a 256-byte memset per snapshot).
 	 */
 	u64 svr[PMUSCOPE_NR_COUNTERS] __uninitialized;
-	/* Its @nr entries written before any is read, as svr[]. */
-	struct pmuscope_snap_list l __uninitialized;
 	enum pmuscope_ss_hw st;
 	u64 mask = 0;
-	u32 i, on = 0;
+	u32 i;
 
 	/* Stores of zeros the compiler can see, not a call of memset(). */
 	*sc = (struct pmuscope_snap_cpu){ .cpu = pmu->cpu };
@@ -471,22 +451,21 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 	}
 	/* Put back (and flag) what someone else stopped, before the stop. */
 	pmuscope_pmu_check(pmu, now);
-	for (i = 0; i < nr; i++) {
-		unsigned int n = idx[i];
-
-		if (!pmu->hwc[n].on_hw)		/* nor PMUSCOPE_NO_COUNTER's sentinel */
-			continue;
-		mask |= BIT_ULL(n);
-		l.cnt[on] = n;
-		l.at[on++] = i;
-	}
-	l.nr = on;
+	/*
+	 * The session's counters on the hardware: PMUSCOPE_NO_COUNTER's bit
+	 * (32) is never in on_hw_mask, nor a counter not on the hardware.
+	 */
+	BUILD_BUG_ON(PMUSCOPE_NO_COUNTER >= 64);
+	for (i = 0; i < nr; i++)
+		mask |= BIT_ULL(idx[i]);
+	mask &= pmu->on_hw_mask;
 
 	if (pmuscope_snap_wait(deadline))
 		sc->flags |= PMUSCOPE_SNAPCPU_LATE;
 	if (!mask) {
 		sc->time = pmuscope_hw_syscnt();
-		pmuscope_pmu_fold_vals(pmu, idx, nr, now, 0, vals);
+		/* None on the hardware: @svr, never read, for their raw values. */
+		pmuscope_pmu_fold_raw(pmu, idx, nr, now, 0, svr, vals);
 		sc->method = PMUSCOPE_SNAP_IDLE;
 		return;
 	}
@@ -500,7 +479,7 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 				goto software;	/* no witness now: not a failure */
 			if (st == PMUSCOPE_SS_HW_READY) {
 				WRITE_ONCE(pmu->ss_hw, st);
-				pmuscope_snap_hw(pmu, mask, &l, idx, nr, now, svr, vals);
+				pmuscope_snap_hw(pmu, mask, idx, nr, now, svr, vals);
 				sc->method = PMUSCOPE_SNAP_HARDWARE;
 				return;
 			}
@@ -510,5 +489,5 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 		WRITE_ONCE(pmu->ss_hw, st);
 	}
 software:
-	pmuscope_snap_sw(pmu, mask, &l, idx, nr, now, vals, sc);
+	pmuscope_snap_sw(pmu, mask, idx, nr, now, vals, sc);
 }

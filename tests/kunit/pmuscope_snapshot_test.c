@@ -213,8 +213,9 @@ static void pmuscope_test_ss_states(struct kunit *test)
  * The hardware sequence, reads included: the capture control, no capture
  * ongoing, the cycle counter before, the request, the polls until SS = 0,
  * ISB (D13.9 Example D13-8) before the snapshot registers, ISB before the
- * cycle counter after; then the live counters for the fold (64-bit: no
- * PMOVSSET).
+ * cycle counter after; then the live counters for the fold, as the
+ * software snapshot reads them (the cycle counter, then down from the
+ * highest event counter; 64-bit: no PMOVSSET).
  */
 static const char *const pmuscope_ss_hw_log[] = {
 	"PMCNTENSET_EL0?", "PMCR_EL0?",
@@ -224,7 +225,7 @@ static const char *const pmuscope_ss_hw_log[] = {
 	"PMSSCR_EL1?", "PMSSCR_EL1?", "PMSSCR_EL1?",
 	"isb", "PMEVCNTSVR0_EL1?", "PMEVCNTSVR1_EL1?", "PMCCNTSVR_EL1?",
 	"isb", "PMCCNTR_EL0?",
-	"PMEVCNTR0_EL0?", "PMEVCNTR1_EL0?", "PMCCNTR_EL0?",
+	"PMCCNTR_EL0?", "PMEVCNTR1_EL0?", "PMEVCNTR0_EL0?",
 	NULL
 };
 
@@ -262,7 +263,7 @@ static const char *const pmuscope_ss_witness_ev_log[] = {
 static const char *const pmuscope_ss_sw_log[] = {
 	"PMCNTENSET_EL0?", "PMCR_EL0?",
 	"PMCNTENCLR_EL0=0x80000003", "isb",
-	"PMEVCNTR0_EL0?", "PMEVCNTR1_EL0?", "PMCCNTR_EL0?",
+	"PMCCNTR_EL0?", "PMEVCNTR1_EL0?", "PMEVCNTR0_EL0?",
 	"PMCNTENSET_EL0=0x80000003", "isb", "PMOVSSET_EL0?",
 	NULL
 };
@@ -370,6 +371,131 @@ static void pmuscope_test_sw_wrap(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, v[0].count, c->before + c->after, "%s, next", c->name);
 	KUNIT_EXPECT_EQ(test, v[1].count, c->before + c->after);
 	KUNIT_EXPECT_EQ(test, v[0].flags, 0);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+}
+
+/*
+ * The software snapshot's reads, by layout of the session's counters (a
+ * cortex-a53, 6 event counters): the cycle counter first, then every
+ * event counter from the session's highest down to 0, those of someone
+ * else in between too (read, never stopped), none above it; each value
+ * from its own counter, the long way (pmuscope_pmu_fold_one()) for one
+ * whose interrupt is throttled, zeros for a value with no counter.
+ */
+struct pmuscope_sw_layout_case {
+	const char *name;
+	u8 idx[8];
+	u32 nr;
+	u32 other;		/* counters of someone else, counting */
+	u32 throttled;		/* the session's counters with irq_off */
+};
+
+#define NOC	PMUSCOPE_NO_COUNTER
+
+static const struct pmuscope_sw_layout_case pmuscope_sw_layout_cases[] = {
+	{ "counter 0 alone", { 0 }, 1 },
+	{ "the cycle counter alone: no event counter read", { CC }, 1 },
+	{ "3 and the cycle counter, 1 someone else's", { 3, CC }, 2, BIT(1) },
+	{ "every counter of the A53, out of order", { 5, CC, 0, 3, 1, 4, 2 }, 7 },
+	{ "a throttled counter", { 0, 1, CC }, 3, 0, BIT(1) },
+	{ "a value with no counter", { 0, NOC, 2 }, 3, BIT(5) },
+};
+
+static void pmuscope_sw_layout_desc(const struct pmuscope_sw_layout_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_sw_layout, pmuscope_sw_layout_cases, pmuscope_sw_layout_desc);
+
+/* Counter @n's event, and what it counted by the first snapshot. */
+static const u32 pmuscope_sw_layout_ev[] = { 0x01, 0x03, 0x04, 0x08, 0x10, 0x12 };
+
+static u64 pmuscope_sw_layout_count(unsigned int n)
+{
+	return n == CC ? 1000 : 100 * (n + 1) + 7;
+}
+
+static void pmuscope_test_sw_layout(struct kunit *test)
+{
+	const struct pmuscope_sw_layout_case *c = test->param_value;
+	struct pmuscope_etest *t = test->priv;
+	/* The A53's 7 counters read, and 7 more accesses at most. */
+	char names[16][32];
+	const char *expect[ARRAY_SIZE(names) + 1];
+	struct pmuscope_value v[8];
+	struct pmuscope_snap_cpu sc;
+	struct pmuscope_pmu *pmu;
+	u32 mask = 0, e = 0, i;
+	unsigned long n, all, other = c->other;
+	int hi = -1;
+
+	pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
+	for (i = 0; i < c->nr; i++) {
+		n = c->idx[i];
+		if (n == NOC)
+			continue;
+		mask |= BIT(n);
+		if (n != CC)
+			hi = max_t(int, hi, n);
+	}
+	all = mask | c->other;
+	for_each_set_bit(n, &all, PMUSCOPE_NR_COUNTERS)
+		pmuscope_etest_assign(pmu, n, n == CC ? 0x11 : pmuscope_sw_layout_ev[n], UK);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
+	for_each_set_bit(n, &all, PMUSCOPE_NR_COUNTERS) {
+		if (c->throttled & BIT(n))
+			pmu->hwc[n].irq_off = true;
+		pmuscope_model_count(t->cpu, n == CC ? 0x11 : pmuscope_sw_layout_ev[n],
+				     pmuscope_sw_layout_count(n));
+	}
+
+	expect[e++] = "PMCNTENSET_EL0?";
+	expect[e++] = "PMCR_EL0?";
+	snprintf(names[e], sizeof(names[e]), "PMCNTENCLR_EL0=0x%x", mask);
+	expect[e] = names[e];
+	e++;
+	expect[e++] = "isb";
+	if (mask & BIT(CC))
+		expect[e++] = "PMCCNTR_EL0?";
+	for (; hi >= 0; hi--, e++) {
+		snprintf(names[e], sizeof(names[e]), "PMEVCNTR%d_EL0?", hi);
+		expect[e] = names[e];
+	}
+	snprintf(names[e], sizeof(names[e]), "PMCNTENSET_EL0=0x%x", mask);
+	expect[e] = names[e];
+	e++;
+	expect[e++] = "isb";
+	if (mask & ~BIT(CC))
+		expect[e++] = "PMOVSSET_EL0?";
+	expect[e] = NULL;
+
+	t->m->nlog = 0;
+	pmuscope_stest_snap(pmu, c->idx, c->nr, PMUSCOPE_SNAP_F_SOFTWARE, 0, v, &sc);
+	KUNIT_EXPECT_EQ(test, sc.method, SW);
+	pmuscope_etest_expect_log(test, expect, true);
+	for (i = 0; i < c->nr; i++) {
+		n = c->idx[i];
+		KUNIT_EXPECT_EQ_MSG(test, v[i].count,
+				    n == NOC ? 0 : pmuscope_sw_layout_count(n), "value %u", i);
+		if (n == NOC)
+			continue;	/* a value of zeros */
+		KUNIT_EXPECT_EQ(test, v[i].index, i);
+		KUNIT_EXPECT_EQ(test, v[i].counter, n);
+	}
+	/* Someone else's counters never stopped; the session's count on. */
+	for_each_set_bit(n, &all, PMUSCOPE_NR_COUNTERS)
+		pmuscope_model_count(t->cpu, n == CC ? 0x11 : pmuscope_sw_layout_ev[n], 5);
+	pmuscope_stest_snap(pmu, c->idx, c->nr, PMUSCOPE_SNAP_F_SOFTWARE, 0, v, &sc);
+	for (i = 0; i < c->nr; i++) {
+		n = c->idx[i];
+		KUNIT_EXPECT_EQ_MSG(test, v[i].count,
+				    n == NOC ? 0 : pmuscope_sw_layout_count(n) + 5,
+				    "next, value %u", i);
+	}
+	for_each_set_bit(n, &other, PMUSCOPE_NR_COUNTERS)
+		KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, n, NULL),
+				pmuscope_sw_layout_count(n) + 5);
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 
@@ -487,6 +613,7 @@ static struct kunit_case pmuscope_snapshot_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_ss_states, pmuscope_ss_gen_params),
 	KUNIT_CASE(pmuscope_test_ss_sequence),
 	KUNIT_CASE_PARAM(pmuscope_test_sw_wrap, pmuscope_sw_wrap_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_sw_layout, pmuscope_sw_layout_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_ss_fold, pmuscope_fold_gen_params),
 	KUNIT_CASE(pmuscope_test_ss_deadline),
 	{}
