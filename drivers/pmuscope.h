@@ -435,8 +435,23 @@ const char *pmuscope_ss_hw_name(enum pmuscope_ss_hw st);
 void pmuscope_ss_setup(struct pmuscope_pmu *pmu, const struct pmuscope_cpu_caps *caps);
 bool pmuscope_ss_usable(const struct pmuscope_pmu *pmu);
 void pmuscope_ss_cpu_down(struct pmuscope_pmu *pmu);
-/* On the PMU's CPU, IRQs off, pmu->lock held (offline: anywhere). */
-void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
+/* The counters of @idx as a mask (PMUSCOPE_NO_COUNTER: bit 32, no counter's). */
+static inline u64 pmuscope_idx_mask(const u8 *idx, u32 nr)
+{
+	u64 mask = 0;
+	u32 i;
+
+	BUILD_BUG_ON(PMUSCOPE_NO_COUNTER >= 64);
+	for (i = 0; i < nr; i++)
+		mask |= BIT_ULL(idx[i]);
+	return mask;
+}
+
+/*
+ * On the PMU's CPU, IRQs off, pmu->lock held (offline: anywhere). @cmask:
+ * pmuscope_idx_mask(@idx, @nr).
+ */
+void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u64 cmask,
 			   u32 flags, u64 deadline, u64 now,
 			   struct pmuscope_value *vals, struct pmuscope_snap_cpu *sc);
 
@@ -541,6 +556,8 @@ struct pmuscope_session {
 	u32 vbuf_n;
 	/* Under @lock: a direct session of one CPU, that CPU (READ's hot path); else -1. */
 	int only_cpu;
+	/* Under @lock, with @only_cpu: its counters, pmuscope_idx_mask() of hw[]. */
+	u64 only_mask;
 	/*
 	 * The stream (PMUSCOPE_IOC_STREAM): its ring, made by the first
 	 * STREAM and kept until the session is freed (read() uses it

@@ -337,4 +337,20 @@ static __always_inline void pmuscope_hw_dsb_nsh(void)
 	pmuscope_hw_barrier(PMUSCOPE_BARRIER_DSB_NSH);
 }
 
+/*
+ * Do the counters of @mask count as they were left: PMCR_EL0.E set and
+ * each enabled in PMCNTENSET_EL0 (nothing to read for none)? The usual
+ * answer of pmuscope_pmu_check(), made inline where it is hot.
+ */
+static __always_inline bool pmuscope_hw_counting(u64 mask)
+{
+	u64 cnten, pmcr;
+
+	if (!mask)
+		return true;
+	cnten = pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0);
+	pmcr = pmuscope_hw_read(PMUSCOPE_REG_PMCR_EL0);
+	return (pmcr & PMUSCOPE_PMCR_E) && (cnten & mask) == mask;
+}
+
 #endif /* __PMUSCOPE_HW_H */

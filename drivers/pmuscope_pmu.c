@@ -1159,7 +1159,8 @@ void pmuscope_pmu_read(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 	u64 ovs;
 
 	if (pmu->hw_ready) {
-		pmuscope_pmu_check(pmu, now);
+		if (unlikely(!pmuscope_hw_counting(pmu->on_hw_mask)))
+			pmuscope_pmu_check(pmu, now);
 		/* pmuscope_pmu_check() may have found the PMU reset. */
 		if (likely(pmu->hw_ready)) {
 			pmuscope_pmu_read_ready(pmu, idx, nr, now, vals);

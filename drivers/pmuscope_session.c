@@ -515,6 +515,8 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 	pmuscope_session_set_vbuf(sess, &vbuf, nr * cpumask_weight(cpus));
 	sess->only_cpu = !sess->pev && cpumask_weight(cpus) == 1 ?
 			 cpumask_first(cpus) : -1;
+	if (sess->only_cpu >= 0)
+		sess->only_mask = pmuscope_idx_mask(pmuscope_sess_hw(sess, sess->only_cpu), nr);
 	sess->configured = true;
 	mutex_unlock(&sess->lock);
 	ret = 0;
@@ -794,6 +796,7 @@ static void pmuscope_snap_on_cpu(void *info)
 
 	raw_spin_lock(&pmu->lock);
 	pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
+			      pmuscope_idx_mask(pmuscope_sess_hw(sess, cpu), sess->nr_events),
 			      a->flags, a->deadline, a->now,
 			      &sess->vbuf[pos * sess->nr_events], &a->cpus[pos]);
 	raw_spin_unlock(&pmu->lock);
@@ -817,8 +820,10 @@ static int pmuscope_snap_direct(struct pmuscope_session *sess,
 		if (cpumask_test_cpu(cpu, online))
 			continue;
 		raw_spin_lock_irqsave(&pmu->lock, flags);
-		pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu),
-				      sess->nr_events, a->flags, 0, a->now,
+		pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
+				      pmuscope_idx_mask(pmuscope_sess_hw(sess, cpu),
+							sess->nr_events),
+				      a->flags, 0, a->now,
 				      &sess->vbuf[pos * sess->nr_events], &a->cpus[pos]);
 		raw_spin_unlock_irqrestore(&pmu->lock, flags);
 	}
@@ -955,8 +960,8 @@ static bool pmuscope_session_snap_here(struct pmuscope_session *sess, u32 flags,
 		raw_spin_unlock_irqrestore(&pmu->lock, irqf);
 		return false;
 	}
-	pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events, flags,
-			      0, ktime_get_ns(), sess->vbuf, &res->one);
+	pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
+			      sess->only_mask, flags, 0, ktime_get_ns(), sess->vbuf, &res->one);
 	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
 	res->vals = sess->vbuf;
 	res->nr_vals = sess->nr_events;

@@ -428,7 +428,7 @@ static void pmuscope_snap_hw(struct pmuscope_pmu *pmu, u64 mask, const u8 *idx, 
  * With pmu->lock held and IRQs off: on the PMU's CPU, or anywhere while
  * it is offline (the counts at rest; nothing is read from the hardware).
  */
-void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
+void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u64 cmask,
 			   u32 flags, u64 deadline, u64 now,
 			   struct pmuscope_value *vals, struct pmuscope_snap_cpu *sc)
 {
@@ -438,8 +438,7 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 	 */
 	u64 svr[PMUSCOPE_NR_COUNTERS] __uninitialized;
 	enum pmuscope_ss_hw st;
-	u64 mask = 0;
-	u32 i;
+	u64 mask;
 
 	/* Stores of zeros the compiler can see, not a call of memset(). */
 	*sc = (struct pmuscope_snap_cpu){ .cpu = pmu->cpu };
@@ -450,15 +449,13 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 		return;
 	}
 	/* Put back (and flag) what someone else stopped, before the stop. */
-	pmuscope_pmu_check(pmu, now);
+	if (unlikely(!pmuscope_hw_counting(pmu->on_hw_mask)))
+		pmuscope_pmu_check(pmu, now);
 	/*
 	 * The session's counters on the hardware: PMUSCOPE_NO_COUNTER's bit
 	 * (32) is never in on_hw_mask, nor a counter not on the hardware.
 	 */
-	BUILD_BUG_ON(PMUSCOPE_NO_COUNTER >= 64);
-	for (i = 0; i < nr; i++)
-		mask |= BIT_ULL(idx[i]);
-	mask &= pmu->on_hw_mask;
+	mask = cmask & pmu->on_hw_mask;
 
 	if (pmuscope_snap_wait(deadline))
 		sc->flags |= PMUSCOPE_SNAPCPU_LATE;

@@ -33,7 +33,8 @@ static void pmuscope_stest_snap(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 	unsigned long irqf;
 
 	raw_spin_lock_irqsave(&pmu->lock, irqf);
-	pmuscope_pmu_snapshot(pmu, idx, nr, flags, deadline, ktime_get_ns(), v, sc);
+	pmuscope_pmu_snapshot(pmu, idx, nr, pmuscope_idx_mask(idx, nr), flags, deadline,
+			      ktime_get_ns(), v, sc);
 	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
 }
 
