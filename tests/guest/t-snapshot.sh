@@ -33,6 +33,7 @@ else
 fi
 run_test /bin/pmuscope-snap errors
 run_test /bin/pmuscope-snap consistency 200
+run_test /bin/pmuscope-snap gap 100
 run_test /bin/pmuscope-snap allcpu 200 100
 run_test /bin/pmuscope-snap allcpu 50 1000
 

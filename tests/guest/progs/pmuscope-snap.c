@@ -5,6 +5,10 @@
  *   pmuscope-snap consistency N   CPU_CYCLES on an event counter and on the
  *                                 cycle counter of every online CPU, N
  *                                 snapshots apart: their deltas agree
+ *   pmuscope-snap gap N           the same on CPU 0 with another session's
+ *                                 counters below the event counter: each
+ *                                 value from its own counter, the other
+ *                                 session's counters counting on
  *   pmuscope-snap allcpu N LEAD   N snapshots of all CPUs at a deadline
  *                                 LEAD us ahead: times, skews, deadline
  *   pmuscope-snap errors          the errors of SNAPSHOT on real sessions
@@ -27,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,6 +323,92 @@ static void expect_err(const char *what, int got, int want)
 	    got ? strerror(-got) : "success");
 }
 
+/*
+ * SNAPSHOT's straight-line reads start at the session's highest event
+ * counter and read every one below it, another session's too: on CPU 0,
+ * from CPU 0 (the local path), a session counting SW_INCR on two counters
+ * takes the lowest ones, then this one CPU_CYCLES twice (the cycle
+ * counter, and an event counter above the other session's). Each value
+ * must come from its own counter: the two CPU_CYCLES deltas agree as in
+ * test_consistency(); the other session's counters, read and never
+ * stopped, count every SWINC made meanwhile, exactly.
+ */
+static void test_gap(unsigned int n)
+{
+	const struct pmuscope_event low[2] = {
+		{ .event = 0x00, .flags = PMUSCOPE_EV_EL0 | kernel_flag },
+		{ .event = 0x00, .flags = PMUSCOPE_EV_EL0 | kernel_flag },
+	};
+	struct pmuscope_swinc sw = {
+		.size = sizeof(sw), .event_mask = 3, .cpu = 0, .count = 10,
+	};
+	const struct pmuscope_event ev[2] = {
+		{ .event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_EL0 | kernel_flag },
+		{ .event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_EL0 | kernel_flag },
+	};
+	struct pmuscope_value lv[2][2];
+	struct pmuscope_read rd = { .size = sizeof(rd), .nr_values = 2 };
+	unsigned int i, bad = 0, evc, cc;
+	int fd_low = dev_open(), fd = dev_open(), ret;
+	int64_t worst = 0;
+	struct snap a, b;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	tap(!sched_setaffinity(0, sizeof(set), &set), "run on cpu0");
+	ret = configure(fd_low, low, 2, 1);
+	tap(!ret && !ioctl(fd_low, PMUSCOPE_IOC_ENABLE),
+	    "another session: SW_INCR twice on cpu0 (%s)", strerror(-ret));
+	ret = configure(fd, ev, 2, 1);
+	tap(!ret && !ioctl(fd, PMUSCOPE_IOC_ENABLE),
+	    "this session: CPU_CYCLES twice on cpu0 (%s)", strerror(-ret));
+	rd.values = (uintptr_t)lv[0];
+	tap(!ioctl(fd_low, PMUSCOPE_IOC_READ, &rd), "READ the other session");
+	tap(!snapshot(fd, &a, PMUSCOPE_SNAP_F_SOFTWARE, 0) &&
+	    a.cpus[0].method == PMUSCOPE_SNAP_SOFTWARE, "first SNAPSHOT: software");
+	cc = a.vals[0].counter == 31 ? 0 : 1;
+	evc = a.vals[1 - cc].counter;
+	tap(a.vals[cc].counter == 31 && evc > lv[0][0].counter && evc > lv[0][1].counter &&
+	    evc < 31, "a gap: the other session on counters %u and %u, this one on %u and 31",
+	    lv[0][0].counter, lv[0][1].counter, evc);
+	for (i = 0; i < n; i++) {
+		int64_t d;
+
+		spin(2000 + 791 * i);
+		if (ioctl(fd_low, PMUSCOPE_IOC_SWINC, &sw))
+			bad++;
+		if (snapshot(fd, &b, PMUSCOPE_SNAP_F_SOFTWARE, 0)) {
+			bad++;
+			continue;
+		}
+		d = (int64_t)((b.vals[0].count - a.vals[0].count) -
+			      (b.vals[1].count - a.vals[1].count));
+		if (d < 0)
+			d = -d;
+		if (d > worst)
+			worst = d;
+		if (slack() >= 0 && d > slack())
+			bad++;
+		a = b;
+	}
+	diag("%u intervals: largest |delta(event counter %u) - delta(cycle counter)| %" PRId64
+	     " cycles", n, evc, worst);
+	if (slack() < 0)
+		tap(!bad, "%u snapshots, each a software capture (no bound without -icount)", n);
+	else
+		tap(!bad, "%u snapshots: CPU_CYCLES on counter %u and on the cycle counter agree within %" PRId64 " cycles",
+		    n, evc, slack());
+	rd.values = (uintptr_t)lv[1];
+	tap(!ioctl(fd_low, PMUSCOPE_IOC_READ, &rd) &&
+	    lv[1][0].count - lv[0][0].count == 10ULL * n &&
+	    lv[1][1].count - lv[0][1].count == 10ULL * n && !lv[1][0].flags && !lv[1][1].flags,
+	    "the other session counted every SWINC, unflagged (%" PRIu64 " -> %" PRIu64 ", %u)",
+	    (uint64_t)lv[0][0].count, (uint64_t)lv[1][0].count, 10 * n);
+	close(fd);
+	close(fd_low);
+}
+
 static void test_errors(void)
 {
 	const struct pmuscope_event ev = {
@@ -465,6 +556,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "consistency") && argc == 3)
 		test_consistency(strtoul(argv[2], NULL, 0));
+	else if (!strcmp(argv[1], "gap") && argc == 3)
+		test_gap(strtoul(argv[2], NULL, 0));
 	else if (!strcmp(argv[1], "allcpu") && argc == 4)
 		test_allcpu(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
 	else if (!strcmp(argv[1], "errors"))
