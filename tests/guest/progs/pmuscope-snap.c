@@ -143,6 +143,23 @@ static int64_t slack(void)
 	return icount ? 0 : -1;
 }
 
+/*
+ * How far apart the deltas of two counters are from snapshot @v0 to
+ * snapshot @v1 (cycles), kept in *@worst if the largest; true when over
+ * slack() (where it holds).
+ */
+static int apart(const struct pmuscope_value *v0, const struct pmuscope_value *v1,
+		 int64_t *worst)
+{
+	int64_t d = (int64_t)((v1[0].count - v0[0].count) - (v1[1].count - v0[1].count));
+
+	if (d < 0)
+		d = -d;
+	if (d > *worst)
+		*worst = d;
+	return slack() >= 0 && d > slack();
+}
+
 static void spin(unsigned long n)
 {
 	volatile unsigned long i;
@@ -201,8 +218,6 @@ static void test_consistency(unsigned int n)
 		}
 		for (c = 0; c < ncpu; c++) {
 			const struct pmuscope_value *v0 = &a.vals[2 * c], *v1 = &b.vals[2 * c];
-			int64_t d = (int64_t)((v1[0].count - v0[0].count) -
-					      (v1[1].count - v0[1].count));
 
 			/* One on an event counter, one on the cycle counter (31). */
 			if (v1[0].counter == v1[1].counter ||
@@ -212,12 +227,7 @@ static void test_consistency(unsigned int n)
 				hw++;
 			else if (b.cpus[c].method == PMUSCOPE_SNAP_SOFTWARE)
 				sw++;
-			if (d < 0)
-				d = -d;
-			if (d > worst)
-				worst = d;
-			if (slack() >= 0 && d > slack())
-				bad++;
+			bad += apart(v0, v1, &worst);
 			checked++;
 		}
 		a = b;
@@ -373,8 +383,6 @@ static void test_gap(unsigned int n)
 	    evc < 31, "a gap: the other session on counters %u and %u, this one on %u and 31",
 	    lv[0][0].counter, lv[0][1].counter, evc);
 	for (i = 0; i < n; i++) {
-		int64_t d;
-
 		spin(2000 + 791 * i);
 		if (ioctl(fd_low, PMUSCOPE_IOC_SWINC, &sw))
 			bad++;
@@ -382,14 +390,7 @@ static void test_gap(unsigned int n)
 			bad++;
 			continue;
 		}
-		d = (int64_t)((b.vals[0].count - a.vals[0].count) -
-			      (b.vals[1].count - a.vals[1].count));
-		if (d < 0)
-			d = -d;
-		if (d > worst)
-			worst = d;
-		if (slack() >= 0 && d > slack())
-			bad++;
+		bad += apart(a.vals, b.vals, &worst);
 		a = b;
 	}
 	diag("%u intervals: largest |delta(event counter %u) - delta(cycle counter)| %" PRId64
