@@ -536,6 +536,7 @@ struct pmuscope_session {
 	struct pmuscope_sess_event ev[PMUSCOPE_MAX_EVENTS];
 	cpumask_var_t cpus;
 	u8 *hw;				/* [cpu * PMUSCOPE_MAX_EVENTS + i]: counter */
+	u64 *hw_mask;			/* [cpu]: pmuscope_idx_mask() of its hw[], 0: none */
 	u32 target;			/* PMUSCOPE_TARGET_* */
 	u32 cfg_flags;			/* PMUSCOPE_CFG_* (task targets) */
 	struct task_struct *task;	/* TARGET_TASK: a reference */
@@ -556,8 +557,6 @@ struct pmuscope_session {
 	u32 vbuf_n;
 	/* Under @lock: a direct session of one CPU, that CPU (READ's hot path); else -1. */
 	int only_cpu;
-	/* Under @lock, with @only_cpu: its counters, pmuscope_idx_mask() of hw[]. */
-	u64 only_mask;
 	/*
 	 * The stream (PMUSCOPE_IOC_STREAM): its ring, made by the first
 	 * STREAM and kept until the session is freed (read() uses it

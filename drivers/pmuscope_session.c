@@ -30,6 +30,21 @@ static u8 *pmuscope_sess_hw(struct pmuscope_session *sess, unsigned int cpu)
 	return &sess->hw[cpu * PMUSCOPE_MAX_EVENTS];
 }
 
+/* The counters of @sess on @cpu: the first @nr of @plan (NULL: none). */
+static void pmuscope_sess_set_hw(struct pmuscope_session *sess, unsigned int cpu,
+				 const u8 *plan, u32 nr)
+{
+	u8 *hw = pmuscope_sess_hw(sess, cpu);
+
+	if (plan) {
+		memcpy(hw, plan, PMUSCOPE_MAX_EVENTS);
+		sess->hw_mask[cpu] = pmuscope_idx_mask(hw, nr);
+	} else {
+		memset(hw, PMUSCOPE_NO_COUNTER, PMUSCOPE_MAX_EVENTS);
+		sess->hw_mask[cpu] = 0;
+	}
+}
+
 static struct pmuscope_pmu *pmuscope_pmu_of(unsigned int cpu)
 {
 	return &pmuscope_drv.cpus[cpu]->pmu;
@@ -244,7 +259,10 @@ struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu)
 	if (!sess)
 		return NULL;
 	sess->hw = kmalloc_array(nr_cpu_ids, PMUSCOPE_MAX_EVENTS, GFP_KERNEL_ACCOUNT);
-	if (!sess->hw || !zalloc_cpumask_var(&sess->cpus, GFP_KERNEL_ACCOUNT)) {
+	sess->hw_mask = kcalloc(nr_cpu_ids, sizeof(*sess->hw_mask), GFP_KERNEL_ACCOUNT);
+	if (!sess->hw || !sess->hw_mask ||
+	    !zalloc_cpumask_var(&sess->cpus, GFP_KERNEL_ACCOUNT)) {
+		kfree(sess->hw_mask);
 		kfree(sess->hw);
 		kfree(sess);
 		return NULL;
@@ -269,6 +287,7 @@ void pmuscope_session_free(struct pmuscope_session *sess)
 	pmuscope_ring_free(sess->ring);
 	pmuscope_spe_free(sess->spe);
 	kvfree(sess->vbuf);
+	kfree(sess->hw_mask);
 	kfree(sess->hw);
 	mutex_destroy(&sess->lock);
 	kfree(sess);
@@ -314,8 +333,7 @@ static void pmuscope_session_release(struct pmuscope_session *sess)
 	else
 		pmuscope_session_op(sess, PMUSCOPE_OP_RELEASE, NULL);
 	for_each_cpu(cpu, sess->cpus)
-		memset(pmuscope_sess_hw(sess, cpu), PMUSCOPE_NO_COUNTER,
-		       PMUSCOPE_MAX_EVENTS);
+		pmuscope_sess_set_hw(sess, cpu, NULL, 0);
 	cpumask_clear(sess->cpus);
 	sess->configured = false;
 	sess->enabled = false;
@@ -491,8 +509,7 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 	sess->nr_events = nr;
 	cpumask_copy(sess->cpus, cpus);
 	for_each_cpu(cpu, cpus)
-		memcpy(pmuscope_sess_hw(sess, cpu), &plan[cpu * PMUSCOPE_MAX_EVENTS],
-		       PMUSCOPE_MAX_EVENTS);
+		pmuscope_sess_set_hw(sess, cpu, &plan[cpu * PMUSCOPE_MAX_EVENTS], nr);
 	sess->target = PMUSCOPE_TARGET_CPUS;
 	if (pmuscope_backend_perf() || multiplex) {
 		ret = pmuscope_psess_configure(sess);
@@ -505,8 +522,7 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 	}
 	if (ret) {
 		for_each_cpu(cpu, cpus)
-			memset(pmuscope_sess_hw(sess, cpu), PMUSCOPE_NO_COUNTER,
-			       PMUSCOPE_MAX_EVENTS);
+			pmuscope_sess_set_hw(sess, cpu, NULL, 0);
 		cpumask_clear(sess->cpus);
 		sess->nr_events = 0;
 		mutex_unlock(&sess->lock);
@@ -515,8 +531,6 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 	pmuscope_session_set_vbuf(sess, &vbuf, nr * cpumask_weight(cpus));
 	sess->only_cpu = !sess->pev && cpumask_weight(cpus) == 1 ?
 			 cpumask_first(cpus) : -1;
-	if (sess->only_cpu >= 0)
-		sess->only_mask = pmuscope_idx_mask(pmuscope_sess_hw(sess, sess->only_cpu), nr);
 	sess->configured = true;
 	mutex_unlock(&sess->lock);
 	ret = 0;
@@ -796,8 +810,7 @@ static void pmuscope_snap_on_cpu(void *info)
 
 	raw_spin_lock(&pmu->lock);
 	pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
-			      pmuscope_idx_mask(pmuscope_sess_hw(sess, cpu), sess->nr_events),
-			      a->flags, a->deadline, a->now,
+			      sess->hw_mask[cpu], a->flags, a->deadline, a->now,
 			      &sess->vbuf[pos * sess->nr_events], &a->cpus[pos]);
 	raw_spin_unlock(&pmu->lock);
 }
@@ -821,9 +834,7 @@ static int pmuscope_snap_direct(struct pmuscope_session *sess,
 			continue;
 		raw_spin_lock_irqsave(&pmu->lock, flags);
 		pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
-				      pmuscope_idx_mask(pmuscope_sess_hw(sess, cpu),
-							sess->nr_events),
-				      a->flags, 0, a->now,
+				      sess->hw_mask[cpu], a->flags, 0, a->now,
 				      &sess->vbuf[pos * sess->nr_events], &a->cpus[pos]);
 		raw_spin_unlock_irqrestore(&pmu->lock, flags);
 	}
@@ -961,7 +972,7 @@ static bool pmuscope_session_snap_here(struct pmuscope_session *sess, u32 flags,
 		return false;
 	}
 	pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
-			      sess->only_mask, flags, 0, ktime_get_ns(), sess->vbuf, &res->one);
+			      sess->hw_mask[cpu], flags, 0, ktime_get_ns(), sess->vbuf, &res->one);
 	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
 	res->vals = sess->vbuf;
 	res->nr_vals = sess->nr_events;

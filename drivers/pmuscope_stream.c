@@ -295,7 +295,7 @@ void pmuscope_stream_emit(struct pmuscope_pmu *pmu, struct pmuscope_session *ses
 	rec->flags = flags;
 	rec->nr = nr;
 	if (nr) {
-		pmuscope_pmu_snapshot(pmu, hw, nr, pmuscope_idx_mask(hw, nr), 0, 0, ktime_get_ns(),
+		pmuscope_pmu_snapshot(pmu, hw, nr, sess->hw_mask[pmu->cpu], 0, 0, ktime_get_ns(),
 				      pmu->scratch, &sc);
 		rec->time = sc.time;
 		for (i = 0; i < nr; i++)
