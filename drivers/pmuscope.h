@@ -357,6 +357,7 @@ u64 pmuscope_hwc_preload(const struct pmuscope_pmu *pmu, unsigned int idx);
 void pmuscope_hwc_set_sampling(struct pmuscope_pmu *pmu, unsigned int idx,
 			       u64 period, u64 now);
 void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now);
+void pmuscope_pmu_repair(struct pmuscope_pmu *pmu, u64 now);
 void pmuscope_pmu_swinc(struct pmuscope_pmu *pmu, u32 mask, u32 count);
 
 /* Any CPU: pmu->lock held; on the PMU's CPU unless it is offline. */

@@ -340,7 +340,7 @@ static __always_inline void pmuscope_hw_dsb_nsh(void)
 /*
  * Do the counters of @mask count as they were left: PMCR_EL0.E set and
  * each enabled in PMCNTENSET_EL0 (nothing to read for none)? The usual
- * answer of pmuscope_pmu_check(), made inline where it is hot.
+ * answer of pmuscope_pmu_check(), asked inline where it is hot.
  */
 static __always_inline bool pmuscope_hw_counting(u64 mask)
 {

@@ -739,21 +739,25 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled)
  * a PMU reset nobody announced (a power-down without cpu_pm) leaves the
  * counters' values and overflow flags UNKNOWN. Nothing is folded from
  * them then; each counter resumes from the last count folded, flagged
- * lost.
+ * lost. The usual answer, all as we left it, is pmuscope_hw_counting()'s;
+ * hot callers ask it inline and call pmuscope_pmu_repair() only if not.
  */
 void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
+{
+	if (unlikely(!pmuscope_hw_counting(pmu->on_hw_mask)))
+		pmuscope_pmu_repair(pmu, now);
+}
+
+/* pmuscope_pmu_check() when pmuscope_hw_counting() said no. */
+void pmuscope_pmu_repair(struct pmuscope_pmu *pmu, u64 now)
 {
 	unsigned long mask = pmu->on_hw_mask;
 	unsigned long idx;
 	bool restart = false;
 	u64 cnten, pmcr;
 
-	if (!mask)
-		return;
 	cnten = pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0);
 	pmcr = pmuscope_hw_read(PMUSCOPE_REG_PMCR_EL0);
-	if ((pmcr & PMUSCOPE_PMCR_E) && (cnten & mask) == mask)
-		return;			/* as we left it: the usual case */
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
 		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 		u64 bit = BIT_ULL(idx);
@@ -969,6 +973,30 @@ static __always_inline void pmuscope_hwc_make(struct pmuscope_hwc *hwc, unsigned
 }
 
 /*
+ * pmuscope_pmu_fold()'s usual case for value @i, counter @n (its
+ * arguments as there): made at once, true; else false, nothing done.
+ */
+static __always_inline bool pmuscope_pmu_fold_usual(struct pmuscope_pmu *pmu, unsigned int n,
+						    u32 i, u32 cpu, u64 now, bool ready,
+						    u64 wide, u64 quiet, bool by_counter,
+						    const u64 *raw, struct pmuscope_value *val)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[n];
+	u64 hw;
+
+	/* PMUSCOPE_NO_COUNTER's sentinel is never hot (nor read from @raw). */
+	if (unlikely(!ready || !pmuscope_hwc_hot(hwc)))
+		return false;
+	hw = by_counter ? raw[n] : val->count;
+	if (quiet & BIT_ULL(n))
+		hw = lower_32_bits(hw);
+	else if (!(wide & BIT_ULL(n)) || hw < hwc->last_hw)
+		return false;
+	pmuscope_hwc_make(hwc, n, i, cpu, hw, now, val);
+	return true;
+}
+
+/*
  * Turn raw values into values: @by_counter, @raw[counter] as a snapshot
  * reads them (on a ready PMU; @raw holds every counter on the hardware of
  * @idx); else @vals[i].count, as pmuscope_pmu_raw() reads them. @ovs:
@@ -1002,36 +1030,19 @@ static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
 	 */
 	for (i = 0; i < nr; i++) {
 		unsigned int n = idx[i];
-		struct pmuscope_hwc *hwc = &pmu->hwc[n];
-		u64 hw;
 
-		/* PMUSCOPE_NO_COUNTER's sentinel is never hot. */
-		if (unlikely(!ready || !pmuscope_hwc_hot(hwc)))
+		if (!pmuscope_pmu_fold_usual(pmu, n, i, cpu, now, ready, wide, quiet,
+					     by_counter, raw, &vals[i]))
 			break;
-		hw = by_counter ? raw[n] : vals[i].count;
-		if (quiet & BIT_ULL(n))
-			hw = lower_32_bits(hw);
-		else if (!(wide & BIT_ULL(n)) || hw < hwc->last_hw)
-			break;
-		pmuscope_hwc_make(hwc, n, i, cpu, hw, now, &vals[i]);
 	}
 	for (; i < nr; i++) {
 		unsigned int n = idx[i];
-		struct pmuscope_hwc *hwc = &pmu->hwc[n];
-		u64 hw;
 
-		if (unlikely(!ready || !pmuscope_hwc_hot(hwc)))
-			goto any;
-		hw = by_counter ? raw[n] : vals[i].count;
-		if (quiet & BIT_ULL(n))
-			hw = lower_32_bits(hw);
-		else if (!(wide & BIT_ULL(n)) || hw < hwc->last_hw)
-			goto any;
-		pmuscope_hwc_make(hwc, n, i, cpu, hw, now, &vals[i]);
-		continue;
-any:
+		if (pmuscope_pmu_fold_usual(pmu, n, i, cpu, now, ready, wide, quiet,
+					    by_counter, raw, &vals[i]))
+			continue;
 		/* Never PMUSCOPE_NO_COUNTER's: its sentinel is never on the hardware. */
-		if (by_counter && hwc->on_hw)
+		if (by_counter && pmu->hwc[n].on_hw)
 			vals[i].count = raw[n];
 		pmuscope_pmu_fold_one(pmu, n, i, now, ovs, &vals[i]);
 		left++;
@@ -1160,7 +1171,7 @@ void pmuscope_pmu_read(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 
 	if (pmu->hw_ready) {
 		if (unlikely(!pmuscope_hw_counting(pmu->on_hw_mask)))
-			pmuscope_pmu_check(pmu, now);
+			pmuscope_pmu_repair(pmu, now);
 		/* pmuscope_pmu_check() may have found the PMU reset. */
 		if (likely(pmu->hw_ready)) {
 			pmuscope_pmu_read_ready(pmu, idx, nr, now, vals);

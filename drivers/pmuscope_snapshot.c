@@ -450,7 +450,7 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u64 
 	}
 	/* Put back (and flag) what someone else stopped, before the stop. */
 	if (unlikely(!pmuscope_hw_counting(pmu->on_hw_mask)))
-		pmuscope_pmu_check(pmu, now);
+		pmuscope_pmu_repair(pmu, now);
 	/*
 	 * The session's counters on the hardware: PMUSCOPE_NO_COUNTER's bit
 	 * (32) is never in on_hw_mask, nor a counter not on the hardware.
