@@ -310,8 +310,9 @@ static int one_round(struct pmuscope *h, unsigned int nr, struct round *r)
 {
 	pmuscope_self_stats(h, &r->s0);
 	r->r1 = pmuscope_read_self(h, r->f1, nr);
+	r->r2 = 0;
 	if (ioctl_counts(h, r->io, nr))
-		return -1;
+		return -2;
 	r->r2 = pmuscope_read_self(h, r->f2, nr);
 	pmuscope_self_stats(h, &r->s1);
 	return r->r1 < 0 || r->r2 < 0 ? -1 : 0;
@@ -1028,6 +1029,10 @@ struct stress {
 	uint64_t grants0, grants1, denials1;
 	unsigned long flips, flip_fail, fault;
 	int helper_status;
+	/* The first failed round, and the longest one (a stall: where, how long). */
+	char first_err[160];
+	double longest;
+	unsigned long longest_at;
 };
 
 static struct stress S;
@@ -1045,7 +1050,8 @@ static void stress(const char *what, unsigned long rounds, unsigned int flip, un
 	volatile pid_t help = 0;	/* kept across the SIGILL handler's siglongjmp */
 	volatile int cpu = 0;
 	volatile unsigned long k = 0;
-	double t0, limit = 120;
+	double t0, t1, t2, limit = 120;
+	int ret;
 	char buf[128];
 
 	snprintf(tag, sizeof(tag), "pmuscope-el0 %s", what);
@@ -1083,6 +1089,7 @@ static void stress(const char *what, unsigned long rounds, unsigned int flip, un
 			if (waitpid(help, &status, WNOHANG) == help)
 				S.helper_status = status;
 		}
+		t1 = now_s();
 		if (flip && k % flip == 0) {
 			cpu_set_t set;
 
@@ -1096,8 +1103,17 @@ static void stress(const char *what, unsigned long rounds, unsigned int flip, un
 				S.flips++;
 			}
 		}
-		if (one_round(h, nr, &r)) {
-			S.t.errors++;
+		ret = one_round(h, nr, &r);
+		t2 = now_s();
+		if (t2 - t1 > S.longest) {
+			S.longest = t2 - t1;
+			S.longest_at = k;
+		}
+		if (ret) {
+			if (!S.t.errors++)
+				snprintf(S.first_err, sizeof(S.first_err),
+					 "round %lu: EL0 read %d, ioctl %s, EL0 read %d: %s", k, r.r1,
+					 ret == -2 ? "failed" : "ok", r.r2, pmuscope_errmsg(h));
 			continue;
 		}
 		check_round(what, &r, nr, sw, &S.t);
@@ -1133,8 +1149,10 @@ out:
 	     what, S.t.rounds, now_s() - t0, S.flips, S.flip_fail, S.grants0, S.grants1, S.denials1,
 	     st.fast, st.fallback, st.replans, st.aborts, S.t.fast_on[0], S.t.fast_on[1]);
 	tap(!S.fault && !ill_count, "%s: no SIGILL in %lu rounds of EL0 reads", what, S.t.rounds);
-	tap(!S.t.errors && S.t.rounds >= rounds, "%s: %lu rounds of EL0 read, READ ioctl, EL0 read without error",
-	    what, S.t.rounds);
+	tap(!S.t.errors && S.t.rounds >= rounds,
+	    "%s: %lu rounds of EL0 read, READ ioctl, EL0 read without error (%lu failed%s%s; longest round %.3f s, at %lu)",
+	    what, S.t.rounds, S.t.errors, S.t.errors ? ", first " : "", S.first_err, S.longest,
+	    S.longest_at);
 	tap(!S.t.bracket_bad, "%s: every EL0 read brackets the ioctl (%lu bad)", what, S.t.bracket_bad);
 	tap(!S.t.mono_bad, "%s: the EL0 reads never go back (%lu bad)", what, S.t.mono_bad);
 	tap(!S.t.sw_bad && !S.t.swinc_err,
