@@ -28,6 +28,7 @@
 #include <linux/minmax.h>
 
 #include "pmuscope.h"
+#include "pmuscope_fold.h"
 #include "pmuscope_hw.h"
 
 /* Defaults; pmuscope_main.c sets them from the module parameters at load. */
@@ -903,9 +904,8 @@ static __always_inline u64 pmuscope_pmu_raw(struct pmuscope_pmu *pmu,
  * its raw value in @val->count if it is on the hardware, else its saved
  * count (PMUSCOPE_NO_COUNTER: a value of zeros).
  */
-static noinline void pmuscope_pmu_fold_one(struct pmuscope_pmu *pmu, unsigned int n,
-					   u32 i, u64 now, u64 ovs,
-					   struct pmuscope_value *val)
+noinline void pmuscope_pmu_fold_one(struct pmuscope_pmu *pmu, unsigned int n, u32 i, u64 now,
+				    u64 ovs, struct pmuscope_value *val)
 {
 	struct pmuscope_value v = { .cpu = pmu->cpu, .index = i };
 	u64 count;
@@ -926,129 +926,32 @@ static noinline void pmuscope_pmu_fold_one(struct pmuscope_pmu *pmu, unsigned in
 }
 
 /*
- * READ's usual case, in one load and compare: on the hardware, its clock
- * running, its overflow interrupt not throttled (enabled or not: a
- * counter being disabled is still read). A sampling counter too: what
- * pmuscope_hwc_fold_hw() does for one alone (a wrap pending, a 64-bit
- * one gone backwards) its callers leave to fold_one(). The patterns are
- * constants the compiler folds, whatever the byte order.
+ * pmuscope_pmu_fold() from value @i on, the first that was not in the
+ * usual case: each value made at once where it can be, else by
+ * pmuscope_pmu_fold_one(). Its arguments as there.
  */
-static __always_inline bool pmuscope_hwc_hot(const struct pmuscope_hwc *hwc)
+noinline void pmuscope_pmu_fold_rest(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u32 i,
+				     u64 now, u64 ovs, bool by_counter, const u64 *raw,
+				     struct pmuscope_value *vals)
 {
-	const struct pmuscope_hwc want = { .on_hw = true, .clock_on = true };
-	const struct pmuscope_hwc mask = { .on_hw = true, .irq_off = true, .clock_on = true };
-
-	return (hwc->state & mask.state) == want.state;
-}
-
-/*
- * The value of counter @n, the @i-th of its session, that
- * pmuscope_hwc_hot() passed (its clock runs), whose count is base + @hw:
- * no wrap left to fold and, for a 64-bit counter, not gone backwards
- * (pmuscope_hwc_fold_hw()); on a ready PMU, so never OFFLINE
- * (pmuscope_hwc_value_of()). No PMUSCOPE_VAL_MULTIPLEXED and one clock
- * sum: the engine's clocks advance together (pmuscope_hwc_clock()), so
- * time_running is time_enabled; multiplexing is the perf core's
- * (pmuscope_perf.c). READ's usual case: every load is made before the
- * first store, which the compiler could not otherwise assume. The count
- * is @last, with no test: no lower than it unless someone else wrote the
- * counter down (then the value is that count too), as with no wrap left
- * to fold the counter has not gone below @last_hw, and the engine keeps
- * base + last_hw >= last.
- */
-static __always_inline void pmuscope_hwc_make(struct pmuscope_hwc *hwc, unsigned int n,
-					      u32 i, u32 cpu, u64 hw, u64 now,
-					      struct pmuscope_value *val)
-{
-	u64 count = hwc->base + hw;
-	u64 t = now - hwc->t_start;
-
-	*val = (struct pmuscope_value){
-		.count = count - hwc->offset, .time_enabled = t,
-		.time_running = t, .cpu = cpu, .index = i,
-		.flags = hwc->flags, .counter = n,
-	};
-	hwc->last_hw = hw;
-	hwc->last = count;
-}
-
-/*
- * pmuscope_pmu_fold()'s usual case for value @i, counter @n (its
- * arguments as there): made at once, true; else false, nothing done.
- */
-static __always_inline bool pmuscope_pmu_fold_usual(struct pmuscope_pmu *pmu, unsigned int n,
-						    u32 i, u32 cpu, u64 now, bool ready,
-						    u64 wide, u64 quiet, bool by_counter,
-						    const u64 *raw, struct pmuscope_value *val)
-{
-	struct pmuscope_hwc *hwc = &pmu->hwc[n];
-	u64 hw;
-
-	/* PMUSCOPE_NO_COUNTER's sentinel is never hot (nor read from @raw). */
-	if (unlikely(!ready || !pmuscope_hwc_hot(hwc)))
-		return false;
-	hw = by_counter ? raw[n] : val->count;
-	if (quiet & BIT_ULL(n))
-		hw = lower_32_bits(hw);
-	else if (!(wide & BIT_ULL(n)) || hw < hwc->last_hw)
-		return false;
-	pmuscope_hwc_make(hwc, n, i, cpu, hw, now, val);
-	return true;
-}
-
-/*
- * Turn raw values into values: @by_counter, @raw[counter] as a snapshot
- * reads them (on a ready PMU; @raw holds every counter on the hardware of
- * @idx); else @vals[i].count, as pmuscope_pmu_raw() reads them. @ovs:
- * PMOVSSET_EL0 read after them. pmuscope_hwc_make() where it applies (on
- * a ready PMU, a counter that pmuscope_hwc_hot() passes and either is
- * 64-bit and has not gone backwards, or is a 32-bit one folded by its
- * overflow interrupt with no wrap pending), pmuscope_pmu_fold_one() for
- * every other counter.
- */
-static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
-					      const u8 *idx, u32 nr, u64 now, u64 ovs,
-					      bool by_counter, const u64 *raw,
-					      struct pmuscope_value *vals)
-{
-	/*
-	 * What holds for the whole PMU, read once: for the compiler, every
-	 * store into @vals could change it. Bit n of @wide: counter n is
-	 * 64-bit; of @quiet: a 32-bit counter n whose value is made at once
-	 * (no wrap pending, and the overflow interrupt, not a poll, folds
-	 * its wraps).
-	 */
 	const bool ready = by_counter || pmu->hw_ready;
-	const u64 wide = pmu->evcnt_width == 32 ? BIT_ULL(PMUSCOPE_CYCLE_IDX) : U64_MAX;
-	const u64 quiet = pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ ? ~ovs & ~wide : 0;
+	const u64 wide = pmuscope_pmu_wide(pmu);
+	const u64 quiet = pmuscope_pmu_quiet(wide, ovs);
 	const u32 cpu = pmu->cpu;
-	u32 i, left = 0;		/* values left to fold_one() */
 
-	/*
-	 * The usual case in a loop of its own, left at the first value that
-	 * is not: nothing of fold_one()'s call to prepare in it.
-	 */
-	for (i = 0; i < nr; i++) {
-		unsigned int n = idx[i];
-
-		if (!pmuscope_pmu_fold_usual(pmu, n, i, cpu, now, ready, wide, quiet,
-					     by_counter, raw, &vals[i]))
-			break;
-	}
 	for (; i < nr; i++) {
 		unsigned int n = idx[i];
 
 		if (pmuscope_pmu_fold_usual(pmu, n, i, cpu, now, ready, wide, quiet,
-					    by_counter, raw, &vals[i]))
+					    by_counter, raw, &vals[i])) {
+			pmu->folds++;
 			continue;
+		}
 		/* Never PMUSCOPE_NO_COUNTER's: its sentinel is never on the hardware. */
 		if (by_counter && pmu->hwc[n].on_hw)
 			vals[i].count = raw[n];
 		pmuscope_pmu_fold_one(pmu, n, i, now, ovs, &vals[i]);
-		left++;
 	}
-	/* Made at once (fold_one() counts its own). */
-	pmu->folds += nr - left;
 }
 
 /*

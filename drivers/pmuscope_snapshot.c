@@ -60,6 +60,7 @@
 #include <linux/string.h>
 
 #include "pmuscope.h"
+#include "pmuscope_fold.h"
 #include "pmuscope_hw.h"
 
 static const char *const pmuscope_ss_hw_names[PMUSCOPE_NR_SS_HW] = {
@@ -367,7 +368,7 @@ static u64 pmuscope_snap_ovs(const struct pmuscope_pmu *pmu, u64 mask, bool isb)
  * the fold takes as read before the wrap (pmuscope_hwc_fold_hw()).
  */
 static __always_inline void pmuscope_snap_sw(struct pmuscope_pmu *pmu, u64 mask,
-					     const u8 *idx, u32 nr, u64 now,
+					     const u8 *idx, u32 nr, u64 now, u32 sflags,
 					     struct pmuscope_value *vals,
 					     struct pmuscope_snap_cpu *sc)
 {
@@ -384,11 +385,18 @@ static __always_inline void pmuscope_snap_sw(struct pmuscope_pmu *pmu, u64 mask,
 	/* Counting again before the gap is timed, and read before PMOVSSET_EL0. */
 	pmuscope_hw_isb();
 	t1 = pmuscope_hw_syscnt();
-	pmuscope_pmu_fold_raw(pmu, idx, nr, now, pmuscope_snap_ovs(pmu, mask, false), raw, vals);
+	/* Folded here, in this frame: the hot path of a snapshot. */
+	pmuscope_pmu_fold(pmu, idx, nr, now, pmuscope_snap_ovs(pmu, mask, false), true, raw, vals);
 	pmu->sw_snapshots++;
+	/* Every field, each stored once (a compound literal is zeroed first). */
+	sc->cpu = pmu->cpu;
 	sc->method = PMUSCOPE_SNAP_SOFTWARE;
+	sc->flags = sflags;
+	sc->reserved = 0;
 	sc->time = t0;
+	sc->skew = 0;
 	sc->frozen = t1 - t0;
+	sc->spread = 0;
 }
 
 /*
@@ -440,12 +448,19 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u64 
 	enum pmuscope_ss_hw st;
 	u64 mask;
 
-	/* Stores of zeros the compiler can see, not a call of memset(). */
-	*sc = (struct pmuscope_snap_cpu){ .cpu = pmu->cpu };
+	u32 sflags = 0;		/* PMUSCOPE_SNAPCPU_* */
+	u64 t;
+
+	/*
+	 * Each way out writes the whole of @sc in one assignment (zeros
+	 * included): stores the compiler can see, not a call of memset().
+	 */
 	if (!pmu->hw_ready) {
 		pmuscope_pmu_read(pmu, idx, nr, now, vals);
-		sc->method = PMUSCOPE_SNAP_IDLE;
-		sc->flags = PMUSCOPE_SNAPCPU_OFFLINE;
+		*sc = (struct pmuscope_snap_cpu){
+			.cpu = pmu->cpu, .method = PMUSCOPE_SNAP_IDLE,
+			.flags = PMUSCOPE_SNAPCPU_OFFLINE,
+		};
 		return;
 	}
 	/* Put back (and flag) what someone else stopped, before the stop. */
@@ -458,12 +473,14 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u64 
 	mask = cmask & pmu->on_hw_mask;
 
 	if (pmuscope_snap_wait(deadline))
-		sc->flags |= PMUSCOPE_SNAPCPU_LATE;
+		sflags |= PMUSCOPE_SNAPCPU_LATE;
 	if (!mask) {
-		sc->time = pmuscope_hw_syscnt();
+		t = pmuscope_hw_syscnt();
 		/* None on the hardware: @svr, never read, for their raw values. */
 		pmuscope_pmu_fold_raw(pmu, idx, nr, now, 0, svr, vals);
-		sc->method = PMUSCOPE_SNAP_IDLE;
+		*sc = (struct pmuscope_snap_cpu){
+			.cpu = pmu->cpu, .method = PMUSCOPE_SNAP_IDLE, .flags = sflags, .time = t,
+		};
 		return;
 	}
 	if (!(flags & PMUSCOPE_SNAP_F_SOFTWARE) && pmuscope_ss_usable(pmu)) {
@@ -471,20 +488,23 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u64 
 		    !pmuscope_engine.ss_under_el2) {
 			st = PMUSCOPE_SS_HW_UNDER_EL2;
 		} else {
-			st = pmuscope_ss_capture(pmu, mask, svr, &sc->time);
+			st = pmuscope_ss_capture(pmu, mask, svr, &t);
 			if (st == PMUSCOPE_SS_HW_UNTRIED)
 				goto software;	/* no witness now: not a failure */
 			if (st == PMUSCOPE_SS_HW_READY) {
 				WRITE_ONCE(pmu->ss_hw, st);
 				pmuscope_snap_hw(pmu, mask, idx, nr, now, svr, vals);
-				sc->method = PMUSCOPE_SNAP_HARDWARE;
+				*sc = (struct pmuscope_snap_cpu){
+					.cpu = pmu->cpu, .method = PMUSCOPE_SNAP_HARDWARE,
+					.flags = sflags, .time = t,
+				};
 				return;
 			}
 			pmu->ss_fallbacks++;
-			sc->flags |= PMUSCOPE_SNAPCPU_FALLBACK;
+			sflags |= PMUSCOPE_SNAPCPU_FALLBACK;
 		}
 		WRITE_ONCE(pmu->ss_hw, st);
 	}
 software:
-	pmuscope_snap_sw(pmu, mask, idx, nr, now, vals, sc);
+	pmuscope_snap_sw(pmu, mask, idx, nr, now, sflags, vals, sc);
 }

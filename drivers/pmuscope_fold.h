@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmuscope: the engine's fold of raw counter values into values, inline
+ * where it is hot: READ (pmuscope_pmu.c) and the software snapshot
+ * (pmuscope_snapshot.c), whose values are made in the caller's own frame.
+ * The uncommon cases go out of line to pmuscope_pmu_fold_one().
+ */
+#ifndef PMUSCOPE_FOLD_H
+#define PMUSCOPE_FOLD_H
+
+#include <linux/bits.h>
+#include <linux/compiler.h>
+#include <linux/kernel.h>
+
+#include "pmuscope.h"
+#include "pmuscope_regs.h"
+
+void pmuscope_pmu_fold_one(struct pmuscope_pmu *pmu, unsigned int n, u32 i, u64 now,
+			   u64 ovs, struct pmuscope_value *val);
+void pmuscope_pmu_fold_rest(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u32 i, u64 now,
+			    u64 ovs, bool by_counter, const u64 *raw,
+			    struct pmuscope_value *vals);
+
+/*
+ * READ's usual case, in one load and compare: on the hardware, its clock
+ * running, its overflow interrupt not throttled (enabled or not: a
+ * counter being disabled is still read). A sampling counter too: what
+ * pmuscope_hwc_fold_hw() does for one alone (a wrap pending, a 64-bit
+ * one gone backwards) its callers leave to fold_one(). The patterns are
+ * constants the compiler folds, whatever the byte order.
+ */
+static __always_inline bool pmuscope_hwc_hot(const struct pmuscope_hwc *hwc)
+{
+	const struct pmuscope_hwc want = { .on_hw = true, .clock_on = true };
+	const struct pmuscope_hwc mask = { .on_hw = true, .irq_off = true, .clock_on = true };
+
+	return (hwc->state & mask.state) == want.state;
+}
+
+/*
+ * The value of counter @n, the @i-th of its session, that
+ * pmuscope_hwc_hot() passed (its clock runs), whose count is base + @hw:
+ * no wrap left to fold and, for a 64-bit counter, not gone backwards
+ * (pmuscope_hwc_fold_hw()); on a ready PMU, so never OFFLINE
+ * (pmuscope_hwc_value_of()). No PMUSCOPE_VAL_MULTIPLEXED and one clock
+ * sum: the engine's clocks advance together (pmuscope_hwc_clock()), so
+ * time_running is time_enabled; multiplexing is the perf core's
+ * (pmuscope_perf.c). READ's usual case: every load is made before the
+ * first store, which the compiler could not otherwise assume. The count
+ * is @last, with no test: no lower than it unless someone else wrote the
+ * counter down (then the value is that count too), as with no wrap left
+ * to fold the counter has not gone below @last_hw, and the engine keeps
+ * base + last_hw >= last.
+ */
+static __always_inline void pmuscope_hwc_make(struct pmuscope_hwc *hwc, unsigned int n,
+					      u32 i, u32 cpu, u64 hw, u64 now,
+					      struct pmuscope_value *val)
+{
+	u64 count = hwc->base + hw;
+	u64 t = now - hwc->t_start;
+
+	*val = (struct pmuscope_value){
+		.count = count - hwc->offset, .time_enabled = t,
+		.time_running = t, .cpu = cpu, .index = i,
+		.flags = hwc->flags, .counter = n,
+	};
+	hwc->last_hw = hw;
+	hwc->last = count;
+}
+
+/* The 64-bit counters of @pmu: bit n, counter n. */
+static __always_inline u64 pmuscope_pmu_wide(const struct pmuscope_pmu *pmu)
+{
+	return pmu->evcnt_width == 32 ? BIT_ULL(PMUSCOPE_CYCLE_IDX) : U64_MAX;
+}
+
+/*
+ * The 32-bit counters whose value is made at once, @ovs PMOVSSET_EL0 read
+ * after them: no wrap pending, and the overflow interrupt, not a poll,
+ * folds their wraps.
+ */
+static __always_inline u64 pmuscope_pmu_quiet(u64 wide, u64 ovs)
+{
+	return pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ ? ~ovs & ~wide : 0;
+}
+
+/*
+ * pmuscope_pmu_fold()'s usual case for value @i, counter @n (its
+ * arguments as there): made at once, true; else false, nothing done.
+ */
+static __always_inline bool pmuscope_pmu_fold_usual(struct pmuscope_pmu *pmu, unsigned int n,
+						    u32 i, u32 cpu, u64 now, bool ready,
+						    u64 wide, u64 quiet, bool by_counter,
+						    const u64 *raw, struct pmuscope_value *val)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[n];
+	u64 hw;
+
+	/* PMUSCOPE_NO_COUNTER's sentinel is never hot (nor read from @raw). */
+	if (unlikely(!ready || !pmuscope_hwc_hot(hwc)))
+		return false;
+	hw = by_counter ? raw[n] : val->count;
+	if (quiet & BIT_ULL(n))
+		hw = lower_32_bits(hw);
+	else if (!(wide & BIT_ULL(n)) || hw < hwc->last_hw)
+		return false;
+	pmuscope_hwc_make(hwc, n, i, cpu, hw, now, val);
+	return true;
+}
+
+/*
+ * Turn raw values into values: @by_counter, @raw[counter] as a snapshot
+ * reads them (on a ready PMU; @raw holds every counter on the hardware of
+ * @idx); else @vals[i].count, as pmuscope_pmu_raw() reads them. @ovs:
+ * PMOVSSET_EL0 read after them. pmuscope_hwc_make() where it applies (on
+ * a ready PMU, a counter that pmuscope_hwc_hot() passes and either is
+ * 64-bit and has not gone backwards, or is a 32-bit one folded by its
+ * overflow interrupt with no wrap pending), pmuscope_pmu_fold_one() for
+ * every other counter (out of line, in pmuscope_pmu_fold_rest(), from the
+ * first value not in the usual case on).
+ */
+static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
+					      const u8 *idx, u32 nr, u64 now, u64 ovs,
+					      bool by_counter, const u64 *raw,
+					      struct pmuscope_value *vals)
+{
+	/*
+	 * What holds for the whole PMU, read once: for the compiler, every
+	 * store into @vals could change it.
+	 */
+	const bool ready = by_counter || pmu->hw_ready;
+	const u64 wide = pmuscope_pmu_wide(pmu);
+	const u64 quiet = pmuscope_pmu_quiet(wide, ovs);
+	const u32 cpu = pmu->cpu;
+	u32 i;
+
+	/*
+	 * The usual case in a loop of its own, left at the first value that
+	 * is not; the rest out of line, so that nothing of it weighs here.
+	 */
+	for (i = 0; i < nr; i++) {
+		unsigned int n = idx[i];
+
+		if (!pmuscope_pmu_fold_usual(pmu, n, i, cpu, now, ready, wide, quiet,
+					     by_counter, raw, &vals[i]))
+			break;
+	}
+	/* Made at once (fold_one() counts its own). */
+	pmu->folds += i;
+	if (unlikely(i < nr))
+		pmuscope_pmu_fold_rest(pmu, idx, nr, i, now, ovs, by_counter, raw, vals);
+}
+
+#endif /* PMUSCOPE_FOLD_H */
