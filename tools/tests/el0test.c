@@ -1031,7 +1031,7 @@ struct stress {
 	int helper_status;
 	/* The first failed round, and the longest one (a stall: where, how long). */
 	char first_err[160];
-	double longest;
+	double longest, longest_move;
 	unsigned long longest_at;
 };
 
@@ -1103,6 +1103,9 @@ static void stress(const char *what, unsigned long rounds, unsigned int flip, un
 				S.flips++;
 			}
 		}
+		t2 = now_s();
+		if (t2 - t1 > S.longest_move)
+			S.longest_move = t2 - t1;	/* sched_setaffinity() */
 		ret = one_round(h, nr, &r);
 		t2 = now_s();
 		if (t2 - t1 > S.longest) {
@@ -1150,9 +1153,9 @@ out:
 	     st.fast, st.fallback, st.replans, st.aborts, S.t.fast_on[0], S.t.fast_on[1]);
 	tap(!S.fault && !ill_count, "%s: no SIGILL in %lu rounds of EL0 reads", what, S.t.rounds);
 	tap(!S.t.errors && S.t.rounds >= rounds,
-	    "%s: %lu rounds of EL0 read, READ ioctl, EL0 read without error (%lu failed%s%s; longest round %.3f s, at %lu)",
+	    "%s: %lu rounds of EL0 read, READ ioctl, EL0 read without error (%lu failed%s%s; longest round %.3f s, at %lu; longest CPU change %.3f s)",
 	    what, S.t.rounds, S.t.errors, S.t.errors ? ", first " : "", S.first_err, S.longest,
-	    S.longest_at);
+	    S.longest_at, S.longest_move);
 	tap(!S.t.bracket_bad, "%s: every EL0 read brackets the ioctl (%lu bad)", what, S.t.bracket_bad);
 	tap(!S.t.mono_bad, "%s: the EL0 reads never go back (%lu bad)", what, S.t.mono_bad);
 	tap(!S.t.sw_bad && !S.t.swinc_err,
