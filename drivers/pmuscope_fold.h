@@ -139,10 +139,10 @@ static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
 	 * is not; the rest out of line, so that nothing of it weighs here.
 	 */
 	for (i = 0; i < nr; i++) {
-		unsigned int n = idx[i];
+		unsigned long n = idx[i];
 
 		if (!pmuscope_pmu_fold_usual(pmu, n, i, cpu, now, ready, wide, quiet,
-					     by_counter, raw, &vals[i]))
+					     by_counter, raw, vals + i))
 			break;
 	}
 	/* Made at once (fold_one() counts its own). */
