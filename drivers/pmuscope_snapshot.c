@@ -446,14 +446,13 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u64 
 	 */
 	u64 svr[PMUSCOPE_NR_COUNTERS] __uninitialized;
 	enum pmuscope_ss_hw st;
-	u64 mask;
-
 	u32 sflags = 0;		/* PMUSCOPE_SNAPCPU_* */
-	u64 t;
+	u64 mask, t;
 
 	/*
-	 * Each way out writes the whole of @sc in one assignment (zeros
-	 * included): stores the compiler can see, not a call of memset().
+	 * Each way out writes every field of @sc once, zeros included (a
+	 * compound literal here, field by field in pmuscope_snap_sw()):
+	 * never zeroed first and written again, nor by a call of memset().
 	 */
 	if (!pmu->hw_ready) {
 		pmuscope_pmu_read(pmu, idx, nr, now, vals);
