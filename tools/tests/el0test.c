@@ -1024,6 +1024,87 @@ static pid_t hog(void)
 	return pid;
 }
 
+/*
+ * A watcher of the stress loop, in a process of its own (the session's
+ * thread stays alone in its process): when a round has lasted 5 s, it
+ * notes once where the looping process is (its state and CPU from
+ * /proc/PID/stat, its wchan, the top of its kernel stack), so that a
+ * stall names itself in the test's result.
+ */
+struct watch {
+	volatile double round_start;	/* 0: between rounds */
+	volatile int seen;
+	char where[400];
+};
+
+static void watch_note(pid_t pid, struct watch *w, double secs)
+{
+	char path[64], buf[512], wchan[64] = "?", stack[160] = "", state = '?';
+	int cpu = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f)) {
+			const char *p = strrchr(buf, ')');
+			int field = 2;
+
+			/* Field 3 the state, field 39 the CPU last run on. */
+			for (; p && *p; p++) {
+				if (*p != ' ')
+					continue;
+				field++;
+				if (field == 3)
+					state = p[1];
+				if (field == 39) {
+					cpu = atoi(p + 1);
+					break;
+				}
+			}
+		}
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(wchan, sizeof(wchan), f))
+			strcpy(wchan, "?");
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stack", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		size_t n = fread(stack, 1, sizeof(stack) - 1, f);
+
+		stack[n] = 0;
+		for (char *c = stack; *c; c++)
+			if (*c == '\n')
+				*c = ' ';
+		fclose(f);
+	}
+	snprintf(w->where, sizeof(w->where), "a round at %.1f s: state %c on cpu%d, wchan %s, stack %s",
+		 secs, state, cpu, wchan[0] ? wchan : "0", stack[0] ? stack : "-");
+	w->seen = 1;
+}
+
+static pid_t watch_start(struct watch *w)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid == 0) {
+		signal(SIGILL, SIG_DFL);
+		for (;;) {
+			double t0 = w->round_start;
+
+			if (!w->seen && t0 && now_s() - t0 > 5)
+				watch_note(parent, w, now_s() - t0);
+			usleep(200000);
+		}
+	}
+	return pid;
+}
+
 struct stress {
 	struct tally t;
 	uint64_t grants0, grants1, denials1;
@@ -1051,6 +1132,8 @@ static void stress(const char *what, unsigned long rounds, unsigned int flip, un
 	volatile int cpu = 0;
 	volatile unsigned long k = 0;
 	double t0, t1, t2, limit = 120;
+	struct watch *wt;
+	pid_t watcher;
 	int ret;
 	char buf[128];
 
@@ -1067,6 +1150,14 @@ static void stress(const char *what, unsigned long rounds, unsigned int flip, un
 		return;
 	page_view(h, 0, &v);
 	S.grants0 = v.grants;
+	wt = mmap(NULL, sizeof(*wt), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (wt == MAP_FAILED) {
+		tap(0, "%s: mmap of the watcher's page: %s", what, strerror(errno));
+		pmuscope_close(h);
+		return;
+	}
+	memset(wt, 0, sizeof(*wt));
+	watcher = watch_start(wt);
 	for (int i = 0; i < hogs; i++)
 		hogp[i] = hog();
 	if (helper_times)
@@ -1090,6 +1181,7 @@ static void stress(const char *what, unsigned long rounds, unsigned int flip, un
 				S.helper_status = status;
 		}
 		t1 = now_s();
+		wt->round_start = t1;
 		if (flip && k % flip == 0) {
 			cpu_set_t set;
 
@@ -1108,6 +1200,7 @@ static void stress(const char *what, unsigned long rounds, unsigned int flip, un
 			S.longest_move = t2 - t1;	/* sched_setaffinity() */
 		ret = one_round(h, nr, &r);
 		t2 = now_s();
+		wt->round_start = 0;
 		if (t2 - t1 > S.longest) {
 			S.longest = t2 - t1;
 			S.longest_at = k;
@@ -1131,9 +1224,14 @@ static void stress(const char *what, unsigned long rounds, unsigned int flip, un
 	ill_armed = 0;
 out:
 	ill_armed = 0;
+	wt->round_start = 0;
 	for (int i = 0; i < hogs; i++) {
 		kill(hogp[i], SIGKILL);
 		waitpid(hogp[i], NULL, 0);
+	}
+	if (watcher > 0) {
+		kill(watcher, SIGKILL);
+		waitpid(watcher, NULL, 0);
 	}
 	if (help && S.helper_status == -1) {
 		int status;
@@ -1153,9 +1251,10 @@ out:
 	     st.fast, st.fallback, st.replans, st.aborts, S.t.fast_on[0], S.t.fast_on[1]);
 	tap(!S.fault && !ill_count, "%s: no SIGILL in %lu rounds of EL0 reads", what, S.t.rounds);
 	tap(!S.t.errors && S.t.rounds >= rounds,
-	    "%s: %lu rounds of EL0 read, READ ioctl, EL0 read without error (%lu failed%s%s; longest round %.3f s, at %lu; longest CPU change %.3f s)",
+	    "%s: %lu rounds of EL0 read, READ ioctl, EL0 read without error (%lu failed%s%s; longest round %.3f s, at %lu; longest CPU change %.3f s%s%s)",
 	    what, S.t.rounds, S.t.errors, S.t.errors ? ", first " : "", S.first_err, S.longest,
-	    S.longest_at, S.longest_move);
+	    S.longest_at, S.longest_move, wt->seen ? "; " : "", wt->seen ? wt->where : "");
+	munmap(wt, sizeof(*wt));
 	tap(!S.t.bracket_bad, "%s: every EL0 read brackets the ioctl (%lu bad)", what, S.t.bracket_bad);
 	tap(!S.t.mono_bad, "%s: the EL0 reads never go back (%lu bad)", what, S.t.mono_bad);
 	tap(!S.t.sw_bad && !S.t.swinc_err,
