@@ -282,8 +282,16 @@ void pmuscope_el0_grant(struct pmuscope_pmu *pmu, struct pmuscope_el0 *el0)
 		pmu->el0_open |= mine;
 		pmuscope_hw_write(PMUSCOPE_REG_PMUACR_EL1, pmuscope_el0_pmuacr(pmu->el0_open));
 	} else if (!pmu->el0_userenr) {
-		/* Free counters only (reserve checked): none of them is enabled. */
+		/*
+		 * Free counters only: reserve checked that no one else holds a
+		 * counter here, and perf events keep off the open ones. Never
+		 * one that is held (its count would jump): said, not zeroed.
+		 */
 		others = pmuscope_el0_all(pmu) & ~mine;
+		if (WARN_ONCE(others & pmu->allocated,
+			      "pmuscope: EL0 grant on cpu%u: counters %#lx held, not the session's (%#x)",
+			      pmu->cpu, others & pmu->allocated, mine))
+			others &= ~(unsigned long)pmu->allocated;
 		for_each_set_bit(idx, &others, PMUSCOPE_NR_COUNTERS)
 			pmuscope_hw_write(idx == PMUSCOPE_CYCLE_IDX ? PMUSCOPE_REG_PMCCNTR_EL0 :
 					  PMUSCOPE_REG_PMEVCNTR(idx), 0);
