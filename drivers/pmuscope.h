@@ -226,11 +226,12 @@ enum pmuscope_ss_hw {
 	PMUSCOPE_SS_HW_ABSENT,		/* no FEAT_PMUv3_SS */
 	PMUSCOPE_SS_HW_OFF,		/* snapshot=0 (the default), or the perf backend */
 	PMUSCOPE_SS_HW_UNDER_EL2,	/* at EL1 under an EL2, and not snapshot=2 */
-	PMUSCOPE_SS_HW_UNTRIED,		/* allowed; no capture yet */
-	PMUSCOPE_SS_HW_READY,		/* the last capture came back fresh */
 	PMUSCOPE_SS_HW_PROHIBITED,	/* a capture ended with NC = 1 */
 	PMUSCOPE_SS_HW_TIMEOUT,		/* a capture did not complete in time */
 	PMUSCOPE_SS_HW_STALE,		/* a capture returned values older than the request */
+	/* Last, the two in which a capture is tried: pmuscope_ss_usable(). */
+	PMUSCOPE_SS_HW_UNTRIED,		/* allowed; no capture yet */
+	PMUSCOPE_SS_HW_READY,		/* the last capture came back fresh */
 	PMUSCOPE_NR_SS_HW
 };
 
@@ -245,6 +246,13 @@ struct pmuscope_pmu {
 	bool hw_ready;			/* registers initialised by pmuscope */
 	u32 allocated;			/* bit i: hwc[i] has an owner */
 	u32 on_hw_mask;			/* bit i: hwc[i] counting on the CPU */
+	/*
+	 * Bit i: hwc[i] passes pmuscope_hwc_hot(), kept in step by
+	 * pmuscope_hwc_sync() at each change of its on_hw, irq_off or
+	 * clock_on: the folds' usual case tests one bit of it, not the
+	 * counter's state.
+	 */
+	u32 hot;
 	u64 overflows;			/* 32-bit wraps folded */
 	u64 interrupts;			/* overflow interrupts taken */
 	/*
@@ -301,6 +309,37 @@ struct pmuscope_pmu {
 	struct pmuscope_value scratch[PMUSCOPE_MAX_EVENTS];	/* a record's values */
 	u64 rec[PMUSCOPE_REC_MAX_WORDS];			/* a record being made */
 };
+
+/*
+ * READ's and the snapshot's usual case: on the hardware, its clock
+ * running, its overflow interrupt not throttled (enabled or not: a
+ * counter being disabled is still read). A sampling counter too: what
+ * pmuscope_hwc_fold_hw() does for one alone (a wrap pending, a 64-bit one
+ * gone backwards) the folds leave to pmuscope_pmu_fold_one(). The
+ * patterns are constants the compiler folds, whatever the byte order.
+ */
+static __always_inline bool pmuscope_hwc_hot(const struct pmuscope_hwc *hwc)
+{
+	const struct pmuscope_hwc want = { .on_hw = true, .clock_on = true };
+	const struct pmuscope_hwc mask = { .on_hw = true, .irq_off = true, .clock_on = true };
+
+	return (hwc->state & mask.state) == want.state;
+}
+
+/* Is a hardware capture tried on @pmu (its last state UNTRIED or READY)? */
+static inline bool pmuscope_ss_usable(const struct pmuscope_pmu *pmu)
+{
+	return READ_ONCE(pmu->ss_hw) >= PMUSCOPE_SS_HW_UNTRIED;
+}
+
+/* pmu->hot's bit @idx, after a change of hwc[@idx]'s state. */
+static inline void pmuscope_hwc_sync(struct pmuscope_pmu *pmu, unsigned int idx)
+{
+	if (pmuscope_hwc_hot(&pmu->hwc[idx]))
+		pmu->hot |= BIT(idx);
+	else
+		pmu->hot &= ~BIT(idx);
+}
 
 /* Who drives the PMU (module parameter backend=, decided at load). */
 enum pmuscope_backend {
@@ -434,7 +473,6 @@ void pmuscope_el0_reset(struct pmuscope_el0 *el0, const u64 *offset);
 
 const char *pmuscope_ss_hw_name(enum pmuscope_ss_hw st);
 void pmuscope_ss_setup(struct pmuscope_pmu *pmu, const struct pmuscope_cpu_caps *caps);
-bool pmuscope_ss_usable(const struct pmuscope_pmu *pmu);
 void pmuscope_ss_cpu_down(struct pmuscope_pmu *pmu);
 /* The counters of @idx as a mask (PMUSCOPE_NO_COUNTER: bit 32, no counter's). */
 static inline u64 pmuscope_idx_mask(const u8 *idx, u32 nr)

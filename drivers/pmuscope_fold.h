@@ -22,22 +22,6 @@ void pmuscope_pmu_fold_rest(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u32
 			    struct pmuscope_value *vals);
 
 /*
- * READ's usual case, in one load and compare: on the hardware, its clock
- * running, its overflow interrupt not throttled (enabled or not: a
- * counter being disabled is still read). A sampling counter too: what
- * pmuscope_hwc_fold_hw() does for one alone (a wrap pending, a 64-bit
- * one gone backwards) its callers leave to fold_one(). The patterns are
- * constants the compiler folds, whatever the byte order.
- */
-static __always_inline bool pmuscope_hwc_hot(const struct pmuscope_hwc *hwc)
-{
-	const struct pmuscope_hwc want = { .on_hw = true, .clock_on = true };
-	const struct pmuscope_hwc mask = { .on_hw = true, .irq_off = true, .clock_on = true };
-
-	return (hwc->state & mask.state) == want.state;
-}
-
-/*
  * The value of counter @n, the @i-th of its session, that
  * pmuscope_hwc_hot() passed (its clock runs), whose count is base + @hw:
  * no wrap left to fold and, for a 64-bit counter, not gone backwards
@@ -86,24 +70,28 @@ static __always_inline u64 pmuscope_pmu_quiet(u64 wide, u64 ovs)
 
 /*
  * pmuscope_pmu_fold()'s usual case for value @i, counter @n (its
- * arguments as there): made at once, true; else false, nothing done.
+ * arguments as there; @quiet and @wide of the counters pmu->hot has):
+ * made at once, true; else false, nothing done. The test is of a bit of
+ * each mask, before anything of the counter is read: PMUSCOPE_NO_COUNTER
+ * (bit 32) is in neither, nor read from @raw.
  */
-static __always_inline bool pmuscope_pmu_fold_usual(struct pmuscope_pmu *pmu, unsigned int n,
-						    u32 i, u32 cpu, u64 now, bool ready,
-						    u64 wide, u64 quiet, bool by_counter,
-						    const u64 *raw, struct pmuscope_value *val)
+static __always_inline bool pmuscope_pmu_fold_usual(struct pmuscope_pmu *pmu, unsigned long n,
+						    u32 i, u32 cpu, u64 now, u64 wide,
+						    u64 quiet, bool by_counter, const u64 *raw,
+						    struct pmuscope_value *val)
 {
 	struct pmuscope_hwc *hwc = &pmu->hwc[n];
 	u64 hw;
 
-	/* PMUSCOPE_NO_COUNTER's sentinel is never hot (nor read from @raw). */
-	if (unlikely(!ready || !pmuscope_hwc_hot(hwc)))
+	if (quiet & BIT_ULL(n)) {
+		hw = lower_32_bits(by_counter ? raw[n] : val->count);
+	} else if (wide & BIT_ULL(n)) {
+		hw = by_counter ? raw[n] : val->count;
+		if (hw < hwc->last_hw)
+			return false;
+	} else {
 		return false;
-	hw = by_counter ? raw[n] : val->count;
-	if (quiet & BIT_ULL(n))
-		hw = lower_32_bits(hw);
-	else if (!(wide & BIT_ULL(n)) || hw < hwc->last_hw)
-		return false;
+	}
 	pmuscope_hwc_make(hwc, n, i, cpu, hw, now, val);
 	return true;
 }
@@ -113,11 +101,11 @@ static __always_inline bool pmuscope_pmu_fold_usual(struct pmuscope_pmu *pmu, un
  * reads them (on a ready PMU; @raw holds every counter on the hardware of
  * @idx); else @vals[i].count, as pmuscope_pmu_raw() reads them. @ovs:
  * PMOVSSET_EL0 read after them. pmuscope_hwc_make() where it applies (on
- * a ready PMU, a counter that pmuscope_hwc_hot() passes and either is
- * 64-bit and has not gone backwards, or is a 32-bit one folded by its
- * overflow interrupt with no wrap pending), pmuscope_pmu_fold_one() for
- * every other counter (out of line, in pmuscope_pmu_fold_rest(), from the
- * first value not in the usual case on).
+ * a ready PMU, a counter in pmu->hot that either is 64-bit and has not
+ * gone backwards, or is a 32-bit one folded by its overflow interrupt
+ * with no wrap pending), pmuscope_pmu_fold_one() for every other counter
+ * (out of line, in pmuscope_pmu_fold_rest(), from the first value not in
+ * the usual case on).
  */
 static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
 					      const u8 *idx, u32 nr, u64 now, u64 ovs,
@@ -128,9 +116,9 @@ static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
 	 * What holds for the whole PMU, read once: for the compiler, every
 	 * store into @vals could change it.
 	 */
-	const bool ready = by_counter || pmu->hw_ready;
+	const u64 hot = by_counter || pmu->hw_ready ? pmu->hot : 0;
 	const u64 wide = pmuscope_pmu_wide(pmu);
-	const u64 quiet = pmuscope_pmu_quiet(wide, ovs);
+	const u64 quiet = pmuscope_pmu_quiet(wide, ovs) & hot;
 	const u32 cpu = pmu->cpu;
 	u32 i;
 
@@ -139,9 +127,7 @@ static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
 	 * is not; the rest out of line, so that nothing of it weighs here.
 	 */
 	for (i = 0; i < nr; i++) {
-		unsigned long n = idx[i];
-
-		if (!pmuscope_pmu_fold_usual(pmu, n, i, cpu, now, ready, wide, quiet,
+		if (!pmuscope_pmu_fold_usual(pmu, idx[i], i, cpu, now, wide & hot, quiet,
 					     by_counter, raw, vals + i))
 			break;
 	}

@@ -215,15 +215,19 @@ static void pmuscope_type_write(unsigned int idx, u64 evtyper)
 }
 
 /* ------------------------------------------------------------------ clocks */
-static void pmuscope_hwc_clock(struct pmuscope_hwc *hwc, bool on, u64 now)
+/* Start or stop counter @idx's clock; pmu->hot follows (on_hw too). */
+static void pmuscope_hwc_clock(struct pmuscope_pmu *pmu, unsigned int idx, bool on, u64 now)
 {
-	if (hwc->clock_on == on)
-		return;
-	if (on)
-		hwc->t_start = now - hwc->t_enabled;
-	else
-		hwc->t_enabled = now - hwc->t_start;
-	hwc->clock_on = on;
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+
+	if (hwc->clock_on != on) {
+		if (on)
+			hwc->t_start = now - hwc->t_enabled;
+		else
+			hwc->t_enabled = now - hwc->t_start;
+		hwc->clock_on = on;
+	}
+	pmuscope_hwc_sync(pmu, idx);
 }
 
 /* ------------------------------------------------------------------- folds */
@@ -402,6 +406,7 @@ static void pmuscope_hwc_hw_on(struct pmuscope_pmu *pmu, unsigned int idx, u64 n
 	pmuscope_hw_isb();
 	pmu->on_hw_mask |= bit;
 	hwc->on_hw = true;
+	pmuscope_hwc_sync(pmu, idx);
 }
 
 /* Stop one counter and keep its count in software (flagged if overdue). */
@@ -424,6 +429,7 @@ static void pmuscope_hwc_hw_off(struct pmuscope_pmu *pmu, unsigned int idx, u64 
 	pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
 	pmuscope_hw_isb();
 	hwc->on_hw = false;
+	pmuscope_hwc_sync(pmu, idx);
 	pmu->on_hw_mask &= ~bit;
 	if (!pmu->on_hw_mask) {
 		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, pmuscope_pmcr_mode(pmu));
@@ -474,7 +480,7 @@ void pmuscope_pmu_start_mask(struct pmuscope_pmu *pmu, u32 mask, u64 now)
 	pmu->on_hw_mask |= mask;
 	for_each_set_bit(idx, &m, PMUSCOPE_NR_COUNTERS) {
 		pmu->hwc[idx].on_hw = true;
-		pmuscope_hwc_clock(&pmu->hwc[idx], true, now);
+		pmuscope_hwc_clock(pmu, idx, true, now);
 	}
 }
 
@@ -514,7 +520,7 @@ void pmuscope_pmu_stop_mask(struct pmuscope_pmu *pmu, u32 mask, u64 now)
 	pmu->on_hw_mask &= ~mask;
 	for_each_set_bit(idx, &m, PMUSCOPE_NR_COUNTERS) {
 		pmu->hwc[idx].on_hw = false;
-		pmuscope_hwc_clock(&pmu->hwc[idx], false, now);
+		pmuscope_hwc_clock(pmu, idx, false, now);
 	}
 	if (!pmu->on_hw_mask) {
 		pmuscope_hw_write(PMUSCOPE_REG_PMCR_EL0, pmuscope_pmcr_mode(pmu));
@@ -525,13 +531,13 @@ void pmuscope_pmu_stop_mask(struct pmuscope_pmu *pmu, u32 mask, u64 now)
 void pmuscope_hwc_start(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
 {
 	pmuscope_hwc_hw_on(pmu, idx, now);
-	pmuscope_hwc_clock(&pmu->hwc[idx], true, now);
+	pmuscope_hwc_clock(pmu, idx, true, now);
 }
 
 void pmuscope_hwc_stop(struct pmuscope_pmu *pmu, unsigned int idx, u64 now)
 {
 	pmuscope_hwc_hw_off(pmu, idx, now);
-	pmuscope_hwc_clock(&pmu->hwc[idx], false, now);
+	pmuscope_hwc_clock(pmu, idx, false, now);
 }
 
 /*
@@ -580,7 +586,9 @@ static void pmuscope_pmu_program(struct pmuscope_pmu *pmu, u64 now, bool clocks)
 		if (hwc->el0)
 			pmuscope_el0_fold(hwc->el0, hwc->slot, hwc->last_hw, hwc->saved);
 		if (clocks)
-			pmuscope_hwc_clock(hwc, true, now);
+			pmuscope_hwc_clock(pmu, idx, true, now);
+		else
+			pmuscope_hwc_sync(pmu, idx);
 		cnten |= BIT_ULL(idx);
 		if (pmuscope_hwc_wants_irq(pmu, idx))
 			inten |= BIT_ULL(idx);
@@ -655,6 +663,7 @@ void pmuscope_hwc_set_sampling(struct pmuscope_pmu *pmu, unsigned int idx,
 		pmuscope_hwc_hw_off(pmu, idx, now);
 	hwc->sample_period = period;
 	hwc->irq_off = false;
+	pmuscope_hwc_sync(pmu, idx);
 	if (on)
 		pmuscope_hwc_hw_on(pmu, idx, now);
 }
@@ -728,6 +737,7 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled)
 			/* No real counter wraps that often: stop listening. */
 			pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, BIT_ULL(idx));
 			hwc->irq_off = true;
+			pmuscope_hwc_sync(pmu, idx);
 			hwc->flags |= PMUSCOPE_VAL_THROTTLED;
 		}
 	}
@@ -770,6 +780,7 @@ void pmuscope_pmu_repair(struct pmuscope_pmu *pmu, u64 now)
 		hwc->saved = hwc->last;
 		if (!(pmcr & PMUSCOPE_PMCR_E)) {
 			hwc->on_hw = false;
+			pmuscope_hwc_sync(pmu, idx);
 			restart = true;		/* all of them, below */
 		} else {
 			pmuscope_hwc_hw_on(pmu, idx, now);
@@ -934,15 +945,15 @@ noinline void pmuscope_pmu_fold_rest(struct pmuscope_pmu *pmu, const u8 *idx, u3
 				     u64 now, u64 ovs, bool by_counter, const u64 *raw,
 				     struct pmuscope_value *vals)
 {
-	const bool ready = by_counter || pmu->hw_ready;
-	const u64 wide = pmuscope_pmu_wide(pmu);
-	const u64 quiet = pmuscope_pmu_quiet(wide, ovs);
+	const u64 hot = by_counter || pmu->hw_ready ? pmu->hot : 0;
+	const u64 wide = pmuscope_pmu_wide(pmu) & hot;
+	const u64 quiet = pmuscope_pmu_quiet(pmuscope_pmu_wide(pmu), ovs) & hot;
 	const u32 cpu = pmu->cpu;
 
 	for (; i < nr; i++) {
 		unsigned int n = idx[i];
 
-		if (pmuscope_pmu_fold_usual(pmu, n, i, cpu, now, ready, wide, quiet,
+		if (pmuscope_pmu_fold_usual(pmu, n, i, cpu, now, wide, quiet,
 					    by_counter, raw, &vals[i])) {
 			pmu->folds++;
 			continue;
@@ -976,6 +987,7 @@ static __always_inline void pmuscope_pmu_read_ready(struct pmuscope_pmu *pmu,
 {
 	const bool narrow = pmu->evcnt_width == 32;
 	const bool irq = pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ;
+	const u64 hot = pmu->hot;
 	const u32 cpu = pmu->cpu;
 	unsigned long rest = 0;		/* bit i: @vals[i] left to fold_one() */
 	u64 read32 = 0;			/* bit n: 32-bit counter n read, left to fold_one() */
@@ -987,16 +999,16 @@ static __always_inline void pmuscope_pmu_read_ready(struct pmuscope_pmu *pmu,
 	BUILD_BUG_ON(PMUSCOPE_NO_COUNTER != PMUSCOPE_NR_COUNTERS);
 	for (i = 0; i < nr; i++) {
 		unsigned int n = idx[i];
-		/* PMUSCOPE_NO_COUNTER too: its sentinel is never hot. */
+		/* PMUSCOPE_NO_COUNTER too: its sentinel is never on the hardware. */
 		struct pmuscope_hwc *hwc = &pmu->hwc[n];
 		u64 hw;
 
 		/*
-		 * The usual case: counting, its clock running, its
-		 * overflow interrupt not throttled. Anything else is read
-		 * (if on the hardware) and left to fold_one().
+		 * The usual case (pmu->hot): counting, its clock running,
+		 * its overflow interrupt not throttled. Anything else is
+		 * read (if on the hardware) and left to fold_one().
 		 */
-		if (unlikely(!pmuscope_hwc_hot(hwc))) {
+		if (unlikely(!(hot & BIT_ULL(n)))) {
 			if (hwc->on_hw) {
 				vals[i].count = pmuscope_cnt_read(n);
 				if (n != PMUSCOPE_CYCLE_IDX && narrow)

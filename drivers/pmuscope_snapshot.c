@@ -101,14 +101,6 @@ void pmuscope_ss_setup(struct pmuscope_pmu *pmu, const struct pmuscope_cpu_caps 
 	WRITE_ONCE(pmu->ss_hw, st);
 }
 
-/* May a snapshot of this CPU try the hardware path? */
-bool pmuscope_ss_usable(const struct pmuscope_pmu *pmu)
-{
-	u8 st = READ_ONCE(pmu->ss_hw);
-
-	return st == PMUSCOPE_SS_HW_UNTRIED || st == PMUSCOPE_SS_HW_READY;
-}
-
 /*
  * Enable and allow Capture events at the kernel's EL: on a VHE host
  * MDCR_EL2.PMSSE = 0b11 (checked at every capture: KVM writes the value it

@@ -44,6 +44,13 @@ int pmuscope_etest_init(struct kunit *test)
 
 void pmuscope_etest_exit(struct kunit *test)
 {
+	struct pmuscope_etest *t = test->priv;
+	unsigned int n;
+
+	/* Whatever the test did, pmu->hot says what the counters' states say. */
+	for (n = 0; t && n < PMUSCOPE_NR_COUNTERS; n++)
+		KUNIT_EXPECT_EQ_MSG(test, !!(t->pmu->hot & BIT(n)), pmuscope_hwc_hot(&t->pmu->hwc[n]),
+				    "pmu->hot bit %u", n);
 	pmuscope_engine = (struct pmuscope_engine){
 		.mode = PMUSCOPE_FOLD_POLL, .poll_ns = 20 * NSEC_PER_MSEC,
 		.fold_safe_ns = U64_MAX, .storm_limit = 1000, .sample_limit = 20000,
@@ -779,6 +786,7 @@ static void pmuscope_test_storm(struct kunit *test)
 		etest_overflow(pmu);
 	}
 	KUNIT_EXPECT_TRUE(test, pmu->hwc[1].irq_off);
+	KUNIT_EXPECT_EQ_MSG(test, pmu->hot, BIT(2), "the storming counter still in pmu->hot");
 	KUNIT_EXPECT_FALSE_MSG(test, t->m->inten & BIT(1),
 			       "PMINTENSET bit of the storming counter still set");
 	KUNIT_EXPECT_TRUE_MSG(test, t->m->inten & BIT(2),
@@ -788,6 +796,159 @@ static void pmuscope_test_storm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 2, &flags), 0);
 	KUNIT_EXPECT_EQ(test, flags, 0);
 	KUNIT_EXPECT_TRUE(test, pmuscope_pmu_needs_poll(pmu));
+}
+
+/*
+ * pmu->hot through every change of a counter's state the engine makes:
+ * after each step, the counters it holds (the folds' usual case) and, for
+ * each counter, the bit against pmuscope_hwc_hot() of its state.
+ */
+struct pmuscope_hot_step {
+	const char *name;
+	void (*act)(struct pmuscope_etest *t);
+	u32 expect;
+};
+
+#define ETEST_HOT_ALL	(BIT(0) | BIT(2) | BIT(PMUSCOPE_CYCLE_IDX))
+
+static void etest_hot_locked(struct pmuscope_etest *t, unsigned int idx, int op)
+{
+	struct pmuscope_pmu *pmu = t->pmu;
+	unsigned long flags;
+	u64 now;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	now = ktime_get_ns();
+	switch (op) {
+	case 0:
+		pmuscope_hwc_set_enabled(pmu, idx, false, now);
+		break;
+	case 1:
+		pmuscope_hwc_set_enabled(pmu, idx, true, now);
+		break;
+	case 2:
+		pmuscope_pmu_stop_mask(pmu, BIT(idx) | BIT(PMUSCOPE_CYCLE_IDX), now);
+		break;
+	case 3:
+		pmuscope_pmu_start_mask(pmu, BIT(idx) | BIT(PMUSCOPE_CYCLE_IDX), now);
+		break;
+	case 4:
+		pmuscope_hwc_set_sampling(pmu, idx, 1000, now);
+		break;
+	}
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
+static void etest_hot_up(struct pmuscope_etest *t)
+{
+	pmuscope_etest_call(t->pmu, pmuscope_pmu_cpu_up);
+}
+
+static void etest_hot_down(struct pmuscope_etest *t)
+{
+	pmuscope_etest_call(t->pmu, pmuscope_pmu_cpu_down);
+}
+
+static void etest_hot_disable(struct pmuscope_etest *t)
+{
+	etest_hot_locked(t, 2, 0);
+}
+
+static void etest_hot_enable(struct pmuscope_etest *t)
+{
+	etest_hot_locked(t, 2, 1);
+}
+
+static void etest_hot_stop_mask(struct pmuscope_etest *t)
+{
+	etest_hot_locked(t, 0, 2);
+}
+
+static void etest_hot_start_mask(struct pmuscope_etest *t)
+{
+	etest_hot_locked(t, 0, 3);
+}
+
+static void etest_hot_pm_enter(struct pmuscope_etest *t)
+{
+	pmuscope_etest_call(t->pmu, pmuscope_pmu_pm_enter);
+}
+
+static void etest_hot_pm_exit(struct pmuscope_etest *t)
+{
+	pmuscope_model_power_loss(t->cpu);
+	pmuscope_etest_call(t->pmu, pmuscope_pmu_pm_exit);
+}
+
+/* Counter 0 wraps more often than storm_limit allows: throttled. */
+static void etest_hot_storm(struct pmuscope_etest *t)
+{
+	int i;
+
+	pmuscope_engine.storm_limit = 5;
+	for (i = 0; i < 10; i++) {
+		pmuscope_model_count(t->cpu, 0x11, 1ULL << 32);
+		etest_overflow(t->pmu);
+	}
+}
+
+/* Sampling again: its interrupt back on. */
+static void etest_hot_sample(struct pmuscope_etest *t)
+{
+	etest_hot_locked(t, 0, 4);
+}
+
+/* The PMU reset behind the driver's back, found by a read. */
+static void etest_hot_lost(struct pmuscope_etest *t)
+{
+	pmuscope_model_power_loss(t->cpu);
+	pmuscope_etest_read(t->pmu, 0, NULL);
+}
+
+/* Counter 2 switched off by someone else, put back by a read. */
+static void etest_hot_foreign(struct pmuscope_etest *t)
+{
+	t->m->cnten &= ~BIT(2);
+	pmuscope_etest_read(t->pmu, 2, NULL);
+}
+
+static const struct pmuscope_hot_step pmuscope_hot_steps[] = {
+	{ "cpu up", etest_hot_up, ETEST_HOT_ALL },
+	{ "counter 2 disabled", etest_hot_disable, BIT(0) | BIT(PMUSCOPE_CYCLE_IDX) },
+	{ "counter 2 enabled", etest_hot_enable, ETEST_HOT_ALL },
+	{ "counter 0 and cycles stopped together", etest_hot_stop_mask, BIT(2) },
+	{ "... started together", etest_hot_start_mask, ETEST_HOT_ALL },
+	{ "cpu_pm enter", etest_hot_pm_enter, 0 },
+	{ "cpu_pm exit", etest_hot_pm_exit, ETEST_HOT_ALL },
+	{ "counter 0 throttled", etest_hot_storm, BIT(2) | BIT(PMUSCOPE_CYCLE_IDX) },
+	{ "counter 0 sampling", etest_hot_sample, ETEST_HOT_ALL },
+	{ "PMU reset unannounced", etest_hot_lost, ETEST_HOT_ALL },
+	{ "counter 2 switched off", etest_hot_foreign, ETEST_HOT_ALL },
+	{ "cpu down", etest_hot_down, 0 },
+	{ "cpu up again", etest_hot_up, ETEST_HOT_ALL },
+};
+
+static void pmuscope_test_hot(struct kunit *test)
+{
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
+	unsigned int i, n;
+
+	pmuscope_etest_assign(pmu, 0, 0x11, ALL_EL);
+	pmuscope_etest_assign(pmu, 2, 0x08, ALL_EL);
+	pmuscope_etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, ALL_EL);
+	KUNIT_EXPECT_EQ(test, pmu->hot, 0);
+	for (i = 0; i < ARRAY_SIZE(pmuscope_hot_steps); i++) {
+		const struct pmuscope_hot_step *st = &pmuscope_hot_steps[i];
+
+		st->act(t);
+		KUNIT_EXPECT_EQ_MSG(test, pmu->hot, st->expect, "after %s", st->name);
+		for (n = 0; n < PMUSCOPE_NR_COUNTERS; n++)
+			KUNIT_EXPECT_EQ_MSG(test, !!(pmu->hot & BIT(n)),
+					    pmuscope_hwc_hot(&pmu->hwc[n]),
+					    "after %s: counter %u", st->name, n);
+	}
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 
 /* ----------------------------------------------------- hotplug and cpu_pm */
@@ -1036,6 +1197,7 @@ static struct kunit_case pmuscope_engine_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_poll_period, pmuscope_period_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_late_poll, pmuscope_late_gen_params),
 	KUNIT_CASE(pmuscope_test_storm),
+	KUNIT_CASE(pmuscope_test_hot),
 	KUNIT_CASE(pmuscope_test_hotplug),
 	KUNIT_CASE(pmuscope_test_cpu_pm),
 	KUNIT_CASE(pmuscope_test_lost),

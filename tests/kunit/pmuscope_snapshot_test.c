@@ -445,8 +445,10 @@ static void pmuscope_test_sw_layout(struct kunit *test)
 		pmuscope_etest_assign(pmu, n, n == CC ? 0x11 : pmuscope_sw_layout_ev[n], UK);
 	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	for_each_set_bit(n, &all, PMUSCOPE_NR_COUNTERS) {
-		if (c->throttled & BIT(n))
+		if (c->throttled & BIT(n)) {
 			pmu->hwc[n].irq_off = true;
+			pmuscope_hwc_sync(pmu, n);
+		}
 		pmuscope_model_count(t->cpu, n == CC ? 0x11 : pmuscope_sw_layout_ev[n],
 				     pmuscope_sw_layout_count(n));
 	}
@@ -596,6 +598,9 @@ static void pmuscope_test_ss_deadline(struct kunit *test)
 	pmu->hwc[0].on_hw = false;
 	pmu->hwc[1].on_hw = false;
 	pmu->hwc[CC].on_hw = false;
+	pmuscope_hwc_sync(pmu, 0);
+	pmuscope_hwc_sync(pmu, 1);
+	pmuscope_hwc_sync(pmu, CC);
 	pmu->hwc[0].saved = 77;
 	deadline = pmuscope_model_syscnt() + 10;
 	pmuscope_stest_snap(pmu, pmuscope_stest_idx, 3, 0, deadline, v, &sc);
