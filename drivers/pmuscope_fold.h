@@ -120,7 +120,7 @@ static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,
 	const u64 wide = pmuscope_pmu_wide(pmu);
 	const u64 quiet = pmuscope_pmu_quiet(wide, ovs) & hot;
 	const u32 cpu = pmu->cpu;
-	u32 i;
+	unsigned long i;
 
 	/*
 	 * The usual case in a loop of its own, left at the first value that

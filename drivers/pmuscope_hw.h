@@ -189,10 +189,11 @@ static __always_inline u64 pmuscope_hw_read_cnt(unsigned int n)
  * (bit 31) first, then every event counter from the highest of @mask
  * down to 0, those between that are not in @mask too (reading a counter
  * has no effect, and every one below an implemented counter is
- * implemented). Straight-line: the entry is computed from the highest
- * event counter, 12 bytes per counter (bti j, MRS, store), three
- * instructions each; no counter above it is touched. @raw has room for
- * PMUSCOPE_CYCLE_IDX + 1 values.
+ * implemented). Straight-line: a branch computed from the highest event
+ * counter lands on its entry of a table (BTI J, the landing pad an
+ * indirect branch needs, and B), which goes on into the reads, two
+ * instructions (MRS, store) per counter; no counter above it is touched.
+ * @raw has room for PMUSCOPE_CYCLE_IDX + 1 values.
  */
 static __always_inline void pmuscope_hw_read_cnts(u64 mask, u64 *raw)
 {
@@ -204,21 +205,27 @@ static __always_inline void pmuscope_hw_read_cnts(u64 mask, u64 *raw)
 		     "	str	%[tmp], [%[raw], #248]\n"
 		     "1:	ands	%[tmp], %[mask], #0x7fffffff\n"
 		     "	b.eq	3f\n"
-		     /* clz: 33 for counter 30 .. 63 for counter 0 */
+		     /* clz: 33 for counter 30 .. 63 for counter 0; 8 bytes each */
 		     "	clz	%[tmp], %[tmp]\n"
-		     "	sub	%[tmp], %[tmp], #33\n"
-		     "	add	%[tmp], %[tmp], %[tmp], lsl #1\n"
-		     "	adr	%[tmp2], 2f\n"
-		     "	add	%[tmp2], %[tmp2], %[tmp], lsl #2\n"
+		     "	adr	%[tmp2], 2f - 33 * 8\n"
+		     "	add	%[tmp2], %[tmp2], %[tmp], lsl #3\n"
 		     "	br	%[tmp2]\n"
 		     "2:\n"
 		     "	.irp	n, 30,29,28,27,26,25,24,23,22,21,20,19,18,17,16\n"
 		     "	hint	36\n"
+		     "	b	.Lpmuscope_rd%=_\\n\n"
+		     "	.endr\n"
+		     "	.irp	n, 15,14,13,12,11,10,9,8,7,6,5,4,3,2,1,0\n"
+		     "	hint	36\n"
+		     "	b	.Lpmuscope_rd%=_\\n\n"
+		     "	.endr\n"
+		     "	.irp	n, 30,29,28,27,26,25,24,23,22,21,20,19,18,17,16\n"
+		     ".Lpmuscope_rd%=_\\n:\n"
 		     "	mrs	%[tmp], pmevcntr\\n\\()_el0\n"
 		     "	str	%[tmp], [%[raw], #(\\n * 8)]\n"
 		     "	.endr\n"
 		     "	.irp	n, 15,14,13,12,11,10,9,8,7,6,5,4,3,2,1,0\n"
-		     "	hint	36\n"
+		     ".Lpmuscope_rd%=_\\n:\n"
 		     "	mrs	%[tmp], pmevcntr\\n\\()_el0\n"
 		     "	str	%[tmp], [%[raw], #(\\n * 8)]\n"
 		     "	.endr\n"
@@ -350,7 +357,7 @@ static __always_inline bool pmuscope_hw_counting(u64 mask)
 		return true;
 	cnten = pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0);
 	pmcr = pmuscope_hw_read(PMUSCOPE_REG_PMCR_EL0);
-	return (pmcr & PMUSCOPE_PMCR_E) && (cnten & mask) == mask;
+	return likely(pmcr & PMUSCOPE_PMCR_E) && likely(!(mask & ~cnten));
 }
 
 #endif /* __PMUSCOPE_HW_H */

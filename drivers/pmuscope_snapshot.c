@@ -474,7 +474,8 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u64 
 		};
 		return;
 	}
-	if (!(flags & PMUSCOPE_SNAP_F_SOFTWARE) && pmuscope_ss_usable(pmu)) {
+	/* The state first: with no capture (a Cortex-A53), @flags is not needed. */
+	if (pmuscope_ss_usable(pmu) && !(flags & PMUSCOPE_SNAP_F_SOFTWARE)) {
 		if (pmuscope_hw_el2() == PMUSCOPE_HW_EL2_ABOVE &&
 		    !pmuscope_engine.ss_under_el2) {
 			st = PMUSCOPE_SS_HW_UNDER_EL2;

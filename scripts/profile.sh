@@ -114,6 +114,26 @@ for op, w in zip(ops, windows):
         print(f"  PMBIRQ hand-over, the driver's pmuscope_spe_* functions: {spe / iters:.1f} "
               f"per fill; memcpy/memmove (the chunk's copy into the ring, and the model's "
               f"records): {cp / iters:.1f} per fill")
+    if op.startswith("snapshot"):
+        # The software snapshot's own work (the goal of make bench): the
+        # driver's function and its out-of-line folds, and the system
+        # counter reads it makes through arch_timer_read_counter(). Calls
+        # are counted at a function's first instruction: the counter
+        # reader's calls less those of arch_counter_read() (ktime_get()'s
+        # clocksource read, one each) are the snapshot's.
+        entry = {n: a for a, n in syms}
+        calls = lambda n: w.get(entry[n], 0) if n in entry else 0
+        own_fns = ("pmuscope_pmu_snapshot", "pmuscope_pmu_fold_rest",
+                   "pmuscope_pmu_fold_one", "pmuscope_pmu_repair")
+        own = sum(by.get("[pmuscope] " + n, 0) for n in own_fns)
+        readers = [n for n in by if n.startswith("arch_counter_get_cnt")]
+        rd_insns = sum(by[n] for n in readers)
+        rd_calls = sum(calls(n) for n in readers)
+        snap_calls = rd_calls - calls("arch_counter_read")
+        per = rd_insns / rd_calls if rd_calls else 0
+        print(f"  snapshot's own work: {own / iters:.1f} in {', '.join(own_fns)}, "
+              f"+ {snap_calls / iters:.1f} system-counter reads x {per:.1f} "
+              f"({'/'.join(readers) or '-'}) = {(own + snap_calls * per) / iters:.1f}")
     for n, c in by.most_common(40):
         print(f"  {c / iters:9.1f}  {n}")
 PY

@@ -49,8 +49,8 @@ void pmuscope_etest_exit(struct kunit *test)
 
 	/* Whatever the test did, pmu->hot says what the counters' states say. */
 	for (n = 0; t && n < PMUSCOPE_NR_COUNTERS; n++)
-		KUNIT_EXPECT_EQ_MSG(test, !!(t->pmu->hot & BIT(n)), pmuscope_hwc_hot(&t->pmu->hwc[n]),
-				    "pmu->hot bit %u", n);
+		KUNIT_EXPECT_EQ_MSG(test, !!(t->pmu->hot & BIT(n)),
+				    pmuscope_hwc_hot(&t->pmu->hwc[n]), "pmu->hot bit %u", n);
 	pmuscope_engine = (struct pmuscope_engine){
 		.mode = PMUSCOPE_FOLD_POLL, .poll_ns = 20 * NSEC_PER_MSEC,
 		.fold_safe_ns = U64_MAX, .storm_limit = 1000, .sample_limit = 20000,
