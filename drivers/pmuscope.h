@@ -163,8 +163,9 @@ enum pmuscope_fold_mode {
  */
 struct pmuscope_hwc {
 	/*
-	 * READ's hot path (pmuscope_hwc_hot()) first, together; the
-	 * whole is 128 bytes, so that &hwc[n] is one shift and add.
+	 * The state pmuscope_hwc_hot() tests (pmu->hot keeps its answer),
+	 * then what the folds' usual case reads; the whole is 128 bytes,
+	 * so that &hwc[n] is one shift and add.
 	 */
 	union {
 		struct {
@@ -301,8 +302,9 @@ struct pmuscope_pmu {
 	struct hrtimer poll_timer;
 	/*
 	 * The counters, and hwc[PMUSCOPE_NO_COUNTER]: all zeros for ever,
-	 * so pmuscope_hwc_hot() turns an event without a counter away
-	 * with no test of its own (nothing else indexes it).
+	 * so that an event without a counter is never on the hardware
+	 * with no test of its own where the folds look at hwc[n].on_hw
+	 * (its bit, 32, is never in pmu->hot).
 	 */
 	struct pmuscope_hwc hwc[PMUSCOPE_NR_COUNTERS + 1];
 	/* Last: READ's hot path reaches hwc[] with short offsets. */
