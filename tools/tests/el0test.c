@@ -332,6 +332,23 @@ struct tally {
  * Check round @r: each counter but SW_INCR (@sw) f1 <= io <= f2, the EL0
  * values never back; SW_INCR equal to the increments made (all three).
  */
+/*
+ * A count 2^31 - k above the truth (k below 2^24) is what QEMU 7.2's
+ * MTTCG race leaves behind: its PMU timer, run by another thread between
+ * the two halves of an ERET's PMU update, restarts a counter from 0 with
+ * its overflow flag set, and the driver folds that as a wrap of a counter
+ * it had lifted to 2^31 + k (Documentation/testing.rst). Said in the
+ * round's line, never excused: the round still fails.
+ */
+static const char *qemu_race_note(uint64_t got, uint64_t want)
+{
+	uint64_t d = got - want;
+
+	if (got > want && d <= (1ULL << 31) && d > (1ULL << 31) - (1ULL << 24))
+		return "; 2^31 - k too many: QEMU's PMU timer race's signature";
+	return "";
+}
+
 static void check_round(const char *what, const struct round *r, unsigned int nr, int sw,
 			struct tally *t)
 {
@@ -346,10 +363,11 @@ static void check_round(const char *what, const struct round *r, unsigned int nr
 			    r->f2[i] != t->sw_expected) {
 				if (t->sw_bad++ < 5)
 					diag("%s round %lu: SW_INCR EL0 %" PRIu64 ", ioctl %" PRIu64
-					     ", EL0 %" PRIu64 ", want %" PRIu64 " (reads: %s, %s)",
+					     ", EL0 %" PRIu64 ", want %" PRIu64 " (reads: %s, %s)%s",
 					     what, t->rounds, r->f1[i], r->io[i], r->f2[i],
 					     t->sw_expected, r->r1 ? "ioctl" : "EL0",
-					     r->r2 ? "ioctl" : "EL0");
+					     r->r2 ? "ioctl" : "EL0",
+					     qemu_race_note(r->f2[i], t->sw_expected));
 				bad = 1;
 			}
 			continue;
