@@ -946,14 +946,14 @@ noinline void pmuscope_pmu_fold_rest(struct pmuscope_pmu *pmu, const u8 *idx, u3
 				     struct pmuscope_value *vals)
 {
 	const u64 hot = by_counter || pmu->hw_ready ? pmu->hot : 0;
-	const u64 wide = pmuscope_pmu_wide(pmu) & hot;
-	const u64 quiet = pmuscope_pmu_quiet(pmuscope_pmu_wide(pmu), ovs) & hot;
+	const u64 wide = pmuscope_pmu_wide(pmu);
+	const u64 quiet = pmuscope_pmu_quiet(wide, ovs) & hot;
 	const u32 cpu = pmu->cpu;
 
 	for (; i < nr; i++) {
 		unsigned int n = idx[i];
 
-		if (pmuscope_pmu_fold_usual(pmu, n, i, cpu, now, wide, quiet,
+		if (pmuscope_pmu_fold_usual(pmu, n, i, cpu, now, wide & hot, quiet,
 					    by_counter, raw, &vals[i])) {
 			pmu->folds++;
 			continue;

@@ -329,10 +329,6 @@ struct tally {
 };
 
 /*
- * Check round @r: each counter but SW_INCR (@sw) f1 <= io <= f2, the EL0
- * values never back; SW_INCR equal to the increments made (all three).
- */
-/*
  * A count 2^31 - k above the truth (k below 2^24) is what QEMU 7.2's
  * MTTCG race leaves behind: its PMU timer, run by another thread between
  * the two halves of an ERET's PMU update, restarts a counter from 0 with
@@ -349,6 +345,10 @@ static const char *qemu_race_note(uint64_t got, uint64_t want)
 	return "";
 }
 
+/*
+ * Check round @r: each counter but SW_INCR (@sw) f1 <= io <= f2, the EL0
+ * values never back; SW_INCR equal to the increments made (all three).
+ */
 static void check_round(const char *what, const struct round *r, unsigned int nr, int sw,
 			struct tally *t)
 {
