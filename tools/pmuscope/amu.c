@@ -32,6 +32,13 @@ struct amu_out {
 	unsigned int seq;		/* the interval: 0, 1, ... */
 	double time_s;			/* from the first read to this one */
 	double start_s;			/* ... to the interval's first */
+	/*
+	 * How time_s is kept: the system counter at the first read, or 0
+	 * (no CPU read then, no frequency); the monotonic clock at the
+	 * latest read (for a read that gives no time: amu_time()).
+	 */
+	uint64_t first_ticks;
+	double mono;
 	uint64_t freq;			/* system counter, Hz */
 	unsigned int n;			/* records of each read */
 	const struct pmuscope_amu_cpu *prev, *cur;
@@ -504,6 +511,41 @@ static double amu_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * A read's time: the system counter of its earliest CPU record read
+ * (each record's time is taken on its CPU beside the counters), or 0 when
+ * no CPU was read.
+ */
+static uint64_t amu_read_ticks(const struct pmuscope_amu_cpu *recs, unsigned int n)
+{
+	uint64_t t = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (recs[i].state == PMUSCOPE_AMU_READ_OK && recs[i].time && (!t || recs[i].time < t))
+			t = recs[i].time;
+	return t;
+}
+
+/*
+ * Move @o's clock to the read just made (@cur): the system-counter ticks
+ * since the first read over its frequency, so that an interval's length is
+ * the span the CPUs' counts cover and not the time the reads took to
+ * return (a busy host can delay a return by tens of ms). Where either
+ * read gave no time, the monotonic clock since the previous read.
+ */
+static void amu_time(struct amu_out *o, const struct pmuscope_amu_cpu *cur, unsigned int n)
+{
+	uint64_t t = amu_read_ticks(cur, n);
+	double now = amu_now();
+
+	o->start_s = o->time_s;
+	if (o->first_ticks && o->freq && t >= o->first_ticks)
+		o->time_s = (double)(t - o->first_ticks) / (double)o->freq;
+	else
+		o->time_s += now - o->mono;
+	o->mono = now;
+}
+
 int cmd_amu(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -524,7 +566,6 @@ int cmd_amu(int argc, char **argv)
 	struct timespec t0, next;
 	sigset_t sigs, oldmask;
 	int opt, ret, n, status = 0, reaped = 0;
-	double start;
 	char err[512];
 
 	optind = 1;
@@ -596,7 +637,7 @@ int cmd_amu(int argc, char **argv)
 	}
 	n = pmuscope_amu_read(h, o.cpus, PMUSCOPE_CPU_WORDS, prev, ncpus, &out.freq);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	start = amu_now();
+	out.mono = amu_now();
 	if (n < 0) {
 		ret = amu_failed(h, n);
 		goto out;
@@ -615,6 +656,8 @@ int cmd_amu(int argc, char **argv)
 	}
 	out.fmt = o.fmt;
 	out.n = n;
+	if (out.freq)
+		out.first_ticks = amu_read_ticks(prev, n);
 	amu_collect_keys(&out, prev, n);
 
 	/* SIGINT and SIGTERM end the run between intervals (stat_wait()). */
@@ -644,8 +687,7 @@ int cmd_amu(int argc, char **argv)
 			break;
 		}
 		out.seq = seq;
-		out.start_s = out.time_s;
-		out.time_s = amu_now() - start;
+		amu_time(&out, cur, n);
 		out.prev = prev;
 		out.cur = cur;
 		amu_print(stdout, &out);

@@ -46,7 +46,8 @@
  * every read but the first), const-broken (CONST_BROKEN), aux-zero
  * (AUX_ZERO, group 1 reads 0), mem-disabled (enabled0 bit 3 clear, the
  * counter reads 0), idle (no cycles counted: core, const, inst and mem
- * stall do not grow), no-g1 (no group 1).
+ * stall do not grow), no-g1 (no group 1), gone (offline on every read but
+ * the first).
  *
  * SPE_START checks what the uapi header documents (flags, at least one
  * EL, PCT with TS, ops, the bitmap, the interval's multiple of 256, the
@@ -586,13 +587,14 @@ ssize_t read(int fd, void *buf, size_t len)
 /* FAKE_PMUSCOPE_AMU's words for @cpu, as a bit mask of fake_amu_words[]. */
 static const char *const fake_amu_words[] = {
 	"absent", "disabled", "offline", "lost", "const-broken", "aux-zero", "mem-disabled",
-	"idle", "no-g1",
+	"idle", "no-g1", "gone",
 };
 
 enum {
 	FAKE_AMU_ABSENT = 1 << 0, FAKE_AMU_DISABLED = 1 << 1, FAKE_AMU_OFFLINE = 1 << 2,
 	FAKE_AMU_LOST = 1 << 3, FAKE_AMU_CONST_BROKEN = 1 << 4, FAKE_AMU_AUX_ZERO = 1 << 5,
 	FAKE_AMU_MEM_DISABLED = 1 << 6, FAKE_AMU_IDLE = 1 << 7, FAKE_AMU_NO_G1 = 1 << 8,
+	FAKE_AMU_GONE = 1 << 9,
 };
 
 static unsigned int fake_amu_script(unsigned int cpu)
@@ -628,6 +630,8 @@ static void fake_amu_cpu(struct pmuscope_amu_cpu *r, unsigned int cpu, unsigned 
 
 	memset(r, 0, sizeof(*r));
 	r->cpu = cpu;
+	if (words & FAKE_AMU_GONE && n)
+		words |= FAKE_AMU_OFFLINE;
 	if (words & (FAKE_AMU_ABSENT | FAKE_AMU_DISABLED | FAKE_AMU_OFFLINE)) {
 		r->state = words & FAKE_AMU_ABSENT ? PMUSCOPE_AMU_ABSENT :
 			   words & FAKE_AMU_DISABLED ? PMUSCOPE_AMU_DISABLED : PMUSCOPE_AMU_OFFLINE;

@@ -1196,6 +1196,8 @@ static int count_lines(const char *s)
 
 static void test_amu_cli(void)
 {
+	static const char amu_head[] =
+		"AMU interval 1: 1.000 s (0.000 to 1.000 s), system counter 1000000000 Hz\n";
 	char tmpl[] = "/tmp/pmuscope-amu-XXXXXX", exe[512], path[700];
 	struct cli_run r;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -1225,9 +1227,9 @@ static void test_amu_cli(void)
 	       strstr(r.flat, "\n1 3000.0 100.00 0.50 10.00 2,000 4,000\n") &&
 	       strstr(r.flat, "\n4 2000.0 50.00 1.50 25.00 5,000 10,000\n"),
 	       "amu cli: exact metrics per CPU (2000 MHz, 50%%, 1.50, 25%%; 3000 MHz, 100%%, 0.50, 10%%) and group-1 deltas");
-	result(!strncmp(r.out, "AMU interval 1: ", 16) && strstr(r.out, "system counter 1000000000 Hz\n") &&
-	       count_lines(r.out) == 8 && !strstr(r.out, "["),
-	       "amu cli: one interval by default, its header, no footnote when all is there");
+	result(!strncmp(r.out, amu_head, strlen(amu_head)) && count_lines(r.out) == 8 &&
+	       !strstr(r.out, "["),
+	       "amu cli: one interval by default, no footnote when all is there; its header's length the reads' system-counter span (the fake's 1 s), not the 10 ms waited");
 	cli_free(&r);
 
 	snprintf(path, sizeof(path), "FAKE_PMUSCOPE_LOG=%s/ioctls", amu_dir);
@@ -1238,7 +1240,8 @@ static void test_amu_cli(void)
 
 		snprintf(logp, sizeof(logp), "%s/ioctls", amu_dir);
 		log = slurp(logp);
-		result(r.status == 0 && strstr(r.out, "AMU interval 3: ") && !strstr(r.out, "interval 4") &&
+		result(r.status == 0 && strstr(r.out, "AMU interval 3: 1.000 s (2.000 to 3.000 s), ") &&
+		       !strstr(r.out, "interval 4") &&
 		       strstr(r.flat, "\n3 3000.0 100.00 0.50 10.00 4,000 8,000\n") &&
 		       !strstr(r.flat, "\n0 "),
 		       "amu cli: -C 1,3 -n 3: three intervals of those CPUs only");
@@ -1277,6 +1280,22 @@ static void test_amu_cli(void)
 	result(r.status == 0 && strstr(r.flat, "\n1 3000.0 100.00 0.50 10.00 -[1] -[1]\n") &&
 	       strstr(r.out, "[1] no such counter on this CPU"),
 	       "amu cli: a CPU without another CPU's group-1 counter: '-', no such counter");
+	cli_free(&r);
+
+	/* No CPU read at an interval's end: its length by the monotonic clock. */
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:gone", "amu", "-C", "1", "-I", "10", "-n", "2", NULL);
+	{
+		double a0 = -1, a1 = -1, b0 = -1, b1 = -1;
+		const char *i2 = strstr(r.out, "AMU interval 2: ");
+
+		sscanf(r.out, "AMU interval 1: %*f s (%lf to %lf s)", &a0, &a1);
+		if (i2)
+			sscanf(i2, "AMU interval 2: %*f s (%lf to %lf s)", &b0, &b1);
+		result(r.status == 0 && strstr(r.out, "\ncpu1: offline\n") && a0 == 0 &&
+		       a1 >= 0.009 && a1 < 0.9 && b0 == a1 && b1 >= a1 + 0.009 && b1 < 0.9,
+		       "amu cli: no CPU read at the end: the interval by the monotonic clock (0 to %.3f, %.3f to %.3f s)",
+		       a1, b0, b1);
+	}
 	cli_free(&r);
 
 	/* CPUs without an AMU to read: said plainly. */
