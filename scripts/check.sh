@@ -99,8 +99,11 @@ gate_lane() {
 	# own init runs), the whole of it takes about 8 minutes (plan faults).
 	guest gate --require-ktap "${gate[@]}" --cpu cortex-a53 --plan gate \
 		--append "FUZZ_IOCTLS=50000 STRESS_ROUNDS=100 pmuscope_faults_load=-150:150" --timeout 900
+	# SOAK_CYCLES: 200 CPU-1 off/on cycles in the gate's boot; 50 through
+	# the perf backend.
 	guest gate-perf "${gate[@]}" --cpu cortex-a53 --plan gate-perf --no-blacklist \
-		--append "FUZZ_IOCTLS=25000 pmuscope_faults_load=-150:150" --timeout 600
+		--append "FUZZ_IOCTLS=25000 SOAK_CYCLES=50 pmuscope_faults_load=-150:150" \
+		--timeout 600
 	# The fuzzer at full volume on the test kernel (lockdep, no KASAN:
 	# fast), in this lane to even the two out; its initramfs is the other
 	# lane's.
@@ -179,8 +182,10 @@ grep -q '^[0-9]* passed, 0 failed$' "$build/logs/packaging.log" ||
 
 
 : >"$build/wrap-totals.txt"
-# AM62L-like (PMUv3, 32-bit event counters) and PMUv3p5, 2 CPUs each.
-guest a53 --require-ktap --cpu cortex-a53 --smp 2 --plan discovery --timeout 300
+# AM62L-like (PMUv3, 32-bit event counters) and PMUv3p5, 2 CPUs each. On
+# cortex-a53 the discovery plan's other tests run in the gate's boot (the
+# debug kernel) and in a53-6.1 (at speed): plan smp takes the rest.
+guest a53 --cpu cortex-a53 --smp 2 --plan smp --timeout 300
 guest max --require-ktap --cpu max --smp 2 --plan discovery --timeout 300
 # Exact instruction counts: one vCPU (QEMU's icount is shared by all).
 guest a53-exact --cpu cortex-a53 --smp 1 --icount 0 --plan exact --timeout 120
