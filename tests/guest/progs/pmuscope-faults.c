@@ -348,8 +348,9 @@ static void run_scenario(const struct scen *s)
 	for (n = first_n; n <= MAX_SITES; n++) {
 		if (now_s() - t0 > budget_s)
 			break;
-		if (n % 200 == 0)
-			diag("%s: %u sites so far, %.0f s", s->name, n, now_s() - t0);
+		if ((n - first_n) && (n - first_n) % 200 == 0)
+			diag("%s: %u sites so far (up to site %u), %.0f s", s->name, n - first_n, n,
+			     now_s() - t0);
 		ret = s->setup ? s->setup() : 0;
 		if (ret) {
 			setup_err = ret;
@@ -408,6 +409,9 @@ static void run_scenario(const struct scen *s)
 		    bad ? "; first bad: " : "", bad ? first_bad : "");
 	else if (bad)
 		tap(0, "%s: %u fault sites, %u runs bad (first: %s)", s->name, n - 1, bad, first_bad);
+	else if (first_n > 1)
+		tap(1, "%s: sites %u..%u (the last %u of %u) failed once each, errnos as documented, driver usable after",
+		    s->name, first_n, n - 1, n - first_n, n - 1);
 	else
 		tap(1, "%s: %u fault sites, each failed once, errnos as documented, driver usable after",
 		    s->name, n - 1);
