@@ -13,23 +13,23 @@ S=$PMUSCOPE_SYS
 R=${STRESS_ROUNDS:-300}
 check "insmod" insmod "$PMUSCOPE_KO"
 check "a session holds counters on cpu1" sh -c "echo CPU_CYCLES,SW_INCR > $S/cpu1/select"
-# The readers read with the shell's own read (no fork: a cat per file took
-# most of this test's time) until the hotplug cycles are over, at least
-# 4/3 R rounds each.
+# read_files OUT FILE...: read the files with the shell's own read (no
+# fork: a cat per file took most of this test's time) until the hotplug
+# cycles are over, at least 4/3 R rounds; the rounds made into OUT.
+read_files() {
+	_out=$1 _i=0
+	shift
+	while [ $_i -lt $((R * 4 / 3)) ] || [ ! -e /tmp/stress-hp-done ]; do
+		for _f; do read -r _ <"$_f"; done 2>/dev/null
+		_i=$((_i + 1))
+	done
+	echo "$_i" >"$_out"
+}
 rm -f /tmp/stress-hp-done
-(i=0; while [ $i -lt $((R * 4 / 3)) ] || [ ! -e /tmp/stress-hp-done ]; do
-	for f in $S/cpu1/counter_owner/0 $S/cpu1/counter_event/cycle $S/cpu1/counter_value/cycle; do
-		read -r _ <"$f"
-	done 2>/dev/null
-	i=$((i + 1))
-done; echo "$i" >/tmp/stress-r1) &
+read_files /tmp/stress-r1 $S/cpu1/counter_owner/0 $S/cpu1/counter_event/cycle \
+	$S/cpu1/counter_value/cycle &
 r1=$!
-(i=0; while [ $i -lt $((R * 4 / 3)) ] || [ ! -e /tmp/stress-hp-done ]; do
-	for f in $S/cpu1/counter_owner/cycle $S/cpu1/counter_value/0; do
-		read -r _ <"$f"
-	done 2>/dev/null
-	i=$((i + 1))
-done; echo "$i" >/tmp/stress-r2) &
+read_files /tmp/stress-r2 $S/cpu1/counter_owner/cycle $S/cpu1/counter_value/0 &
 r2=$!
 ok=0
 for i in $(seq 15); do
