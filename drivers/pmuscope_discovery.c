@@ -210,9 +210,17 @@ void pmuscope_probe_local(unsigned long allowed, struct pmuscope_cpu_caps *caps)
 		regs.pmceid0 = pmuscope_hw_read(PMUSCOPE_REG_PMCEID0_EL0);
 		regs.pmceid1 = pmuscope_hw_read(PMUSCOPE_REG_PMCEID1_EL0);
 	}
+	/*
+	 * PMBIDR_EL1 first, and nothing else of SPE when its P bit says the
+	 * buffer belongs to a higher Exception level or another Security
+	 * state: firmware that keeps SPE (MDCR_EL3.NSPB) traps every other
+	 * PMS* and PMB* access to EL3, which TF-A treats as fatal. This is
+	 * arm_spe_pmu's order (__arm_spe_pmu_dev_probe()).
+	 */
 	if (caps->state[PMUSCOPE_UNIT_SPE] == PMUSCOPE_STATE_PRESENT) {
-		regs.pmsidr = pmuscope_hw_read(PMUSCOPE_REG_PMSIDR_EL1);
 		regs.pmbidr = pmuscope_hw_read(PMUSCOPE_REG_PMBIDR_EL1);
+		if (!(regs.pmbidr & PMUSCOPE_PMBIDR_P))
+			regs.pmsidr = pmuscope_hw_read(PMUSCOPE_REG_PMSIDR_EL1);
 	}
 	if (caps->state[PMUSCOPE_UNIT_AMU] == PMUSCOPE_STATE_PRESENT) {
 		regs.amcfgr = pmuscope_hw_read(PMUSCOPE_REG_AMCFGR_EL0);

@@ -25,6 +25,23 @@ static const struct pmuscope_model_profile pmuscope_test_n1_el2_spe = {
 	.pmbidr = 0x00000030,
 };
 
+/*
+ * Neoverse-N1-like with SPE kept by EL3 firmware (MDCR_EL3.NSPB): P = 1 and
+ * every SPE register but PMBIDR_EL1 traps (a model violation).
+ */
+static const struct pmuscope_model_profile pmuscope_test_n1_el3_spe = {
+	.name = "neoverse-n1, SPE kept by EL3",
+	.midr = 0x414fd0c1,
+	.pfr0 = 0x1100000010112222,
+	.dfr0 = 0x0000000110305408,
+	.pmcr = 0x410c3000,
+	.pmceid0 = 0x0000003f7fff0f3f,
+	.pmceid1 = 0x0000000000000e7f,
+	.pmsidr = 0x0002603f,
+	.pmbidr = 0x00000030,
+	.spe = &pmuscope_model_spe_el3,
+};
+
 #define ALL		PMUSCOPE_ALL_UNITS
 #define NO(u)		(PMUSCOPE_ALL_UNITS & ~BIT(PMUSCOPE_UNIT_##u))
 #define A		PMUSCOPE_STATE_ABSENT
@@ -59,6 +76,8 @@ static const struct pmuscope_disc_case pmuscope_disc_cases[] = {
 	{ "neoverse-n1, amu=0", &pmuscope_model_neoverse_n1, NO(AMU),
 	  P, A, P, D, 4, 6, 32, 64, 0, 41, 0x24, 0x2c },
 	{ "neoverse-n1, SPE owned by EL2", &pmuscope_test_n1_el2_spe, ALL,
+	  P, A, U, A, 4, 6, 32, 64, 0, 41, 0x11, 0x4010 },
+	{ "neoverse-n1, SPE kept by EL3 (MDCR_EL3.NSPB)", &pmuscope_test_n1_el3_spe, ALL,
 	  P, A, U, A, 4, 6, 32, 64, 0, 41, 0x11, 0x4010 },
 	{ "v9.4-like", &pmuscope_model_v94, ALL,
 	  P, P, P, P, 9, 20, 64, 64, 6, 79, 0x400f, 0x4010 },
@@ -173,6 +192,9 @@ static void pmuscope_test_probe(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, m->reads[PMUSCOPE_REG_PMSIDR_EL1] +
 				    m->reads[PMUSCOPE_REG_PMBIDR_EL1], 0,
 				    "%s: SPE registers read", c->desc);
+	if (c->spe == U)
+		KUNIT_EXPECT_EQ_MSG(test, m->reads[PMUSCOPE_REG_PMSIDR_EL1], 0,
+				    "%s: PMSIDR_EL1 read with PMBIDR_EL1.P = 1", c->desc);
 	if (c->amu != P)
 		KUNIT_EXPECT_EQ_MSG(test, m->reads[PMUSCOPE_REG_AMCFGR_EL0] +
 				    m->reads[PMUSCOPE_REG_AMCGCR_EL0], 0,

@@ -35,6 +35,13 @@ const struct pmuscope_model_spe_profile pmuscope_model_spe_v94 = {
 	.inflight = 1,
 };
 
+/* Neoverse-N1 with SPE kept by EL3 firmware (see el3_owner). */
+const struct pmuscope_model_spe_profile pmuscope_model_spe_el3 = {
+	.events_bytes = 2,
+	.inflight = 1,
+	.el3_owner = true,
+};
+
 static const struct pmuscope_model_spe_profile pmuscope_model_spe_default = {
 	.ecv = false,
 	.events_bytes = 2,
@@ -174,6 +181,21 @@ static void pmuscope_model_spe_violation(struct pmuscope_model_cpu *m,
 static bool pmuscope_model_spe_owned(const struct pmuscope_model_cpu *m)
 {
 	return !(m->prof->pmbidr & PMUSCOPE_PMBIDR_P);
+}
+
+/*
+ * MDCR_EL3.NSPB not giving the Profiling Buffer to Non-secure state (TF-A's
+ * spe_disable()): the accessibility pseudocode of the PMS* registers and of
+ * PMBLIMITR_EL1, PMBPTR_EL1 and PMBSR_EL1 (D24.7) traps an EL1 access to
+ * EL3 (CheckMDCR_EL3_NSPBTrap(), EC 0x18). PMBIDR_EL1 stays readable: its
+ * P bit (D24.7.1) is how EL1 learns that the buffer is not its own, which
+ * is why arm_spe_pmu reads it before any other SPE register. TF-A treats
+ * such a trap as fatal: the model calls it a violation.
+ */
+static bool pmuscope_model_spe_el3_trap(const struct pmuscope_model_cpu *m,
+					enum pmuscope_reg reg)
+{
+	return pmuscope_model_spe_prof(m)->el3_owner && reg != PMUSCOPE_REG_PMBIDR_EL1;
 }
 
 static bool pmuscope_model_spe_is_pmb(enum pmuscope_reg reg)
@@ -1015,6 +1037,11 @@ u64 pmuscope_model_spe_read(struct pmuscope_model_cpu *m, enum pmuscope_reg reg)
 {
 	struct pmuscope_model_spe *s = &m->spe;
 
+	if (pmuscope_model_spe_el3_trap(m, reg)) {
+		pmuscope_model_spe_violation(m, reg, false, 0,
+					     "SPE register read trapped to EL3 (MDCR_EL3.NSPB)");
+		return 0;
+	}
 	if (pmuscope_model_spe_is_pmb(reg) && !pmuscope_model_spe_owned(m)) {
 		pmuscope_model_spe_violation(m, reg, false, 0,
 					     "PMB* register access trapped (PMBIDR_EL1.P = 1)");
@@ -1056,6 +1083,11 @@ void pmuscope_model_spe_write(struct pmuscope_model_cpu *m, enum pmuscope_reg re
 	struct pmuscope_model_spe *s = &m->spe;
 	bool was_enabled = pmuscope_model_spe_buffer_enabled(m);
 
+	if (pmuscope_model_spe_el3_trap(m, reg)) {
+		pmuscope_model_spe_violation(m, reg, true, val,
+					     "SPE register write trapped to EL3 (MDCR_EL3.NSPB)");
+		return;
+	}
 	if (pmuscope_model_spe_is_pmb(reg) && !pmuscope_model_spe_owned(m)) {
 		pmuscope_model_spe_violation(m, reg, true, val,
 					     "PMB* register access trapped (PMBIDR_EL1.P = 1)");

@@ -74,7 +74,15 @@ struct pmuscope_model_spe_profile {
 	bool ecv;		/* ID_AA64MMFR0_EL1.ECV != 0: PMSCR_EL1.PCT[1] exists */
 	u8 events_bytes;	/* Events packet payload: 2 or 4 bytes */
 	u8 inflight;		/* records the SPU holds before writing them */
+	/*
+	 * Firmware keeps SPE for EL3 (MDCR_EL3.NSPB selects the other
+	 * Security state, as TF-A's spe_disable() leaves it): PMBIDR_EL1.P
+	 * reads 1 and every other PMS* and PMB* register traps to EL3.
+	 */
+	bool el3_owner;
 };
+
+extern const struct pmuscope_model_spe_profile pmuscope_model_spe_el3;
 
 extern const struct pmuscope_model_spe_profile pmuscope_model_spe_n1;
 extern const struct pmuscope_model_spe_profile pmuscope_model_spe_v94;
