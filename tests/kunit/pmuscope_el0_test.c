@@ -579,11 +579,20 @@ static void pmuscope_test_el0_gen(struct kunit *test)
 	current->rseq_event_mask = 0;
 	local_irq_restore(flags);
 	KUNIT_EXPECT_NE(test, mask & BIT(RSEQ_EVENT_PREEMPT_BIT), 0);
-	/* Another thread's page. */
+	/*
+	 * Another thread's page. Preemption off from the clear to the look:
+	 * every context switch sets the PREEMPT bit (rseq_preempt() in
+	 * __schedule()), and on a busy host this thread was preempted in
+	 * that window, which failed the check for nothing.
+	 */
 	el0->task = NULL;
+	preempt_disable();
+	current->rseq_event_mask = 0;
 	pmuscope_el0_reset(el0, (const u64[]){ 0, 7 });
+	mask = READ_ONCE(current->rseq_event_mask);
+	preempt_enable();
 	KUNIT_EXPECT_EQ(test, el0->page->gen, gen + 3);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(current->rseq_event_mask), 0);
+	KUNIT_EXPECT_EQ(test, mask, 0);
 #endif
 	pmuscope_el0_free(el0);
 }
