@@ -666,7 +666,27 @@ void pmuscope_stream_set_timer(struct pmuscope_pmu *pmu, struct pmuscope_session
 			       u64 ns);
 int pmuscope_check_cpu(bool possible, bool online,
 		       const struct pmuscope_cpu_caps *caps);
-int pmuscope_check_perm(kgid_t group, const struct pmuscope_event *evs, u32 nr);
+
+/* The system's perf policy (drivers/pmuscope_policy.c). */
+struct pmuscope_policy {
+	int paranoid;		/* kernel.perf_event_paranoid; INT_MAX: unreadable */
+	int paranoid_err;	/* why it could not be read (-errno), or 0 */
+	int user_access;	/* kernel.perf_user_access; 0: absent or unreadable */
+	bool priv;		/* perfmon_capable() */
+	bool member;		/* of the group= parameter */
+	bool kernel;		/* may see the kernel (perf_allow_kernel()) */
+};
+
+/* What a session asks of the policy. */
+#define PMUSCOPE_POL_TASK	BIT(0)	/* count the caller's own task */
+#define PMUSCOPE_POL_CPU	BIT(1)	/* count whole CPUs */
+#define PMUSCOPE_POL_KERNEL	BIT(2)	/* EL1/EL2 counts, kernel PCs, SPE at EL1, PA/CX/PCT */
+#define PMUSCOPE_POL_EL0	BIT(3)	/* read counters at EL0 */
+
+int pmuscope_policy_decide(const struct pmuscope_policy *p, unsigned int what);
+void pmuscope_policy_get(kgid_t group, struct pmuscope_policy *p);
+int pmuscope_policy_check(unsigned int what);
+unsigned int pmuscope_policy_events(const struct pmuscope_event *evs, u32 nr);
 int pmuscope_check_el0_fit(u32 nr_counters, const struct pmuscope_event *evs, u32 nr);
 int pmuscope_place_events(const struct pmuscope_cpu_caps *caps, u32 free,
 			  const struct pmuscope_sess_event *evs, u32 nr, u8 *idx);

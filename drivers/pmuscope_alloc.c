@@ -363,28 +363,21 @@ int pmuscope_check_cpu(bool possible, bool online,
 EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_cpu);
 
 /*
- * May the caller count @evs (@nr of them) system-wide?
- * CAP_PERFMON (or CAP_SYS_ADMIN): any event at any exception level.
- * A member of @group (the module parameter): events counting at EL0 only;
- * -EACCES for one that counts at EL1 or EL2, what the kernel (or a
- * hypervisor) executes, which only CAP_PERFMON may watch, as perf's
- * perf_event_paranoid 2 has it. Anyone else: -EPERM.
- * @evs NULL: whether the caller may count at all, before the events are read.
+ * What counting @evs (@nr of them) asks of the system's perf policy
+ * beyond the session's kind: PMUSCOPE_POL_KERNEL when one counts at EL1 or
+ * EL2 (what the kernel or a hypervisor executes), as perf's exclude_kernel
+ * and exclude_hv left 0.
  */
-int pmuscope_check_perm(kgid_t group, const struct pmuscope_event *evs, u32 nr)
+unsigned int pmuscope_policy_events(const struct pmuscope_event *evs, u32 nr)
 {
 	u32 i;
 
-	if (perfmon_capable())
-		return 0;
-	if (!gid_valid(group) || !in_group_p(group))
-		return -EPERM;
-	for (i = 0; evs && i < nr; i++)
+	for (i = 0; i < nr; i++)
 		if (evs[i].flags & (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2))
-			return -EACCES;
+			return PMUSCOPE_POL_KERNEL;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(pmuscope_check_perm);
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_policy_events);
 
 /* ------------------------------------------------------- sysfs selection */
 

@@ -176,21 +176,18 @@ static long pmuscope_ioc_config_task(struct file *file,
 {
 	struct pmuscope_session *fresh = NULL;
 	struct task_struct *task;
-	bool kernel = false;
 	long ret;
-	u32 i;
 
 	/*
-	 * One's own thread at EL0 needs no privilege (as perf with
-	 * perf_event_paranoid 2); the kernel's levels need what CPUs need.
+	 * The system's policy, as perf_event_open() of a task event: the own
+	 * task up to kernel.perf_event_paranoid 2, the kernel's levels up to
+	 * 1, EL0 reads where kernel.perf_user_access is 1 (or group=).
 	 */
-	for (i = 0; i < cfg->nr_events; i++)
-		kernel |= !!(evs[i].flags & (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2));
-	if (kernel) {
-		ret = pmuscope_check_perm(pmuscope_drv.perf_group, evs, cfg->nr_events);
-		if (ret)
-			return ret;
-	}
+	ret = pmuscope_policy_check(PMUSCOPE_POL_TASK |
+				    pmuscope_policy_events(evs, cfg->nr_events) |
+				    (cfg->flags & PMUSCOPE_CFG_USER_READ ? PMUSCOPE_POL_EL0 : 0));
+	if (ret)
+		return ret;
 	task = pmuscope_target_task(cfg->pid);
 	if (IS_ERR(task))
 		return PTR_ERR(task);
@@ -252,8 +249,9 @@ static long pmuscope_ioc_config(struct file *file, void __user *uarg)
 	ret = pmuscope_check_config(&cfg);
 	if (ret)
 		return ret;
+	/* Before the events are read: who may not count CPUs learns nothing more. */
 	if (cfg.target == PMUSCOPE_TARGET_CPUS) {
-		ret = pmuscope_check_perm(pmuscope_drv.perf_group, NULL, 0);
+		ret = pmuscope_policy_check(PMUSCOPE_POL_CPU);
 		if (ret)
 			return ret;
 	}
@@ -262,7 +260,7 @@ static long pmuscope_ioc_config(struct file *file, void __user *uarg)
 		return ret;
 	if (cfg.target == PMUSCOPE_TARGET_TASK)
 		return pmuscope_ioc_config_task(file, &cfg, evs);
-	ret = pmuscope_check_perm(pmuscope_drv.perf_group, evs, cfg.nr_events);
+	ret = pmuscope_policy_check(PMUSCOPE_POL_CPU | pmuscope_policy_events(evs, cfg.nr_events));
 	if (ret)
 		return ret;
 

@@ -255,17 +255,27 @@ static void pmuscope_spe_stop_fn(void *info)
 	raw_spin_unlock_irqrestore(&sc->lock, flags);
 }
 
-/* Who may profile: CPU-wide SPE, like CPU-wide counting; PA, CX, PCT: CAP_PERFMON. */
+/*
+ * Who may profile: CPU-wide SPE as CPU-wide counting; what shows the kernel
+ * (sampling at EL1, physical addresses PA, CONTEXTIDR_EL1 CX, the physical
+ * timestamp PCT) as arm_spe_pmu has it: perf_allow_kernel() where the
+ * kernel exports it (6.12), CAP_PERFMON before (6.1's arm_spe_pmu).
+ */
 int pmuscope_spe_perm(const struct pmuscope_spe_config *c)
 {
-	bool group = gid_valid(pmuscope_drv.perf_group) && in_group_p(pmuscope_drv.perf_group);
+	unsigned int what = PMUSCOPE_POL_CPU;
 
-	if (!perfmon_capable() && !group)
-		return -EPERM;
-	if ((c->flags & (PMUSCOPE_SPE_PA | PMUSCOPE_SPE_CX | PMUSCOPE_SPE_PCT)) &&
-	    !perfmon_capable())
-		return -EPERM;
-	return 0;
+	if (c->flags & PMUSCOPE_SPE_EL1)
+		what |= PMUSCOPE_POL_KERNEL;
+	if (c->flags & (PMUSCOPE_SPE_PA | PMUSCOPE_SPE_CX | PMUSCOPE_SPE_PCT)) {
+#ifdef PMUSCOPE_HAVE_PERF_ALLOW_KERNEL
+		what |= PMUSCOPE_POL_KERNEL;
+#else
+		if (!perfmon_capable())
+			return -EACCES;
+#endif
+	}
+	return pmuscope_policy_check(what);
 }
 
 /*

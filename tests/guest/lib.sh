@@ -46,6 +46,14 @@ tap_not_ok() {
 }
 tap_diag() { echo "pmuscope-tap: # $*"; }
 
+# Notes that come before the messages checked here: pmuscope_emu.ko's
+# "EMULATED" banner, and the direct backend's "counting all CPUs" (it
+# cannot count the command as a task).
+unbanner() {
+	printf '%s\n' "$1" | grep -v -e '^pmuscope: EMULATED CPU' \
+		-e '^pmuscope: the driver cannot count a task'
+}
+
 # run_test PROGRAM ARGS...: a test program that prints its own TAP lines
 # and exits non-zero when one of them failed.
 run_test() {

@@ -739,59 +739,142 @@ static void pmuscope_test_cpu_rules(struct kunit *test)
 }
 
 /* ------------------------------------------------------------ permission */
-#define EL0		PMUSCOPE_EV_EL0
-#define EL1		PMUSCOPE_EV_EL1
-#define EL2		PMUSCOPE_EV_EL2
 
-struct pmuscope_perm_case {
+/*
+ * The system's perf policy (pmuscope_policy_decide()), level by level, as
+ * perf_event_open() has it for a caller without CAP_PERFMON (kernel/events/
+ * core.c: perf_event_open() refuses everything above paranoid 2,
+ * perf_allow_kernel() above 1, perf_allow_cpu() above 0; arm_pmuv3's EL0
+ * access needs perf_user_access 1), and the group= grant.
+ */
+#define TASK	PMUSCOPE_POL_TASK
+#define CPU	PMUSCOPE_POL_CPU
+#define KERN	PMUSCOPE_POL_KERNEL
+#define RD	PMUSCOPE_POL_EL0
+
+struct pmuscope_policy_case {
 	const char *name;
-	int cap;		/* capability kept, -1: none */
-	int group;		/* -1: no group parameter */
-	bool member;
-	u32 flags[2];		/* exception levels of the events (0: no event) */
-	int expect;		/* pmuscope_check_perm() */
+	int paranoid, user_access;
+	bool priv, member;
+	unsigned int what;
+	int expect;
 };
 
-static const struct pmuscope_perm_case pmuscope_perm_cases[] = {
-	{ "no capability", -1, -1, false, { EL0 }, -EPERM },
-	{ "no capability, before the events are read", -1, -1, false, { }, -EPERM },
-	{ "CAP_PERFMON, user and kernel", CAP_PERFMON, -1, false, { EL0 | EL1 }, 0 },
-	{ "CAP_PERFMON, EL2", CAP_PERFMON, -1, false, { EL0, EL2 }, 0 },
-	{ "CAP_SYS_ADMIN, kernel", CAP_SYS_ADMIN, -1, false, { EL1 }, 0 },
-	{ "CAP_NET_ADMIN only", CAP_NET_ADMIN, -1, false, { EL0 }, -EPERM },
-	{ "group member, EL0 only", -1, 4242, true, { EL0, EL0 }, 0 },
-	{ "group member, before the events are read", -1, 4242, true, { }, 0 },
-	{ "group member, default user and kernel (uk)", -1, 4242, true, { EL0 | EL1 },
+static const struct pmuscope_policy_case pmuscope_policy_cases[] = {
+	/* CAP_PERFMON: everything, at any level, whatever the sysctls. */
+	{ "CAP_PERFMON, paranoid 3: CPUs and kernel", 3, 0, true, false, CPU | KERN, 0 },
+	{ "CAP_PERFMON, paranoid unreadable: task, kernel, EL0 reads", INT_MAX, 0, true, false,
+	  TASK | KERN | RD, 0 },
+	/* A user: paranoid 3 (Debian) forbids everything. */
+	{ "user, paranoid 3: own task at EL0", 3, 1, false, false, TASK, -EACCES },
+	{ "user, paranoid 3: CPUs at EL0", 3, 1, false, false, CPU, -EPERM },
+	{ "user, paranoid unreadable: own task (fails closed)", INT_MAX, 1, false, false,
+	  TASK, -EACCES },
+	/* Paranoid 2 (upstream's default): own task, user space only. */
+	{ "user, paranoid 2: own task at EL0", 2, 0, false, false, TASK, 0 },
+	{ "user, paranoid 2: own task with the kernel", 2, 0, false, false, TASK | KERN,
 	  -EACCES },
-	{ "group member, kernel only (k)", -1, 4242, true, { EL1 }, -EACCES },
-	{ "group member, EL2 (h)", -1, 4242, true, { EL0 | EL2 }, -EACCES },
-	{ "group member, EL0 then EL1", -1, 4242, true, { EL0, EL1 }, -EACCES },
-	{ "group member with CAP_PERFMON, kernel", CAP_PERFMON, 4242, true, { EL1 }, 0 },
-	{ "not a member of the group parameter", -1, 4242, false, { EL0 }, -EPERM },
+	{ "user, paranoid 2: CPUs at EL0", 2, 0, false, false, CPU, -EPERM },
+	/* Paranoid 1: the kernel too, still no CPUs. */
+	{ "user, paranoid 1: own task with the kernel", 1, 0, false, false, TASK | KERN, 0 },
+	{ "user, paranoid 1: CPUs at EL0", 1, 0, false, false, CPU, -EPERM },
+	/* Paranoid 0 and -1: CPUs too. */
+	{ "user, paranoid 0: CPUs with the kernel", 0, 0, false, false, CPU | KERN, 0 },
+	{ "user, paranoid -1: CPUs with the kernel", -1, 0, false, false, CPU | KERN, 0 },
+	/* EL0 reads: kernel.perf_user_access. */
+	{ "user, paranoid 2, perf_user_access 0: EL0 reads", 2, 0, false, false, TASK | RD,
+	  -EACCES },
+	{ "user, paranoid 2, perf_user_access 1: EL0 reads", 2, 1, false, false, TASK | RD, 0 },
+	{ "user, paranoid 3, perf_user_access 1: EL0 reads", 3, 1, false, false, TASK | RD,
+	  -EACCES },
+	/* group=: own task and CPUs at EL0, and EL0 reads, at any level. */
+	{ "member, paranoid 3: own task at EL0", 3, 0, false, true, TASK, 0 },
+	{ "member, paranoid 3: CPUs at EL0", 3, 0, false, true, CPU, 0 },
+	{ "member, paranoid 3, perf_user_access 0: EL0 reads", 3, 0, false, true, TASK | RD, 0 },
+	{ "member, paranoid unreadable: CPUs at EL0", INT_MAX, 0, false, true, CPU, 0 },
+	/* ... but the kernel only as the sysctl lets anyone. */
+	{ "member, paranoid 2: CPUs with the kernel", 2, 0, false, true, CPU | KERN, -EACCES },
+	{ "member, paranoid 3: own task with the kernel", 3, 0, false, true, TASK | KERN,
+	  -EACCES },
+	{ "member, paranoid 1: CPUs with the kernel", 1, 0, false, true, CPU | KERN, 0 },
 };
 
-static void pmuscope_perm_desc(const struct pmuscope_perm_case *c, char *d)
+static void pmuscope_policy_desc(const struct pmuscope_policy_case *c, char *d)
 {
 	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
 }
 
-KUNIT_ARRAY_PARAM(pmuscope_perm, pmuscope_perm_cases, pmuscope_perm_desc);
+KUNIT_ARRAY_PARAM(pmuscope_policy, pmuscope_policy_cases, pmuscope_policy_desc);
 
-static void pmuscope_test_permission(struct kunit *test)
+static void pmuscope_test_policy(struct kunit *test)
 {
-	const struct pmuscope_perm_case *c = test->param_value;
+	const struct pmuscope_policy_case *c = test->param_value;
+	struct pmuscope_policy p = {
+		.paranoid = c->paranoid, .user_access = c->user_access,
+		.priv = c->priv, .member = c->member,
+		/* perf_allow_kernel(): paranoid 1 or lower, or CAP_PERFMON */
+		.kernel = c->priv || c->paranoid <= 1,
+	};
+
+	KUNIT_EXPECT_EQ_MSG(test, pmuscope_policy_decide(&p, c->what), c->expect, "%s",
+			    c->name);
+}
+
+/* Which events ask for the kernel: any at EL1 or EL2. */
+static void pmuscope_test_policy_events(struct kunit *test)
+{
+	struct pmuscope_event evs[3] = {
+		{ .event = 0x11, .flags = PMUSCOPE_EV_EL0 },
+		{ .event = 0x08, .flags = PMUSCOPE_EV_EL0 },
+		{ .event = 0x00, .flags = PMUSCOPE_EV_EL0 },
+	};
+
+	KUNIT_EXPECT_EQ(test, pmuscope_policy_events(evs, 3), 0);
+	evs[2].flags |= PMUSCOPE_EV_EL2;
+	KUNIT_EXPECT_EQ(test, pmuscope_policy_events(evs, 3), KERN);
+	KUNIT_EXPECT_EQ(test, pmuscope_policy_events(evs, 2), 0);
+	evs[1].flags = PMUSCOPE_EV_EL1;
+	KUNIT_EXPECT_EQ(test, pmuscope_policy_events(evs, 2), KERN);
+}
+
+struct pmuscope_cred_case {
+	const char *name;
+	int cap;		/* capability kept, -1: none */
+	int group;		/* -1: no group parameter */
+	bool member;
+	bool priv, is_member;	/* expected */
+};
+
+static const struct pmuscope_cred_case pmuscope_cred_cases[] = {
+	{ "no capability", -1, -1, false, false, false },
+	{ "CAP_PERFMON", CAP_PERFMON, -1, false, true, false },
+	{ "CAP_SYS_ADMIN", CAP_SYS_ADMIN, -1, false, true, false },
+	{ "CAP_NET_ADMIN only", CAP_NET_ADMIN, -1, false, false, false },
+	{ "member of the group parameter", -1, 4242, true, false, true },
+	{ "not a member of the group parameter", -1, 4242, false, false, false },
+	{ "member with CAP_PERFMON", CAP_PERFMON, 4242, true, true, true },
+};
+
+static void pmuscope_cred_desc(const struct pmuscope_cred_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_cred, pmuscope_cred_cases, pmuscope_cred_desc);
+
+/*
+ * pmuscope_policy_get(): who the caller is, from its credentials; without
+ * CAP_PERFMON the sysctls are read (whatever this kernel has them at, a
+ * level from -1 to 4, or unreadable), with it they need not be.
+ */
+static void pmuscope_test_policy_cred(struct kunit *test)
+{
+	const struct pmuscope_cred_case *c = test->param_value;
 	kgid_t group = c->group >= 0 ? KGIDT_INIT(c->group) : INVALID_GID;
-	struct pmuscope_event evs[2] = { };
+	struct pmuscope_policy p;
 	const struct cred *old;
 	struct cred *cred;
-	u32 nr = 0;
-	int got;
 
-	while (nr < ARRAY_SIZE(c->flags) && c->flags[nr]) {
-		evs[nr].event = 0x11;
-		evs[nr].flags = c->flags[nr];
-		nr++;
-	}
 	cred = prepare_creds();
 	KUNIT_ASSERT_NOT_NULL(test, cred);
 	cred->fsuid = KUIDT_INIT(65534);
@@ -809,10 +892,20 @@ static void pmuscope_test_permission(struct kunit *test)
 		put_group_info(gi);
 	}
 	old = override_creds(cred);
-	got = pmuscope_check_perm(group, nr ? evs : NULL, nr);
+	pmuscope_policy_get(group, &p);
 	revert_creds(old);
 	put_cred(cred);
-	KUNIT_EXPECT_EQ_MSG(test, got, c->expect, "%s", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, p.priv, c->priv, "%s", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, p.member, c->is_member, "%s", c->name);
+	if (c->priv) {
+		KUNIT_EXPECT_TRUE_MSG(test, p.kernel, "%s", c->name);
+	} else {
+		KUNIT_EXPECT_TRUE_MSG(test, p.paranoid == INT_MAX ||
+				      (p.paranoid >= -1 && p.paranoid <= 4),
+				      "%s: paranoid %d", c->name, p.paranoid);
+		KUNIT_EXPECT_EQ_MSG(test, p.kernel, p.paranoid <= 1, "%s: paranoid %d",
+				    c->name, p.paranoid);
+	}
 }
 
 /* ------------------------------------------------------- sysfs selection */
@@ -1016,7 +1109,9 @@ static void pmuscope_test_sysfs_bool(struct kunit *test)
 static struct kunit_case pmuscope_uapi_test_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_uapi_rules, pmuscope_uapi_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_cpu_rules, pmuscope_cpu_gen_params),
-	KUNIT_CASE_PARAM(pmuscope_test_permission, pmuscope_perm_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_policy, pmuscope_policy_gen_params),
+	KUNIT_CASE(pmuscope_test_policy_events),
+	KUNIT_CASE_PARAM(pmuscope_test_policy_cred, pmuscope_cred_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_select_names, pmuscope_event_names_gen_params),
 	KUNIT_CASE(pmuscope_test_select_lists),
 	KUNIT_CASE_PARAM(pmuscope_test_select_rules, pmuscope_select_gen_params),

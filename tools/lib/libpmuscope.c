@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -115,6 +116,117 @@ static void pmuscope_fmt(char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
+}
+
+/* --------------------------------------------------- the system's perf policy */
+
+/* What a session asks of the policy (the driver's PMUSCOPE_POL_*). */
+#define PMUSCOPE_POLICY_TASK	(1U << 0)	/* count one's own task */
+#define PMUSCOPE_POLICY_CPU	(1U << 1)	/* count whole CPUs */
+#define PMUSCOPE_POLICY_KERNEL	(1U << 2)	/* EL1/EL2, kernel PCs, SPE at EL1, PA/CX/PCT */
+#define PMUSCOPE_POLICY_EL0	(1U << 3)	/* read counters at EL0 */
+
+/* PMUSCOPE_POLICY_KERNEL when one of @nr events counts at EL1 or EL2. */
+static unsigned int pmuscope_policy_events(const struct pmuscope_event_spec *evs,
+					   unsigned int nr)
+{
+	for (unsigned int i = 0; i < nr; i++)
+		if (evs[i].flags & (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2))
+			return PMUSCOPE_POLICY_KERNEL;
+	return 0;
+}
+
+/* An integer of /proc/sys/kernel/@name; INT_MIN when it cannot be read. */
+static int pmuscope_sysctl(const char *name)
+{
+	char path[96], buf[32];
+	int fd, val;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return INT_MIN;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return INT_MIN;
+	buf[n] = '\0';
+	return sscanf(buf, "%d", &val) == 1 ? val : INT_MIN;
+}
+
+/* The module parameter group= ("not set", or who is in it) into @buf. */
+static void pmuscope_group_note(char *buf, size_t len)
+{
+	const char *mods[] = { "pmuscope", "pmuscope_emu" };
+	gid_t groups[256];
+	int group = -1, n;
+
+	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]) && group < 0; i++) {
+		char path[96];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/module/%s/parameters/group", mods[i]);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%d", &group) != 1)
+			group = -1;
+		fclose(f);
+	}
+	if (group < 0) {
+		snprintf(buf, len, "not set");
+		return;
+	}
+	n = getgroups(sizeof(groups) / sizeof(groups[0]), groups);
+	for (int i = 0; i < n; i++)
+		if (groups[i] == (gid_t)group) {
+			snprintf(buf, len, "group %d, yours", group);
+			return;
+		}
+	snprintf(buf, len, "group %d, of which you are not a member", group);
+}
+
+/*
+ * Why the system's perf policy refused a session that asked for @what
+ * (PMUSCOPE_POLICY_*), with the driver's @err, into @msg after @prefix: the
+ * sysctl that decided it and what would allow it (the driver's rules:
+ * Documentation/pmuscope.rst, "Who may do what").
+ */
+static void pmuscope_policy_msg(char *msg, size_t len, const char *prefix, int err,
+				unsigned int what)
+{
+	int paranoid = pmuscope_sysctl("perf_event_paranoid");
+	int ua = pmuscope_sysctl("perf_user_access");
+	char level[32], group[80];
+
+	if (paranoid == INT_MIN)
+		snprintf(level, sizeof(level), "unreadable");
+	else
+		snprintf(level, sizeof(level), "%d", paranoid);
+	pmuscope_group_note(group, sizeof(group));
+	if (err == -EPERM && (what & PMUSCOPE_POLICY_CPU))
+		pmuscope_fmt(msg, len,
+			     "%s: counting whole CPUs needs CAP_PERFMON (or CAP_SYS_ADMIN), kernel.perf_event_paranoid 0 or lower (it is %s), or membership of the group of the pmuscope module parameter group= (%s)",
+			     prefix, level, group);
+	else if ((paranoid > 2 || paranoid == INT_MIN) && !strstr(group, "yours") &&
+		 (what & (PMUSCOPE_POLICY_TASK | PMUSCOPE_POLICY_CPU)))
+		pmuscope_fmt(msg, len,
+			     "%s: kernel.perf_event_paranoid is %s, which lets no one without CAP_PERFMON (or CAP_SYS_ADMIN) count: set it to 2 or lower, or be a member of the group of the pmuscope module parameter group= (%s)",
+			     prefix, level, group);
+	else if ((what & PMUSCOPE_POLICY_KERNEL) && (paranoid > 1 || paranoid == INT_MIN))
+		pmuscope_fmt(msg, len,
+			     "%s: counting the kernel (modifier k, on by default) needs CAP_PERFMON (or CAP_SYS_ADMIN) or kernel.perf_event_paranoid 1 or lower (it is %s); group= grants user space only: add :u to count user space only",
+			     prefix, level);
+	else if (what & PMUSCOPE_POLICY_EL0)
+		pmuscope_fmt(msg, len,
+			     "%s: EL0 counter reads need kernel.perf_user_access=1 (%s), CAP_PERFMON (or CAP_SYS_ADMIN), or membership of the group of the pmuscope module parameter group= (%s)",
+			     prefix, ua == INT_MIN ?
+			     "absent: perf's PMU driver is not loaded, so only the other two grant them" :
+			     ua == 1 ? "it is 1" : "it is 0", group);
+	else
+		pmuscope_fmt(msg, len, "%s: %s (kernel.perf_event_paranoid %s; the driver's log says why)",
+			     prefix, strerror(-err), level);
 }
 
 /* Case-insensitive edit distance, for "did you mean". */
@@ -772,12 +884,9 @@ static void pmuscope_explain(struct pmuscope *h, int ret,
 			     "%u events do not fit the chosen CPUs' counters", nr);
 		break;
 	case -EPERM:
-		pmuscope_fmt(h->msg, sizeof(h->msg),
-			     "permission denied: system-wide counting needs CAP_PERFMON or CAP_SYS_ADMIN, or membership of the group set by the pmuscope module parameter 'group'");
-		break;
 	case -EACCES:
-		pmuscope_fmt(h->msg, sizeof(h->msg),
-			     "permission denied: members of the pmuscope module's group count user space only (:u); kernel events (modifier k, on by default) need CAP_PERFMON or CAP_SYS_ADMIN");
+		pmuscope_policy_msg(h->msg, sizeof(h->msg), "permission denied", ret,
+				    PMUSCOPE_POLICY_CPU | pmuscope_policy_events(evs, nr));
 		break;
 	case -EOPNOTSUPP:
 		pmuscope_fmt(h->msg, sizeof(h->msg),
@@ -882,16 +991,12 @@ int pmuscope_configure_task(struct pmuscope *h, const struct pmuscope_event_spec
 
 		switch (ret) {
 		case -EACCES:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "permission denied: members of the pmuscope module's group count user space only (:u); kernel events (modifier k, on by default) need CAP_PERFMON or CAP_SYS_ADMIN");
+			pmuscope_policy_msg(h->msg, sizeof(h->msg), "permission denied", ret,
+					    PMUSCOPE_POLICY_TASK | pmuscope_policy_events(evs, nr));
 			break;
 		case -EPERM:
-			if (tid && tid != (int)syscall(SYS_gettid))
-				pmuscope_fmt(h->msg, sizeof(h->msg),
-					     "permission denied: counting another thread needs CAP_PERFMON or CAP_SYS_ADMIN");
-			else
-				pmuscope_fmt(h->msg, sizeof(h->msg),
-					     "permission denied: counting the kernel (modifier k, on by default) needs CAP_PERFMON or CAP_SYS_ADMIN, or membership of the group set by the pmuscope module parameter 'group'; add :u to count user space only");
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "permission denied: counting another thread needs CAP_PERFMON or CAP_SYS_ADMIN");
 			break;
 		case -ESRCH:
 			pmuscope_fmt(h->msg, sizeof(h->msg), "no thread %d", tid);
@@ -1553,8 +1658,9 @@ int pmuscope_configure_self(struct pmuscope *h, const struct pmuscope_event_spec
 		switch (ret) {
 		case -EACCES:
 		case -EPERM:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "permission denied: counting the kernel (modifier k, on by default) needs CAP_PERFMON or CAP_SYS_ADMIN, or membership of the group set by the pmuscope module parameter 'group'; add :u to count user space only");
+			pmuscope_policy_msg(h->msg, sizeof(h->msg), "permission denied", ret,
+					    PMUSCOPE_POLICY_TASK | PMUSCOPE_POLICY_EL0 |
+					    pmuscope_policy_events(evs, nr));
 			break;
 		case -EINVAL:
 			pmuscope_fmt(h->msg, sizeof(h->msg),
@@ -2795,13 +2901,11 @@ int pmuscope_spe_start(struct pmuscope *h, struct pmuscope_spe_config *cfg)
 			break;
 		case -EPERM:
 		case -EACCES:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "SPE refused: %s needs CAP_PERFMON or CAP_SYS_ADMIN",
-				     cfg->flags & PMUSCOPE_SPE_EL1 ? "sampling at EL1" :
-				     cfg->flags & PMUSCOPE_SPE_PA ? "recording physical addresses" :
-				     cfg->flags & PMUSCOPE_SPE_CX ? "recording context IDs" :
-				     cfg->flags & PMUSCOPE_SPE_PCT ? "physical timestamps" :
-				     "this configuration");
+			pmuscope_policy_msg(h->msg, sizeof(h->msg), "SPE refused", ret,
+					    PMUSCOPE_POLICY_CPU |
+					    (cfg->flags & (PMUSCOPE_SPE_EL1 | PMUSCOPE_SPE_PA |
+							   PMUSCOPE_SPE_CX | PMUSCOPE_SPE_PCT) ?
+					     PMUSCOPE_POLICY_KERNEL : 0));
 			break;
 		case -EINVAL:
 			pmuscope_fmt(h->msg, sizeof(h->msg),

@@ -734,7 +734,7 @@ static void test_taskperm(void)
 
 	expect("unprivileged: its own thread at EL0", configure_task_as_nobody(0, PMUSCOPE_EV_EL0), 0);
 	expect("unprivileged: its own thread with kernel events",
-	       configure_task_as_nobody(0, ALL_EL), -EPERM);
+	       configure_task_as_nobody(0, ALL_EL), -EACCES);
 	expect("unprivileged: another user's task (pid 1)",
 	       configure_task_as_nobody(1, PMUSCOPE_EV_EL0), -EPERM);
 	expect("root: another task (pid 1)", configure_task(fd, &ev, 1, 1, PMUSCOPE_CFG_INHERIT), 0);

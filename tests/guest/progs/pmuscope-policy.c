@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope-policy GID: the system's perf policy, pmuscope against
+ * perf_event_open() on the same kernel. Run as root with the module loaded
+ * with group=GID. For kernel.perf_event_paranoid -1, 0, 1, 2 and 3, as
+ * root, as uid 65534 in group GID (a member) and as uid 65534 in no group
+ * (another user), each kind of session is asked of both:
+ *
+ *   task-user    the caller's own thread, user space only
+ *   task-kernel  the caller's own thread, user space and the kernel
+ *   cpu-user     CPU 0, user space only
+ *   cpu-kernel   CPU 0, user space and the kernel
+ *
+ * perf's side opens a software event (cpu-clock): perf_event_open()'s
+ * checks of the caller (paranoid above 2, perf_allow_kernel(),
+ * perf_allow_cpu()) come before the PMU is chosen, so they are the same
+ * for a hardware event, and this runs on the direct backend too, where
+ * perf has no PMUv3. The verdicts must agree, except where group= grants:
+ * a member may count its own thread and whole CPUs in user space at any
+ * level. Then EL0 reads (PMUSCOPE_CFG_USER_READ, direct backend only):
+ * granted to root and to the member; refused to another user while
+ * kernel.perf_user_access is not 1 (absent without perf's PMU driver).
+ * The paranoid level in force before is put back.
+ */
+#define _GNU_SOURCE
+#include <grp.h>
+#include <stdbool.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "pmuscope-guest.h"
+#include "pmuscope-session.h"
+
+#define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
+
+enum who { ROOT, MEMBER, OTHER, NR_WHO };
+static const char *const who_name[NR_WHO] = { "root", "member", "other user" };
+
+struct kind {
+	const char *name;
+	bool cpu, kernel;
+};
+
+static const struct kind kinds[] = {
+	{ "task-user", false, false },
+	{ "task-kernel", false, true },
+	{ "cpu-user", true, false },
+	{ "cpu-kernel", true, true },
+};
+
+static int perf_open(const struct kind *k)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.exclude_kernel = !k->kernel,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+	int fd = syscall(SYS_perf_event_open, &attr, k->cpu ? -1 : 0, k->cpu ? 0 : -1, -1, 0);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static int pmuscope_open_kind(const struct kind *k, unsigned int cfg_flags)
+{
+	struct pmuscope_event ev = {
+		.event = 0x11,
+		.flags = PMUSCOPE_EV_EL0 | (k->kernel ? PMUSCOPE_EV_EL1 : 0),
+	};
+	uint64_t cpus = 1;
+	struct pmuscope_config cfg = {
+		.size = sizeof(cfg),
+		.target = k->cpu ? PMUSCOPE_TARGET_CPUS : PMUSCOPE_TARGET_TASK,
+		.nr_events = 1, .events = (uintptr_t)&ev,
+		.cpus = k->cpu ? (uintptr_t)&cpus : 0,
+		.cpus_size = k->cpu ? sizeof(cpus) : 0,
+		.flags = cfg_flags,
+	};
+	int fd = open("/dev/pmuscope", O_RDWR), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, PMUSCOPE_IOC_CONFIG, &cfg))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* In a child as @who: 0 or -errno of @fn(k, flags). */
+static int as(enum who who, gid_t gid, int (*fn)(const struct kind *, unsigned int),
+	      const struct kind *k, unsigned int flags)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1000;
+	if (!pid) {
+		if (who != ROOT) {
+			gid_t groups[1] = { gid };
+
+			if (setgroups(who == MEMBER, groups) || setgid(65534) || setuid(65534))
+				_exit(255);
+		}
+		_exit(-fn(k, flags));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 255)
+		return -1000;
+	return -WEXITSTATUS(status);
+}
+
+static int perf_fn(const struct kind *k, unsigned int flags)
+{
+	(void)flags;
+	return perf_open(k);
+}
+
+static const char *verdict(int err)
+{
+	static char buf[8][32];
+	static int n;
+	char *b = buf[n++ % 8];
+
+	if (!err)
+		return "allowed";
+	snprintf(b, sizeof(buf[0]), "refused (%s)", strerror(-err));
+	return b;
+}
+
+int main(int argc, char **argv)
+{
+	static const int levels[] = { -1, 0, 1, 2, 3 };
+	char before[16] = "2";
+	gid_t gid;
+	FILE *f;
+
+	tap_tag = "pmuscope-policy";
+	if (argc != 2) {
+		fprintf(stderr, "usage: pmuscope-policy GID\n");
+		return 2;
+	}
+	gid = strtoul(argv[1], NULL, 0);
+	f = fopen(PARANOID, "r");
+	if (f) {
+		if (!fgets(before, sizeof(before), f))
+			strcpy(before, "2");
+		fclose(f);
+	}
+	for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+		char lv[8];
+
+		snprintf(lv, sizeof(lv), "%d", levels[l]);
+		if (write_file(PARANOID, lv)) {
+			tap(0, "write %s to " PARANOID, lv);
+			continue;
+		}
+		for (int w = 0; w < NR_WHO; w++)
+			for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+				const struct kind *k = &kinds[i];
+				int p = as(w, gid, perf_fn, k, 0);
+				int m = as(w, gid, pmuscope_open_kind, k, 0);
+				/*
+				 * The grant: a member counts its own task and
+				 * CPUs at any level; the kernel as the level
+				 * lets anyone (perf_allow_kernel(): 1 or lower).
+				 */
+				bool want = w == MEMBER ? !k->kernel || levels[l] <= 1 : !p;
+
+				tap(p != -1000 && m != -1000 && !m == want,
+				    "paranoid %d, %s, %s: perf %s, pmuscope %s%s", levels[l],
+				    who_name[w], k->name, verdict(p), verdict(m),
+				    w == MEMBER && !m && p ? " (group= grants it)" : "");
+			}
+		/* EL0 reads: the direct backend's, by kernel.perf_user_access or the grant. */
+		if (!access("/sys/kernel/pmuscope/backend", R_OK)) {
+			char backend[16] = "";
+
+			f = fopen("/sys/kernel/pmuscope/backend", "r");
+			if (f) {
+				if (!fgets(backend, sizeof(backend), f))
+					backend[0] = '\0';
+				fclose(f);
+			}
+			if (!strncmp(backend, "direct", 6) && levels[l] <= 2) {
+				int ua = -1;
+
+				f = fopen("/proc/sys/kernel/perf_user_access", "r");
+				if (f) {
+					if (fscanf(f, "%d", &ua) != 1)
+						ua = -1;
+					fclose(f);
+				}
+				for (int w = 0; w < NR_WHO; w++) {
+					int m = as(w, gid, pmuscope_open_kind, &kinds[0],
+						   PMUSCOPE_CFG_USER_READ);
+					bool want = w != OTHER || ua == 1;
+
+					tap(m != -1000 && !m == want,
+					    "paranoid %d, %s, EL0 reads (perf_user_access %s): pmuscope %s",
+					    levels[l], who_name[w], ua < 0 ? "absent" : ua ? "1" : "0",
+					    verdict(m));
+				}
+			}
+		}
+	}
+	before[strcspn(before, "\n")] = '\0';
+	if (write_file(PARANOID, before))
+		tap(0, "paranoid %s put back", before);
+	return tap_failures ? 1 : 0;
+}

@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0
+# The system's perf policy: pmuscope refuses what perf_event_open() refuses
+# the same caller on the same kernel, level by level of
+# kernel.perf_event_paranoid, except what group= grants
+# (progs/pmuscope-policy.c); and the CLI's refusals name the sysctl.
+. /tests/lib.sh
+
+P=/proc/sys/kernel/perf_event_paranoid
+before=$(cat $P)
+check "insmod group=4242" insmod "$PMUSCOPE_KO" group=4242
+run_test /bin/pmuscope-policy 4242
+
+echo 3 >$P
+err=$(runas 65534 pmuscope stat -e cycles:u -- true 2>&1); rc=$?; err=$(unbanner "$err")
+check_eq "paranoid 3, another user, own user-space cycles: exit 5" "$rc" 5
+check_eq "paranoid 3: the message names the sysctl and group=" "$err" \
+	"pmuscope: permission denied: kernel.perf_event_paranoid is 3, which lets no one without CAP_PERFMON (or CAP_SYS_ADMIN) count: set it to 2 or lower, or be a member of the group of the pmuscope module parameter group= (group 4242, of which you are not a member)"
+check "paranoid 3, a member of group=: own user-space cycles" \
+	runas 65534:4242 pmuscope stat -e cycles:u -- true
+err=$(runas 65534:4242 pmuscope stat -e cycles -- true 2>&1); rc=$?; err=$(unbanner "$err")
+check_eq "paranoid 3, a member, the kernel's cycles: exit 5" "$rc" 5
+check_eq "paranoid 3, a member, the kernel: group= does not grant it" "$err" \
+	"pmuscope: permission denied: counting the kernel (modifier k, on by default) needs CAP_PERFMON (or CAP_SYS_ADMIN) or kernel.perf_event_paranoid 1 or lower (it is 3); group= grants user space only: add :u to count user space only"
+echo 1 >$P
+check "paranoid 1, another user: its command's kernel cycles too" \
+	runas 65534 pmuscope stat -e cycles -- true
+echo 0 >$P
+check "paranoid 0, another user: CPU 0 (pmuscope stat -C 0)" \
+	runas 65534 pmuscope stat -C 0 -e cycles -- true
+echo "$before" >$P
+check "rmmod" rmmod pmuscope
