@@ -608,6 +608,7 @@ struct pmuscope_session {
 	u32 stream_ms;
 	u32 stream_index;
 	u64 stream_period;
+	bool kernel_pcs;		/* an event counts EL1/EL2: kernel PCs in records */
 	/*
 	 * The SPE session (PMUSCOPE_IOC_SPE_START): set once under
 	 * pmuscope_drv.lock, published with smp_store_release() for read()
@@ -660,6 +661,8 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 struct pt_regs;
 void pmuscope_stream_emit(struct pmuscope_pmu *pmu, struct pmuscope_session *sess,
 			  u8 *hw, struct pt_regs *regs, u16 type, u32 flags);
+void pmuscope_stream_where(const struct pmuscope_session *sess, struct pt_regs *regs,
+			   struct task_struct *task, struct pmuscope_record *rec);
 void pmuscope_stream_samples(struct pmuscope_pmu *pmu, unsigned long sampled);
 enum hrtimer_restart pmuscope_stream_timer(struct hrtimer *timer);
 void pmuscope_stream_set_timer(struct pmuscope_pmu *pmu, struct pmuscope_session *sess,

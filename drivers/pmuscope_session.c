@@ -507,6 +507,13 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 	pmuscope_session_release(sess);
 	memcpy(sess->ev, new_ev, sizeof(new_ev[0]) * nr);
 	sess->nr_events = nr;
+	/*
+	 * Kernel PCs in its records only for a session that counts the
+	 * kernel, which the caller was allowed to (pmuscope_policy_check()).
+	 */
+	sess->kernel_pcs = false;
+	for (i = 0; i < nr; i++)
+		sess->kernel_pcs |= !!(new_ev[i].flags & (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2));
 	cpumask_copy(sess->cpus, cpus);
 	for_each_cpu(cpu, cpus)
 		pmuscope_sess_set_hw(sess, cpu, &plan[cpu * PMUSCOPE_MAX_EVENTS], nr);

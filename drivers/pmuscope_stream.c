@@ -275,6 +275,32 @@ __poll_t pmuscope_ring_poll(struct pmuscope_ring *r, struct file *file, poll_tab
 }
 
 /*
+ * Where a sample of @sess found the CPU (@regs, NULL: nowhere) and which
+ * task ran (@task) into @rec. A session that counts EL0 only
+ * (!kernel_pcs) learns nothing of the kernel, as perf's exclude_kernel
+ * events: a sample taken in the kernel (a time-based record, or an
+ * overflow whose interrupt came after the exception entry) gets no PC, and
+ * the task only when it is a user task (the one that entered the kernel).
+ */
+void pmuscope_stream_where(const struct pmuscope_session *sess, struct pt_regs *regs,
+			   struct task_struct *task, struct pmuscope_record *rec)
+{
+	bool user = regs && user_mode(regs);
+
+	if (user) {
+		rec->pc = instruction_pointer(regs);
+		rec->flags |= PMUSCOPE_REC_F_USER;
+	} else if (regs && sess->kernel_pcs) {
+		rec->pc = instruction_pointer(regs);
+	}
+	if (is_idle_task(task) ||
+	    (!user && !sess->kernel_pcs && (task->flags & PF_KTHREAD)))
+		return;
+	rec->pid = task_tgid_nr(task);
+	rec->tid = task_pid_nr(task);
+}
+
+/*
  * One record of @sess on this CPU: its counts taken together, and where
  * the interrupt (@regs, NULL: none) found the CPU. Hard IRQ, pmu->lock.
  */
@@ -303,15 +329,8 @@ void pmuscope_stream_emit(struct pmuscope_pmu *pmu, struct pmuscope_session *ses
 	} else {
 		rec->time = pmuscope_hw_syscnt();
 	}
-	if (type == PMUSCOPE_REC_SAMPLE && regs) {
-		rec->pc = instruction_pointer(regs);
-		if (user_mode(regs))
-			rec->flags |= PMUSCOPE_REC_F_USER;
-	}
-	if (type == PMUSCOPE_REC_SAMPLE && !is_idle_task(current)) {
-		rec->pid = task_tgid_nr(current);
-		rec->tid = task_pid_nr(current);
-	}
+	if (type == PMUSCOPE_REC_SAMPLE)
+		pmuscope_stream_where(sess, regs, current, rec);
 	pmuscope_ring_write(sess->ring, rec, rec->size);
 }
 
