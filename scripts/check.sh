@@ -163,6 +163,12 @@ sed -n 's/^\(PASS\|FAIL\) /\1 host\/spe\//p' "$build/logs/host-spe.log" >>"$resu
 grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-spe.log" ||
 	record FAIL "host/spe decoder tests (see build/logs/host-spe.log)"
 
+# The CLI's file readers (record and SPE files) fuzzed under ASan/UBSan.
+scripts/fuzz-files.sh >"$build/logs/host-file-fuzz.log" 2>&1
+sed -n 's/^\(PASS\|FAIL\) /\1 host\/file-fuzz\//p' "$build/logs/host-file-fuzz.log" >>"$results"
+grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-file-fuzz.log" ||
+	record FAIL "host/file readers fuzzed (see build/logs/host-file-fuzz.log)"
+
 # 5. QEMU: KUnit and the in-guest tests, once per CPU profile.
 step "initramfs" scripts/mkinitramfs.sh "$build/initramfs.cpio" pmuscope.ko pmuscope_kunit.ko \
 	pmuscope_cpupm.ko pmuscope_emu.ko ||

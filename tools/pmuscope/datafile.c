@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -180,20 +181,21 @@ static int df_parse_header(struct df_file *df, char *err, size_t errlen)
 		return -EPROTO;
 	}
 	if (!h.nr_events || h.nr_events > PMUSCOPE_MAX_EVENTS) {
-		df_err(err, errlen, "bad header: %u events (1 to %u)", h.nr_events,
-		       PMUSCOPE_MAX_EVENTS);
+		df_err(err, errlen, "bad header: nr_events %u (offset %zu): 1 to %u", h.nr_events,
+		       offsetof(struct df_header, nr_events), PMUSCOPE_MAX_EVENTS);
 		return -EBADMSG;
 	}
 	need = sizeof(h) + (size_t)h.nr_events * sizeof(struct df_event) + h.cmdline_size;
 	if (h.header_size % 8 || h.header_size < need || h.header_size > df->size) {
 		df_err(err, errlen,
-		       "bad header: size %u (at least %zu, a multiple of 8, within the file's %zu bytes)",
-		       h.header_size, need, df->size);
+		       "bad header: header_size %u (offset %zu) must be a multiple of 8, at least %zu (the events and cmdline_size %u, offset %zu) and within the file's %zu bytes",
+		       h.header_size, offsetof(struct df_header, header_size), need, h.cmdline_size,
+		       offsetof(struct df_header, cmdline_size), df->size);
 		return -EBADMSG;
 	}
 	if (h.sample_index != PMUSCOPE_STREAM_NO_EVENT && h.sample_index >= h.nr_events) {
-		df_err(err, errlen, "bad header: sampled event %u of %u", h.sample_index,
-		       h.nr_events);
+		df_err(err, errlen, "bad header: sample_index %u (offset %zu) of %u events",
+		       h.sample_index, offsetof(struct df_header, sample_index), h.nr_events);
 		return -EBADMSG;
 	}
 	df->info.freq = h.freq;
@@ -218,13 +220,17 @@ static int df_parse_header(struct df_file *df, char *err, size_t errlen)
 		ev->label[sizeof(ev->label) - 1] = '\0';
 	}
 	if (h.argc > h.cmdline_size) {
-		df_err(err, errlen, "bad header: %u arguments in %u bytes", h.argc,
-		       h.cmdline_size);
+		df_err(err, errlen,
+		       "bad header: argc %u (offset %zu) is more strings than cmdline_size %u (offset %zu) can hold",
+		       h.argc, offsetof(struct df_header, argc), h.cmdline_size,
+		       offsetof(struct df_header, cmdline_size));
 		return -EBADMSG;
 	}
-	df->info.argv = calloc(h.argc + 1, sizeof(char *));
-	if (!df->info.argv)
+	df->info.argv = calloc((size_t)h.argc + 1, sizeof(char *));
+	if (!df->info.argv) {
+		df_err(err, errlen, "no memory for %u arguments", h.argc);
 		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < h.argc; i++) {
 		const char *s = (const char *)df->data + at;
 		size_t left = sizeof(h) + h.nr_events * sizeof(struct df_event) +
@@ -237,8 +243,10 @@ static int df_parse_header(struct df_file *df, char *err, size_t errlen)
 			return -EBADMSG;
 		}
 		df->info.argv[i] = strdup(s);
-		if (!df->info.argv[i])
+		if (!df->info.argv[i]) {
+			df_err(err, errlen, "no memory for the command line");
 			return -ENOMEM;
+		}
 		df->info.argc = i + 1;
 		at += n + 1;
 	}

@@ -2,6 +2,7 @@
 /* pmuscope CLI: the SPE data file (spefile.h, Documentation/spe-data.rst). */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,8 @@ int spef_parse(unsigned char *file, size_t size, struct spef *s, char *err, size
 	int ret;
 
 	memset(s, 0, sizeof(*s));
+	if (err && errlen)
+		err[0] = '\0';
 	s->file = file;
 	s->size = size;
 	if (size < SPEF_HEADER_FIXED) {
@@ -161,11 +164,26 @@ int spef_parse(unsigned char *file, size_t size, struct spef *s, char *err, size
 			 s->h.header_size);
 		return -EBADMSG;
 	}
-	/* The command line: argc NUL-terminated strings, exactly, then zeros. */
-	s->cmdline = malloc(s->h.cmdline_size + 1);
-	s->argv = calloc(s->h.argc + 1, sizeof(char *));
-	if (!s->cmdline || !s->argv)
+	/*
+	 * The command line: argc NUL-terminated strings, exactly, then zeros.
+	 * Each string takes at least its NUL, so argc is at most the bytes of
+	 * the command line (itself bounded by the file's size above): what is
+	 * allocated follows from the file, never from a field alone (an argc
+	 * of 0xffffffff made argc + 1 wrap to calloc(0)).
+	 */
+	if (s->h.argc > s->h.cmdline_size) {
+		spef_err(err, errlen,
+			 "argc %u (header offset %zu) is more strings than the %u bytes of the command line (offset %zu) can hold",
+			 s->h.argc, offsetof(struct spef_header, argc), s->h.cmdline_size,
+			 offsetof(struct spef_header, cmdline_size));
+		return -EBADMSG;
+	}
+	s->cmdline = malloc((size_t)s->h.cmdline_size + 1);
+	s->argv = calloc((size_t)s->h.argc + 1, sizeof(char *));
+	if (!s->cmdline || !s->argv) {
+		spef_err(err, errlen, "no memory for a command line of %u bytes", s->h.cmdline_size);
 		return -ENOMEM;
+	}
 	memcpy(s->cmdline, file + SPEF_HEADER_FIXED, s->h.cmdline_size);
 	s->cmdline[s->h.cmdline_size] = '\0';
 	for (off = 0; off < s->h.cmdline_size && n < s->h.argc; n++) {
@@ -245,6 +263,8 @@ int spef_read(const char *path, struct spef *s, char *err, size_t errlen)
 			unsigned char *nb = realloc(buf, room ? room * 2 : 1 << 20);
 
 			if (!nb) {
+				spef_err(err, errlen, "%s: no memory to read %zu bytes", path,
+					 room * 2);
 				free(buf);
 				fclose(f);
 				return -ENOMEM;

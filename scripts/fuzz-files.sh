@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The CLI's file readers against bad input (tools/tests/file_fuzz.c), built
+# with AddressSanitizer and UBSan: a real record file and a real SPE file
+# written by the CLI's writers, FILE_FUZZ_RUNS (default 1000000) mutations
+# of each, the crafted headers of the heap overflow (an SPE file's argc of
+# 0xffffffff and 0xfffffff8); then the CLI itself, sanitized, on those
+# crafted files (spe dump, spe report, report): a clear refusal, no crash.
+# The seed is FILE_FUZZ_SEED, default the commit's (printed), so that
+# successive commits try other mutations. One "PASS name" / "FAIL name:
+# why" line per check, then "N passed, N failed".
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+tools=$PMUSCOPE_TOP/tools
+out=$tools/build/file-fuzz
+runs=${FILE_FUZZ_RUNS:-1000000}
+seed=${FILE_FUZZ_SEED:-$(git -C "$PMUSCOPE_TOP" rev-parse --short=8 HEAD 2>/dev/null | sed 's/^/0x/')}
+seed=${seed:-1}
+pass=0
+fail=0
+ok() { echo "PASS $*"; pass=$((pass + 1)); }
+ko() { echo "FAIL $*"; fail=$((fail + 1)); }
+
+mkdir -p "$out"
+# shellcheck disable=SC2054 # "address,undefined" is one argument
+san=(-O1 -g -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers
+	-Wno-format-truncation -fsanitize=address,undefined -fno-sanitize-recover=all
+	-fno-omit-frame-pointer -I"$PMUSCOPE_TOP/include/uapi" -I"$PMUSCOPE_TOP/include"
+	-I"$tools/lib" -I"$tools/pmuscope")
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+echo "# file fuzz: $runs mutations of each file, seed $seed"
+if log=$(gcc "${san[@]}" -o "$out/file_fuzz" "$tools/tests/file_fuzz.c" \
+		"$tools/pmuscope/datafile.c" "$tools/pmuscope/spefile.c" \
+		"$tools/lib/libpmuscope.c" "$tools/lib/spe_decode.c" -lm 2>&1); then
+	res=$(cd "$out" && ./file_fuzz --runs "$runs" --seed "$seed" --keep "$out" 2>&1)
+	n=0
+	while IFS= read -r line; do
+		case $line in
+		"PASS "*) ok "${line#PASS }"; n=$((n + 1)) ;;
+		"FAIL "*) ko "${line#FAIL }"; n=$((n + 1)) ;;
+		esac
+	done <<<"$res"
+	if grep -qE 'ERROR: AddressSanitizer|runtime error|SUMMARY' <<<"$res"; then
+		ko "file-fuzz: a sanitizer report: $(grep -m 3 -E 'ERROR|runtime error|SUMMARY' <<<"$res" | tr '\n' ' ')"
+	elif [ "$n" -lt 12 ]; then
+		ko "file-fuzz: $n checks reported, not 12: $(tail -n 3 <<<"$res" | tr '\n' ' ')"
+	fi
+else
+	ko "build-file-fuzz: $(head -n 5 <<<"$log")"
+fi
+
+# The CLI, sanitized, on the crafted files file_fuzz kept.
+cli_srcs=(main report record profile datafile symbols amu spe spe_kernel spe_report spefile
+	spe_perf export)
+# shellcheck disable=SC2046
+if log=$(gcc "${san[@]}" -DPMUSCOPE_HAVE_SPE_PERF -o "$out/pmuscope" \
+		$(printf "$tools/pmuscope/%s.c " "${cli_srcs[@]}") \
+		"$tools/lib/libpmuscope.c" "$tools/lib/spe_decode.c" -ldw -lelf -lm 2>&1); then
+	for f in "$out"/crafted-*.spe; do
+		[ -e "$f" ] || { ko "cli: no crafted SPE files were kept"; break; }
+		for cmd in "spe dump" "spe report"; do
+			# shellcheck disable=SC2086
+			msg=$("$out/pmuscope" $cmd -i "$f" 2>&1 >/dev/null); rc=$?
+			if [ "$rc" -gt 0 ] && [ "$rc" -lt 128 ] && ! grep -qE 'Sanitizer|runtime error' <<<"$msg" &&
+			   grep -q 'argc' <<<"$msg"; then
+				ok "cli: pmuscope $cmd of ${f##*/} refused (exit $rc): ${msg##*: argc}"
+			else
+				ko "cli: pmuscope $cmd of ${f##*/}: exit $rc: $(head -n 3 <<<"$msg" | tr '\n' ' ')"
+			fi
+		done
+	done
+	for f in "$out"/crafted-*.data; do
+		[ -e "$f" ] || { ko "cli: no crafted record files were kept"; break; }
+		msg=$("$out/pmuscope" report -i "$f" 2>&1 >/dev/null); rc=$?
+		if [ "$rc" -gt 0 ] && [ "$rc" -lt 128 ] && ! grep -qE 'Sanitizer|runtime error' <<<"$msg"; then
+			ok "cli: pmuscope report of ${f##*/} refused (exit $rc): $msg"
+		else
+			ko "cli: pmuscope report of ${f##*/}: exit $rc: $(head -n 3 <<<"$msg" | tr '\n' ' ')"
+		fi
+	done
+else
+	ko "build-cli-sanitized: $(head -n 5 <<<"$log")"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
