@@ -293,8 +293,12 @@ struct pmuscope_pmu {
 	 * may read meanwhile (before PMUv3p9 all of them), on which no other
 	 * owner's counter may go; @el0_userenr the PMUSERENR_EL0 value
 	 * written, 0 until every counter of the session counts here.
+	 * @el0_here: the session whose sentinel perf has added here (its
+	 * thread switched in); a grant without it is revoked at the end of
+	 * perf's batch (pmuscope_ppmu_enable()).
 	 */
 	struct pmuscope_el0 *el0;
+	struct pmuscope_el0 *el0_here;
 	unsigned long el0_run;
 	u32 el0_open;
 	u64 el0_userenr;

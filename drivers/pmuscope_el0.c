@@ -18,7 +18,12 @@
  * only when the thread is leaving the CPU: another task is current, the
  * thread is exiting, or its context-switch count moved since the grant
  * (__schedule() counts the switch before perf_event_task_sched_out()).
- * Closing the session revokes on every CPU (pmuscope_perf.c).
+ * perf can also take the events away without a del() that looks like a
+ * switch (an exec of a setuid binary detaches them while the thread runs
+ * on; a sentinel left in ERROR is never added): so at the end of every
+ * batch of perf's changes on a CPU (the PMU's pmu_enable()) a grant whose
+ * sentinel is not added there is revoked. Closing the session revokes on
+ * every CPU (pmuscope_perf.c).
  *
  * Before PMUv3p9, PMUSERENR_EL0.ER opens every event counter of the CPU:
  * access is granted only when no other owner's counter is allocated there

@@ -270,10 +270,24 @@ static void pmuscope_el0_close(struct pmuscope_session *sess)
 	on_each_cpu(pmuscope_el0_revoke_here, el0, 1);
 }
 
+/* No CPU may name @info as the session whose sentinel it has (it goes). */
+static void pmuscope_el0_forget_here(void *info)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[smp_processor_id()];
+
+	if (!pcpu)
+		return;
+	raw_spin_lock(&pcpu->pmu.lock);
+	if (pcpu->pmu.el0_here == info)
+		pcpu->pmu.el0_here = NULL;
+	raw_spin_unlock(&pcpu->pmu.lock);
+}
+
 /* After the counters: the sentinel and the page (which a mapping may keep). */
 static void pmuscope_el0_release(struct pmuscope_session *sess)
 {
 	perf_event_release_kernel(sess->el0->sentinel);
+	on_each_cpu(pmuscope_el0_forget_here, sess->el0, 1);
 	pmuscope_el0_free(sess->el0);
 	sess->el0 = NULL;
 }

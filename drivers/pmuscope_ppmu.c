@@ -211,11 +211,13 @@ static int pmuscope_ppmu_add(struct perf_event *event, int flags)
 		 */
 		event->hw.idx = -1;
 		event->hw.state = 0;
-		if (!pmu || !pmu->usable || !el0 || current != el0->task ||
-		    !READ_ONCE(el0->enabled))
+		if (!pmu || !pmu->usable || !el0 || current != el0->task)
 			return 0;
 		raw_spin_lock_irqsave(&pmu->lock, irqflags);
-		pmuscope_el0_reserve(pmu, el0, pmuscope_ppmu_run(), pmu->el0 != el0);
+		/* Added here, enabled or not: a later ENABLE's counters grant. */
+		pmu->el0_here = el0;
+		if (READ_ONCE(el0->enabled))
+			pmuscope_el0_reserve(pmu, el0, pmuscope_ppmu_run(), pmu->el0 != el0);
 		raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
 		return 0;
 	}
@@ -265,6 +267,8 @@ static void pmuscope_ppmu_del(struct perf_event *event, int flags)
 		if (!pmu || !el0)
 			return;
 		raw_spin_lock_irqsave(&pmu->lock, irqflags);
+		if (pmu->el0_here == el0)
+			pmu->el0_here = NULL;
 		if (pmu->el0 == el0 && pmuscope_ppmu_leaving(pmu, el0))
 			pmuscope_el0_revoke(pmu);
 		raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
@@ -285,6 +289,38 @@ static void pmuscope_ppmu_del(struct perf_event *event, int flags)
 		pmuscope_el0_revoke(pmu);
 	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
 	event->hw.idx = -1;
+}
+
+/*
+ * The end of a batch of perf's adds and deletes on this CPU (perf calls
+ * pmu_enable() once its per-CPU disable count is back to 0: after a
+ * context switch in or out, a context rescheduled for a new event, a
+ * rotation). A grant lasts only while its session's sentinel is added
+ * here: perf can take the events away without the sentinel's del() at a
+ * switch, so del() alone cannot be relied on to revoke. begin_new_exec()
+ * of a setuid or non-dumpable binary detaches them with
+ * perf_event_exit_task() while the thread keeps running (del() comes,
+ * but for a thread that is not leaving), and merge_sched_in() leaves a
+ * pinned group that could not go on in ERROR without an add(), so the
+ * counters of the session may be granted without a sentinel whose del()
+ * would revoke. Both end here.
+ */
+static void pmuscope_ppmu_enable(struct pmu *ppmu)
+{
+	struct pmuscope_pmu *pmu = pmuscope_ppmu_local();
+	unsigned long irqflags;
+
+	if (!pmu || !READ_ONCE(pmu->el0))
+		return;
+	raw_spin_lock_irqsave(&pmu->lock, irqflags);
+	if (pmu->el0 && pmu->el0_here != pmu->el0)
+		pmuscope_el0_revoke(pmu);
+	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
+}
+
+/* Nothing to stop for a batch: the counters run through it. */
+static void pmuscope_ppmu_disable(struct pmu *ppmu)
+{
 }
 
 static void pmuscope_ppmu_read(struct perf_event *event)
@@ -316,6 +352,8 @@ static struct pmu pmuscope_ppmu = {
 	.module = THIS_MODULE,
 	.task_ctx_nr = perf_hw_context,
 	.capabilities = PMUSCOPE_PPMU_CAPS,
+	.pmu_enable = pmuscope_ppmu_enable,
+	.pmu_disable = pmuscope_ppmu_disable,
 	.event_init = pmuscope_ppmu_event_init,
 	.add = pmuscope_ppmu_add,
 	.del = pmuscope_ppmu_del,

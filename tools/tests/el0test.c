@@ -30,6 +30,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/perf_event.h>
 #include <limits.h>
 #include <inttypes.h>
 #include <sched.h>
@@ -40,6 +43,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1002,6 +1006,226 @@ static void test_sigill_smp(void)
 	pmuscope_close(h);
 }
 
+/* ---------------------------------------- the grant outlives no detach */
+
+/* Another user's process (uid 65533, no groups) reading counter @index on @cpu: its wait status. */
+static int stranger_reads(int cpu, uint32_t index)
+{
+	int status = -1;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		signal(SIGILL, SIG_DFL);
+		if (setgroups(0, NULL) || setgid(65533) || setuid(65533))
+			_exit(99);
+		pin(cpu);
+		(void)raw_read(index);
+		_exit(0);
+	}
+	return waitpid(pid, &status, 0) == pid ? status : -1;
+}
+
+/* Root's CONFIG of cycles on @cpu: 0 or -errno (the message in @msg). */
+static int root_config(int cpu, char *msg, size_t len)
+{
+	struct pmuscope_event_spec ev;
+	uint64_t cpus = 1ULL << cpu;
+	struct pmuscope *h;
+	char err[256];
+	int ret;
+
+	if (pmuscope_open(&h, err, sizeof(err))) {
+		snprintf(msg, len, "%s", err);
+		return -ENODEV;
+	}
+	pmuscope_event_parse("cycles", &ev, err, sizeof(err));
+	ret = pmuscope_configure(h, &ev, 1, &cpus, 1);
+	snprintf(msg, len, "%s", ret ? pmuscope_errmsg(h) : "configured");
+	pmuscope_close(h);
+	return ret;
+}
+
+/*
+ * pmuscope-el0 detach exec|error HELPER GID: a thread granted EL0 reads
+ * on CPU 1 (uid 65534, a member of GID, the module's group=) whose
+ * events perf takes away without a switch-out's del(): "exec", it execs
+ * HELPER, a setuid-root copy of this program (begin_new_exec() calls
+ * perf_event_exit_task() for a binary that changes credentials);
+ * "error", a pinned group of its own made before the session cannot go
+ * on (more events than counters), which puts the session's pinned
+ * sentinel in ERROR without an add() (merge_sched_in()). While that
+ * thread then sleeps, another user's process on CPU 1 must trap on
+ * PMCCNTR_EL0, and root's CONFIG of CPU 1 must succeed.
+ */
+static void test_detach(const char *how, const char *helper_path, gid_t gid)
+{
+	static const char *const specs[] = { "cycles:u" };
+	int ready[2], go[2], status;
+	char buf[160], msg[300];
+	uint32_t index;
+	pid_t pid;
+
+	snprintf(tag, sizeof(tag), "pmuscope-el0 detach %s", how);
+	tap_tag = tag;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		tap(1, "another CPU # SKIP one CPU");
+		return;
+	}
+	if (pipe(ready) || pipe(go)) {
+		tap(0, "pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		tap(0, "fork: %s", strerror(errno));
+		return;
+	}
+	if (!pid) {
+		gid_t groups[1] = { gid };
+		struct pmuscope *h;
+		uint64_t v;
+		char rfd[16], gfd[16];
+		int leader = -1;
+
+		close(ready[0]);
+		close(go[1]);
+		if (setgroups(1, groups) || setgid(65534) || setuid(65534))
+			_exit(99);
+		pin(1);
+		if (!strcmp(how, "error")) {
+			/*
+			 * A pinned group of 40 cycle events on pmuscope's PMU,
+			 * made disabled before the session (it comes first in
+			 * perf's order), enabled after: it never fits, so at
+			 * each pass that finds it INACTIVE it goes to ERROR
+			 * and every pinned group after it, the sentinel, too.
+			 */
+			struct perf_event_attr a = {
+				.size = sizeof(a), .config = 0x11, .exclude_kernel = 1,
+				.exclude_hv = 1, .disabled = 1,
+			};
+			FILE *f = fopen("/sys/bus/event_source/devices/pmuscope/type", "r");
+			if (!f || fscanf(f, "%u", &a.type) != 1)
+				_exit(98);
+			fclose(f);
+			for (int i = 0; i < 40; i++) {
+				a.pinned = i == 0;
+				int fdn = syscall(SYS_perf_event_open, &a, 0, -1, leader, 0);
+
+				if (fdn < 0)
+					_exit(97);
+				if (leader < 0)
+					leader = fdn;
+			}
+		}
+		h = self_session(specs, 1, 0);
+		if (!h)
+			_exit(96);
+		/*
+		 * A grant is made at a switch-in: sleep (a switch out and
+		 * in) until one was made or refused, at most 100 times.
+		 */
+		{
+			struct timespec ms = { 0, 1000000 };
+			struct ctr_view cv;
+			unsigned char idx;
+
+			for (int i = 0; i < 100; i++) {
+				nanosleep(&ms, NULL);
+				page_view(h, 0, &cv);
+				if (cv.grants || cv.denials)
+					break;
+			}
+			if (leader >= 0) {
+				ioctl(leader, PERF_EVENT_IOC_ENABLE, 0);
+				nanosleep(&ms, NULL);
+				page_view(h, 0, &cv);
+			}
+			idx = cv.pmuserenr && !try_read(cv.index, &v) ? cv.index : 0;
+			if (write(ready[1], &idx, 1) != 1)
+				_exit(95);
+		}
+		if (!strcmp(how, "exec")) {
+			/*
+			 * The session outlives the exec (its file stays open
+			 * in the new image): only perf's detach ends the
+			 * thread's events, not the session's close.
+			 */
+			fcntl(pmuscope_fd(h), F_SETFD, 0);
+			snprintf(rfd, sizeof(rfd), "%d", ready[1]);
+			snprintf(gfd, sizeof(gfd), "%d", go[0]);
+			execl(helper_path, helper_path, "hold", rfd, gfd, (char *)NULL);
+			_exit(94);
+		}
+		/* "error": sleep on the pipe (off the CPU), then close. */
+		if (read(go[0], buf, 1) != 1)
+			_exit(93);
+		pmuscope_close(h);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	if (read(ready[0], buf, 1) != 1) {
+		waitpid(pid, &status, 0);
+		tap(0, "the granted thread did not get ready: %s", status_str(status, msg, sizeof(msg)));
+		return;
+	}
+	index = (unsigned char)buf[0];
+	if (!strcmp(how, "exec"))
+		tap(index != 0, "a thread of uid 65534 in group %u granted EL0 reads on CPU 1 (counter %u)",
+		    (unsigned int)gid, index);
+	else
+		tap(1, "a thread of uid 65534 in group %u, its sentinel in ERROR: %s",
+		    (unsigned int)gid, index ? "granted" : "not granted, reads with the ioctl");
+	/* What another user tries: that counter, or (no grant) event counter 0. */
+	if (!index)
+		index = 1;
+	if (!strcmp(how, "exec")) {
+		/* "hold" says it runs (as root) once it has exec'd. */
+		if (read(ready[0], buf, 1) != 1) {
+			waitpid(pid, &status, 0);
+			tap(0, "the setuid helper did not start: %s",
+			    status_str(status, msg, sizeof(msg)));
+			return;
+		}
+		tap(buf[0] == 'r', "the thread exec'd %s, setuid root: it runs as euid 0 (%c)",
+		    helper_path, buf[0]);
+	}
+	/* The thread now sleeps in read(): CPU 1 runs others. */
+	status = stranger_reads(1, index);
+	tap(is_sigill(status), "%s, the thread asleep: another user's read of %s on CPU 1 traps (%s)",
+	    strcmp(how, "exec") ? "its sentinel in ERROR" : "after its exec of a setuid binary",
+	    index_name(index, msg, sizeof(msg)), status_str(status, buf, sizeof(buf)));
+	status = root_config(1, msg, sizeof(msg));
+	tap(!status, "%s: root's CONFIG of CPU 1 (%s)", how, msg);
+	if (write(go[1], "x", 1) != 1)
+		tap(0, "write: %s", strerror(errno));
+	waitpid(pid, &status, 0);
+	tap(WIFEXITED(status) && !WEXITSTATUS(status), "the thread ended (%s)",
+	    status_str(status, buf, sizeof(buf)));
+	close(ready[0]);
+	close(go[1]);
+}
+
+/*
+ * pmuscope-el0 hold READY GO: the setuid helper of test_detach(), running
+ * with the credentials it was given: say so on READY, wait on GO.
+ */
+static int hold(int ready, int go)
+{
+	char c;
+
+	/* 'r': it runs as root (the exec changed its credentials); 'n': not. */
+	if (write(ready, geteuid() ? "n" : "r", 1) != 1)
+		return 1;
+	return read(go, &c, 1) == 1 ? 0 : 1;
+}
+
 /* -------------------------------------------- SMP: moving, hotplug, cpu_pm */
 
 /* A helper process for the stress loops: returns its pid. */
@@ -1517,10 +1741,14 @@ int main(int argc, char **argv)
 		test_refusals();
 	else if (!strcmp(sub, "bench"))
 		bench();
+	else if (!strcmp(sub, "detach") && argc > 4)
+		test_detach(argv[2], argv[3], strtoul(argv[4], NULL, 0));
+	else if (!strcmp(sub, "hold") && argc > 3)
+		return hold(atoi(argv[2]), atoi(argv[3]));
 	else if (!strcmp(sub, "layouts"))
 		test_layouts();
 	else {
-		fprintf(stderr, "usage: pmuscope-el0 exact|wrap|sigill|bounce|hotplug|cpupm|refusals|layouts|bench [N]\n");
+		fprintf(stderr, "usage: pmuscope-el0 exact|wrap|sigill|bounce|hotplug|cpupm|refusals|layouts|bench [N] | detach exec|error HELPER GID\n");
 		return 2;
 	}
 	return tap_failures ? 1 : 0;
