@@ -857,6 +857,7 @@ struct pmuscope_spe_sess {
 	bool flush;			/* a FINAL/STOPPED chunk: readable whatever @wakeup */
 	wait_queue_head_t wait;
 	struct irq_work work;		/* wakes the reader outside the IRQ's locks */
+	atomic_t wakes;			/* times @work was queued */
 	struct mutex read_lock;
 };
 
@@ -881,6 +882,8 @@ struct pmuscope_spe_pcpu {
 	bool running;			/* programmed and enabled on the CPU */
 	bool faulted;			/* stopped by a fault until the session stops */
 	bool off;			/* off while the session runs (idle, offline) */
+	bool in_idle;			/* draining for a cpu_pm power-down: no wake-up */
+	bool wake_pending;		/* a wake-up left for the power-up */
 	u64 off_since;			/* system counter when it went off */
 	u64 off_ticks;			/* system counter ticks it was off (SPE_STATUS: ns) */
 	u64 lost_pending;		/* bytes lost since the last chunk */

@@ -246,7 +246,11 @@ static void pmuscope_spe_emit(struct pmuscope_spe_pcpu *sc, unsigned int cpu,
 	u64 head, used;
 
 	flags |= sc->flags_pending;
-	if (!len && !flags)
+	/*
+	 * Nothing to hand over: no chunk. At a power-down an empty buffer is
+	 * not news either (its FINAL would wake the reader for nothing).
+	 */
+	if (!len && !(sc->in_idle ? flags & ~PMUSCOPE_SPE_C_FINAL : flags))
 		return;
 	raw_spin_lock(&ss->lock);
 	head = ss->head;
@@ -269,7 +273,8 @@ static void pmuscope_spe_emit(struct pmuscope_spe_pcpu *sc, unsigned int cpu,
 	pmuscope_spe_ring_put(ss, head, &ch, sizeof(ch));
 	pmuscope_spe_ring_put(ss, head + sizeof(ch), data, len);
 	pmuscope_spe_ring_put(ss, head + sizeof(ch) + len, pad, size - sizeof(ch) - len);
-	if (flags & (PMUSCOPE_SPE_C_FINAL | PMUSCOPE_SPE_C_STOPPED))
+	if (flags & PMUSCOPE_SPE_C_STOPPED ||
+	    (flags & PMUSCOPE_SPE_C_FINAL && !sc->in_idle))
 		ss->flush = true;
 	/* Pairs with the reader's smp_load_acquire(): the chunk, then @head. */
 	smp_store_release(&ss->head, head + size);
@@ -277,8 +282,19 @@ static void pmuscope_spe_emit(struct pmuscope_spe_pcpu *sc, unsigned int cpu,
 	sc->st.bytes += len;
 	sc->lost_pending = 0;
 	sc->flags_pending = 0;
-	if (ss->flush || used + size >= ss->wakeup)
-		irq_work_queue(&ss->work);
+	if (ss->flush || used + size >= ss->wakeup) {
+		/*
+		 * Not on the way into a power-down: an irq_work is a
+		 * self-IPI, which would abort the deep idle state right
+		 * before PSCI CPU_SUSPEND. The power-up wakes the reader.
+		 */
+		if (sc->in_idle) {
+			sc->wake_pending = true;
+		} else {
+			atomic_inc(&ss->wakes);
+			irq_work_queue(&ss->work);
+		}
+	}
 }
 
 /* ------------------------------------------------------- on the CPU */
@@ -435,14 +451,23 @@ void pmuscope_spe_pm(struct pmuscope_spe_pcpu *sc, unsigned int cpu, bool enter)
 {
 	raw_spin_lock(&sc->lock);
 	if (enter && sc->running) {
+		/* Drained, but nothing queued: that would abort the idle state. */
+		sc->in_idle = true;
 		pmuscope_spe_stop_local(sc, cpu, PMUSCOPE_SPE_C_FINAL);
+		sc->in_idle = false;
 		sc->off = true;
 		sc->off_since = pmuscope_hw_syscnt();
-	} else if (!enter && sc->off && sc->owner && !sc->faulted &&
-		   READ_ONCE(sc->owner->running)) {
-		sc->off_ticks += pmuscope_hw_syscnt() - sc->off_since;
-		sc->off = false;
-		pmuscope_spe_start_local(sc);
+	} else if (!enter) {
+		if (sc->wake_pending && sc->owner) {
+			atomic_inc(&sc->owner->wakes);
+			irq_work_queue(&sc->owner->work);
+		}
+		sc->wake_pending = false;
+		if (sc->off && sc->owner && !sc->faulted && READ_ONCE(sc->owner->running)) {
+			sc->off_ticks += pmuscope_hw_syscnt() - sc->off_since;
+			sc->off = false;
+			pmuscope_spe_start_local(sc);
+		}
 	}
 	raw_spin_unlock(&sc->lock);
 }

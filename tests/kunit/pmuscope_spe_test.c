@@ -11,6 +11,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/irq_work.h>
 #include <linux/bitfield.h>
 #include <linux/cpumask.h>
 #include <linux/interrupt.h>
@@ -670,12 +671,18 @@ static void pmuscope_test_spe_idle(struct kunit *test)
 	struct pmuscope_model_cpu *m;
 	unsigned long flags;
 
+	int wakes;
+
 	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
 	pmuscope_stest_run(t, 30000, 30000);
+	wakes = atomic_read(&t->ss->wakes);
 	local_irq_save(flags);
 	pmuscope_spe_pm(&t->sc, t->cpu, true);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_FALSE(test, t->sc.running);
+	/* No irq_work on the way into idle: the reader is woken at the power-up. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->ss->wakes), wakes);
+	KUNIT_EXPECT_FALSE(test, irq_work_is_pending(&t->ss->work));
 	pmuscope_stest_drain(t);
 	KUNIT_EXPECT_EQ(test, t->chunks, 1U);
 	KUNIT_EXPECT_TRUE(test, t->flags & PMUSCOPE_SPE_C_FINAL);
@@ -685,6 +692,7 @@ static void pmuscope_test_spe_idle(struct kunit *test)
 	local_irq_save(flags);
 	pmuscope_spe_pm(&t->sc, t->cpu, false);
 	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->ss->wakes), wakes + 1);
 	KUNIT_EXPECT_TRUE(test, t->sc.running);
 	pmuscope_stest_run(t, 3000000, 20000);
 	pmuscope_stest_stop(t);
@@ -692,6 +700,37 @@ static void pmuscope_test_spe_idle(struct kunit *test)
 	KUNIT_EXPECT_GT(test, m->spe.records, 0U);
 	KUNIT_EXPECT_FALSE(test, t->bad);
 	KUNIT_EXPECT_GE(test, t->sc.st.fills, 1U);
+}
+
+/*
+ * Idle with nothing sampled: a power-down with an empty buffer hands
+ * nothing over and queues no irq_work (a self-IPI right before PSCI
+ * CPU_SUSPEND aborts the deep idle state, and would wake the reader for
+ * nothing). Before: one empty FINAL chunk and one irq_work per cycle.
+ */
+static void pmuscope_test_spe_idle_empty(struct kunit *test)
+{
+	struct pmuscope_stest *t = test->priv;
+	unsigned long flags;
+	unsigned int i;
+
+	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
+	for (i = 0; i < 100; i++) {
+		local_irq_save(flags);
+		pmuscope_spe_pm(&t->sc, t->cpu, true);
+		local_irq_restore(flags);
+		KUNIT_ASSERT_FALSE(test, irq_work_is_pending(&t->ss->work));
+		pmuscope_model_reset(t->cpu, &pmuscope_model_neoverse_n1);
+		pmuscope_model_spe_add_buffer(t->cpu, t->sc.buf, t->sc.buf_size);
+		local_irq_save(flags);
+		pmuscope_spe_pm(&t->sc, t->cpu, false);
+		local_irq_restore(flags);
+		KUNIT_ASSERT_TRUE(test, t->sc.running);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->ss->wakes), 0);
+	pmuscope_stest_drain(t);
+	KUNIT_EXPECT_EQ_MSG(test, t->chunks, 0U, "100 idle cycles without samples");
+	pmuscope_stest_stop(t);
 }
 
 /* A ring with no room: the chunk is counted lost, and the next one says so. */
@@ -735,6 +774,7 @@ static struct kunit_case pmuscope_spe_cases[] = {
 	KUNIT_CASE(pmuscope_test_spe_discard),
 	KUNIT_CASE(pmuscope_test_spe_spurious),
 	KUNIT_CASE(pmuscope_test_spe_idle),
+	KUNIT_CASE(pmuscope_test_spe_idle_empty),
 	KUNIT_CASE(pmuscope_test_spe_ring_full),
 	{}
 };
