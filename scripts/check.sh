@@ -95,14 +95,20 @@ gate_lane() {
 	gate=(--kernel debug --mem 1G --smp 2 --initrd "$build/initramfs-gate.cpio")
 	# FUZZ_IOCTLS: the privileged phase of t-fuzz.sh (the unprivileged
 	# one does a quarter of it).
-	# pmuscope_faults_load: the load path's last sites (where the module's
-	# own init runs), the whole of it takes about 8 minutes (plan faults).
+	# pmuscope_faults_load: 150 s of the load path's ~930 sites (about 280
+	# of them; the whole scan takes about 8 minutes: make faults), from a
+	# site chosen from the commit, 250 apart, so that successive commits
+	# cover them all: FIRST:SECONDS.
+	local win nwin=4 first
+	win=$(( 0x$(git -C "$PMUSCOPE_TOP" rev-parse --short=7 HEAD 2>/dev/null || echo 0) % nwin ))
+	first=$(( win * 250 + 1 ))
+	echo "# gate: module-load fault scan from site $first, window $((win + 1)) of $nwin (from commit $(git -C "$PMUSCOPE_TOP" rev-parse --short=7 HEAD 2>/dev/null || echo none); the whole scan: make faults)"
 	guest gate --require-ktap "${gate[@]}" --cpu cortex-a53 --plan gate \
-		--append "FUZZ_IOCTLS=50000 STRESS_ROUNDS=100 pmuscope_faults_load=-150:150" --timeout 900
+		--append "FUZZ_IOCTLS=50000 STRESS_ROUNDS=100 pmuscope_faults_load=$first:150" --timeout 900
 	# SOAK_CYCLES: 200 CPU-1 off/on cycles in the gate's boot; 50 through
 	# the perf backend.
 	guest gate-perf "${gate[@]}" --cpu cortex-a53 --plan gate-perf --no-blacklist \
-		--append "FUZZ_IOCTLS=25000 SOAK_CYCLES=50 pmuscope_faults_load=-150:150" \
+		--append "FUZZ_IOCTLS=25000 SOAK_CYCLES=50 pmuscope_faults_load=$first:150" \
 		--timeout 600
 	# The fuzzer at full volume on the test kernel (lockdep, no KASAN:
 	# fast), in this lane to even the two out; its initramfs is the other
