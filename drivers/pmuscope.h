@@ -799,6 +799,7 @@ struct pmuscope_amu {
 	u64 pm0[PMUSCOPE_AMU_GROUP_MAX], pm1[PMUSCOPE_AMU_GROUP_MAX];
 };
 
+bool pmuscope_amu_const_erratum(u64 midr);
 void pmuscope_amu_probe(struct pmuscope_amu *amu, struct pmuscope_amu_info *info,
 			const struct pmuscope_cpu_caps *caps);
 void pmuscope_amu_pm_enter(struct pmuscope_amu *amu, const struct pmuscope_amu_info *info);

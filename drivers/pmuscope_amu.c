@@ -30,6 +30,7 @@
 
 #include "pmuscope.h"
 #include "pmuscope_hw.h"
+#include "pmuscope_regs.h"
 
 static_assert(PMUSCOPE_NR_AMEVCNTR0 == PMUSCOPE_AMU_GROUP_MAX);
 static_assert(PMUSCOPE_NR_AMEVCNTR1 == PMUSCOPE_AMU_GROUP_MAX);
@@ -88,6 +89,36 @@ static bool pmuscope_amu_went_back(const struct pmuscope_amu_info *info,
  * last sample taken before the CPU went down was reset meanwhile: lost.
  * On the CPU; @caps its probe.
  */
+/*
+ * Is @midr a core whose constant-rate counter (AMEVCNTR01) does not count
+ * at the system counter's rate? Cortex-A510 r0p0-r1p1 (erratum 2457168)
+ * and Cortex-A725 r0p0-r0p2 (erratum 3821522), the ranges of the kernel's
+ * workaround_amu_constcnt_list (arch/arm64/kernel/cpu_errata.c). Checked
+ * from MIDR_EL1 whatever the kernel was configured with: its capability
+ * exists only with CONFIG_ARM64_ERRATUM_2457168 or _3821522.
+ */
+bool pmuscope_amu_const_erratum(u64 midr)
+{
+	static const struct {
+		u16 part;
+		u8 last_variant, last_revision;
+	} errata[] = {
+		{ 0xd46, 1, 1 },	/* Cortex-A510 r0p0-r1p1: 2457168 */
+		{ 0xd87, 0, 2 },	/* Cortex-A725 r0p0-r0p2: 3821522 */
+	};
+	unsigned int v = FIELD_GET(PMUSCOPE_MIDR_VARIANT, midr);
+	unsigned int r = FIELD_GET(PMUSCOPE_MIDR_REVISION, midr);
+	unsigned int i;
+
+	if (FIELD_GET(PMUSCOPE_MIDR_IMPLEMENTER, midr) != 0x41)	/* Arm */
+		return false;
+	for (i = 0; i < ARRAY_SIZE(errata); i++)
+		if (FIELD_GET(PMUSCOPE_MIDR_PARTNUM, midr) == errata[i].part)
+			return v < errata[i].last_variant ||
+			       (v == errata[i].last_variant && r <= errata[i].last_revision);
+	return false;
+}
+
 void pmuscope_amu_probe(struct pmuscope_amu *amu, struct pmuscope_amu_info *info,
 			const struct pmuscope_cpu_caps *caps)
 {
@@ -104,7 +135,8 @@ void pmuscope_amu_probe(struct pmuscope_amu *amu, struct pmuscope_amu_info *info
 			  PMUSCOPE_NR_AMEVCNTR0);
 	info->nr1 = FIELD_GET(PMUSCOPE_AMCGCR_CG1NC, caps->regs.amcgcr);
 	info->impl1 = pmuscope_amu_impl1(caps);
-	info->const_broken = pmuscope_hw_amu_const_broken();
+	info->const_broken = pmuscope_hw_amu_const_broken() ||
+			     pmuscope_amu_const_erratum(caps->regs.midr);
 
 	local_irq_save(flags);
 	info->aux_zero = info->impl1 &&

@@ -272,6 +272,33 @@ static void pmuscope_test_amu_cg1rz(struct kunit *test)
 }
 
 /* The erratum's workaround: CNT_CYCLES flagged, the rest as usual. */
+/* The constant counter's errata, from MIDR_EL1 alone (any kernel config). */
+static void pmuscope_test_amu_const_erratum(struct kunit *test)
+{
+	static const struct {
+		u64 midr;
+		bool broken;
+		const char *what;
+	} cases[] = {
+		{ 0x410fd460, true, "Cortex-A510 r0p0" },
+		{ 0x411fd461, true, "Cortex-A510 r1p1" },
+		{ 0x411fd462, false, "Cortex-A510 r1p2" },
+		{ 0x412fd460, false, "Cortex-A510 r2p0" },
+		{ 0x410fd872, true, "Cortex-A725 r0p2" },
+		{ 0x410fd873, false, "Cortex-A725 r0p3" },
+		{ 0x411fd870, false, "Cortex-A725 r1p0" },
+		{ 0x410fd034, false, "Cortex-A53 r0p4 (AM62L)" },
+		{ 0x414fd0c1, false, "Neoverse-N1 r4p1" },
+		{ 0x510fd460, false, "part 0xd46 of another implementer" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test, pmuscope_amu_const_erratum(cases[i].midr),
+				    cases[i].broken, "%s (MIDR 0x%08llx)", cases[i].what,
+				    cases[i].midr);
+}
+
 static void pmuscope_test_amu_const_broken(struct kunit *test)
 {
 	struct pmuscope_atest *t = test->priv;
@@ -345,6 +372,7 @@ static struct kunit_case pmuscope_amu_cases[] = {
 	KUNIT_CASE(pmuscope_test_amu_disabled),
 	KUNIT_CASE(pmuscope_test_amu_cg1rz),
 	KUNIT_CASE(pmuscope_test_amu_const_broken),
+	KUNIT_CASE(pmuscope_test_amu_const_erratum),
 	KUNIT_CASE_PARAM(pmuscope_test_amu_loss, pmuscope_loss_gen_params),
 	{}
 };
