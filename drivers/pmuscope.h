@@ -904,6 +904,8 @@ enum pmuscope_spe_act pmuscope_spe_decode(u64 pmbsr);
 void pmuscope_spe_probe(struct pmuscope_spe_pcpu *sc, const struct pmuscope_cpu_caps *caps);
 irqreturn_t pmuscope_spe_irq_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu);
 void pmuscope_spe_pm(struct pmuscope_spe_pcpu *sc, unsigned int cpu, bool enter);
+void pmuscope_spe_reset_local(struct pmuscope_spe_pcpu *sc);
+void pmuscope_spe_reboot_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu);
 void pmuscope_spe_cpu_online(unsigned int cpu);
 void pmuscope_spe_cpu_offline(unsigned int cpu);
 int pmuscope_spe_init(void);

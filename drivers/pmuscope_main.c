@@ -11,6 +11,7 @@
 
 #include <linux/cpu.h>
 #include <linux/cpu_pm.h>
+#include <linux/reboot.h>
 #include <linux/cpuhotplug.h>
 #include <linux/interrupt.h>
 #include <linux/irq.h>
@@ -261,6 +262,44 @@ static int pmuscope_cpu_pm_notify(struct notifier_block *nb,
 
 static struct notifier_block pmuscope_cpu_pm_nb = {
 	.notifier_call = pmuscope_cpu_pm_notify,
+};
+
+/* ---------------------------------------------------------------- reboot */
+
+/*
+ * Reboot, halt or kexec (kernel_restart_prepare() and kernel_kexec() run
+ * the reboot notifiers): on every CPU, SPE stopped and reset, so that no
+ * SPU writes into memory the next kernel owns, and the direct engine's
+ * PMU off (no overflow interrupt, no EL0 access), as perf_reboot() does
+ * for perf's events. Nothing restarts them before the machine goes.
+ */
+static void pmuscope_reboot_cpu(void *info)
+{
+	struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[smp_processor_id()];
+
+	if (!pcpu || !pcpu->probed)
+		return;
+	raw_spin_lock(&pcpu->spe.lock);
+	pmuscope_spe_reboot_local(&pcpu->spe, pcpu->cpu);
+	raw_spin_unlock(&pcpu->spe.lock);
+	if (pmuscope_backend_perf() || !pcpu->pmu.usable)
+		return;
+	raw_spin_lock(&pcpu->pmu.lock);
+	pmuscope_pmu_cpu_down(&pcpu->pmu);
+	raw_spin_unlock(&pcpu->pmu.lock);
+}
+
+static int pmuscope_reboot_notify(struct notifier_block *nb, unsigned long action,
+				  void *data)
+{
+	cpus_read_lock();
+	on_each_cpu(pmuscope_reboot_cpu, NULL, 1);
+	cpus_read_unlock();
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block pmuscope_reboot_nb = {
+	.notifier_call = pmuscope_reboot_notify,
 };
 
 /* ------------------------------------------------------------- CPU hotplug */
@@ -563,9 +602,13 @@ static int __init pmuscope_init_driver(void)
 	if (ret)
 		goto err_remove_cpuhp;
 
-	ret = pmuscope_sysfs_publish(drv);
+	ret = register_reboot_notifier(&pmuscope_reboot_nb);
 	if (ret)
 		goto err_unregister_cpu_pm;
+
+	ret = pmuscope_sysfs_publish(drv);
+	if (ret)
+		goto err_unregister_reboot;
 
 	/* Direct backend: tasks and multiplexing through pmuscope's own PMU. */
 	if (!pmuscope_backend_perf() && (drv->allowed_units & BIT(PMUSCOPE_UNIT_PMU)) &&
@@ -589,6 +632,8 @@ static int __init pmuscope_init_driver(void)
 err_unregister_ppmu:
 	pmuscope_ppmu_unregister();
 	pmuscope_sysfs_unpublish(drv);
+err_unregister_reboot:
+	unregister_reboot_notifier(&pmuscope_reboot_nb);
 err_unregister_cpu_pm:
 	cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
 err_remove_cpuhp:
@@ -614,6 +659,7 @@ static void pmuscope_exit_driver(void)
 	pmuscope_chardev_exit();
 	pmuscope_ppmu_unregister();
 	pmuscope_sysfs_unpublish(drv);
+	unregister_reboot_notifier(&pmuscope_reboot_nb);
 	cpu_pm_unregister_notifier(&pmuscope_cpu_pm_nb);
 	cpuhp_remove_state(drv->hp_state);
 	pmuscope_sessions_exit(drv);

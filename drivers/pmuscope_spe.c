@@ -402,6 +402,42 @@ void pmuscope_spe_stop_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu, u32
 }
 
 /*
+ * The unit as if nothing had used it (arm_spe_pmu's
+ * __arm_spe_pmu_reset_local()): profiling and the buffer disabled and
+ * drained, the pointer at 0, no management event pending (the PMBIRQ line
+ * low). What an earlier kernel (kexec), the firmware or a session's crash
+ * left is not trusted. For an idle unit: at CPU online and at reboot,
+ * after pmuscope_spe_stop_local(). sc->lock held, on the CPU.
+ */
+void pmuscope_spe_reset_local(struct pmuscope_spe_pcpu *sc)
+{
+	if (!sc->usable || sc->running)
+		return;
+	pmuscope_hw_write(PMUSCOPE_REG_PMSCR_EL1, 0);
+	pmuscope_hw_isb();
+	pmuscope_hw_psb_csync();
+	pmuscope_hw_dsb_nsh();
+	pmuscope_hw_write(PMUSCOPE_REG_PMBLIMITR_EL1, 0);
+	pmuscope_hw_isb();
+	pmuscope_hw_write(PMUSCOPE_REG_PMBPTR_EL1, 0);
+	pmuscope_hw_isb();
+	pmuscope_hw_write(PMUSCOPE_REG_PMBSR_EL1, 0);
+	pmuscope_hw_isb();
+}
+
+/*
+ * Reboot or kexec: no SPU may write into memory the next kernel owns.
+ * Drained (the data handed over as a FINAL chunk, in case anyone reads
+ * it still), then reset; the CPU's unit stays off. sc->lock held.
+ */
+void pmuscope_spe_reboot_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu)
+{
+	pmuscope_spe_stop_local(sc, cpu, PMUSCOPE_SPE_C_FINAL);
+	sc->faulted = true;	/* never restarted: not by idle exit, not by online */
+	pmuscope_spe_reset_local(sc);
+}
+
+/*
  * PMBIRQ on this CPU (hard IRQ). Returns IRQ_NONE for a spurious one
  * (PMBSR_EL1.S = 0), which is counted; PMBSR_EL1 is always left clear.
  */

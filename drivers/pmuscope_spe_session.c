@@ -201,6 +201,8 @@ void pmuscope_spe_cpu_online(unsigned int cpu)
 		enable_percpu_irq(pmuscope_spe_irq.irq, IRQ_TYPE_NONE);
 	}
 	raw_spin_lock_irqsave(&sc->lock, flags);
+	/* Whatever the unit holds from before (firmware, kexec): reset. */
+	pmuscope_spe_reset_local(sc);
 	if (sc->owner && sc->off && !sc->faulted && sc->owner->running) {
 		sc->off_ticks += pmuscope_hw_syscnt() - sc->off_since;
 		sc->off = false;

@@ -733,6 +733,59 @@ static void pmuscope_test_spe_idle_empty(struct kunit *test)
 	pmuscope_stest_stop(t);
 }
 
+/*
+ * CPU online (and reboot) resets the unit as __arm_spe_pmu_reset_local()
+ * does: what a previous kernel (kexec) or the firmware left enabled, a
+ * pending management event included, is disabled and cleared.
+ */
+static void pmuscope_test_spe_reset_local(struct kunit *test)
+{
+	struct pmuscope_stest *t = test->priv;
+	unsigned long flags;
+
+	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
+	pmuscope_stest_stop(t);
+	/* Left behind: the buffer enabled, a pointer, a service event pending. */
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMBPTR_EL1, (u64)(uintptr_t)t->sc.buf);
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMBSR_EL1, PMUSCOPE_PMBSR_S);
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMSCR_EL1, PMUSCOPE_PMSCR_E0SPE);
+	raw_spin_lock_irqsave(&t->sc.lock, flags);
+	pmuscope_spe_reset_local(&t->sc);
+	raw_spin_unlock_irqrestore(&t->sc.lock, flags);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMSCR_EL1), 0ULL);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMBLIMITR_EL1) &
+			PMUSCOPE_PMBLIMITR_E, 0ULL);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMBPTR_EL1), 0ULL);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMBSR_EL1), 0ULL);
+	KUNIT_EXPECT_FALSE(test, pmuscope_model_spe_irq_line(t->cpu));
+}
+
+/* Reboot/kexec: drained and reset, and neither idle exit nor online restarts it. */
+static void pmuscope_test_spe_reboot(struct kunit *test)
+{
+	struct pmuscope_stest *t = test->priv;
+	unsigned long flags;
+
+	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
+	pmuscope_stest_run(t, 30000, 30000);
+	raw_spin_lock_irqsave(&t->sc.lock, flags);
+	pmuscope_spe_reboot_local(&t->sc, t->cpu);
+	raw_spin_unlock_irqrestore(&t->sc.lock, flags);
+	KUNIT_EXPECT_FALSE(test, t->sc.running);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMSCR_EL1), 0ULL);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMBLIMITR_EL1) &
+			PMUSCOPE_PMBLIMITR_E, 0ULL);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMBPTR_EL1), 0ULL);
+	pmuscope_stest_drain(t);
+	KUNIT_EXPECT_EQ(test, t->chunks, 1U);
+	KUNIT_EXPECT_TRUE(test, t->flags & PMUSCOPE_SPE_C_FINAL);
+	local_irq_save(flags);
+	pmuscope_spe_pm(&t->sc, t->cpu, true);
+	pmuscope_spe_pm(&t->sc, t->cpu, false);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_FALSE(test, t->sc.running);
+}
+
 /* A ring with no room: the chunk is counted lost, and the next one says so. */
 static void pmuscope_test_spe_ring_full(struct kunit *test)
 {
@@ -775,6 +828,8 @@ static struct kunit_case pmuscope_spe_cases[] = {
 	KUNIT_CASE(pmuscope_test_spe_spurious),
 	KUNIT_CASE(pmuscope_test_spe_idle),
 	KUNIT_CASE(pmuscope_test_spe_idle_empty),
+	KUNIT_CASE(pmuscope_test_spe_reset_local),
+	KUNIT_CASE(pmuscope_test_spe_reboot),
 	KUNIT_CASE(pmuscope_test_spe_ring_full),
 	{}
 };
