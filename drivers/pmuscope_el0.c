@@ -110,10 +110,25 @@ bool pmuscope_el0_supported(void)
 #endif
 }
 
-/* PMUACR_EL1 exists (PMUv3p9 and later, not an IMPLEMENTATION DEFINED PMU). */
+/*
+ * PMUACR_EL1 exists (PMUv3p9 and later, not an IMPLEMENTATION DEFINED PMU)
+ * and an EL1 access to it does not trap. With FEAT_FGT2 an EL2 above the
+ * kernel traps it unless HDFGRTR2_EL2/HDFGWTR2_EL2.nPMUACR_EL1 is 1 (their
+ * reset value is UNKNOWN); a kernel booted at EL2 sets it in el2_setup.h
+ * only from the kernels that know it (6.12 does, 6.1 does not): there, and
+ * under another EL2, the driver keeps to PMUSERENR_EL0.ER, which opens all
+ * counters and is correct on PMUv3p9 too. The kernel at EL2 (VHE), or no
+ * EL2 at all: nothing traps.
+ */
 bool pmuscope_el0_per_counter(const struct pmuscope_pmu *pmu)
 {
-	return pmu->pmuver >= PMUSCOPE_PMUVER_V3P9 && pmu->pmuver != PMUSCOPE_PMUVER_IMP_DEF;
+	if (pmu->pmuver < PMUSCOPE_PMUVER_V3P9 || pmu->pmuver == PMUSCOPE_PMUVER_IMP_DEF)
+		return false;
+#ifdef PMUSCOPE_HAVE_FGT2_PMUACR
+	return true;
+#else
+	return pmuscope_hw_el2() != PMUSCOPE_HW_EL2_ABOVE;
+#endif
 }
 
 /* Every counter of the CPU: what PMUSERENR_EL0.ER opens before PMUv3p9. */

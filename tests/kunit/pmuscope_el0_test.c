@@ -614,7 +614,44 @@ static void pmuscope_test_el0_page_init(struct kunit *test)
 	pmuscope_el0_free(el0);
 }
 
+/*
+ * PMUACR_EL1 only where no EL2 can trap it: under an EL2 above the kernel
+ * (nVHE, a hypervisor) only when this kernel's EL2 set-up opens it in
+ * HDFGxTR2_EL2 (6.12); with the kernel at EL2 (VHE) or no EL2, always.
+ */
+static void pmuscope_test_el0_pmuacr_el2(struct kunit *test)
+{
+	static const struct {
+		enum pmuscope_hw_el2 el2;
+		bool per_counter;
+	} cases[] = {
+		{ PMUSCOPE_HW_EL2_NONE, true },
+		{ PMUSCOPE_HW_EL2_KERNEL, true },
+#ifdef PMUSCOPE_HAVE_FGT2_PMUACR
+		{ PMUSCOPE_HW_EL2_ABOVE, true },
+#else
+		{ PMUSCOPE_HW_EL2_ABOVE, false },
+#endif
+	};
+	struct pmuscope_pmu *pmu = kunit_kzalloc(test, sizeof(*pmu), GFP_KERNEL);
+	unsigned int i, cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, pmu);
+	cpu = get_cpu();
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		pmu->pmuver = PMUSCOPE_PMUVER_V3P9;
+		pmuscope_model_ss_set_el2(cpu, cases[i].el2);
+		KUNIT_EXPECT_EQ_MSG(test, pmuscope_el0_per_counter(pmu), cases[i].per_counter,
+				    "EL2 %d", cases[i].el2);
+		pmu->pmuver = PMUSCOPE_PMUVER_V3P5;
+		KUNIT_EXPECT_FALSE(test, pmuscope_el0_per_counter(pmu));
+	}
+	pmuscope_model_ss_set_el2(cpu, PMUSCOPE_HW_EL2_NONE);
+	put_cpu();
+}
+
 static struct kunit_case pmuscope_el0_test_cases[] = {
+	KUNIT_CASE(pmuscope_test_el0_pmuacr_el2),
 	KUNIT_CASE_PARAM(pmuscope_test_el0_userenr, el0_userenr_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_el0_pmuacr, el0_pmuacr_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_el0_fit, el0_fit_gen_params),
