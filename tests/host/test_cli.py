@@ -703,7 +703,7 @@ class SpeTest(unittest.TestCase):
              "no CPU asked for has a usable Statistical Profiling Extension"),
             ({"FAKE_PMUSCOPE_FEATURES": "0x1"}, 3, "no PMUSCOPE_FEAT_SPE"),
             ({"FAKE_PMUSCOPE_SPE_ERRNO": "16"}, 4, "another session profiles a CPU"),
-            ({"FAKE_PMUSCOPE_SPE_ERRNO": "1"}, 5, "needs CAP_PERFMON or CAP_SYS_ADMIN"),
+            ({"FAKE_PMUSCOPE_SPE_ERRNO": "1"}, 5, "needs CAP_PERFMON (or CAP_SYS_ADMIN)"),
         ]
         for env, code, msg in cases:
             r = self.record("-C", "0", "-d", "1", "--el0", env=env)
