@@ -839,6 +839,9 @@ struct pmuscope_spe_sess {
 	struct pmuscope_spe_config cfg;
 	void **bufs;			/* [nr_cpu_ids]: each CPU's profiling buffer */
 	u32 buf_size;
+	/* Charged to the starter's RLIMIT_MEMLOCK (account_locked_vm()), or NULL. */
+	struct mm_struct *mm;
+	unsigned long locked_pages;
 	/* Set at START, cleared at STOP (driver lock); read by read()/poll(). */
 	bool running;
 	u64 freq;			/* system counter, Hz */
@@ -904,6 +907,7 @@ enum pmuscope_spe_act pmuscope_spe_decode(u64 pmbsr);
 void pmuscope_spe_probe(struct pmuscope_spe_pcpu *sc, const struct pmuscope_cpu_caps *caps);
 irqreturn_t pmuscope_spe_irq_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu);
 void pmuscope_spe_pm(struct pmuscope_spe_pcpu *sc, unsigned int cpu, bool enter);
+int pmuscope_spe_charge(struct pmuscope_spe_sess *ss);
 void pmuscope_spe_reset_local(struct pmuscope_spe_pcpu *sc);
 void pmuscope_spe_reboot_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu);
 void pmuscope_spe_cpu_online(unsigned int cpu);

@@ -36,6 +36,8 @@
 #include <linux/irq_work.h>
 #include <linux/math64.h>
 #include <linux/poll.h>
+#include <linux/sched/mm.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -510,12 +512,40 @@ void pmuscope_spe_pm(struct pmuscope_spe_pcpu *sc, unsigned int cpu, bool enter)
 
 /* ------------------------------------------------- a session's memory */
 
+/*
+ * The session's memory (the ring and every CPU's profiling buffer, which
+ * stay allocated and unswappable while it exists) charged to the
+ * starter's locked memory against RLIMIT_MEMLOCK, as perf charges its AUX
+ * pages (perf_mmap()) and VFIO its pinned pages; CAP_IPC_LOCK exempts
+ * (account_locked_vm()). -ENOMEM above the limit. Process context.
+ */
+int pmuscope_spe_charge(struct pmuscope_spe_sess *ss)
+{
+	unsigned long pages = (ss->size + (unsigned long)ss->buf_size *
+			       cpumask_weight(ss->cpus)) >> PAGE_SHIFT;
+	int ret;
+
+	ss->locked_pages = pages;
+	if (!current->mm)
+		return 0;
+	ret = account_locked_vm(current->mm, pages, true);
+	if (ret)
+		return ret;
+	mmgrab(current->mm);
+	ss->mm = current->mm;
+	return 0;
+}
+
 void pmuscope_spe_free(struct pmuscope_spe_sess *ss)
 {
 	unsigned int cpu;
 
 	if (!ss)
 		return;
+	if (ss->mm) {
+		account_locked_vm(ss->mm, ss->locked_pages, false);
+		mmdrop(ss->mm);
+	}
 	irq_work_sync(&ss->work);
 	if (ss->bufs) {
 		for_each_possible_cpu(cpu) {

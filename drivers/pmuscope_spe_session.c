@@ -356,6 +356,13 @@ int pmuscope_session_spe_start(void **slot, struct pmuscope_session **fresh,
 		ret = -ENOMEM;
 		goto out_regs;
 	}
+	ret = pmuscope_spe_charge(ss);
+	if (ret) {
+		pr_info_ratelimited("SPE: %lu KiB of buffers exceed the caller's locked-memory limit (RLIMIT_MEMLOCK, ulimit -l; CAP_IPC_LOCK exempts)\n",
+				    ss->locked_pages << (PAGE_SHIFT - 10));
+		pmuscope_spe_free(ss);
+		goto out_regs;
+	}
 
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);

@@ -25,6 +25,18 @@ check "cpu0/spe_min_interval is a multiple of 256 ($min)" test $((min % 256)) = 
 check "cpu0/spe_max_record is 2^MaxSize ($(cat $S/spe_max_record))" test "$(cat $S/spe_max_record)" -ge 16
 out=$(runas 65534 pmuscope-spe 0 0 1 2>&1)
 check_eq "nobody may not profile a CPU: EPERM" "$out" "errno=EPERM"
+# The buffers (4096 KiB of ring, 64 KiB on the CPU) are charged to the
+# starter's RLIMIT_MEMLOCK (CAP_IPC_LOCK exempts): a member of group=
+# profiles within its limit and gets ENOMEM above it.
+check "rmmod" rmmod pmuscope
+check "insmod group=4242" insmod "$PMUSCOPE_KO" group=4242
+out=$(runas 65534:4242 sh -c 'ulimit -l 1024; exec pmuscope-spe 0 0 0 1' 2>&1)
+check_eq "a member with ulimit -l 1024: ENOMEM" "$out" "errno=ENOMEM"
+check "... and the kernel log names the limit" \
+	sh -c "dmesg | grep -q 'exceed the caller.s locked-memory limit (RLIMIT_MEMLOCK'"
+check "a member within its limit (8 MiB) profiles at EL0" runas 65534:4242 pmuscope-spe 0 0 0 1
+check "rmmod" rmmod pmuscope
+check "insmod" insmod "$PMUSCOPE_KO"
 out=$(pmuscope-spe 0 $((min - 256)) 1 2>&1)
 check_eq "an interval below the CPU's minimum: EINVAL" "$out" "errno=EINVAL"
 

@@ -2907,6 +2907,10 @@ int pmuscope_spe_start(struct pmuscope *h, struct pmuscope_spe_config *cfg)
 							   PMUSCOPE_SPE_CX | PMUSCOPE_SPE_PCT) ?
 					     PMUSCOPE_POLICY_KERNEL : 0));
 			break;
+		case -ENOMEM:
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "SPE refused: no memory for the buffers, or they exceed your locked-memory limit (RLIMIT_MEMLOCK: ulimit -l; CAP_IPC_LOCK exempts): smaller buffers with -m, or a higher limit");
+			break;
 		case -EINVAL:
 			pmuscope_fmt(h->msg, sizeof(h->msg),
 				     "SPE refused: invalid argument (an interval below a CPU's minimum, sysfs spe_min_interval? a filter the CPU lacks?)");
