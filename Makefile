@@ -119,9 +119,17 @@ man1dir = $(PREFIX)/share/man/man1
 bashcompdir = $(PREFIX)/share/bash-completion/completions
 TOOLS_BUILD = tools/build/$(TOOLS_ARCH)
 # The kernel build directory and its release, for the module's targets.
+# The release is the one modules_install installs under (MODLIB, from
+# $(KERNELRELEASE)): a built tree reads it from include/config/kernel.release,
+# but Debian's linux-headers override it in .kernelvariables (6.1.0-57-arm64,
+# while include/config/kernel.release says 6.1.192). In both, UTS_RELEASE
+# in include/generated/utsrelease.h is that $(KERNELRELEASE) (kbuild
+# generates it from it), and it is the module's vermagic: take it from there.
 KDIR_AND_RELEASE = kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(scripts/build-kernel.sh) || exit 1; \
-	rel=$$(cat "$$kdir/include/config/kernel.release" 2>/dev/null) || \
-	rel=$$($(MAKE) -s --no-print-directory -C "$$kdir" kernelrelease) || exit 1
+	rel=$$(sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' "$$kdir/include/generated/utsrelease.h" \
+		2>/dev/null); \
+	[ -n "$$rel" ] || { echo "$$kdir: no UTS_RELEASE in include/generated/utsrelease.h" >&2; exit 1; }; \
+	dir="$(DESTDIR)/lib/modules/$$rel/$(INSTALL_MOD_DIR)"
 
 install: install-module install-tools
 
@@ -132,14 +140,22 @@ uninstall: uninstall-module uninstall-tools
 install-module: module
 	@$(KDIR_AND_RELEASE); \
 	$(MAKE) -C "$$kdir" $(KBUILD_ARGS) INSTALL_MOD_PATH="$(DESTDIR)" \
-		INSTALL_MOD_DIR="$(INSTALL_MOD_DIR)" $(if $(DESTDIR),DEPMOD=true) modules_install
+		INSTALL_MOD_DIR="$(INSTALL_MOD_DIR)" $(if $(DESTDIR),DEPMOD=true) modules_install || exit 1; \
+	ls "$$dir"/pmuscope.ko* >/dev/null 2>&1 || \
+		{ echo "modules_install did not put pmuscope.ko in $$dir" >&2; exit 1; }
 
+# Fails when there is no pmuscope.ko where install-module puts it: a
+# release or INSTALL_MOD_DIR other than install's would otherwise leave the
+# installed module behind and exit 0.
 uninstall-module:
-	@$(KDIR_AND_RELEASE); \
-	dir="$(DESTDIR)/lib/modules/$$rel/$(INSTALL_MOD_DIR)"; \
+	@$(KDIR_AND_RELEASE); n=0; \
 	for f in pmuscope.ko pmuscope.ko.gz pmuscope.ko.xz pmuscope.ko.zst; do \
-		if [ -e "$$dir/$$f" ]; then echo "rm $$dir/$$f"; rm -f "$$dir/$$f"; fi; \
+		if [ -e "$$dir/$$f" ]; then echo "rm $$dir/$$f"; rm -f "$$dir/$$f" || exit 1; n=$$((n + 1)); fi; \
 	done; \
+	if [ $$n = 0 ]; then \
+		echo "uninstall-module: no pmuscope.ko in $$dir (release $$rel, from" \
+			"$$kdir/include/generated/utsrelease.h): not installed there" >&2; exit 1; \
+	fi; \
 	if [ -z "$(DESTDIR)" ] && [ -f "/lib/modules/$$rel/modules.dep" ]; then depmod -a "$$rel"; fi
 
 install-tools: man completion

@@ -38,7 +38,8 @@ summary() {
 }
 
 kdir=$(scripts/build-kernel.sh) || { ko "test kernel (scripts/build-kernel.sh)"; summary; exit 1; }
-rel=$(cat "$kdir/include/config/kernel.release")
+# The release modules_install installs under (the Makefile takes the same).
+rel=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$kdir/include/generated/utsrelease.h")
 version=$(sed -n 's/^#define[[:space:]]*PMUSCOPE_DRV_VERSION[[:space:]]*"\(.*\)"/\1/p' drivers/pmuscope.h)
 lib_version=$(sed -n 's/^#define[[:space:]]*PMUSCOPE_LIB_VERSION[[:space:]]*"\(.*\)"/\1/p' tools/lib/pmuscope.h)
 cross=$PMUSCOPE_CROSS
@@ -163,6 +164,48 @@ if out=$(timeout 300 make --no-print-directory uninstall DESTDIR="$dest" PREFIX=
 else
 	ko "make uninstall (same DESTDIR, PREFIX): no file left" "$out$(find "$dest" ! -type d)"
 fi
+
+# A kernel tree laid out like Debian's linux-headers (6.1.0-57-arm64): its
+# include/config/kernel.release (6.1.192 there) is not the release kbuild
+# installs under, which .kernelvariables overrides (KERNELRELEASE = UTS_RELEASE).
+# Here: the test kernel's objects, kernel.release "$rel-debian", the
+# override $rel. install-module and uninstall-module must agree on $rel,
+# and uninstall must fail when the module is not where install put it.
+fake=$tmp/linux-headers
+mkdir -p "$fake/include"
+cp "$kdir/Makefile" "$kdir/.config" "$kdir/Module.symvers" "$fake/"
+cp -r "$kdir/include/config" "$kdir/include/generated" "$fake/include/"
+ln -s "$kdir/arch" "$fake/arch"
+ln -s "$kdir/scripts" "$fake/scripts"
+echo "$rel-debian" >"$fake/include/config/kernel.release"
+echo "override KERNELRELEASE = $rel" >"$fake/.kernelvariables"
+fdest=$tmp/dest-debian
+fmod=lib/modules/$rel/updates/pmuscope.ko
+if out=$(timeout 600 make --no-print-directory install-module KDIR="$fake" DESTDIR="$fdest" 2>&1) &&
+	[ "$(cd "$fdest" && find . ! -type d | sed 's|^\./||')" = "$fmod" ]; then
+	ok "make install-module, kernel.release '$rel-debian' != UTS_RELEASE: $fmod alone"
+else
+	ko "make install-module, kernel.release '$rel-debian' != UTS_RELEASE: $fmod alone" \
+		"$out$(find "$fdest" ! -type d 2>/dev/null)"
+fi
+if out=$(timeout 300 make --no-print-directory uninstall-module KDIR="$fake" DESTDIR="$fdest" 2>&1) &&
+	[ -z "$(find "$fdest" ! -type d)" ]; then
+	ok "make uninstall-module, kernel.release != UTS_RELEASE: removes $fmod, no file left"
+else
+	ko "make uninstall-module, kernel.release != UTS_RELEASE: removes $fmod, no file left" \
+		"$out$(find "$fdest" ! -type d)"
+fi
+rc=0
+out=$(timeout 300 make --no-print-directory uninstall-module KDIR="$fake" DESTDIR="$fdest" 2>&1) || rc=$?
+if [ "$rc" != 0 ] && [[ $out == *"no pmuscope.ko in $fdest/lib/modules/$rel/updates"* ]]; then
+	ok "make uninstall-module with nothing installed: fails (exit $rc), naming the directory"
+else
+	ko "make uninstall-module with nothing installed: fails (exit $rc), naming the directory" "$out"
+fi
+# install-module built pmuscope.ko against the fake tree: build it again
+# against the test kernel, as make install left it.
+make --no-print-directory module >"$tmp/module.log" 2>&1 ||
+	ko "make module (against the test kernel again)" "$(cat "$tmp/module.log")"
 
 # TOOLS_ARCH=host: a program builds against the installed headers and
 # shared library, and the installed pmuscope runs.
