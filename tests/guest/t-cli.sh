@@ -68,6 +68,11 @@ esac
 out=$(pmuscope read)
 check "read lists the holding session" sh -c "echo '$out' | grep -q 'cycle .*(pid $holder, pmuscope-test) *CPU_CYCLES:uk *[0-9]'"
 json pmuscope read --json
+# Not root: the owners and values are root only (0400); read says so.
+out=$(runas 65534 pmuscope read 2>/tmp/read.err); rc=$?; err=$(unbanner "$(cat /tmp/read.err)")
+check_eq "read as nobody while a session counts: exit 5" "$rc" 5
+check_eq "read as nobody: nothing on stdout" "$out" ""
+check_eq "read as nobody: message" "$err" "pmuscope: permission denied: who holds the counters and their values ($PMUSCOPE_SYS/cpuN/counter_owner/ and counter_value/) can be read by root only (mode 0400): run pmuscope read as root"
 kill $holder
 wait $holder
 err=$(runas 65534 pmuscope stat -a -e cycles -- true 2>&1); rc=$?; err=$(unbanner "$err")

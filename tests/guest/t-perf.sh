@@ -32,7 +32,32 @@ check_eq "sysfs counter_owner/1 (not selected)" "$(cat $S/counter_owner/1)" free
 check "sysfs counter_value/cycle counted cycles ($(cat $S/counter_value/cycle))" \
 	test "$(cat $S/counter_value/cycle)" -gt 0
 check_eq "sysfs counter_owner/cycle" "$(cat $S/counter_owner/cycle)" sysfs
+# pmuscope read: sysfs shows the sysfs session's counters on this backend
+# (the one above, still selected), never those of /dev/pmuscope sessions
+# (a held one here): it says so, exit 3.
+why="pmuscope: backend perf: /dev/pmuscope sessions count with perf events, whose counters sysfs does not show:"
+rm -f /tmp/hold.out
+/bin/pmuscope-test hold 60 >/tmp/hold.out &
+holder=$!
+while ! grep -q holding /tmp/hold.out 2>/dev/null; do
+	kill -0 $holder 2>/dev/null || break
+	sleep 0.1
+done
+check "a session holds counters (pmuscope-test hold)" grep -q holding /tmp/hold.out
+out=$(pmuscope read 2>/tmp/read.err); rc=$?; err=$(unbanner "$(cat /tmp/read.err)")
+check_eq "read, perf backend, sysfs session counting: exit 3" "$rc" 3
+check_eq "read, perf backend: message" "$err" "$why listed are the sysfs session's (cpuN/select) alone"
+check "read, perf backend: the sysfs session's cycle counter listed" \
+	sh -c "echo \"\$0\" | grep -q '^0 *cycle *sysfs *CPU_CYCLES:uk *[0-9]'" "$out"
+check "read, perf backend: the held session not listed" \
+	sh -c "! echo \"\$0\" | grep -q 'pid $holder'" "$out"
 check "sysfs select cleared" sh -c "echo >$S/select"
+out=$(pmuscope read --json 2>/tmp/read.err); rc=$?; err=$(unbanner "$(cat /tmp/read.err)")
+check_eq "read --json, perf backend, only a session counting: exit 3" "$rc" 3
+check_eq "read --json, perf backend: empty list" "$out" '{"counters":[]}'
+check_eq "read --json, perf backend: message" "$err" "$why nothing listed (the sysfs session, cpuN/select, counts nothing)"
+kill $holder
+wait $holder
 
 # pmuscope stat -- cmd counts the command (a task), not CPUs.
 out=$(pmuscope stat -e cycles -- /bin/loop 1000 2>&1)

@@ -26,11 +26,28 @@ CLI = os.path.join(BIN, "pmuscope")
 FAKE = os.path.abspath(os.path.join(BIN, "fake_pmuscope.so"))
 
 
-def run(*args, env=None):
+def run(*args, env=None, user=None):
     e = dict(os.environ)
     e.update(env or {})
+    ids = {"user": user, "group": user} if user is not None else {}
     return subprocess.run([CLI, *args], capture_output=True, text=True, env=e,
-                          timeout=30)
+                          timeout=30, **ids)
+
+
+def root_only(root):
+    """Make the fake sysfs what the driver's is to a user: counter_owner/
+    and counter_value/ root only (0400), the rest readable by all. Returns
+    the user to run the CLI as so that those files cannot be opened: nobody
+    when this runs as root, else the files get mode 0 (their owner runs)."""
+    for d, _, files in os.walk(root):
+        os.chmod(d, 0o755)
+        for name in files:
+            os.chmod(os.path.join(d, name), 0o644)
+    for d, _, files in os.walk(root):
+        if os.path.basename(d) in ("counter_owner", "counter_value"):
+            for name in files:
+                os.chmod(os.path.join(d, name), 0o400 if os.geteuid() == 0 else 0)
+    return NOBODY if os.geteuid() == 0 else None
 
 
 def sample(fmt):
@@ -38,9 +55,14 @@ def sample(fmt):
                           capture_output=True, text=True, check=True).stdout
 
 
-def fake_sysfs(root, owners=None, snapshot_hw=None, emulated=False):
+def fake_sysfs(root, owners=None, snapshot_hw=None, emulated=False, backend=None):
     """/sys/kernel/pmuscope of a 2-CPU Cortex-A53 (AM62L); snapshot_hw:
-    {cpu: state} for the cpuN/snapshot_hw files."""
+    {cpu: state} for the cpuN/snapshot_hw files; backend: the backend
+    file's value (none written by default)."""
+    if backend:
+        os.makedirs(root, exist_ok=True)
+        with open(os.path.join(root, "backend"), "w") as f:
+            f.write(backend + "\n")
     if emulated:
         os.makedirs(root, exist_ok=True)
         for name, value in (("emulated", "1"), ("emulated_profile", "cortex-a53")):
@@ -135,6 +157,58 @@ class CliTest(unittest.TestCase):
                 "event": "CPU_CYCLES:uk", "value": 12345}])
             r = run("read", env={"PMUSCOPE_SYSFS": root})
             self.assertIn("session 3 (pid 9, profd)", r.stdout)
+
+    def test_read_not_root_says_why(self):
+        # The owners and values are root only: no empty listing with exit
+        # 0 but exit 5 and why, on stderr, stdout empty.
+        held = {(1, "cycle"): ("session 3 (pid 9, profd)", "CPU_CYCLES:uk", 12345)}
+        for args in (("read",), ("read", "--json")):
+            with tempfile.TemporaryDirectory() as root:
+                fake_sysfs(root, held, backend="direct")
+                user = root_only(root)
+                r = run(*args, env={"PMUSCOPE_SYSFS": root}, user=user)
+                self.assertEqual(r.returncode, 5, (args, r.stdout, r.stderr))
+                self.assertEqual(r.stdout, "", args)
+                self.assertEqual(r.stderr, "pmuscope: permission denied: who holds the counters "
+                                 f"and their values ({root}/cpuN/counter_owner/ and "
+                                 "counter_value/) can be read by root only (mode 0400): "
+                                 "run pmuscope read as root\n", args)
+                # The same tree, readable: the holder is listed, exit 0.
+                r = run(*args, env={"PMUSCOPE_SYSFS": root})
+                self.assertEqual(r.returncode, 0, (args, r.stderr))
+                self.assertIn("session 3 (pid 9, profd)", r.stdout, args)
+                self.assertEqual(r.stderr, "", args)
+
+    def test_read_perf_backend_says_why(self):
+        # perf backend: /dev/pmuscope sessions' counters are perf events
+        # that sysfs does not show; the sysfs session's are listed, exit 3.
+        why = ("pmuscope: backend perf: /dev/pmuscope sessions count with perf events, "
+               "whose counters sysfs does not show: ")
+        with tempfile.TemporaryDirectory() as root:
+            fake_sysfs(root, backend="perf")
+            r = run("read", "--json", env={"PMUSCOPE_SYSFS": root})
+            self.assertEqual(r.returncode, 3, r.stderr)
+            self.assertEqual(json.loads(r.stdout), {"counters": []})
+            self.assertEqual(r.stderr, why + "nothing listed (the sysfs session, "
+                             "cpuN/select, counts nothing)\n")
+        with tempfile.TemporaryDirectory() as root:
+            fake_sysfs(root, {(0, "cycle"): ("sysfs", "CPU_CYCLES:uk", 77)}, backend="perf")
+            r = run("read", env={"PMUSCOPE_SYSFS": root})
+            self.assertEqual(r.returncode, 3, r.stderr)
+            self.assertRegex(r.stdout, r"\n0 +cycle +sysfs +CPU_CYCLES:uk +77\n")
+            self.assertEqual(r.stderr, why + "listed are the sysfs session's "
+                             "(cpuN/select) alone\n")
+            # Not root on the perf backend: permission first.
+            user = root_only(root)
+            r = run("read", env={"PMUSCOPE_SYSFS": root}, user=user)
+            self.assertEqual(r.returncode, 5, r.stderr)
+            self.assertIn("can be read by root only", r.stderr)
+        # The direct backend: nothing held is an empty listing, exit 0.
+        with tempfile.TemporaryDirectory() as root:
+            fake_sysfs(root, backend="direct")
+            r = run("read", "--json", env={"PMUSCOPE_SYSFS": root})
+            self.assertEqual((r.returncode, r.stderr), (0, ""))
+            self.assertEqual(json.loads(r.stdout), {"counters": []})
 
     def test_json_escapes_what_sysfs_says(self):
         owner = 'session 3 (pid 9, a"b\\c\u00e9)'

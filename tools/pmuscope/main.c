@@ -25,11 +25,12 @@
  * CMD"; 2 usage or unknown event; 3 event not implemented, or (snapshot
  * --hardware) a CPU without a usable hardware capture, or (record) a
  * driver without streams, or (report) a pmuscope built without elfutils,
- * or (amu) no CPU asked for with an AMU to read, or (spe record) no SPE
+ * or (amu) no CPU asked for with an AMU to read, or (read) the perf backend
+ * (sysfs shows no /dev/pmuscope session's counters), or (spe record) no SPE
  * source can profile a CPU asked for (spe report --pid: no Context
  * packets to tell the pid by);
  * 4 counters busy (spe record: another session profiles a CPU); 5
- * permission (export: root could not be dropped); 6 driver missing or of another API
+ * permission (export: root could not be dropped; read: not root); 6 driver missing or of another API
  * version; 1 anything else (report: a file that cannot be read or is not
  * a valid record file).
  */
@@ -209,17 +210,89 @@ static int cmd_list(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------ read */
+static void counter_file_name(int i, char *name, size_t len)
+{
+	if (i == 31)
+		snprintf(name, len, "cycle");
+	else
+		snprintf(name, len, "%d", i);
+}
+
+/*
+ * Whether the owners of the counters can be read: counter_owner/ and
+ * counter_value/ are root only (mode 0400), and without them nothing can
+ * be listed. The first counter_owner file found tells; 0 when there is
+ * none (no CPU with a PMU).
+ */
+static int read_denied(void)
+{
+	struct pmuscope_cpu_info info;
+	char path[512], name[8];
+
+	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
+		if (pmuscope_cpu_info(cpu, &info)) {
+			if (cpu >= 64)
+				break;
+			continue;
+		}
+		for (int i = 0; i < 32; i++) {
+			FILE *f;
+
+			counter_file_name(i, name, sizeof(name));
+			snprintf(path, sizeof(path), "%s/cpu%d/counter_owner/%s",
+				 pmuscope_sysfs_root(), cpu, name);
+			f = fopen(path, "r");
+			if (f) {
+				fclose(f);
+				return 0;
+			}
+			if (errno == EACCES || errno == EPERM)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* 1 when the driver counts through perf's PMU driver (sysfs backend). */
+static int backend_is_perf(void)
+{
+	char path[512], backend[16] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/backend", pmuscope_sysfs_root());
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%15s", backend) != 1)
+		backend[0] = '\0';
+	fclose(f);
+	return !strcmp(backend, "perf");
+}
+
+/*
+ * Exit 5 when the owners cannot be read (not root); on the perf backend
+ * the counters of /dev/pmuscope sessions are perf events that sysfs does
+ * not show: the sysfs session's are listed, and the exit status is 3 so
+ * that a script does not take the listing for all that counts.
+ */
 static int cmd_read(int argc, char **argv)
 {
 	int json = argc > 1 && !strcmp(argv[1], "--json");
 	char path[512], owner[128], event[64], value[32];
 	struct pmuscope_cpu_info info;
-	int first = 1, found = 0;
+	int first = 1, found = 0, perf;
 
 	if (argc > 1 && !json) {
 		fprintf(stderr, "usage: pmuscope read [--json]\n");
 		return EXIT_USAGE;
 	}
+	if (read_denied()) {
+		fprintf(stderr, "pmuscope: permission denied: who holds the counters and their values "
+			"(%s/cpuN/counter_owner/ and counter_value/) can be read by root only "
+			"(mode 0400): run pmuscope read as root\n", pmuscope_sysfs_root());
+		return EXIT_PERM;
+	}
+	perf = backend_is_perf();
 	if (json)
 		printf("{\"counters\":[");
 	else
@@ -235,10 +308,7 @@ static int cmd_read(int argc, char **argv)
 			char name[8];
 			FILE *f;
 
-			if (i == 31)
-				snprintf(name, sizeof(name), "cycle");
-			else
-				snprintf(name, sizeof(name), "%d", i);
+			counter_file_name(i, name, sizeof(name));
 			snprintf(path, sizeof(path), "%s/cpu%d/counter_owner/%s",
 				 pmuscope_sysfs_root(), cpu, name);
 			f = fopen(path, "r");
@@ -292,6 +362,13 @@ static int cmd_read(int argc, char **argv)
 		fprintf(stderr, "pmuscope: %s not found: is the pmuscope module loaded?\n",
 			pmuscope_sysfs_root());
 		return EXIT_DRIVER;
+	}
+	if (perf) {
+		fprintf(stderr, "pmuscope: backend perf: /dev/pmuscope sessions count with perf "
+			"events, whose counters sysfs does not show: %s\n", first ?
+			"nothing listed (the sysfs session, cpuN/select, counts nothing)" :
+			"listed are the sysfs session's (cpuN/select) alone");
+		return EXIT_UNSUPPORTED;
 	}
 	return 0;
 }
