@@ -18,6 +18,16 @@ if [ "$(cat $S/amu)" != present ]; then
 	*"cpu0: no AMU"*) tap_ok "... and says cpu0 has no AMU" ;;
 	*) tap_not_ok "... and says cpu0 has no AMU: '$out'" ;;
 	esac
+	# Unprivileged: refused before any record, but the reason is the
+	# CPU's, and there is no AMU for amu=1 to turn on.
+	out=$(runas 65534 pmuscope amu -C 0 -I 10 2>&1); rc=$?
+	check_eq "pmuscope amu as nobody without an AMU exits 3" "$rc" 3
+	case "$out" in
+	*amu=1*) tap_not_ok "... and suggests no amu=1: '$out'" ;;
+	*"cpu0: no Activity Monitors"*"the CPU asked for has no Activity Monitors"*)
+		tap_ok "... says cpu0 has no Activity Monitors, suggests no amu=1" ;;
+	*) tap_not_ok "... says cpu0 has no Activity Monitors: '$out'" ;;
+	esac
 	check "rmmod" rmmod pmuscope
 	exit 0
 fi
@@ -96,4 +106,22 @@ case "$out" in
 *'"event":"CPU_CYCLES"'*) tap_ok "... with CPU 0's group-0 counts" ;;
 *) tap_not_ok "... with CPU 0's group-0 counts: '$out'" ;;
 esac
+check "rmmod" rmmod pmuscope
+
+# amu=0 turns the AMU off: there, and only there, amu=1 is the answer.
+check "insmod amu=0" insmod "$PMUSCOPE_KO" amu=0
+check_eq "cpu0/amu with amu=0: disabled" "$(cat $S/amu)" disabled
+for who in root nobody; do
+	if [ $who = root ]; then
+		out=$(pmuscope amu -C 0 -I 10 2>&1); rc=$?
+	else
+		out=$(runas 65534 pmuscope amu -C 0 -I 10 2>&1); rc=$?
+	fi
+	check_eq "pmuscope amu as $who, amu=0: exit 3" "$rc" 3
+	case "$out" in
+	*"cpu0: AMU not used (amu=0"*"amu=1 forces it"*)
+		tap_ok "... says cpu0's AMU is not used, amu=1 forces it" ;;
+	*) tap_not_ok "... says cpu0's AMU is not used, amu=1 forces it: '$out'" ;;
+	esac
+done
 check "rmmod" rmmod pmuscope

@@ -55,10 +55,14 @@ def sample(fmt):
                           capture_output=True, text=True, check=True).stdout
 
 
-def fake_sysfs(root, owners=None, snapshot_hw=None, emulated=False, backend=None):
+def fake_sysfs(root, owners=None, snapshot_hw=None, emulated=False, backend=None, amu=None):
     """/sys/kernel/pmuscope of a 2-CPU Cortex-A53 (AM62L); snapshot_hw:
     {cpu: state} for the cpuN/snapshot_hw files; backend: the backend
-    file's value (none written by default)."""
+    file's value (none written by default); amu: {cpu: word} for cpuN/amu."""
+    for cpu, word in (amu or {}).items():
+        os.makedirs(os.path.join(root, f"cpu{cpu}"), exist_ok=True)
+        with open(os.path.join(root, f"cpu{cpu}", "amu"), "w") as f:
+            f.write(word + "\n")
     if backend:
         os.makedirs(root, exist_ok=True)
         with open(os.path.join(root, "backend"), "w") as f:
@@ -537,6 +541,72 @@ def read_chunks(path):
         chunks.append((kind, data[off + 8:off + size]))
         off += size
     return hdr, chunks
+
+
+class AmuTest(unittest.TestCase):
+    """pmuscope amu against fake_pmuscope.so when the driver reads no AMU
+    (no PMUSCOPE_FEAT_AMU) and refuses an unprivileged caller (EPERM):
+    amu=1 is suggested only for a CPU whose AMU the driver left alone."""
+
+    NO_AMU = {"FAKE_PMUSCOPE_FEATURES": "0x1", "FAKE_PMUSCOPE_AMU_ERRNO": "1"}  # PMU only; EPERM
+
+    def amu(self, *args, amu=None, env=None):
+        with tempfile.TemporaryDirectory() as root:
+            fake_sysfs(root, amu=amu)
+            e = {"PMUSCOPE_SYSFS": root, "LD_PRELOAD": FAKE}
+            e.update(env or self.NO_AMU)
+            return run("amu", "-I", "10", *args, env=e)
+
+    def test_no_amu_on_the_cpu_says_so(self):
+        r = self.amu("-C", "0-1", amu={0: "absent", 1: "absent"})
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertEqual(r.stderr,
+                         "pmuscope: cpu0: no Activity Monitors (ID_AA64PFR0_EL1.AMU is 0)\n"
+                         "pmuscope: cpu1: no Activity Monitors (ID_AA64PFR0_EL1.AMU is 0)\n"
+                         "pmuscope: the driver reads no CPU's Activity Monitors (no "
+                         "PMUSCOPE_FEAT_AMU): the CPUs asked for have no Activity Monitors\n")
+        r = self.amu("-C", "1", amu={0: "absent", 1: "absent"})
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertTrue(r.stderr.endswith("the CPU asked for has no Activity Monitors\n"),
+                        r.stderr)
+        self.assertNotIn("cpu0", r.stderr)
+
+    def test_amu_turned_off_suggests_amu_1(self):
+        r = self.amu("-C", "0", amu={0: "disabled", 1: "disabled"})
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertEqual(r.stderr,
+                         "pmuscope: cpu0: AMU not used (amu=0, or the kernel does not use it; "
+                         "amu=1 forces it)\n"
+                         "pmuscope: the driver reads no CPU's Activity Monitors (no "
+                         "PMUSCOPE_FEAT_AMU): it uses no CPU's AMU; amu=1 forces it where the "
+                         "CPU has one\n")
+
+    def test_mixed_cpus_suggest_amu_1_for_the_one_with_an_amu(self):
+        # A big.LITTLE part: cpu0 without an AMU, cpu1 with one left off.
+        r = self.amu("-C", "0-1", amu={0: "absent", 1: "disabled"})
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("pmuscope: cpu0: no Activity Monitors (", r.stderr)
+        self.assertIn("pmuscope: cpu1: AMU not used (amu=0", r.stderr)
+        # cpu0 alone: nothing for amu=1 to turn on there.
+        r = self.amu("-C", "0", amu={0: "absent", 1: "disabled"})
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertNotIn("amu=1", r.stderr)
+
+    def test_no_sysfs_word_no_suggestion(self):
+        # A driver whose sysfs has no cpuN/amu (or says something else):
+        # nothing to tell the cases apart, so no amu=1 either.
+        r = self.amu("-C", "0")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertEqual(r.stderr, "pmuscope: the driver reads no CPU's Activity Monitors "
+                         "(no PMUSCOPE_FEAT_AMU: no CPU has an AMU the driver uses)\n")
+
+    def test_amu_read_refused_with_an_amu(self):
+        # The driver reads AMUs (PMUSCOPE_FEAT_AMU) but not for this
+        # caller: exit 5, and not a word about amu=1.
+        r = self.amu("-C", "0", amu={0: "present", 1: "present"},
+                     env={"FAKE_PMUSCOPE_AMU_ERRNO": "1"})
+        self.assertEqual(r.returncode, 5, r.stderr)
+        self.assertNotIn("amu=1", r.stderr)
 
 
 class RecordTest(unittest.TestCase):

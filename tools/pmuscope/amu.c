@@ -487,8 +487,73 @@ static void amu_print(FILE *f, const struct amu_out *o)
 }
 
 /* ------------------------------------------------------------ the command */
+/*
+ * The sysfs state of CPU @cpu's AMU (cpuN/amu, readable by all):
+ * PMUSCOPE_AMU_ABSENT, PMUSCOPE_AMU_DISABLED (implemented, not used: amu=0
+ * or, with amu=-1, the kernel does not use it), PMUSCOPE_AMU_READ_OK
+ * (present), or -1 when sysfs does not say.
+ */
+static int amu_sysfs_state(int cpu)
+{
+	char path[512], word[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cpu%d/amu", pmuscope_sysfs_root(), cpu);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%31s", word) != 1)
+		word[0] = '\0';
+	fclose(f);
+	if (!strcmp(word, "absent"))
+		return PMUSCOPE_AMU_ABSENT;
+	if (!strcmp(word, "disabled"))
+		return PMUSCOPE_AMU_DISABLED;
+	if (!strcmp(word, "present"))
+		return PMUSCOPE_AMU_READ_OK;
+	return -1;
+}
+
+/*
+ * A driver without PMUSCOPE_FEAT_AMU reads no AMU, whatever the caller
+ * may do: say why for each CPU asked for. amu=1 is the answer only where
+ * the CPU has an AMU the driver left alone; a CPU without one has nothing
+ * to turn on.
+ */
+static void amu_none_why(const struct stat_opts *o)
+{
+	unsigned int absent = 0, disabled = 0, other = 0;
+
+	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
+		if (!cpu_chosen(o, cpu))
+			continue;
+		switch (amu_sysfs_state(cpu)) {
+		case PMUSCOPE_AMU_ABSENT:
+			fprintf(stderr, "pmuscope: cpu%d: no Activity Monitors (ID_AA64PFR0_EL1.AMU is 0)\n",
+				cpu);
+			absent++;
+			break;
+		case PMUSCOPE_AMU_DISABLED:
+			fprintf(stderr, "pmuscope: cpu%d: %s\n", cpu,
+				amu_state_text(PMUSCOPE_AMU_DISABLED));
+			disabled++;
+			break;
+		default:
+			other++;
+			break;
+		}
+	}
+	if (disabled)
+		fprintf(stderr, "pmuscope: the driver reads no CPU's Activity Monitors (no PMUSCOPE_FEAT_AMU): it uses no CPU's AMU; amu=1 forces it where the CPU has one\n");
+	else if (absent && !other)
+		fprintf(stderr, "pmuscope: the driver reads no CPU's Activity Monitors (no PMUSCOPE_FEAT_AMU): the CPU%s asked for %s no Activity Monitors\n",
+			absent > 1 ? "s" : "", absent > 1 ? "have" : "has");
+	else
+		fprintf(stderr, "pmuscope: the driver reads no CPU's Activity Monitors (no PMUSCOPE_FEAT_AMU: no CPU has an AMU the driver uses)\n");
+}
+
 /* Exit status of a failed pmuscope_amu_read(), said on stderr. */
-static int amu_failed(struct pmuscope *h, int err)
+static int amu_failed(struct pmuscope *h, const struct stat_opts *o, int err)
 {
 	if (err == -ENOTTY) {
 		fprintf(stderr, "pmuscope: the driver reads no Activity Monitors: it does not know PMUSCOPE_IOC_AMU_READ (older than API version 4)\n");
@@ -496,7 +561,7 @@ static int amu_failed(struct pmuscope *h, int err)
 	}
 	if (!(pmuscope_features(h) & PMUSCOPE_FEAT_AMU)) {
 		/* Whatever the error (EPERM too): there is nothing to read. */
-		fprintf(stderr, "pmuscope: the driver reads no CPU's Activity Monitors (no PMUSCOPE_FEAT_AMU: no CPU has an AMU the driver uses; amu=1 forces it)\n");
+		amu_none_why(o);
 		return EXIT_UNSUPPORTED;
 	}
 	fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
@@ -639,7 +704,7 @@ int cmd_amu(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	out.mono = amu_now();
 	if (n < 0) {
-		ret = amu_failed(h, n);
+		ret = amu_failed(h, &o, n);
 		goto out;
 	}
 	for (int i = 0; i < n; i++)
@@ -678,7 +743,7 @@ int cmd_amu(int argc, char **argv)
 			break;
 		m = pmuscope_amu_read(h, o.cpus, PMUSCOPE_CPU_WORDS, cur, ncpus, &out.freq);
 		if (m < 0) {
-			ret = amu_failed(h, m);
+			ret = amu_failed(h, &o, m);
 			break;
 		}
 		if (m != n) {
