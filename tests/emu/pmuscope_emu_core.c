@@ -379,12 +379,45 @@ static int pmuscope_emu_amu_show(struct seq_file *s, void *unused)
 DEFINE_SHOW_ATTRIBUTE(pmuscope_emu_amu);
 
 /*
+ * /sys/kernel/debug/pmuscope_emu/amu_reads: per online CPU, how many times
+ * the driver has read that CPU's AMCNTENSET0_EL0. The driver reads it for
+ * each record of PMUSCOPE_IOC_AMU_READ (and for sysfs amu_enabled/g0_<n>),
+ * never on idle entry or exit, and the amu file above does not: a test
+ * waits for it to move to know that a reader's read of the CPU's AMU has
+ * happened, rather than sleeping and hoping it has.
+ */
+static int pmuscope_emu_amu_reads_show(struct seq_file *s, void *unused)
+{
+	unsigned int cpu;
+
+	if (!pmuscope_model_implements(pmuscope_emu_prof, PMUSCOPE_REG_AMCNTENSET0_EL0))
+		return -ENODEV;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+		unsigned long flags;
+		unsigned int n;
+
+		raw_spin_lock_irqsave(&m->lock, flags);
+		n = m->reads[PMUSCOPE_REG_AMCNTENSET0_EL0];
+		raw_spin_unlock_irqrestore(&m->lock, flags);
+		seq_printf(s, "cpu%u %u\n", cpu, n);
+	}
+	cpus_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pmuscope_emu_amu_reads);
+
+/*
  * /sys/kernel/debug/pmuscope_emu/spe: the model's own count of each CPU's
  * SPE samples (operations selected), records completely written to the
  * buffer, collected records lost unwritten, and operations let pass
  * unsampled while profiling was stopped (a full buffer waiting for its
  * PMBIRQ), for tests to compare what the driver delivered with what the
- * SPU did.
+ * SPU did; then whether the SPU profiles (PMBLIMITR_EL1.E, PMBSR_EL1.S
+ * clear, PMSCR_EL1.E0SPE or E1SPE) and whether its PMBIRQ is asserted (a
+ * full buffer the driver has not yet handled), so that a test can wait for
+ * profiling to start or resume instead of sleeping.
  */
 static int pmuscope_emu_spe_show(struct seq_file *s, void *unused)
 {
@@ -395,9 +428,15 @@ static int pmuscope_emu_spe_show(struct seq_file *s, void *unused)
 	for_each_possible_cpu(cpu) {
 		struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
 
-		seq_printf(s, "cpu%u samples=%u records=%u lost=%u stopped_ops=%llu\n", cpu,
-			   READ_ONCE(m->spe.samples), READ_ONCE(m->spe.records),
-			   READ_ONCE(m->spe.lost), READ_ONCE(m->spe.stopped_ops));
+		u64 pmblimitr = READ_ONCE(m->spe.pmblimitr);
+		u64 pmscr = READ_ONCE(m->spe.pmscr);
+		bool irq = pmuscope_model_spe_irq_line(cpu);
+
+		seq_printf(s, "cpu%u samples=%u records=%u lost=%u stopped_ops=%llu profiling=%d irq=%d\n",
+			   cpu, READ_ONCE(m->spe.samples), READ_ONCE(m->spe.records),
+			   READ_ONCE(m->spe.lost), READ_ONCE(m->spe.stopped_ops),
+			   (pmblimitr & PMUSCOPE_PMBLIMITR_E) && !irq &&
+			   (pmscr & (PMUSCOPE_PMSCR_E0SPE | PMUSCOPE_PMSCR_E1SPE)), irq);
 	}
 	return 0;
 }
@@ -599,6 +638,8 @@ int pmuscope_emu_init(void)
 	debugfs_create_file("profile", 0444, pmuscope_emu_dir, NULL,
 			    &pmuscope_emu_profile_fops);
 	debugfs_create_file("amu", 0444, pmuscope_emu_dir, NULL, &pmuscope_emu_amu_fops);
+	debugfs_create_file("amu_reads", 0444, pmuscope_emu_dir, NULL,
+			    &pmuscope_emu_amu_reads_fops);
 	debugfs_create_file("spe", 0444, pmuscope_emu_dir, NULL, &pmuscope_emu_spe_fops);
 	debugfs_create_file("spe_selftest", 0600, pmuscope_emu_dir, NULL,
 			    &pmuscope_emu_spe_st_fops);

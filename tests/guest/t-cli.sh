@@ -57,7 +57,7 @@ check_eq "absent CPU: message" "$err" "pmuscope: cpu9 does not exist"
 rm -f /tmp/hold.out	# t-counting.sh leaves one saying "holding"
 /bin/pmuscope-test hold 60 >/tmp/hold.out &
 holder=$!
-while ! grep -q holding /tmp/hold.out 2>/dev/null; do sleep 0.1; done
+while ! grep -q holding /tmp/hold.out 2>/dev/null && kill -0 $holder 2>/dev/null; do sleep 0.1; done
 err=$(pmuscope stat -C 0 -e sw_incr,sw_incr,sw_incr,sw_incr,sw_incr,sw_incr -- true 2>&1); rc=$?; err=$(unbanner "$err")
 check_eq "counters busy: exit 4" "$rc" 4
 case "$err" in

@@ -43,6 +43,27 @@ check_eq "an interval below the CPU's minimum: EINVAL" "$out" "errno=EINVAL"
 if [ "$(cat /sys/devices/system/cpu/online)" = 0-1 ]; then
 	D=/sys/kernel/debug/pmuscope_emu
 	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	spe_model() { sed -n "s/^cpu1 .*[ ]$1=\([0-9]*\).*/\1/p" $D/spe; }
+	# Ordering by state, not by sleeps (a loaded host stalls this shell):
+	# wait_line FILE TEXT PID: until FILE has TEXT or PID is gone;
+	# wait_spe FIELD VALUE: until the model's CPU 1 shows FIELD=VALUE
+	# (profiling: the SPU samples; irq: a full buffer's PMBIRQ pending),
+	# at most 30 s, counted in $spe_stuck.
+	wait_line() {
+		while ! grep -q "$2" "$1" 2>/dev/null && kill -0 "$3" 2>/dev/null; do
+			sleep 0.01
+		done
+		grep -q "$2" "$1"
+	}
+	spe_stuck=0
+	wait_spe() {
+		_n=0
+		while [ "$(spe_model "$1")" != "$2" ]; do
+			_n=$((_n + 1))
+			[ $_n -lt 3000 ] || { spe_stuck=$((spe_stuck + 1)); return 1; }
+			sleep 0.01
+		done
+	}
 	# EL0 only (flags 1): the model's own clock runs its time at EL1.
 	# 40 pieces of 409600 operations at EL0, interval 4096: 100 samples
 	# each, 30 pieces in the region at 0x1000000, 10 at 0x3000000; a pause
@@ -50,18 +71,20 @@ if [ "$(cat /sys/devices/system/cpu/online)" = 0-1 ]; then
 	# While a full buffer waits for its PMBIRQ the SPU samples nothing
 	# (profiling is stopped, the interval counter too): the records are
 	# then exactly the model's, fewer than 4000 by what it did not sample.
+	# Each piece goes in once the PMBIRQ of the last fill was handled
+	# (irq=0): a fixed pause stood in for that, and a host that delayed
+	# the interrupt past the next piece lost that piece's samples too.
 	# Until SIGINT after the last piece (at most 60 s): a slow host must
 	# not end the session while pieces are still coming.
 	pmuscope-spe 1 4096 60 1 >/tmp/spe.out 2>&1 &
 	pid=$!
-	i=0
-	while [ $i -lt 50 ] && ! grep -q started /tmp/spe.out; do sleep 0.1; i=$((i + 1)); done
+	check "pmuscope-spe: SPE_START done (started)" wait_line /tmp/spe.out started $pid
 	i=0
 	while [ $i -lt 40 ]; do
 		pc=0x1000000
 		[ $((i % 4)) = 3 ] && pc=0x3000000
 		echo "cpu=1 ns=409600 cycles=409600 insts=409600 loads=204800 stores=102400 branches=51200 pc=$pc data_addr=0x10000000 load_latency=20 el=0" >$D/run
-		sleep 0.05
+		wait_spe irq 0
 		i=$((i + 1))
 	done
 	kill -INT $pid
@@ -101,20 +124,19 @@ if [ "$(cat /sys/devices/system/cpu/online)" = 0-1 ]; then
 	# CPU 1 offline mid-profiling: drained as it goes (a FINAL chunk),
 	# profiling again when it is back; what the SPU wrote arrives whole,
 	# and the offline time is counted as stopped.
-	spe_model() { sed -n "s/^cpu1 .*$1=\([0-9]*\).*/\1/p" $D/spe; }
 	r0=$(spe_model records)
 	pmuscope-spe 1 4096 60 1 >/tmp/spe-hp.out 2>&1 &
 	pid=$!
-	i=0
-	while [ $i -lt 50 ] && ! grep -q started /tmp/spe-hp.out; do sleep 0.1; i=$((i + 1)); done
+	check "pmuscope-spe: SPE_START done (started)" wait_line /tmp/spe-hp.out started $pid
 	piece() {
 		echo "cpu=1 ns=409600 cycles=409600 insts=409600 loads=204800 stores=102400 branches=51200 pc=0x1000000 data_addr=0x10000000 load_latency=20 el=0" >$D/run
-		sleep 0.05
+		wait_spe irq 0
 	}
 	for i in 1 2 3 4 5; do piece; done
 	echo 0 >/sys/devices/system/cpu/cpu1/online
-	sleep 0.3
+	sleep 0.3	# a duration: the offline time counted as stopped
 	echo 1 >/sys/devices/system/cpu/cpu1/online
+	check "CPU 1 profiles again once back online" wait_spe profiling 1
 	for i in 1 2 3 4 5; do piece; done
 	kill -INT $pid
 	wait $pid; rc=$?
@@ -127,6 +149,7 @@ if [ "$(cat /sys/devices/system/cpu/online)" = 0-1 ]; then
 	check "... from both sides of it (more than 5 pieces' worth: $(hget records))" \
 		test "$(hget records)" -gt 600
 	check_eq "... whole, nothing lost" "$(hget bad)/$(hget lost)/$(hget lost_ring)" 0/0/0
+	check_eq "every PMBIRQ was handled within 30 s of its piece" "$spe_stuck" 0
 	check "the offline time counts as stopped ($(hget stopped_ns) ns)" \
 		test "$(hget stopped_ns)" -ge 300000000
 
@@ -139,8 +162,10 @@ if [ "$(cat /sys/devices/system/cpu/online)" = 0-1 ]; then
 	# must put that PC of 0x1000000 first, with its 160 samples.
 	pmuscope spe record -C 1 --el0 --interval 4096 -o /tmp/spe.data -d 60 >/tmp/spe-rec.out 2>&1 &
 	pid=$!
-	i=0
-	while [ $i -lt 100 ] && ! grep -q 'SPE source' /tmp/spe-rec.out; do sleep 0.1; i=$((i + 1)); done
+	# "SPE source" is printed before the source is enabled: wait for the
+	# SPU itself to profile, or the first pieces went by unsampled.
+	check "pmuscope spe record: SPE source chosen" wait_line /tmp/spe-rec.out 'SPE source' $pid
+	check "pmuscope spe record: CPU 1 profiles" wait_spe profiling 1
 	i=0
 	while [ $i -lt 200 ]; do
 		pc=0x1000000

@@ -55,9 +55,14 @@ check "sysfs session state still readable after select/enable/reset raced $R tim
 	cat $S/cpu0/select
 check "rmmod with sysfs sessions left" rmmod pmuscope
 check "insmod again" insmod "$PMUSCOPE_KO"
-(for i in $(seq $((R * 2 / 3))); do echo SW_INCR > $S/cpu0/select 2>/dev/null; echo 1 > $S/cpu0/enable 2>/dev/null; done) &
+rm -f /tmp/w4-started
+(for i in $(seq $((R * 2 / 3))); do echo SW_INCR > $S/cpu0/select 2>/dev/null; echo 1 > $S/cpu0/enable 2>/dev/null
+	[ "$i" = 1 ] && : >/tmp/w4-started; done) &
 w4=$!
-sleep 0.3
+# Once the writer has written (a 0.3 s sleep stood in for it, and a
+# loaded host could start it after the rmmod).
+while [ ! -e /tmp/w4-started ] && kill -0 $w4 2>/dev/null; do sleep 0.01; done
+check "the sysfs writer has started" test -e /tmp/w4-started
 check "rmmod while sysfs writers run" rmmod pmuscope
 wait $w4
 check "no pmuscope left loaded" sh -c "! grep -q '^pmuscope ' /proc/modules"
