@@ -510,7 +510,8 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u64 
 struct pmuscope_pevent {
 	struct perf_event *pe;		/* NULL: none now (CPU offline) */
 	u64 count, enabled, running;	/* carried from released counters */
-	u64 offset;			/* RESET: subtracted from the total */
+	u64 offset;			/* RESET: subtracted from the count */
+	u64 off_enabled, off_running;	/* RESET: subtracted from the times */
 	bool lost;			/* its CPU came back, perf refused it */
 };
 

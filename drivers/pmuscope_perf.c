@@ -379,9 +379,10 @@ static void pmuscope_pev_total(struct pmuscope_pevent *pev, u64 *count,
 	*running = pev->running + r;
 }
 
+/* RESET: counts and times from zero (the flags follow from them). */
 void pmuscope_psess_reset(struct pmuscope_session *sess)
 {
-	u64 e, r, el0_offset[PMUSCOPE_MAX_EVENTS] = {};
+	u64 el0_offset[PMUSCOPE_MAX_EVENTS] = {};
 	unsigned int slot, i;
 
 	for (slot = 0; slot < pmuscope_psess_slots(sess); slot++)
@@ -390,7 +391,8 @@ void pmuscope_psess_reset(struct pmuscope_session *sess)
 
 			if (!pmuscope_slot_used(sess, slot))
 				continue;
-			pmuscope_pev_total(pev, &pev->offset, &e, &r);
+			pmuscope_pev_total(pev, &pev->offset, &pev->off_enabled,
+					   &pev->off_running);
 			el0_offset[i] = pev->offset;
 		}
 	/* An EL0 session has one slot, pmuscope's own PMU. */
@@ -424,8 +426,8 @@ void pmuscope_psess_read(struct pmuscope_session *sess, struct pmuscope_value *v
 
 			pmuscope_pev_total(pev, &c, &e, &r);
 			v->count += c - pev->offset;
-			v->time_enabled += e;
-			v->time_running += r;
+			v->time_enabled += e - pev->off_enabled;
+			v->time_running += r - pev->off_running;
 			v->index = i;
 			v->counter = PMUSCOPE_COUNTER_NONE;
 			v->cpu = sess->target == PMUSCOPE_TARGET_TASK ? PMUSCOPE_CPU_ANY : slot;
@@ -452,8 +454,8 @@ void pmuscope_psess_read_one(struct pmuscope_session *sess, unsigned int cpu,
 	pmuscope_pev_total(pev, &c, &e, &r);
 	memset(v, 0, sizeof(*v));
 	v->count = c - pev->offset;
-	v->time_enabled = e;
-	v->time_running = r;
+	v->time_enabled = e - pev->off_enabled;
+	v->time_running = r - pev->off_running;
 	v->cpu = cpu;
 	v->index = i;
 	v->counter = PMUSCOPE_COUNTER_NONE;

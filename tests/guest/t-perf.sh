@@ -14,6 +14,7 @@ check_eq "sysfs backend" "$(cat $PMUSCOPE_SYS/backend)" perf
 check "the kernel log says so" sh -c "dmesg | grep -q 'backend perf: counting through perf'"
 check "pmuscope version names the backend" sh -c "pmuscope version | grep -q 'backend: perf'"
 run_test /bin/pmuscope-test photplug
+run_test /bin/pmuscope-test preset
 run_test /bin/pmuscope-test taskperm
 run_test /bin/pmuscope-test usermap
 

@@ -24,6 +24,8 @@
  *                              exact, with a perf_event_open peer counting too
  *   pmuscope-test taskperm     who may count which task
  *   pmuscope-test mux N        3x more events than counters: multiplexed, scaled
+ *   pmuscope-test preset       RESET of sessions perf counts (a task, CPUs
+ *                              multiplexed): counts, times and flags zero
  *   pmuscope-test loadorder KO N
  *                              insmod/rmmod KO N times while another CPU
  *                              watches sysfs appear: it never shows an
@@ -812,6 +814,78 @@ static void test_mux(unsigned long n)
 	close(fd);
 }
 
+/* Every value of @v[0..@n) zero: count, times and flags. */
+static int all_zero(const struct pmuscope_value *v, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].count || v[i].time_enabled || v[i].time_running || v[i].flags)
+			return 0;
+	return 1;
+}
+
+/*
+ * RESET of the sessions perf events count (either backend): a task, and
+ * more events than cpu0 has counters (multiplexed). The documented rule:
+ * counts, flags and times go to zero; the flags come back as what they
+ * say happens again.
+ */
+static void test_preset(void)
+{
+	struct pmuscope_event ev[PMUSCOPE_MAX_EVENTS];
+	struct pmuscope_value v[PMUSCOPE_MAX_EVENTS];
+	unsigned int nr, i, n = cpu0_value("num_event_counters"), mux, flagged;
+	int fd = dev_open();
+
+	ev[0] = (struct pmuscope_event){ .event = EV_CPU_CYCLES, .flags = ALL_EL };
+	expect("CONFIG task target: this thread, CPU_CYCLES", configure_task(fd, ev, 1, 0, 0), 0);
+	xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL);
+	for (volatile int k = 0; k < 1000000; k++)
+		;
+	xioctl(fd, PMUSCOPE_IOC_DISABLE, NULL);
+	read_values(fd, v, 1, &nr);
+	tap(v[0].count && v[0].time_enabled && v[0].time_running,
+	    "task: counted %llu in %llu ns", v[0].count, v[0].time_enabled);
+	expect("task: RESET", xioctl(fd, PMUSCOPE_IOC_RESET, NULL), 0);
+	read_values(fd, v, 1, &nr);
+	tap(all_zero(v, 1), "task, disabled, after RESET: count %llu, enabled %llu, running %llu, "
+	    "flags %#x: all 0", v[0].count, v[0].time_enabled, v[0].time_running, v[0].flags);
+	close(fd);
+
+	fd = dev_open();
+	mux = n + 2 > PMUSCOPE_MAX_EVENTS ? PMUSCOPE_MAX_EVENTS : n + 2;
+	for (i = 0; i < mux; i++)
+		ev[i] = (struct pmuscope_event){ .event = EV_CPU_CYCLES, .flags = ALL_EL };
+	expect("CONFIG more events than cpu0 has counters, on cpu0", configure(fd, ev, mux, 1), 0);
+	pin(0);
+	xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL);
+	for (volatile int k = 0; k < 20000000; k++)
+		;
+	xioctl(fd, PMUSCOPE_IOC_DISABLE, NULL);
+	read_values(fd, v, mux, &nr);
+	for (i = 0, flagged = 0; i < nr; i++)
+		flagged += !!(v[i].flags & PMUSCOPE_VAL_MULTIPLEXED);
+	tap(nr == mux && flagged, "multiplexed: %u of %u values flagged MULTIPLEXED (value 0: "
+	    "running %llu of %llu ns)", flagged, nr, v[0].time_running, v[0].time_enabled);
+	expect("multiplexed: RESET", xioctl(fd, PMUSCOPE_IOC_RESET, NULL), 0);
+	read_values(fd, v, mux, &nr);
+	tap(all_zero(v, nr), "multiplexed, disabled, after RESET: every count, time and flag 0 "
+	    "(value 0: count %llu, enabled %llu, running %llu, flags %#x)",
+	    v[0].count, v[0].time_enabled, v[0].time_running, v[0].flags);
+	xioctl(fd, PMUSCOPE_IOC_ENABLE, NULL);
+	for (volatile int k = 0; k < 20000000; k++)
+		;
+	xioctl(fd, PMUSCOPE_IOC_DISABLE, NULL);
+	read_values(fd, v, mux, &nr);
+	for (i = 0, flagged = 0; i < nr; i++)
+		flagged += !!(v[i].flags & PMUSCOPE_VAL_MULTIPLEXED) &&
+			   v[i].time_running < v[i].time_enabled;
+	tap(flagged && v[0].time_enabled, "multiplexed again after RESET: %u values flagged, "
+	    "value 0 enabled %llu ns", flagged, v[0].time_enabled);
+	close(fd);
+}
+
 /* perf backend: CPU counters across CPU 1 offline/online, totals carried. */
 static void test_photplug(void)
 {
@@ -1359,6 +1433,8 @@ int main(int argc, char **argv)
 		test_mux(strtoul(argv[2], NULL, 0));
 	else if (!strcmp(sub, "photplug"))
 		test_photplug();
+	else if (!strcmp(sub, "preset"))
+		test_preset();
 	else if (!strcmp(sub, "emulated") && argc == 3)
 		test_emulated(atoi(argv[2]));
 	else if (!strcmp(sub, "hold") && argc == 3)
