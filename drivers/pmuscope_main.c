@@ -376,6 +376,8 @@ static int pmuscope_cpu_online(unsigned int cpu)
 		*this_cpu_ptr(pmuscope_irq_pmu) = &pcpu->pmu;
 		enable_percpu_irq(pmuscope_engine.irq, IRQ_TYPE_NONE);
 	}
+	/* Multiplexed sessions (perf events on pmuscope's PMU) count here again. */
+	pmuscope_perf_cpu_online(cpu);
 	return 0;
 }
 
@@ -385,10 +387,14 @@ static int pmuscope_cpu_offline(unsigned int cpu)
 	struct pmuscope_pmu *pmu = &pmuscope_drv.cpus[cpu]->pmu;
 
 	pmuscope_spe_cpu_offline(cpu);
-	if (pmuscope_backend_perf()) {
-		pmuscope_perf_cpu_offline(cpu);
+	/*
+	 * perf events first: the perf backend's, or on the direct backend
+	 * those of multiplexed sessions (on pmuscope's own PMU), which perf
+	 * detaches from a CPU going offline and never attaches again.
+	 */
+	pmuscope_perf_cpu_offline(cpu);
+	if (pmuscope_backend_perf())
 		return 0;
-	}
 	if (!pmu->usable)
 		return 0;
 	if (pmuscope_engine.irq)

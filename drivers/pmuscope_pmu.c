@@ -843,7 +843,8 @@ static __always_inline void pmuscope_hwc_value_of(const struct pmuscope_hwc *hwc
 	u64 enabled = hwc->clock_on ? now - hwc->t_start : hwc->t_enabled;
 	u32 flags = hwc->flags;
 
-	if (unlikely(hwc->enabled && !ready))
+	/* Offline, whether the session is enabled or not. */
+	if (unlikely(!ready))
 		flags |= PMUSCOPE_VAL_OFFLINE;
 	val->count = count - hwc->offset;
 	val->time_enabled = enabled;

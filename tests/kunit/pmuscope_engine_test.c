@@ -956,11 +956,16 @@ static void pmuscope_test_hotplug(struct kunit *test)
 {
 	struct pmuscope_etest *t = test->priv;
 	struct pmuscope_pmu *pmu = pmuscope_etest_pmu(test, &pmuscope_model_cortex_a53);
-	struct pmuscope_value v = { };
+	const u8 idx[2] = { 0, 1 };
+	struct pmuscope_value v = { }, vals[2];
+	unsigned long irqf;
 	u32 flags;
 
 	pmuscope_etest_assign(pmu, 0, 0x11, ALL_EL);
 	pmuscope_etest_assign(pmu, PMUSCOPE_CYCLE_IDX, 0x11, ALL_EL);
+	/* Counter 1: a session that is not enabled. */
+	pmuscope_etest_assign(pmu, 1, 0x11, ALL_EL);
+	pmu->hwc[1].enabled = false;
 	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	pmuscope_model_count(t->cpu, 0x11, (1ULL << 32) + 7);
 	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_down);
@@ -974,6 +979,18 @@ static void pmuscope_test_hotplug(struct kunit *test)
 	pmuscope_etest_value(pmu, 0, &v);
 	KUNIT_EXPECT_EQ(test, v.count, (1ULL << 32) + 7);
 	KUNIT_EXPECT_TRUE(test, v.flags & PMUSCOPE_VAL_OFFLINE);
+	/* Whether the session is enabled or not (READ's path too). */
+	pmuscope_etest_value(pmu, 1, &v);
+	KUNIT_EXPECT_EQ(test, v.count, 0);
+	KUNIT_EXPECT_TRUE_MSG(test, v.flags & PMUSCOPE_VAL_OFFLINE,
+			      "disabled counter offline: flags %#x", v.flags);
+	raw_spin_lock_irqsave(&pmu->lock, irqf);
+	pmuscope_pmu_read(pmu, idx, 2, ktime_get_ns(), vals);
+	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
+	KUNIT_EXPECT_TRUE_MSG(test, vals[0].flags & PMUSCOPE_VAL_OFFLINE,
+			      "READ, enabled, offline: flags %#x", vals[0].flags);
+	KUNIT_EXPECT_TRUE_MSG(test, vals[1].flags & PMUSCOPE_VAL_OFFLINE,
+			      "READ, not enabled, offline: flags %#x", vals[1].flags);
 
 	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
 	KUNIT_EXPECT_TRUE(test, t->m->pmcr & PMUSCOPE_PMCR_E);
@@ -982,6 +999,8 @@ static void pmuscope_test_hotplug(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, flags, 0);
 	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, PMUSCOPE_CYCLE_IDX, NULL),
 			(1ULL << 32) + 307);
+	pmuscope_etest_read(pmu, 1, &flags);
+	KUNIT_EXPECT_EQ(test, flags, 0);
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 
