@@ -869,11 +869,18 @@ static void pmuscope_snap_perf(struct pmuscope_session *sess, struct pmuscope_sn
 
 		memset(sc, 0, sizeof(*sc));
 		sc->cpu = cpu;
-		sc->method = PMUSCOPE_SNAP_PERF;
-		sc->time = t0;
-		sc->spread = t1 - t0;
-		if (!cpu_online(cpu))
-			sc->flags |= PMUSCOPE_SNAPCPU_OFFLINE;
+		/* Nothing counts on an offline CPU, nor in a disabled session. */
+		if (!cpu_online(cpu)) {
+			sc->method = PMUSCOPE_SNAP_IDLE;
+			sc->flags = PMUSCOPE_SNAPCPU_OFFLINE;
+		} else if (!sess->enabled) {
+			sc->method = PMUSCOPE_SNAP_IDLE;
+			sc->time = t0;
+		} else {
+			sc->method = PMUSCOPE_SNAP_PERF;
+			sc->time = t0;
+			sc->spread = t1 - t0;
+		}
 	}
 }
 

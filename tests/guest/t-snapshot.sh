@@ -32,6 +32,7 @@ else
 	run_test /bin/pmuscope-snap expect 0 software none sw
 fi
 run_test /bin/pmuscope-snap errors
+run_test /bin/pmuscope-snap idle
 run_test /bin/pmuscope-snap consistency 200
 run_test /bin/pmuscope-snap gap 100
 run_test /bin/pmuscope-snap allcpu 200 100

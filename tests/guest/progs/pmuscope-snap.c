@@ -18,6 +18,12 @@
  *                                 METHOD eopnotsupp: the SNAPSHOT refused
  *   pmuscope-snap features HW     the handshake: FEAT_SNAPSHOT, and
  *                                 FEAT_SNAPSHOT_HW if HW is 1
+ *   pmuscope-snap idle            CPUs 0 and 1, more events than counters
+ *                                 (perf multiplexes, either backend) and
+ *                                 one event: disabled, or on CPU 1
+ *                                 offline, a record says IDLE (OFFLINE)
+ *                                 and its values OFFLINE; CPU 1 back
+ *                                 online counts again
  *
  * The deltas agree exactly in QEMU with -icount (both counters follow
  * one virtual clock, which stands still while one instruction's stop is
@@ -538,6 +544,142 @@ static void test_features(int want_hw)
 	close(fd);
 }
 
+/* The records of a snapshot of a session on CPUs 0 and 1, as "cpu0,cpu1". */
+static void idle_methods(const struct pmuscope_snap_cpu *c, char *buf, size_t len)
+{
+	char f0[32], f1[32];
+
+	flags_name(c[0].flags, f0, sizeof(f0));
+	flags_name(c[1].flags, f1, sizeof(f1));
+	snprintf(buf, len, "%s(%s),%s(%s)", method_name(c[0].method), f0,
+		 method_name(c[1].method), f1);
+}
+
+/* Values [@from, @to) all flagged OFFLINE (@want) or none (!@want). */
+static int idle_offline(const struct pmuscope_value *v, unsigned int from, unsigned int to,
+			int want)
+{
+	unsigned int i;
+
+	for (i = from; i < to; i++)
+		if (!!(v[i].flags & PMUSCOPE_VAL_OFFLINE) != want)
+			return 0;
+	return 1;
+}
+
+/*
+ * SNAPSHOT of a session counted by perf events (more events than the
+ * CPU has counters: multiplexed on either backend), and of a session of
+ * one event, where nothing counts: disabled, or on an offline CPU. The
+ * record says IDLE (and OFFLINE), the values of an offline CPU say
+ * OFFLINE, whether the session is enabled or not; CPU 1 back online
+ * counts again.
+ */
+static void test_idle(void)
+{
+	enum { IDLE_MAX = 32 };
+	struct pmuscope_event ev[IDLE_MAX];
+	struct pmuscope_value vals[2 * IDLE_MAX];
+	struct pmuscope_snap_cpu cpus[2];
+	struct pmuscope_snapshot sn;
+	unsigned int n = 0, i, ncpu, mux;
+	char m[96];
+	int fd, one;
+	FILE *f = fopen("/sys/kernel/pmuscope/cpu0/num_event_counters", "r");
+	uint64_t c1, c2;
+
+	if (!f || fscanf(f, "%u", &n) != 1)
+		n = 6;
+	if (f)
+		fclose(f);
+	if ((online_cpus(&ncpu) & 3) != 3) {
+		tap(0, "CPUs 0 and 1 online");
+		return;
+	}
+	/* Every event counter and the cycle counter taken, and one more. */
+	mux = n + 2 > IDLE_MAX ? IDLE_MAX : n + 2;
+	for (i = 0; i < mux; i++)
+		ev[i] = (struct pmuscope_event){ .event = EV_CPU_CYCLES,
+						 .flags = PMUSCOPE_EV_EL0 | kernel_flag };
+#define IDLE_SNAP(fd) ({							\
+	memset(&sn, 0, sizeof(sn));						\
+	sn.size = sizeof(sn);							\
+	sn.values = (uintptr_t)vals;						\
+	sn.nr_values = 2 * IDLE_MAX;						\
+	sn.cpus = (uintptr_t)cpus;						\
+	sn.nr_cpus = 2;								\
+	ioctl(fd, PMUSCOPE_IOC_SNAPSHOT, &sn) ? -errno : 0; })
+
+	fd = dev_open();
+	one = dev_open();
+	tap(!configure(fd, ev, mux, 3), "CONFIG %u events on CPUs 0 and 1 (%u counters)", mux, n);
+	tap(!configure(one, ev, 1, 3), "CONFIG 1 event on CPUs 0 and 1");
+	tap(!IDLE_SNAP(fd), "SNAPSHOT, not enabled");
+	idle_methods(cpus, m, sizeof(m));
+	tap(cpus[0].method == PMUSCOPE_SNAP_IDLE && cpus[1].method == PMUSCOPE_SNAP_IDLE &&
+	    !cpus[0].flags && !cpus[1].flags,
+	    "multiplexed, not enabled: both CPUs idle, no flag (%s)", m);
+	tap(!ioctl(fd, PMUSCOPE_IOC_ENABLE), "ENABLE");
+	spin(1000000);
+	tap(!IDLE_SNAP(fd), "SNAPSHOT, enabled");
+	idle_methods(cpus, m, sizeof(m));
+	tap(cpus[0].method == PMUSCOPE_SNAP_PERF && cpus[1].method == PMUSCOPE_SNAP_PERF,
+	    "multiplexed, enabled: both CPUs perf (%s)", m);
+
+	tap(set_online(1, 0) == 0, "cpu1 offline");
+	tap(!IDLE_SNAP(fd), "SNAPSHOT, enabled, cpu1 offline");
+	idle_methods(cpus, m, sizeof(m));
+	tap(cpus[0].method == PMUSCOPE_SNAP_PERF && cpus[1].method == PMUSCOPE_SNAP_IDLE &&
+	    cpus[1].flags == PMUSCOPE_SNAPCPU_OFFLINE,
+	    "multiplexed, enabled, cpu1 offline: cpu0 perf, cpu1 idle (offline) (%s)", m);
+	tap(idle_offline(vals, 0, mux, 0) && idle_offline(vals, mux, 2 * mux, 1),
+	    "... cpu1's %u values flagged OFFLINE, cpu0's not (cpu1 value 0 flags %#x)", mux,
+	    vals[mux].flags);
+	for (c1 = 0, i = mux; i < 2 * mux; i++)
+		c1 += vals[i].count;
+	tap(!ioctl(fd, PMUSCOPE_IOC_DISABLE), "DISABLE");
+	tap(!IDLE_SNAP(fd), "SNAPSHOT, disabled, cpu1 offline");
+	idle_methods(cpus, m, sizeof(m));
+	tap(cpus[0].method == PMUSCOPE_SNAP_IDLE && cpus[1].method == PMUSCOPE_SNAP_IDLE &&
+	    cpus[1].flags == PMUSCOPE_SNAPCPU_OFFLINE,
+	    "multiplexed, disabled, cpu1 offline: cpu0 idle, cpu1 idle (offline) (%s)", m);
+	tap(idle_offline(vals, 0, mux, 0) && idle_offline(vals, mux, 2 * mux, 1),
+	    "... cpu1's values flagged OFFLINE in a disabled session (cpu1 value 0 flags %#x)",
+	    vals[mux].flags);
+	tap(!IDLE_SNAP(one), "SNAPSHOT of the 1-event session, never enabled, cpu1 offline");
+	idle_methods(cpus, m, sizeof(m));
+	tap(cpus[1].method == PMUSCOPE_SNAP_IDLE && cpus[1].flags == PMUSCOPE_SNAPCPU_OFFLINE &&
+	    idle_offline(vals, 1, 2, 1) && idle_offline(vals, 0, 1, 0),
+	    "1 event, not enabled, cpu1 offline: record idle (offline), value OFFLINE (%s, flags %#x)",
+	    m, vals[1].flags);
+
+	tap(set_online(1, 1) == 0, "cpu1 online");
+	tap(!ioctl(fd, PMUSCOPE_IOC_ENABLE), "ENABLE");
+	{
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(1, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		spin(2000000);
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		CPU_SET(1, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	tap(!IDLE_SNAP(fd), "SNAPSHOT, enabled, cpu1 back online");
+	idle_methods(cpus, m, sizeof(m));
+	tap(cpus[1].method == PMUSCOPE_SNAP_PERF && idle_offline(vals, 0, 2 * mux, 0),
+	    "multiplexed, cpu1 back online: perf, no value OFFLINE (%s)", m);
+	for (c2 = 0, i = mux; i < 2 * mux; i++)
+		c2 += vals[i].count;
+	tap(c2 > c1, "... cpu1 counts again (its %u counts sum to %llu > %llu)", mux,
+	    (unsigned long long)c2, (unsigned long long)c1);
+#undef IDLE_SNAP
+	close(one);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	static char tag[48];
@@ -563,6 +705,8 @@ int main(int argc, char **argv)
 		test_allcpu(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
 	else if (!strcmp(argv[1], "errors"))
 		test_errors();
+	else if (!strcmp(argv[1], "idle"))
+		test_idle();
 	else if (!strcmp(argv[1], "features") && argc == 3)
 		test_features(atoi(argv[2]));
 	else if (!strcmp(argv[1], "expect") && (argc == 5 || argc == 6))
