@@ -506,12 +506,16 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u64 
  * One event of a session on one CPU (or one PMU type of a task), counted
  * by a perf event (drivers/pmuscope_perf.c). The totals of the counters
  * released when the CPU went offline are carried in count/enabled/running.
+ * A value is the total less the offsets (RESET's zero point); an INHERIT
+ * task session that is disabled shows its totals as they were at the
+ * DISABLE (held_*: perf's inherited child counters go on counting).
  */
 struct pmuscope_pevent {
 	struct perf_event *pe;		/* NULL: none now (CPU offline) */
 	u64 count, enabled, running;	/* carried from released counters */
 	u64 offset;			/* RESET: subtracted from the count */
 	u64 off_enabled, off_running;	/* RESET: subtracted from the times */
+	u64 held_count, held_enabled, held_running; /* INHERIT: totals at DISABLE */
 	bool lost;			/* its CPU came back, perf refused it */
 };
 

@@ -137,6 +137,26 @@ static bool pmuscope_slot_used(const struct pmuscope_session *sess, unsigned int
 	return sess->target == PMUSCOPE_TARGET_TASK || cpumask_test_cpu(slot, sess->cpus);
 }
 
+/*
+ * An INHERIT task session. perf gives each child the thread creates an
+ * inherited counter (on the parent's child_list), born in the state of the
+ * parent counter at the fork. perf_event_disable() and perf_event_enable(),
+ * all the in-kernel API has, reach the parent alone: PERF_EVENT_IOC_DISABLE
+ * reaches the children through perf_event_for_each_child(), which calls
+ * the unexported _perf_event_disable() under child_mutex; a module cannot,
+ * as perf_event_disable() takes the child context's mutex, which nests
+ * outside child_mutex (the child's exit holds it and then waits for
+ * child_mutex), and nothing else keeps a child alive. So the counters of
+ * such a session count from CONFIG (or from the exec, with ENABLE_ON_EXEC)
+ * until it is released, children born at any time included, and ENABLE,
+ * DISABLE and RESET act on what READ shows: DISABLE holds the totals,
+ * ENABLE adds what was counted meanwhile to the offsets.
+ */
+static bool pmuscope_psess_inherit(const struct pmuscope_session *sess)
+{
+	return sess->target == PMUSCOPE_TARGET_TASK && (sess->cfg_flags & PMUSCOPE_CFG_INHERIT);
+}
+
 /* Create the counters of @slot of @sess (enabled if the session is). */
 static int pmuscope_psess_create_slot(struct pmuscope_session *sess, unsigned int slot)
 {
@@ -162,7 +182,9 @@ static int pmuscope_psess_create_slot(struct pmuscope_session *sess, unsigned in
 			return PTR_ERR(pe);
 		}
 		pev->pe = pe;
-		if (sess->enabled)
+		/* INHERIT: on from the start (or armed for the exec). */
+		if (sess->enabled || (pmuscope_psess_inherit(sess) &&
+				      !(sess->cfg_flags & PMUSCOPE_CFG_ENABLE_ON_EXEC)))
 			perf_event_enable(pe);
 	}
 	return 0;
@@ -343,29 +365,6 @@ int pmuscope_psess_configure(struct pmuscope_session *sess)
 	return ret;
 }
 
-void pmuscope_psess_enable(struct pmuscope_session *sess, bool enable)
-{
-	unsigned int slot, i;
-
-	if (sess->el0 && enable)
-		WRITE_ONCE(sess->el0->enabled, true);
-
-	for (slot = 0; slot < pmuscope_psess_slots(sess); slot++) {
-		for (i = 0; i < sess->nr_events; i++) {
-			struct perf_event *pe = pmuscope_pev(sess, slot, i)->pe;
-
-			if (!pe)
-				continue;
-			if (enable)
-				perf_event_enable(pe);
-			else
-				perf_event_disable(pe);
-		}
-	}
-	if (sess->el0 && !enable)
-		pmuscope_el0_disable(sess->el0);
-}
-
 /* The running totals of event @i of @slot: carried plus the live counter. */
 static void pmuscope_pev_total(struct pmuscope_pevent *pev, u64 *count,
 			       u64 *enabled, u64 *running)
@@ -377,6 +376,65 @@ static void pmuscope_pev_total(struct pmuscope_pevent *pev, u64 *count,
 	*count = pev->count + c;
 	*enabled = pev->enabled + e;
 	*running = pev->running + r;
+}
+
+/* The totals READ starts from: held while an INHERIT session is disabled. */
+static void pmuscope_pev_now(const struct pmuscope_session *sess,
+			     struct pmuscope_pevent *pev, u64 *count,
+			     u64 *enabled, u64 *running)
+{
+	if (pmuscope_psess_inherit(sess) && !sess->enabled) {
+		*count = pev->held_count;
+		*enabled = pev->held_enabled;
+		*running = pev->held_running;
+		return;
+	}
+	pmuscope_pev_total(pev, count, enabled, running);
+}
+
+/* INHERIT (pmuscope_psess_inherit()): the counters stay on, READ holds. */
+static void pmuscope_pev_hold(struct pmuscope_pevent *pev, bool enable)
+{
+	u64 c, e, r;
+
+	pmuscope_pev_total(pev, &c, &e, &r);
+	if (enable) {
+		/* What was counted while disabled is not the session's. */
+		pev->offset += c - pev->held_count;
+		pev->off_enabled += e - pev->held_enabled;
+		pev->off_running += r - pev->held_running;
+		if (pev->pe)
+			perf_event_enable(pev->pe);	/* ENABLE_ON_EXEC, before the exec */
+	} else {
+		pev->held_count = c;
+		pev->held_enabled = e;
+		pev->held_running = r;
+	}
+}
+
+void pmuscope_psess_enable(struct pmuscope_session *sess, bool enable)
+{
+	unsigned int slot, i;
+
+	if (sess->el0 && enable)
+		WRITE_ONCE(sess->el0->enabled, true);
+
+	for (slot = 0; slot < pmuscope_psess_slots(sess); slot++) {
+		for (i = 0; i < sess->nr_events; i++) {
+			struct pmuscope_pevent *pev = pmuscope_pev(sess, slot, i);
+
+			if (pmuscope_psess_inherit(sess))
+				pmuscope_pev_hold(pev, enable);
+			else if (!pev->pe)
+				continue;
+			else if (enable)
+				perf_event_enable(pev->pe);
+			else
+				perf_event_disable(pev->pe);
+		}
+	}
+	if (sess->el0 && !enable)
+		pmuscope_el0_disable(sess->el0);
 }
 
 /* RESET: counts and times from zero (the flags follow from them). */
@@ -391,8 +449,8 @@ void pmuscope_psess_reset(struct pmuscope_session *sess)
 
 			if (!pmuscope_slot_used(sess, slot))
 				continue;
-			pmuscope_pev_total(pev, &pev->offset, &pev->off_enabled,
-					   &pev->off_running);
+			pmuscope_pev_now(sess, pev, &pev->offset, &pev->off_enabled,
+					 &pev->off_running);
 			el0_offset[i] = pev->offset;
 		}
 	/* An EL0 session has one slot, pmuscope's own PMU. */
@@ -424,7 +482,7 @@ void pmuscope_psess_read(struct pmuscope_session *sess, struct pmuscope_value *v
 			struct pmuscope_value *v = &vals[i];
 			u64 c, e, r;
 
-			pmuscope_pev_total(pev, &c, &e, &r);
+			pmuscope_pev_now(sess, pev, &c, &e, &r);
 			v->count += c - pev->offset;
 			v->time_enabled += e - pev->off_enabled;
 			v->time_running += r - pev->off_running;
@@ -451,7 +509,7 @@ void pmuscope_psess_read_one(struct pmuscope_session *sess, unsigned int cpu,
 	struct pmuscope_pevent *pev = pmuscope_pev(sess, cpu, i);
 	u64 c, e, r;
 
-	pmuscope_pev_total(pev, &c, &e, &r);
+	pmuscope_pev_now(sess, pev, &c, &e, &r);
 	memset(v, 0, sizeof(*v));
 	v->count = c - pev->offset;
 	v->time_enabled = e - pev->off_enabled;

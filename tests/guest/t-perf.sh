@@ -15,6 +15,7 @@ check "the kernel log says so" sh -c "dmesg | grep -q 'backend perf: counting th
 check "pmuscope version names the backend" sh -c "pmuscope version | grep -q 'backend: perf'"
 run_test /bin/pmuscope-test photplug
 run_test /bin/pmuscope-test preset
+run_test /bin/pmuscope-test inherit
 run_test /bin/pmuscope-snap idle
 run_test /bin/pmuscope-test taskperm
 run_test /bin/pmuscope-test usermap

@@ -74,7 +74,7 @@ struct pmuscope_event {
 };
 
 /* Config flags (task targets only). */
-#define PMUSCOPE_CFG_INHERIT		(1U << 0)	/* count children created later */
+#define PMUSCOPE_CFG_INHERIT		(1U << 0)	/* count children created after CONFIG */
 #define PMUSCOPE_CFG_ENABLE_ON_EXEC	(1U << 1)	/* start at the task's next exec */
 /*
  * Version 6, a task target that is the calling thread, direct backend:
