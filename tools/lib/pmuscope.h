@@ -408,7 +408,8 @@ uint64_t pmuscope_ticks_ns(uint64_t ticks, uint64_t freq);
  *	to PMUSCOPE_STREAM_PERIOD_MAX
  * @ring_kib: the ring's size in KiB, a power of 2 from
  *	PMUSCOPE_STREAM_KIB_MIN to PMUSCOPE_STREAM_KIB_MAX; 0: the driver's
- *	default, PMUSCOPE_STREAM_KIB_DEFAULT
+ *	default, PMUSCOPE_STREAM_KIB_DEFAULT, at the first stream of the
+ *	session (which makes the ring), the ring as it is at a later one
  */
 struct pmuscope_stream_cfg {
 	unsigned int period_ms;

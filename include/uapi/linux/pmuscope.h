@@ -206,7 +206,11 @@ struct pmuscope_stream {
 	__u32 period_ms;	/* 1 .. 60000; 0 = no time-based records */
 	__u32 sample_index;	/* event of the configuration; NO_EVENT = none */
 	__u64 sample_period;	/* events between records, 1000 .. 2^31 */
-	__u32 ring_kib;		/* ring size, a power of 2, 4 .. 16384; 0 = 256 */
+	/*
+	 * Ring size. 0: 256 at the first STREAM (which makes the ring), the
+	 * ring as it is at every later one (any other size: EBUSY).
+	 */
+	__u32 ring_kib;		/* a power of 2, 4 .. 16384; 0 = 256, then the ring's */
 	__u32 wakeup_kib;	/* wake the reader at this much; 0 = each record */
 	__u64 reserved[2];
 };

@@ -396,6 +396,16 @@ static void test_errors(void)
 	expect("STREAM every 60 s, 8 KiB ring", stream(fd, 60000, PMUSCOPE_STREAM_NO_EVENT, 0, 8), 0);
 	expect("STREAM again with another ring size",
 	       stream(fd, 60000, PMUSCOPE_STREAM_NO_EVENT, 0, 16), -EBUSY);
+	/* ring_kib 0 after the first STREAM: the ring as it is, not 256 KiB. */
+	expect("STREAM again with ring_kib 0: the 8 KiB ring kept",
+	       stream(fd, 60000, PMUSCOPE_STREAM_NO_EVENT, 0, 0), 0);
+	st = (struct pmuscope_stream){ .size = sizeof(st), .period_ms = 60000, .wakeup_kib = 5,
+				       .sample_index = PMUSCOPE_STREAM_NO_EVENT };
+	expect("ring_kib 0, watermark 5 KiB: above half the kept 8 KiB ring",
+	       ioctl(fd, PMUSCOPE_IOC_STREAM, &st) ? -errno : 0, -EINVAL);
+	st.wakeup_kib = 4;
+	expect("ring_kib 0, watermark 4 KiB: half the kept ring",
+	       ioctl(fd, PMUSCOPE_IOC_STREAM, &st) ? -errno : 0, 0);
 	expect("read() of an empty ring, O_NONBLOCK", read(fd, recbuf, 64) < 0 ? -errno : 0, -EAGAIN);
 	expect("STREAM every 10 ms, the same ring", stream(fd, 10, PMUSCOPE_STREAM_NO_EVENT, 0, 8), 0);
 	tap(!ioctl(fd, PMUSCOPE_IOC_ENABLE), "ENABLE");
