@@ -815,6 +815,36 @@ static void pmuscope_test_spe_ring_full(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, t->bad);
 }
 
+/*
+ * buffer_kib is the session's one ring, which every CPU of it fills
+ * (its chunks name their CPU); hw_kib is each CPU's own profiling
+ * buffer. Two CPUs: one ring of buffer_kib, two buffers of hw_kib.
+ */
+static void pmuscope_test_spe_one_ring(struct kunit *test)
+{
+	struct pmuscope_spe_config cfg = pmuscope_stest_cfg;
+	struct pmuscope_spe_sess *ss;
+	cpumask_var_t cpus;
+	unsigned int cpu, n = 0;
+
+	KUNIT_ASSERT_TRUE(test, zalloc_cpumask_var(&cpus, GFP_KERNEL));
+	for_each_possible_cpu(cpu) {
+		cpumask_set_cpu(cpu, cpus);
+		if (++n == 2)
+			break;
+	}
+	cfg.buffer_kib = 64;
+	cfg.hw_kib = 16;
+	ss = pmuscope_spe_alloc(&cfg, cpus);
+	KUNIT_ASSERT_NOT_NULL(test, ss);
+	KUNIT_EXPECT_EQ_MSG(test, ss->size, 64U * 1024, "one ring for %u CPUs", n);
+	for_each_cpu(cpu, cpus)
+		KUNIT_EXPECT_NOT_NULL_MSG(test, ss->bufs[cpu], "cpu%u's buffer", cpu);
+	KUNIT_EXPECT_EQ(test, ss->buf_size, 16U * 1024);
+	pmuscope_spe_free(ss);
+	free_cpumask_var(cpus);
+}
+
 static struct kunit_case pmuscope_spe_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_spe_decode, pmuscope_decode_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_spe_config_regs, pmuscope_regs_gen_params),
@@ -831,6 +861,7 @@ static struct kunit_case pmuscope_spe_cases[] = {
 	KUNIT_CASE(pmuscope_test_spe_reset_local),
 	KUNIT_CASE(pmuscope_test_spe_reboot),
 	KUNIT_CASE(pmuscope_test_spe_ring_full),
+	KUNIT_CASE(pmuscope_test_spe_one_ring),
 	{}
 };
 

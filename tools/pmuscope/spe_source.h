@@ -28,7 +28,8 @@ struct spe_opts {
 	uint64_t events;	/* PMSEVFR_EL1 filter; 0 = off */
 	uint64_t nevents;	/* PMSNEVFR_EL1 filter; 0 = off */
 	uint32_t min_latency;	/* PMSLATFR_EL1.MINLAT; 0 = off */
-	uint32_t buffer_kib;	/* per CPU ring (or AUX buffer); 0 = the source's default */
+	/* kernel source: the session's one ring; perf: each event's AUX ring */
+	uint32_t buffer_kib;	/* 0 = the source's default */
 	uint32_t hw_kib;	/* per CPU profiling buffer (kernel source); 0 = default */
 };
 

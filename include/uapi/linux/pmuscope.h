@@ -340,9 +340,10 @@ struct pmuscope_spe_config {
 	__u64 events;		/* PMSEVFR_EL1: sample only with all these events; 0 = off */
 	__u64 nevents;		/* PMSNEVFR_EL1 (FEAT_SPE_FnE): only with none of these */
 	__u32 min_latency;	/* PMSLATFR_EL1.MINLAT, cycles, <= 65535; 0 = off */
-	__u32 buffer_kib;	/* per CPU ring read() drains, a power of 2; 0 = 1024 */
-	/* Per CPU profiling buffer, a power of 2, <= buffer_kib / 2, handed over full; 0 = 64 */
-	__u32 hw_kib;
+	/* The session's one ring, which all its CPUs fill and read() drains */
+	__u32 buffer_kib;	/* a power of 2; 0 = 1024 */
+	/* Each CPU's own profiling buffer, handed over full, a power of 2, <= buffer_kib / 2 */
+	__u32 hw_kib;		/* 0 = 64 */
 	__u32 wakeup_kib;	/* poll() is readable at this much; 0 = any chunk */
 	__u64 reserved[2];
 };

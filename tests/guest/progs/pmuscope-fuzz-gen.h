@@ -680,7 +680,7 @@ static const struct fz_field fz_fields_pmuscope_spe_config[] = {
 	{ "nevents", 40, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "min_latency", 48, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "buffer_kib", 52, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 1024, -1, -1, -1, -1, -1 },
-	{ "hw_kib", 56, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "hw_kib", 56, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 64, -1, -1, -1, -1, -1 },
 	{ "wakeup_kib", 60, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "reserved", 64, 8, 2, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 };
