@@ -24,17 +24,16 @@ void pmuscope_pmu_fold_rest(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u32
 /*
  * The value of counter @n, the @i-th of its session, that
  * pmuscope_hwc_hot() passed (its clock runs), whose count is base + @hw:
- * no wrap left to fold and, for a 64-bit counter, not gone backwards
- * (pmuscope_hwc_fold_hw()); on a ready PMU, so never OFFLINE
+ * no wrap left to fold and not below its last fold, @last_hw (a counter
+ * found lower wrapped or was rewritten: pmuscope_hwc_fold_hw() folds
+ * it); on a ready PMU, so never OFFLINE
  * (pmuscope_hwc_value_of()). No PMUSCOPE_VAL_MULTIPLEXED and one clock
  * sum: the engine's clocks advance together (pmuscope_hwc_clock()), so
  * time_running is time_enabled; multiplexing is the perf core's
  * (pmuscope_perf.c). READ's usual case: every load is made before the
  * first store, which the compiler could not otherwise assume. The count
- * is @last, with no test: no lower than it unless someone else wrote the
- * counter down (then the value is that count too), as with no wrap left
- * to fold the counter has not gone below @last_hw, and the engine keeps
- * base + last_hw >= last.
+ * is @last, with no test: no lower than it, as the counter has not gone
+ * below @last_hw and the engine keeps base + last_hw >= last.
  */
 static __always_inline void pmuscope_hwc_make(struct pmuscope_hwc *hwc, unsigned int n,
 					      u32 i, u32 cpu, u64 hw, u64 now,
@@ -73,7 +72,8 @@ static __always_inline u64 pmuscope_pmu_quiet(u64 wide, u64 ovs)
  * arguments as there; @quiet and @wide of the counters pmu->hot has):
  * made at once, true; else false, nothing done. The test is of a bit of
  * each mask, before anything of the counter is read: PMUSCOPE_NO_COUNTER
- * (bit 32) is in neither, nor read from @raw.
+ * (bit 32) is in neither, nor read from @raw. Then of the value: one
+ * below the last fold is left to pmuscope_pmu_fold_one().
  */
 static __always_inline bool pmuscope_pmu_fold_usual(struct pmuscope_pmu *pmu, unsigned long n,
 						    u32 i, u32 cpu, u64 now, u64 wide,
@@ -83,15 +83,15 @@ static __always_inline bool pmuscope_pmu_fold_usual(struct pmuscope_pmu *pmu, un
 	struct pmuscope_hwc *hwc = &pmu->hwc[n];
 	u64 hw;
 
-	if (quiet & BIT_ULL(n)) {
+	if (quiet & BIT_ULL(n))
 		hw = lower_32_bits(by_counter ? raw[n] : val->count);
-	} else if (wide & BIT_ULL(n)) {
+	else if (wide & BIT_ULL(n))
 		hw = by_counter ? raw[n] : val->count;
-		if (hw < hwc->last_hw)
-			return false;
-	} else {
+	else
 		return false;
-	}
+	/* Gone down with no wrap pending: rewritten (pmuscope_hwc_fold_hw()). */
+	if (hw < hwc->last_hw)
+		return false;
 	pmuscope_hwc_make(hwc, n, i, cpu, hw, now, val);
 	return true;
 }
@@ -101,10 +101,10 @@ static __always_inline bool pmuscope_pmu_fold_usual(struct pmuscope_pmu *pmu, un
  * reads them (on a ready PMU; @raw holds every counter on the hardware of
  * @idx); else @vals[i].count, as pmuscope_pmu_raw() reads them. @ovs:
  * PMOVSSET_EL0 read after them. pmuscope_hwc_make() where it applies (on
- * a ready PMU, a counter in pmu->hot that either is 64-bit and has not
- * gone backwards, or is a 32-bit one folded by its overflow interrupt
- * with no wrap pending), pmuscope_pmu_fold_one() for every other counter
- * (out of line, in pmuscope_pmu_fold_rest(), from the first value not in
+ * a ready PMU, a counter in pmu->hot that has not gone below its last
+ * fold and either is 64-bit or is a 32-bit one folded by its overflow
+ * interrupt with no wrap pending), pmuscope_pmu_fold_one() for every
+ * other counter (out of line, in pmuscope_pmu_fold_rest(), from the first value not in
  * the usual case on).
  */
 static __always_inline void pmuscope_pmu_fold(struct pmuscope_pmu *pmu,

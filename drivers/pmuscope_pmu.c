@@ -284,11 +284,28 @@ out:
 }
 
 /*
+ * A counter whose count went @down below the last one seen with no wrap
+ * to explain it was rewritten by someone else (a debugger, firmware;
+ * QEMU's TCG without -icount does it to every running counter when its
+ * PMU timer runs inside an exception return, Documentation/testing.rst):
+ * what it counted since the last fold cannot be known. Flagged lost, and
+ * the count carries on from the last one seen, so that it never goes
+ * down.
+ */
+static noinline void pmuscope_hwc_rewritten(struct pmuscope_pmu *pmu,
+					    struct pmuscope_hwc *hwc, u64 down)
+{
+	hwc->flags |= PMUSCOPE_VAL_LOST;
+	hwc->base += down;
+	pmu->resyncs++;
+}
+
+/*
  * The counter's 64-bit count from @hw, its value, and @ovs, PMOVSSET_EL0
  * read after it with an ISB between (a 32-bit counter's; unused for a
- * 64-bit one, @wide). A 64-bit counter whose value goes down was
- * rewritten by someone else: flagged, and the count carries on from the
- * last value seen. The caller counts the fold in pmu->folds.
+ * 64-bit one, @wide). A count below the last fold's, whatever the wraps
+ * folded, is a counter rewritten by someone else:
+ * pmuscope_hwc_rewritten(). The caller counts the fold in pmu->folds.
  */
 static __always_inline u64 pmuscope_hwc_fold_hw(struct pmuscope_pmu *pmu,
 						struct pmuscope_hwc *hwc, unsigned int idx,
@@ -299,14 +316,9 @@ static __always_inline u64 pmuscope_hwc_fold_hw(struct pmuscope_pmu *pmu,
 
 	if (wide) {
 		/*
-		 * Backwards: someone wrote it; or a sampling counter wrapped
-		 * (then base + hw, modulo 2^64, is the count).
+		 * A sampling counter that wrapped is below its last value:
+		 * base + hw, modulo 2^64, is the count.
 		 */
-		if (unlikely(hw < hwc->last_hw) && !hwc->sample_period) {
-			hwc->flags |= PMUSCOPE_VAL_LOST;
-			hwc->base += hwc->last_hw - hw;
-			pmu->resyncs++;
-		}
 		val = hwc->base + hw;
 	} else {
 		hw &= U32_MAX;
@@ -334,9 +346,17 @@ static __always_inline u64 pmuscope_hwc_fold_hw(struct pmuscope_pmu *pmu,
 				val += BIT_ULL(32);
 		}
 	}
+	/*
+	 * Counts far apart modulo 2^64: a count made at once short of a
+	 * wrap still pending (pmuscope_pmu_read_ready()) may be above this
+	 * one as a u64, not as a difference.
+	 */
+	if (unlikely((s64)(val - hwc->last) < 0)) {
+		pmuscope_hwc_rewritten(pmu, hwc, hwc->last - val);
+		val = hwc->last;
+	}
 	hwc->last_hw = hw;
-	if (val > hwc->last)
-		hwc->last = val;
+	hwc->last = val;
 	if (unlikely(hwc->el0)) {
 		u64 v = val;
 
@@ -969,7 +989,7 @@ noinline void pmuscope_pmu_fold_rest(struct pmuscope_pmu *pmu, const u8 *idx, u3
 /*
  * READ of a ready PMU in one pass: each counter in READ's usual case (on
  * the hardware, its clock running, its overflow interrupt
- * not throttled; a 64-bit one not gone backwards, a 32-bit one folded by
+ * not throttled; not gone below its last fold; a 32-bit one folded by
  * that interrupt) is read and its value made at once (pmuscope_hwc_make()),
  * all others are
  * read and left to pmuscope_pmu_fold_one() after PMOVSSET_EL0 has been
@@ -979,8 +999,8 @@ noinline void pmuscope_pmu_fold_rest(struct pmuscope_pmu *pmu, const u8 *idx, u3
  * whose flag is set is folded again by pmuscope_pmu_fold_one(), from the
  * value it was read at (recovered from its value: base and offset did
  * not change). What its first value changed of it is mended there:
- * last_hw is only compared for a 64-bit counter, and last, set to a
- * count short of 2^32, is raised again to the folded count.
+ * last_hw is set to the same value again, and last, set to a count short
+ * of 2^32, to the folded count.
  */
 static __always_inline void pmuscope_pmu_read_ready(struct pmuscope_pmu *pmu,
 						    const u8 *idx, u32 nr, u64 now,
@@ -1032,6 +1052,12 @@ static __always_inline void pmuscope_pmu_read_ready(struct pmuscope_pmu *pmu,
 				goto leave;
 			}
 			hw = lower_32_bits(hw);
+			/* Below its last fold: a wrap, or rewritten. fold_one(). */
+			if (unlikely(hw < hwc->last_hw)) {
+				read32 |= BIT_ULL(n);
+				vals[i].count = hw;
+				goto leave;
+			}
 			made32 |= BIT_ULL(n);
 		}
 		pmuscope_hwc_make(hwc, n, i, cpu, hw, now, &vals[i]);

@@ -6,7 +6,8 @@
  * overflow, exact counts across samples, a wrap folded by a READ before
  * the interrupt, throttling), and the ring's loss accounting: a drop or
  * a THROTTLED record that did not fit reaches the reader even when no
- * record comes after it.
+ * record comes after it. Then a fuzzer's session replayed step by step,
+ * with and without its counters rewritten behind the driver's back.
  */
 
 #include <kunit/test.h>
@@ -641,6 +642,392 @@ static void pmuscope_test_stream_where(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, rec.tid, (u32)task_pid_nr(current));
 }
 
+/* -------------------------------------------------------------- sequences */
+
+/*
+ * One CPU-0 session of the fuzzer that found counts going down: SW_INCR:k,
+ * CPU_CYCLES:uk twice and CPU_CYCLES:ukh, placed as CONFIG places them
+ * (the first CPU_CYCLES on the cycle counter), driven as
+ * pmuscope_op_on_cpu() drives it: STREAM sets each counter's sampling
+ * period, ENABLE and DISABLE start and stop them together, SWINC writes
+ * PMSWINC_EL0, a stream record is a snapshot. The model counts nothing
+ * the test does not ask for, so every value is exact: the events counted
+ * while its counter was enabled, never more, never less, never LOST.
+ * Until a counter is rewritten lower behind the driver's back, as QEMU's
+ * TCG without -icount does to every running counter when its PMU timer
+ * runs inside an exception return (Documentation/testing.rst): then its
+ * events were lost, its value no longer exact; it still never goes down.
+ */
+#define PMUSCOPE_SEQ_EVENTS	4
+
+struct pmuscope_seq {
+	struct kunit *test;
+	struct pmuscope_pmu *pmu;
+	unsigned int cpu;
+	u8 idx[PMUSCOPE_SEQ_EVENTS];	/* the counter of each event */
+	u64 truth[PMUSCOPE_SEQ_EVENTS];	/* events counted while enabled */
+	u64 seen[PMUSCOPE_SEQ_EVENTS];	/* the last value read */
+	u32 rewritten;			/* events whose counter was rewritten */
+	u64 rng;
+	u32 step;
+	u32 counts_since_poll;
+	const char *what;		/* the step, for the messages */
+};
+
+static const u32 pmuscope_seq_flags[PMUSCOPE_SEQ_EVENTS] = {
+	PMUSCOPE_EV_EL1, UK, UK, UK | PMUSCOPE_EV_EL2,
+};
+
+static u32 pmuscope_seq_mask(const struct pmuscope_seq *s)
+{
+	u32 m = 0, i;
+
+	for (i = 0; i < PMUSCOPE_SEQ_EVENTS; i++)
+		m |= BIT(s->idx[i]);
+	return m;
+}
+
+static void pmuscope_seq_setup(struct kunit *test, struct pmuscope_seq *s,
+			       const struct pmuscope_model_profile *prof, u64 seed)
+{
+	struct pmuscope_etest *t = test->priv;
+	static const u8 idx[PMUSCOPE_SEQ_EVENTS] = { 0, CC, 1, 2 };
+	u32 i;
+
+	memset(s, 0, sizeof(*s));
+	s->test = test;
+	s->cpu = t->cpu;
+	s->rng = seed;
+	/* A PMU as new: nothing of the last sequence's. */
+	memset(t->pmu, 0, sizeof(*t->pmu));
+	raw_spin_lock_init(&t->pmu->lock);
+	s->pmu = pmuscope_etest_pmu(test, prof);
+	pmuscope_etest_call(s->pmu, pmuscope_pmu_cpu_up);
+	for (i = 0; i < PMUSCOPE_SEQ_EVENTS; i++) {
+		s->idx[i] = idx[i];
+		pmuscope_etest_assign(s->pmu, idx[i], i ? 0x11 : 0x00, pmuscope_seq_flags[i]);
+		s->pmu->hwc[idx[i]].enabled = false;
+	}
+	/* Throttles within a few steps, as a storm of samples does. */
+	pmuscope_engine.sample_limit = 8;
+	pmuscope_engine.storm_limit = 8;
+}
+
+/*
+ * Every value exact and no flag but THROTTLED; once its counter was
+ * rewritten, no lower than the last value read, and LOST may be set.
+ */
+static void pmuscope_seq_expect(struct pmuscope_seq *s, const struct pmuscope_value *v)
+{
+	u32 i;
+
+	for (i = 0; i < PMUSCOPE_SEQ_EVENTS; i++) {
+		bool rewritten = s->rewritten & BIT(i);
+
+		KUNIT_EXPECT_GE_MSG(s->test, v[i].count, s->seen[i],
+				    "step %u (%s): event %u on counter %u went down", s->step,
+				    s->what, i, s->idx[i]);
+		if (!rewritten)
+			KUNIT_EXPECT_EQ_MSG(s->test, v[i].count, s->truth[i],
+					    "step %u (%s): event %u on counter %u", s->step,
+					    s->what, i, s->idx[i]);
+		KUNIT_EXPECT_EQ_MSG(s->test, v[i].flags & ~PMUSCOPE_VAL_THROTTLED &
+				    ~(rewritten ? PMUSCOPE_VAL_LOST : 0), 0,
+				    "step %u (%s): event %u on counter %u", s->step, s->what,
+				    i, s->idx[i]);
+		s->seen[i] = v[i].count;
+	}
+}
+
+/*
+ * What QEMU's PMU timer does when it runs inside an exception return:
+ * every running counter restarts from the few events since that return.
+ */
+static void pmuscope_seq_rewrite(struct pmuscope_seq *s, u64 since)
+{
+	u32 i;
+
+	for (i = 0; i < PMUSCOPE_SEQ_EVENTS; i++) {
+		unsigned int n = s->idx[i];
+
+		if (!s->pmu->hwc[n].on_hw)
+			continue;
+		pmuscope_model_write_cpu(s->cpu, n == CC ? PMUSCOPE_REG_PMCCNTR_EL0 :
+					 PMUSCOPE_REG_PMEVCNTR(n), i ? since : 0);
+		s->rewritten |= BIT(i);
+	}
+}
+
+/* A stream record's counts (pmu->lock held), the session's counters taken together. */
+static void pmuscope_seq_snap(struct pmuscope_seq *s, struct pmuscope_value *v)
+{
+	struct pmuscope_snap_cpu sc;
+
+	pmuscope_pmu_snapshot(s->pmu, s->idx, PMUSCOPE_SEQ_EVENTS, pmuscope_seq_mask(s),
+			      0, 0, ktime_get_ns(), v, &sc);
+}
+
+/* A time-based record. */
+static void pmuscope_seq_record(struct pmuscope_seq *s)
+{
+	struct pmuscope_value v[PMUSCOPE_SEQ_EVENTS];
+	unsigned long irqf;
+
+	raw_spin_lock_irqsave(&s->pmu->lock, irqf);
+	pmuscope_seq_snap(s, v);
+	raw_spin_unlock_irqrestore(&s->pmu->lock, irqf);
+	pmuscope_seq_expect(s, v);
+}
+
+/* The overflow interrupt, if the line is up, and its sample's record. */
+static void pmuscope_seq_irq(struct pmuscope_seq *s)
+{
+	struct pmuscope_value v[PMUSCOPE_SEQ_EVENTS];
+	unsigned long sampled, irqf;
+
+	if (!pmuscope_model_irq_line(s->cpu))
+		return;
+	raw_spin_lock_irqsave(&s->pmu->lock, irqf);
+	pmuscope_pmu_overflow(s->pmu, &sampled);
+	if (sampled)
+		pmuscope_seq_snap(s, v);
+	raw_spin_unlock_irqrestore(&s->pmu->lock, irqf);
+	if (sampled)
+		pmuscope_seq_expect(s, v);
+}
+
+static void pmuscope_seq_stream(struct pmuscope_seq *s, u32 sample_index, u64 period)
+{
+	unsigned long irqf;
+	u32 i;
+
+	raw_spin_lock_irqsave(&s->pmu->lock, irqf);
+	for (i = 0; i < PMUSCOPE_SEQ_EVENTS; i++)
+		pmuscope_hwc_set_sampling(s->pmu, s->idx[i], i == sample_index ? period : 0,
+					  ktime_get_ns());
+	raw_spin_unlock_irqrestore(&s->pmu->lock, irqf);
+}
+
+static void pmuscope_seq_enable(struct pmuscope_seq *s, bool on)
+{
+	unsigned long irqf;
+	u32 i, batch = 0;
+
+	raw_spin_lock_irqsave(&s->pmu->lock, irqf);
+	for (i = 0; i < PMUSCOPE_SEQ_EVENTS; i++) {
+		struct pmuscope_hwc *hwc = &s->pmu->hwc[s->idx[i]];
+
+		if (hwc->enabled == on)
+			continue;
+		hwc->enabled = on;
+		if (on || hwc->on_hw)
+			batch |= BIT(s->idx[i]);
+	}
+	if (on)
+		pmuscope_pmu_start_mask(s->pmu, batch, ktime_get_ns());
+	else
+		pmuscope_pmu_stop_mask(s->pmu, batch, ktime_get_ns());
+	raw_spin_unlock_irqrestore(&s->pmu->lock, irqf);
+}
+
+static void pmuscope_seq_read(struct pmuscope_seq *s)
+{
+	struct pmuscope_value v[PMUSCOPE_SEQ_EVENTS];
+	unsigned long irqf;
+
+	raw_spin_lock_irqsave(&s->pmu->lock, irqf);
+	pmuscope_pmu_read(s->pmu, s->idx, PMUSCOPE_SEQ_EVENTS, ktime_get_ns(), v);
+	raw_spin_unlock_irqrestore(&s->pmu->lock, irqf);
+	pmuscope_seq_expect(s, v);
+}
+
+static void pmuscope_seq_poll(struct pmuscope_seq *s)
+{
+	unsigned long irqf;
+
+	raw_spin_lock_irqsave(&s->pmu->lock, irqf);
+	pmuscope_pmu_poll_locked(s->pmu, ktime_get_ns());
+	raw_spin_unlock_irqrestore(&s->pmu->lock, irqf);
+	s->counts_since_poll = 0;
+}
+
+/* @n CPU cycles at EL1: every CPU_CYCLES counter that is enabled counts them. */
+static void pmuscope_seq_cycles(struct pmuscope_seq *s, u64 n)
+{
+	u32 i;
+
+	/* A wrap is folded within 2^31 events: by its interrupt, or a poll. */
+	pmuscope_seq_irq(s);
+	if (s->counts_since_poll >= 2)
+		pmuscope_seq_poll(s);
+	pmuscope_model_count(s->cpu, 0x11, n);
+	s->counts_since_poll++;
+	for (i = 1; i < PMUSCOPE_SEQ_EVENTS; i++)
+		if (s->pmu->hwc[s->idx[i]].enabled)
+			s->truth[i] += n;
+}
+
+static void pmuscope_seq_swinc(struct pmuscope_seq *s, u32 n)
+{
+	unsigned long irqf;
+
+	raw_spin_lock_irqsave(&s->pmu->lock, irqf);
+	pmuscope_pmu_swinc(s->pmu, BIT(s->idx[0]), n);
+	raw_spin_unlock_irqrestore(&s->pmu->lock, irqf);
+	if (s->pmu->hwc[s->idx[0]].enabled)
+		s->truth[0] += n;
+}
+
+static u64 pmuscope_seq_rnd(struct pmuscope_seq *s)
+{
+	u64 z = (s->rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static u64 pmuscope_seq_below(struct pmuscope_seq *s, u64 n)
+{
+	return pmuscope_seq_rnd(s) % n;
+}
+
+/*
+ * The fuzzer's first finding, step by step: CONFIG, STREAM {period_ms 2,
+ * sample_index 3, sample_period 1372}, STREAM {period_ms 15, sample_index
+ * 2, sample_period 4088}, DISABLE, DISABLE, ENABLE, then the interrupt
+ * storm (a sample every 4088 cycles until the throttle) and READ.
+ */
+struct pmuscope_seq_case {
+	const char *name;
+	const struct pmuscope_model_profile *prof;
+	bool rewrite;		/* QEMU's timer in an exception return, as seen */
+};
+
+static const struct pmuscope_seq_case pmuscope_seq_cases[] = {
+	{ "cortex-a53: 32-bit event counters", &pmuscope_model_cortex_a53 },
+	{ "v9.4-like: 64-bit event counters", &pmuscope_model_v94 },
+	{ "cortex-a53: counters rewritten as QEMU does", &pmuscope_model_cortex_a53, true },
+	{ "v9.4-like: counters rewritten as QEMU does", &pmuscope_model_v94, true },
+};
+
+static void pmuscope_seq_desc(const struct pmuscope_seq_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_seq, pmuscope_seq_cases, pmuscope_seq_desc);
+
+static void pmuscope_test_seq_short(struct kunit *test)
+{
+	const struct pmuscope_seq_case *c = test->param_value;
+	struct pmuscope_seq *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	pmuscope_seq_setup(test, s, c->prof, 1);
+	s->what = "STREAM 3/1372";
+	pmuscope_seq_stream(s, 3, 1372);
+	s->what = "STREAM 2/4088";
+	pmuscope_seq_stream(s, 2, 4088);
+	s->what = "DISABLE";
+	pmuscope_seq_enable(s, false);
+	pmuscope_seq_enable(s, false);
+	s->what = "ENABLE";
+	pmuscope_seq_enable(s, true);
+	s->what = "storm";
+	for (i = 0; i < 40; i++, s->step++) {
+		/*
+		 * Just after an exception return: below every CPU_CYCLES
+		 * counter, the throttled one too (SW_INCR, at 0, cannot go
+		 * lower).
+		 */
+		if (c->rewrite && i == 20)
+			pmuscope_seq_rewrite(s, 50);
+		pmuscope_seq_cycles(s, 4088 + 13);
+		pmuscope_seq_irq(s);
+	}
+	s->what = "READ";
+	pmuscope_seq_read(s);
+	KUNIT_EXPECT_TRUE(test, s->pmu->hwc[s->idx[2]].irq_off);
+	/* Each CPU_CYCLES counter found lower once; nothing else lost. */
+	KUNIT_EXPECT_EQ(test, s->pmu->resyncs, c->rewrite ? 3 : 0);
+	for (i = 0; i < PMUSCOPE_SEQ_EVENTS; i++)
+		KUNIT_EXPECT_EQ_MSG(test, !!(s->pmu->hwc[s->idx[i]].flags & PMUSCOPE_VAL_LOST),
+				    c->rewrite && i, "event %d", i);
+}
+
+/*
+ * The fuzzer's sequences: random STREAM, ENABLE, DISABLE, SWINC, cycles
+ * (some past a 32-bit wrap), interrupts (some late: a READ meets the wrap
+ * first), polls, records and READs; every value checked at every READ
+ * and record.
+ */
+static void pmuscope_test_seq_random(struct kunit *test)
+{
+	const struct pmuscope_seq_case *c = test->param_value;
+	struct pmuscope_seq *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	u32 seed;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	for (seed = 1; seed <= 3; seed++) {
+		pmuscope_seq_setup(test, s, c->prof, seed);
+		for (s->step = 0; s->step < 1000; s->step++) {
+			u64 r = pmuscope_seq_below(s, 100);
+
+			if (r < 10) {
+				u32 si = pmuscope_seq_below(s, PMUSCOPE_SEQ_EVENTS + 1);
+				u64 period = pmuscope_seq_below(s, 4) ?
+					1000 + pmuscope_seq_below(s, 4000) :
+					1000 + pmuscope_seq_below(s, BIT_ULL(31) - 999);
+
+				s->what = "STREAM";
+				pmuscope_seq_stream(s, si == PMUSCOPE_SEQ_EVENTS ? U32_MAX : si,
+						    period);
+			} else if (r < 20) {
+				s->what = "ENABLE";
+				pmuscope_seq_enable(s, true);
+			} else if (r < 27) {
+				s->what = "DISABLE";
+				pmuscope_seq_enable(s, false);
+			} else if (r < 50) {
+				s->what = "cycles";
+				pmuscope_seq_cycles(s, pmuscope_seq_below(s, 4) ?
+						    1 + pmuscope_seq_below(s, 20000) :
+						    1 + pmuscope_seq_below(s, BIT_ULL(29)));
+			} else if (r < 58) {
+				s->what = "SWINC";
+				pmuscope_seq_swinc(s, 1 + pmuscope_seq_below(s, 4096));
+			} else if (r < 68) {
+				s->what = "interrupt";
+				pmuscope_seq_irq(s);
+			} else if (r < 71) {
+				s->what = "poll";
+				pmuscope_seq_poll(s);
+			} else if (r < 72) {
+				s->what = "rewritten";
+				if (c->rewrite)
+					pmuscope_seq_rewrite(s, pmuscope_seq_below(s, 100000));
+			} else if (r < 80) {
+				s->what = "record";
+				pmuscope_seq_record(s);
+			} else {
+				s->what = "READ";
+				pmuscope_seq_read(s);
+			}
+			if (test->status == KUNIT_FAILURE)
+				break;
+		}
+		if (!s->rewritten)
+			KUNIT_EXPECT_EQ_MSG(test, s->pmu->resyncs, 0, "seed %u", seed);
+		if (test->status == KUNIT_FAILURE) {
+			kunit_info(test, "seed %u failed at step %u (%s)", seed, s->step, s->what);
+			break;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, pmuscope_model_total_violations(), 0);
+}
+
 static struct kunit_case pmuscope_stream_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_stream_where, pmuscope_where_gen_params),
 	KUNIT_CASE(pmuscope_test_start_stop_mask),
@@ -648,6 +1035,8 @@ static struct kunit_case pmuscope_stream_cases[] = {
 	KUNIT_CASE(pmuscope_test_sampling_throttle),
 	KUNIT_CASE_PARAM(pmuscope_test_sampling_busy, pmuscope_busy_gen_params),
 	KUNIT_CASE(pmuscope_test_ring_lost),
+	KUNIT_CASE_PARAM(pmuscope_test_seq_short, pmuscope_seq_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_seq_random, pmuscope_seq_gen_params),
 #ifdef PMUSCOPE_HAVE_KUNIT_VM_MMAP
 	/*
 	 * Not registered without user memory (Linux 6.1): a skipped
