@@ -3,14 +3,22 @@
 # against Documentation/ioctl.rst) from 2 processes of 2 threads each, and
 # random writes to every writable sysfs file, while CPU 1 goes offline and
 # online; first as root, then as nobody. Afterwards a session still counts
-# exactly and the module unloads (nothing held).
+# exactly and the module unloads (nothing held). Before all that, on the
+# freshly loaded module, sequences: one session on CPU 0 doing random
+# STREAM/ENABLE/DISABLE/SWINC/RESET steps, a READ after each (no count goes
+# down, LOST only when something was lost).
 # FUZZ_IOCTLS (kernel command line, e.g. --append FUZZ_IOCTLS=1000000):
-# ioctls of the privileged phase, default 200000; FUZZ_SEED: the seed.
+# ioctls of the privileged phase, default 200000; FUZZ_SEQ: steps of the
+# sequences, default 2000; FUZZ_SEED: the seed.
 . /tests/lib.sh
 
 n=${FUZZ_IOCTLS:-200000}
 seed=${FUZZ_SEED:+-s $FUZZ_SEED}
 check "insmod" insmod "$PMUSCOPE_KO"
+
+# First after the load: the short sequence failed on the first try.
+# shellcheck disable=SC2086
+run_test pmuscope-fuzz --sequence "${FUZZ_SEQ:-2000}" $seed
 
 # CPU 1 offline and online in a loop until /tmp/fuzz-stop appears.
 rm -f /tmp/fuzz-stop /tmp/fuzz-hotplug

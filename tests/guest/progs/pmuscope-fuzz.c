@@ -80,6 +80,7 @@ static uint64_t opt_seed;
 static int opt_unpriv;
 static long opt_sysfs_writes = 2000;
 static int opt_no_sysfs;
+static unsigned long opt_sequence;
 
 static long page_size;
 static unsigned int nr_cpus;		/* nr_cpu_ids of the handshake */
@@ -1205,6 +1206,422 @@ static void sysfs_proc(void)
 	exit(0);
 }
 
+/* ----------------------------------------------------------- sequences */
+
+/*
+ * --sequence STEPS: the sequences an independent fuzzer of version 6 saw
+ * counts go down with. One session on CPU 0 of SW_INCR at the kernel's
+ * EL, CPU_CYCLES:uk twice and CPU_CYCLES:ukh (the first CPU_CYCLES on the
+ * cycle counter, the others on event counters), alone on the PMU, doing
+ * random STREAM (time-based, and sampling one event every 1000 events to
+ * 2^31), ENABLE, DISABLE, SWINC and RESET steps, each followed by a
+ * read() of its records and a READ. First the short sequence that flagged
+ * the cycle counter LOST on the first try after load. After each READ:
+ *  - no count or time_enabled goes down, except at a RESET;
+ *  - while the session is disabled nothing moves;
+ *  - SW_INCR counts exactly the increments SWINC made while enabled
+ *    (at most those, once flagged LOST);
+ *  - no flag but THROTTLED (on an event that sampled) and LOST; LOST only
+ *    when something was lost: a poll came later than the safe period
+ *    (cpu0/late_polls moved: the host was slow, a wrap may be missing),
+ *    or the driver found a counter rewritten lower (cpu0/resyncs moved).
+ *    Nothing else touches this PMU, so the second is QEMU's: its TCG
+ *    without -icount runs the PMU timer (arm_pmu_timer_cb(), pmu_op_start()
+ *    and pmu_op_finish() under the BQL) in the window of an exception
+ *    return that drops the BQL between pmu_op_start() and pmu_op_finish(),
+ *    and every running counter restarts from the few events since that
+ *    return. Accepted, and counted apart, only there (pmuscope_profile
+ *    set, pmuscope_icount not: run-guest.sh's variables); a violation on
+ *    hardware or under -icount, which runs the timers on the vCPU thread;
+ * Sample records: their counts never go down either. The first violation
+ * stops the run and prints the steps that led to it. Reported, not
+ * judged: the longest a step waited for its READ, and how many waited
+ * more than SEQ_STALL_MS (an interrupt storm until sampling is throttled,
+ * at sample_limit samples a second or a quarter of a second of interrupt
+ * time).
+ */
+#define SEQ_EVENTS	4
+#define SEQ_HIST	24		/* steps printed with a violation */
+#define SEQ_STALL_MS	100		/* a step to its READ: a stall beyond */
+#define SEQ_REC_BUF	(64 * 1024)
+
+struct seq {
+	int fd;
+	uint64_t rng;
+	unsigned long step;
+	int enabled;
+	int sampling_ok;		/* STREAM may sample (interrupt mode) */
+	int qemu_race;			/* QEMU's TCG timers off the vCPU thread */
+	uint32_t sampling;		/* the event sampling now (bit), or 0 */
+	uint32_t sampled;		/* events that may be THROTTLED */
+	uint64_t sw_expect;		/* SW_INCR: increments while enabled */
+	struct pmuscope_value last[SEQ_EVENTS];
+	uint64_t rec_last[SEQ_EVENTS];	/* counts of the last sample record */
+	uint64_t reset_t1;		/* CNTVCT after the last RESET */
+	uint64_t late_polls, resyncs;	/* cpu0's, after the last READ */
+	uint64_t late_before, resyncs_before;	/* ... and before it */
+	unsigned long records, lost_flags, late_lost, qemu_lost, stalls;
+	double worst_stall;
+	char hist[SEQ_HIST][96];
+	char why[512];
+};
+
+static uint64_t seq_cntvct(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v) :: "memory");
+	return v;
+}
+
+static uint64_t seq_stat(const char *name)
+{
+	char path[128], buf[32] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), SYSDIR "/cpu0/%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return strtoull(buf, NULL, 10);
+}
+
+static void seq_log(struct seq *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->hist[s->step % SEQ_HIST], sizeof(s->hist[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* Record the first violation; later ones are its consequences. */
+static void seq_bad(struct seq *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->why[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->why, sizeof(s->why), fmt, ap);
+	va_end(ap);
+}
+
+static int seq_config(struct seq *s)
+{
+	struct pmuscope_event ev[SEQ_EVENTS] = {
+		{ .event = EV_SW_INCR, .flags = kernel_el_flag },
+		{ .event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1 },
+		{ .event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1 },
+		{ .event = EV_CPU_CYCLES,
+		  .flags = PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2 },
+	};
+	uint64_t cpus = 1;
+	struct pmuscope_config cfg = {
+		.size = sizeof(cfg), .nr_events = SEQ_EVENTS, .cpus_size = 8,
+		.events = (uintptr_t)ev, .cpus = (uintptr_t)&cpus,
+	};
+
+	return ioctl(s->fd, PMUSCOPE_IOC_CONFIG, &cfg);
+}
+
+/* Sample records: each one's counts no lower than the one before. */
+static void seq_records(struct seq *s)
+{
+	static unsigned char buf[SEQ_REC_BUF];
+	ssize_t n, off;
+	uint32_t i;
+
+	while ((n = read(s->fd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off + (ssize_t)sizeof(struct pmuscope_record) <= n;) {
+			const struct pmuscope_record *r = (const void *)(buf + off);
+			const uint64_t *counts = (const void *)(r + 1);
+
+			if (r->size < sizeof(*r) || off + r->size > n) {
+				seq_bad(s, "record of %u bytes at offset %zd of %zd", r->size,
+					off, n);
+				return;
+			}
+			off += r->size;
+			if (r->type != PMUSCOPE_REC_SAMPLE || r->nr != SEQ_EVENTS)
+				continue;
+			s->records++;
+			/*
+			 * Taken before the last RESET returned, read after it
+			 * (the ones read before it were checked then).
+			 */
+			if (r->time <= s->reset_t1)
+				continue;
+			for (i = 0; i < SEQ_EVENTS; i++)
+				if (counts[i] < s->rec_last[i])
+					seq_bad(s, "record at %llu: event %u went down from %llu "
+						"to %llu", (unsigned long long)r->time, i,
+						(unsigned long long)s->rec_last[i],
+						(unsigned long long)counts[i]);
+			memcpy(s->rec_last, counts, sizeof(s->rec_last));
+		}
+	}
+}
+
+/* READ, and every rule of the values against the last READ. */
+static void seq_check(struct seq *s, int moved, double since)
+{
+	struct pmuscope_value v[SEQ_EVENTS];
+	struct pmuscope_read rd = {
+		.size = sizeof(rd), .values = (uintptr_t)v, .nr_values = SEQ_EVENTS,
+	};
+	uint64_t late, resyncs, late_before, resyncs_before;
+	double stall;
+	uint32_t i;
+
+	seq_records(s);
+	memset(v, 0, sizeof(v));
+	/*
+	 * A LOST first seen now may come from a resync or late poll made
+	 * after the last READ, or just before it, while its statistics
+	 * were read: from before that READ to after this one.
+	 */
+	late_before = seq_stat("late_polls");
+	resyncs_before = seq_stat("resyncs");
+	if (ioctl(s->fd, PMUSCOPE_IOC_READ, &rd)) {
+		seq_bad(s, "READ: %s", errname(errno));
+		return;
+	}
+	stall = now() - since;
+	if (stall > s->worst_stall)
+		s->worst_stall = stall;
+	late = seq_stat("late_polls");
+	resyncs = seq_stat("resyncs");
+	for (i = 0; i < SEQ_EVENTS; i++) {
+		const struct pmuscope_value *o = &s->last[i];
+		uint32_t allowed = PMUSCOPE_VAL_LOST |
+				   (s->sampled & (1U << i) ? PMUSCOPE_VAL_THROTTLED : 0);
+
+		if (v[i].count < o->count || v[i].time_enabled < o->time_enabled)
+			seq_bad(s, "event %u (counter %u) went down: count %llu -> %llu, "
+				"time_enabled %llu -> %llu", i, v[i].counter,
+				(unsigned long long)o->count, (unsigned long long)v[i].count,
+				(unsigned long long)o->time_enabled,
+				(unsigned long long)v[i].time_enabled);
+		if (!moved && (v[i].count != o->count ||
+			       v[i].time_enabled != o->time_enabled))
+			seq_bad(s, "event %u (counter %u) moved while disabled: count %llu -> "
+				"%llu", i, v[i].counter, (unsigned long long)o->count,
+				(unsigned long long)v[i].count);
+		if (v[i].flags & ~allowed)
+			seq_bad(s, "event %u (counter %u): flags %#x", i, v[i].counter,
+				v[i].flags);
+		if ((v[i].flags & PMUSCOPE_VAL_LOST) && !(o->flags & PMUSCOPE_VAL_LOST)) {
+			s->lost_flags++;
+			if (late != s->late_before)
+				s->late_lost++;
+			else if (resyncs != s->resyncs_before && s->qemu_race)
+				s->qemu_lost++;
+			else
+				seq_bad(s, "event %u (counter %u) flagged LOST: late_polls "
+					"%llu -> %llu, resyncs %llu -> %llu", i, v[i].counter,
+					(unsigned long long)s->late_before,
+					(unsigned long long)late,
+					(unsigned long long)s->resyncs_before,
+					(unsigned long long)resyncs);
+		}
+	}
+	if (v[0].flags & PMUSCOPE_VAL_LOST ? v[0].count > s->sw_expect :
+	    v[0].count != s->sw_expect)
+		seq_bad(s, "SW_INCR counted %llu, SWINC wrote %llu while enabled",
+			(unsigned long long)v[0].count, (unsigned long long)s->sw_expect);
+	if (resyncs != s->resyncs && !s->qemu_race)
+		seq_bad(s, "cpu0/resyncs %llu -> %llu: nothing rewrites this PMU",
+			(unsigned long long)s->resyncs, (unsigned long long)resyncs);
+	if (stall * 1000 > SEQ_STALL_MS)
+		s->stalls++;
+	memcpy(s->last, v, sizeof(v));
+	s->late_polls = late;
+	s->resyncs = resyncs;
+	s->late_before = late_before;
+	s->resyncs_before = resyncs_before;
+}
+
+static int seq_stream(struct seq *s, uint32_t ms, uint32_t index, uint64_t period)
+{
+	struct pmuscope_stream st = {
+		.size = sizeof(st), .period_ms = ms, .sample_index = index,
+		.sample_period = index == PMUSCOPE_STREAM_NO_EVENT ? 0 : period,
+	};
+	int ret;
+
+	seq_log(s, "STREAM {period_ms %u, sample_index %d, sample_period %llu}", ms,
+		(int)index, (unsigned long long)st.sample_period);
+	ret = ioctl(s->fd, PMUSCOPE_IOC_STREAM, &st);
+	if (ret && errno == EOPNOTSUPP && index != PMUSCOPE_STREAM_NO_EVENT) {
+		/* Poll mode: no overflow interrupt, no samples. */
+		s->sampling_ok = 0;
+		return 0;
+	}
+	if (ret) {
+		seq_bad(s, "STREAM: %s", errname(errno));
+		return ret;
+	}
+	s->sampling = index != PMUSCOPE_STREAM_NO_EVENT ? 1U << index : 0;
+	s->sampled |= s->sampling;
+	return ret;
+}
+
+/* One step, then the READ that checks it. */
+static void seq_step(struct seq *s, int op, uint64_t arg)
+{
+	struct pmuscope_swinc sw = {
+		.size = sizeof(sw), .event_mask = 1, .cpu = 0,
+	};
+	int was = s->enabled, ret = 0;
+	double t0 = now();
+
+	switch (op) {
+	case 'E':
+		seq_log(s, "ENABLE");
+		ret = ioctl(s->fd, PMUSCOPE_IOC_ENABLE);
+		s->enabled = 1;
+		break;
+	case 'D':
+		seq_log(s, "DISABLE");
+		ret = ioctl(s->fd, PMUSCOPE_IOC_DISABLE);
+		s->enabled = 0;
+		break;
+	case 'W':
+		sw.count = (uint32_t)arg;
+		seq_log(s, "SWINC %u", sw.count);
+		ret = ioctl(s->fd, PMUSCOPE_IOC_SWINC, &sw);
+		if (!ret && s->enabled)
+			s->sw_expect += sw.count;
+		break;
+	case 'R':
+		seq_log(s, "RESET");
+		seq_records(s);
+		ret = ioctl(s->fd, PMUSCOPE_IOC_RESET);
+		s->reset_t1 = seq_cntvct();
+		memset(s->last, 0, sizeof(s->last));
+		memset(s->rec_last, 0, sizeof(s->rec_last));
+		s->sw_expect = 0;
+		/* THROTTLED stays while the interrupt stays off. */
+		s->sampled = s->sampling;
+		break;
+	case 'S':
+		/* Period 0 stands for 2^31, which the 32 bits cannot hold. */
+		seq_stream(s, (uint32_t)(arg >> 40), ((arg >> 32) & 0xff) == 0xff ?
+			   PMUSCOPE_STREAM_NO_EVENT : (uint32_t)(arg >> 32) & 0xff,
+			   arg & 0xffffffffULL ? arg & 0xffffffffULL : 1ULL << 31);
+		break;
+	case 'N':
+		seq_log(s, "READ");
+		break;
+	}
+	if (ret)
+		seq_bad(s, "%s: %s", s->hist[s->step % SEQ_HIST], errname(errno));
+	/* A RESET zeroes the times too; a session enabled at either end moves. */
+	seq_check(s, was || s->enabled || op == 'R', t0);
+	s->step++;
+}
+
+/* A STREAM step's argument: period_ms << 40 | index << 32 | sample_period. */
+static uint64_t seq_stream_arg(uint32_t ms, uint32_t index, uint32_t period)
+{
+	return (uint64_t)ms << 40 | (uint64_t)(index & 0xff) << 32 | period;
+}
+
+static uint64_t seq_random_step(struct seq *s, int *op)
+{
+	unsigned int r = rnd_below(&s->rng, 100);
+	uint32_t index, period;
+
+	if (r < 25) {
+		*op = 'S';
+		index = rnd_below(&s->rng, SEQ_EVENTS + 1);
+		if (index == SEQ_EVENTS || !s->sampling_ok)
+			index = 0xff;
+		/* Mostly every few thousand events, as the fuzzer found it. */
+		period = one_in(&s->rng, 4) ? 1000 + (rnd(&s->rng) % ((1U << 31) - 1000)) :
+			 1000 + rnd_below(&s->rng, 4000);
+		return seq_stream_arg(one_in(&s->rng, 3) ? 0 : 1 + rnd_below(&s->rng, 20),
+				      index, period);
+	}
+	if (r < 45) {
+		*op = 'E';
+		return 0;
+	}
+	if (r < 62) {
+		*op = 'D';
+		return 0;
+	}
+	if (r < 85) {
+		*op = 'W';
+		return 1 + rnd_below(&s->rng, 4096);
+	}
+	if (r < 88) {
+		*op = 'R';
+		return 0;
+	}
+	*op = 'N';
+	return 0;
+}
+
+static void seq_run(unsigned long steps, uint64_t seed)
+{
+	static const struct { int op; uint64_t arg; } first[] = {
+		{ 'S', 0 }, { 'S', 0 }, { 'D', 0 }, { 'D', 0 }, { 'E', 0 }, { 'N', 0 },
+	};
+	struct seq *s = calloc(1, sizeof(*s));
+	unsigned long i;
+	int op;
+
+	if (!s)
+		exit(2);
+	s->rng = seed | 1;
+	s->sampling_ok = 1;
+	s->qemu_race = getenv("pmuscope_profile") && !getenv("pmuscope_icount");
+	s->fd = open(DEV, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (s->fd < 0 || seq_config(s)) {
+		tap(0, "sequences on cpu0: CONFIG: %s", errname(errno));
+		exit(1);
+	}
+	s->late_polls = s->late_before = seq_stat("late_polls");
+	s->resyncs = s->resyncs_before = seq_stat("resyncs");
+	/* The short sequence: the cycle counter LOST on the first try. */
+	for (i = 0; i < sizeof(first) / sizeof(first[0]) && !s->why[0]; i++) {
+		uint64_t arg = first[i].arg;
+
+		if (i == 0)
+			arg = seq_stream_arg(2, 3, 1372);
+		else if (i == 1)
+			arg = seq_stream_arg(15, 2, 4088);
+		seq_step(s, first[i].op, arg);
+	}
+	while (s->step < steps && !s->why[0]) {
+		uint64_t arg = seq_random_step(s, &op);
+
+		seq_step(s, op, arg);
+	}
+	if (s->why[0]) {
+		unsigned long from = s->step > SEQ_HIST ? s->step - SEQ_HIST : 0;
+
+		say("pmuscope-fuzz: sequence VIOLATION at step %lu: %s", s->step - 1, s->why);
+		for (i = from; i < s->step; i++)
+			say("pmuscope-fuzz:   step %lu: %s", i, s->hist[i % SEQ_HIST]);
+	}
+	say("pmuscope-tap: # fuzz: sequences: %lu steps, %lu sample records, worst READ "
+	    "%.1f ms after its step began (%lu over %u ms), %lu LOST flags (%lu after late "
+	    "polls, %lu after QEMU rewrote running counters: its PMU timer in an exception "
+	    "return)", s->step, s->records, s->worst_stall * 1000, s->stalls, SEQ_STALL_MS,
+	    s->lost_flags, s->late_lost, s->qemu_lost);
+	tap(!s->why[0], "sequences on cpu0: no count goes down, LOST only when something was "
+	    "lost (%lu steps, seed %#llx)", s->step, (unsigned long long)seed);
+	close(s->fd);
+	free(s);
+}
+
 /* ------------------------------------------------------------ checks */
 
 static int handshake(int fd, struct pmuscope_handshake *hs)
@@ -1305,7 +1722,7 @@ static void check_free(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: pmuscope-fuzz [-n IOCTLS] [-p PROCS] [-t THREADS] [-s SEED] "
-		"[--unpriv] [--sysfs-writes N] [--no-sysfs]\n");
+		"[--unpriv] [--sysfs-writes N] [--no-sysfs] [--sequence STEPS]\n");
 	exit(2);
 }
 
@@ -1335,6 +1752,7 @@ int main(int argc, char **argv)
 		{ "unpriv", no_argument, NULL, 'u' },
 		{ "sysfs-writes", required_argument, NULL, 'w' },
 		{ "no-sysfs", no_argument, NULL, 'x' },
+		{ "sequence", required_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pmuscope_handshake hs;
@@ -1353,6 +1771,7 @@ int main(int argc, char **argv)
 		case 'u': opt_unpriv = 1; break;
 		case 'w': opt_sysfs_writes = atol(optarg); break;
 		case 'x': opt_no_sysfs = 1; break;
+		case 'q': opt_sequence = strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
@@ -1380,6 +1799,15 @@ int main(int argc, char **argv)
 		close(fd);
 	}
 
+	if (opt_sequence) {
+		/* The perf backend takes no STREAM nor SWINC: nothing to sequence. */
+		if (hs.features & PMUSCOPE_FEAT_BACKEND_PERF) {
+			say("pmuscope-tap: # fuzz: sequences: the perf backend has no STREAM");
+			return 0;
+		}
+		seq_run(opt_sequence, opt_seed);
+		return failures ? 1 : 0;
+	}
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)
