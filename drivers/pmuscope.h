@@ -686,6 +686,8 @@ struct pmuscope_policy {
 	int paranoid_err;	/* why it could not be read (-errno), or 0 */
 	int user_access;	/* kernel.perf_user_access; 0: absent or unreadable */
 	bool priv;		/* perfmon_capable() */
+	bool sys_admin;		/* CAP_SYS_ADMIN: what Debian's level 3 asks */
+	bool paranoid_any;	/* level 3: no counting without CAP_SYS_ADMIN */
 	bool member;		/* of the group= parameter */
 	bool kernel;		/* may see the kernel (perf_allow_kernel()) */
 };

@@ -9,7 +9,8 @@
  * and <linux/perf_event.h>; arch/arm64 and drivers/perf/arm_pmuv3.c for
  * kernel.perf_user_access), for a caller without CAP_PERFMON:
  *
- *   kernel.perf_event_paranoid > 2   no counting at all (Debian's level 3)
+ *   kernel.perf_event_paranoid > 2   no counting at all without CAP_SYS_ADMIN,
+ *                                    CAP_PERFMON included (Debian's level 3)
  *                              > 1   nothing of the kernel: EL1/EL2 counts,
  *                                    kernel PCs, SPE at EL1 (perf_allow_kernel())
  *                              > 0   no CPU-wide sessions (perf_allow_cpu())
@@ -55,13 +56,17 @@
  */
 int pmuscope_policy_decide(const struct pmuscope_policy *p, unsigned int what)
 {
+	/*
+	 * Debian's level 3 (perf_paranoid_any()): perf_event_open() refuses
+	 * everyone without CAP_SYS_ADMIN, CAP_PERFMON alone included.
+	 */
+	if ((what & (PMUSCOPE_POL_TASK | PMUSCOPE_POL_CPU)) && p->paranoid_any &&
+	    !p->sys_admin && !p->member)
+		return -EACCES;
 	if (p->priv)
 		return 0;
 	if ((what & PMUSCOPE_POL_CPU) && !p->member && p->paranoid > 0)
 		return -EPERM;
-	if ((what & (PMUSCOPE_POL_TASK | PMUSCOPE_POL_CPU)) && !p->member &&
-	    p->paranoid > 2)
-		return -EACCES;
 	if ((what & PMUSCOPE_POL_KERNEL) && !p->kernel)
 		return -EACCES;
 	if ((what & PMUSCOPE_POL_EL0) && !p->member && p->user_access != 1)
@@ -118,10 +123,11 @@ static int pmuscope_policy_sysctl(const char *name, int *val)
 void pmuscope_policy_get(kgid_t group, struct pmuscope_policy *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->priv = perfmon_capable();
+	p->sys_admin = capable(CAP_SYS_ADMIN);
+	p->priv = p->sys_admin || perfmon_capable();
 	p->member = gid_valid(group) && in_group_p(group);
 	p->paranoid = INT_MAX;
-	if (p->priv) {
+	if (p->sys_admin) {
 		p->kernel = true;
 		return;
 	}
@@ -130,6 +136,19 @@ void pmuscope_policy_get(kgid_t group, struct pmuscope_policy *p)
 		p->paranoid = INT_MAX;
 	if (pmuscope_policy_sysctl("perf_user_access", &p->user_access))
 		p->user_access = 0;
+	/*
+	 * Level 3 exists where the kernel has perf_paranoid_any() (Debian's
+	 * patch; upstream stops at 2). Unreadable: the most restrictive.
+	 */
+#ifdef PMUSCOPE_HAVE_PARANOID_ANY
+	p->paranoid_any = p->paranoid > 2;
+#else
+	p->paranoid_any = p->paranoid == INT_MAX;
+#endif
+	if (p->priv) {
+		p->kernel = true;
+		return;
+	}
 #ifdef PMUSCOPE_HAVE_PERF_ALLOW_KERNEL
 	/* perf's own check: the live sysctl and the LSM's perf_event hook. */
 	p->kernel = !perf_allow_kernel();

@@ -758,16 +758,25 @@ struct pmuscope_policy_case {
 	bool priv, member;
 	unsigned int what;
 	int expect;
+	bool sys_admin;
 };
 
 static const struct pmuscope_policy_case pmuscope_policy_cases[] = {
-	/* CAP_PERFMON: everything, at any level, whatever the sysctls. */
-	{ "CAP_PERFMON, paranoid 3: CPUs and kernel", 3, 0, true, false, CPU | KERN, 0 },
+	/* CAP_SYS_ADMIN: everything, at any level, whatever the sysctls. */
+	{ "CAP_SYS_ADMIN, paranoid 3: CPUs and kernel", 3, 0, true, false, CPU | KERN, 0, true },
+	/* CAP_PERFMON: everything up to level 2; level 3 asks CAP_SYS_ADMIN. */
+	{ "CAP_PERFMON, paranoid 2: CPUs, kernel, EL0 reads", 2, 0, true, false,
+	  CPU | KERN | RD, 0 },
+	{ "CAP_PERFMON alone, paranoid 3: own task", 3, 0, true, false, TASK, -EACCES },
+	{ "CAP_PERFMON alone, paranoid 3: CPUs with the kernel", 3, 0, true, false, CPU | KERN,
+	  -EACCES },
 	{ "CAP_PERFMON, paranoid unreadable: task, kernel, EL0 reads", INT_MAX, 0, true, false,
-	  TASK | KERN | RD, 0 },
+	  TASK | KERN | RD, -EACCES },
+	{ "CAP_SYS_ADMIN, paranoid unreadable: task, kernel, EL0 reads", INT_MAX, 0, true, false,
+	  TASK | KERN | RD, 0, true },
 	/* A user: paranoid 3 (Debian) forbids everything. */
 	{ "user, paranoid 3: own task at EL0", 3, 1, false, false, TASK, -EACCES },
-	{ "user, paranoid 3: CPUs at EL0", 3, 1, false, false, CPU, -EPERM },
+	{ "user, paranoid 3: CPUs at EL0", 3, 1, false, false, CPU, -EACCES },
 	{ "user, paranoid unreadable: own task (fails closed)", INT_MAX, 1, false, false,
 	  TASK, -EACCES },
 	/* Paranoid 2 (upstream's default): own task, user space only. */
@@ -811,7 +820,9 @@ static void pmuscope_test_policy(struct kunit *test)
 	const struct pmuscope_policy_case *c = test->param_value;
 	struct pmuscope_policy p = {
 		.paranoid = c->paranoid, .user_access = c->user_access,
-		.priv = c->priv, .member = c->member,
+		.priv = c->priv, .member = c->member, .sys_admin = c->sys_admin,
+		/* Debian's perf_paranoid_any(); unreadable counts as it */
+		.paranoid_any = c->paranoid > 2,
 		/* perf_allow_kernel(): paranoid 1 or lower, or CAP_PERFMON */
 		.kernel = c->priv || c->paranoid <= 1,
 	};
