@@ -978,6 +978,7 @@ struct pmuscope_driver {
 	struct list_head sessions;
 	u32 next_session_id;
 	kgid_t perf_group;		/* may count system-wide, besides CAP_PERFMON */
+	bool shutdown;			/* rebooting: nothing starts again (under @lock) */
 };
 
 extern struct pmuscope_driver pmuscope_drv;

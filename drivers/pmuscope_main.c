@@ -279,9 +279,11 @@ static void pmuscope_reboot_cpu(void *info)
 
 	if (!pcpu || !pcpu->probed)
 		return;
-	raw_spin_lock(&pcpu->spe.lock);
-	pmuscope_spe_reboot_local(&pcpu->spe, pcpu->cpu);
-	raw_spin_unlock(&pcpu->spe.lock);
+	if (pmuscope_spe_available()) {
+		raw_spin_lock(&pcpu->spe.lock);
+		pmuscope_spe_reboot_local(&pcpu->spe, pcpu->cpu);
+		raw_spin_unlock(&pcpu->spe.lock);
+	}
 	if (pmuscope_backend_perf() || !pcpu->pmu.usable)
 		return;
 	raw_spin_lock(&pcpu->pmu.lock);
@@ -293,7 +295,11 @@ static int pmuscope_reboot_notify(struct notifier_block *nb, unsigned long actio
 				  void *data)
 {
 	cpus_read_lock();
+	/* SPE_START and ENABLE look under the lock: none starts after this. */
+	mutex_lock(&pmuscope_drv.lock);
+	pmuscope_drv.shutdown = true;
 	on_each_cpu(pmuscope_reboot_cpu, NULL, 1);
+	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
 	return NOTIFY_DONE;
 }

@@ -709,6 +709,9 @@ int pmuscope_session_enable_locked(struct pmuscope_session *sess, bool enable)
 	lockdep_assert_held(&pmuscope_drv.lock);
 	if (!sess->configured)
 		return -EINVAL;
+	/* After the reboot notifier stopped every PMU: nothing counts again. */
+	if (enable && pmuscope_drv.shutdown)
+		return -ESHUTDOWN;
 	if (sess->enabled != enable) {
 		mutex_lock(&sess->lock);
 		if (sess->pev)

@@ -196,13 +196,20 @@ void pmuscope_spe_cpu_online(unsigned int cpu)
 	struct pmuscope_spe_pcpu *sc = &pmuscope_drv.cpus[cpu]->spe;
 	unsigned long flags;
 
+	/*
+	 * Whatever the unit holds from before (firmware, kexec): reset, before
+	 * its PMBIRQ is enabled, and only where pmuscope has the PMBIRQ (not
+	 * where perf's arm_spe_pmu holds the unit).
+	 */
+	raw_spin_lock_irqsave(&sc->lock, flags);
+	if (pmuscope_spe_irq.irq > 0)
+		pmuscope_spe_reset_local(sc);
+	raw_spin_unlock_irqrestore(&sc->lock, flags);
 	if (pmuscope_spe_irq.irq > 0 && sc->usable) {
 		*this_cpu_ptr(pmuscope_spe_irq.pcpu) = sc;
 		enable_percpu_irq(pmuscope_spe_irq.irq, IRQ_TYPE_NONE);
 	}
 	raw_spin_lock_irqsave(&sc->lock, flags);
-	/* Whatever the unit holds from before (firmware, kexec): reset. */
-	pmuscope_spe_reset_local(sc);
 	if (sc->owner && sc->off && !sc->faulted && sc->owner->running) {
 		sc->off_ticks += pmuscope_hw_syscnt() - sc->off_since;
 		sc->off = false;
@@ -293,6 +300,9 @@ static int pmuscope_spe_check_locked(const struct pmuscope_session *sess,
 
 	if (sess && (sess->configured || sess->spe))
 		return -EBUSY;
+	/* After the reboot notifier: no SPU writes into the next kernel's memory. */
+	if (pmuscope_drv.shutdown)
+		return -ESHUTDOWN;
 	for_each_cpu(cpu, cpus) {
 		struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[cpu];
 

@@ -755,15 +755,15 @@ static const struct fz_struct fz_structs[] = {
 
 static const int fz_errnos_PMUSCOPE_IOC_HANDSHAKE[] = { E2BIG, EFAULT, EINVAL };
 static const int fz_errnos_PMUSCOPE_IOC_CONFIG[] = { E2BIG, EACCES, EBUSY, EFAULT, EINVAL, ENODEV, ENOSPC, ENXIO, EOPNOTSUPP, EPERM, ESRCH };
-static const int fz_errnos_PMUSCOPE_IOC_ENABLE[] = { EINVAL };
-static const int fz_errnos_PMUSCOPE_IOC_DISABLE[] = { EINVAL };
-static const int fz_errnos_PMUSCOPE_IOC_RESET[] = { EINVAL };
+static const int fz_errnos_PMUSCOPE_IOC_ENABLE[] = { EINVAL, ESHUTDOWN };
+static const int fz_errnos_PMUSCOPE_IOC_DISABLE[] = { EINVAL, ESHUTDOWN };
+static const int fz_errnos_PMUSCOPE_IOC_RESET[] = { EINVAL, ESHUTDOWN };
 static const int fz_errnos_PMUSCOPE_IOC_READ[] = { E2BIG, EFAULT, EINVAL, ENOSPC };
 static const int fz_errnos_PMUSCOPE_IOC_SWINC[] = { E2BIG, EINVAL, ENXIO, EOPNOTSUPP };
 static const int fz_errnos_PMUSCOPE_IOC_SNAPSHOT[] = { E2BIG, EFAULT, EINVAL, ENOMEM, ENOSPC, EOPNOTSUPP };
 static const int fz_errnos_PMUSCOPE_IOC_STREAM[] = { E2BIG, EBUSY, EINVAL, ENOMEM, EOPNOTSUPP };
 static const int fz_errnos_PMUSCOPE_IOC_AMU_READ[] = { E2BIG, EFAULT, EINVAL, ENODEV, ENOMEM, ENOSPC, EPERM };
-static const int fz_errnos_PMUSCOPE_IOC_SPE_START[] = { E2BIG, EACCES, EBUSY, EFAULT, EINVAL, ENODEV, ENOMEM, EOPNOTSUPP, EPERM };
+static const int fz_errnos_PMUSCOPE_IOC_SPE_START[] = { E2BIG, EACCES, EBUSY, EFAULT, EINVAL, ENODEV, ENOMEM, EOPNOTSUPP, EPERM, ESHUTDOWN };
 static const int fz_errnos_PMUSCOPE_IOC_SPE_STOP[] = { EINVAL };
 static const int fz_errnos_PMUSCOPE_IOC_SPE_STATUS[] = { E2BIG, EFAULT, EINVAL, ENOMEM, ENOSPC };
 
@@ -773,11 +773,11 @@ static const struct fz_ioctl fz_ioctls[] = {
 	{ "PMUSCOPE_IOC_CONFIG", PMUSCOPE_IOC_CONFIG, FZ_DIR_W, 0x01, 2,
 	  11, fz_errnos_PMUSCOPE_IOC_CONFIG },
 	{ "PMUSCOPE_IOC_ENABLE", PMUSCOPE_IOC_ENABLE, FZ_DIR_NONE, 0x02, -1,
-	  1, fz_errnos_PMUSCOPE_IOC_ENABLE },
+	  2, fz_errnos_PMUSCOPE_IOC_ENABLE },
 	{ "PMUSCOPE_IOC_DISABLE", PMUSCOPE_IOC_DISABLE, FZ_DIR_NONE, 0x03, -1,
-	  1, fz_errnos_PMUSCOPE_IOC_DISABLE },
+	  2, fz_errnos_PMUSCOPE_IOC_DISABLE },
 	{ "PMUSCOPE_IOC_RESET", PMUSCOPE_IOC_RESET, FZ_DIR_NONE, 0x04, -1,
-	  1, fz_errnos_PMUSCOPE_IOC_RESET },
+	  2, fz_errnos_PMUSCOPE_IOC_RESET },
 	{ "PMUSCOPE_IOC_READ", PMUSCOPE_IOC_READ, FZ_DIR_WR, 0x05, 4,
 	  4, fz_errnos_PMUSCOPE_IOC_READ },
 	{ "PMUSCOPE_IOC_SWINC", PMUSCOPE_IOC_SWINC, FZ_DIR_W, 0x06, 5,
@@ -789,7 +789,7 @@ static const struct fz_ioctl fz_ioctls[] = {
 	{ "PMUSCOPE_IOC_AMU_READ", PMUSCOPE_IOC_AMU_READ, FZ_DIR_WR, 0x09, 11,
 	  7, fz_errnos_PMUSCOPE_IOC_AMU_READ },
 	{ "PMUSCOPE_IOC_SPE_START", PMUSCOPE_IOC_SPE_START, FZ_DIR_W, 0x0a, 12,
-	  9, fz_errnos_PMUSCOPE_IOC_SPE_START },
+	  10, fz_errnos_PMUSCOPE_IOC_SPE_START },
 	{ "PMUSCOPE_IOC_SPE_STOP", PMUSCOPE_IOC_SPE_STOP, FZ_DIR_NONE, 0x0b, -1,
 	  1, fz_errnos_PMUSCOPE_IOC_SPE_STOP },
 	{ "PMUSCOPE_IOC_SPE_STATUS", PMUSCOPE_IOC_SPE_STATUS, FZ_DIR_WR, 0x0c, 15,
