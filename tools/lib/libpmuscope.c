@@ -178,6 +178,11 @@ static void pmuscope_group_note(char *buf, size_t len)
 		snprintf(buf, len, "not set");
 		return;
 	}
+	/* As the kernel's in_group_p(): the effective gid counts too. */
+	if (getegid() == (gid_t)group) {
+		snprintf(buf, len, "group %d, yours", group);
+		return;
+	}
 	n = getgroups(sizeof(groups) / sizeof(groups[0]), groups);
 	for (int i = 0; i < n; i++)
 		if (groups[i] == (gid_t)group) {
