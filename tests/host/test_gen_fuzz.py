@@ -207,7 +207,7 @@ class DocTest(unittest.TestCase):
                          ["E2BIG", "EACCES", "EBUSY", "EFAULT", "EINVAL", "ENODEV",
                           "ENOSPC", "ENXIO", "EOPNOTSUPP", "EPERM", "ESRCH"])
         for name in ("ENABLE", "DISABLE", "RESET"):
-            self.assertEqual(tables["PMUSCOPE_IOC_" + name], ["EINVAL"])
+            self.assertEqual(tables["PMUSCOPE_IOC_" + name], ["EINVAL", "ESHUTDOWN"])
         self.assertEqual(sorted(tables["PMUSCOPE_IOC_READ"]),
                          ["E2BIG", "EFAULT", "EINVAL", "ENOSPC"])
         self.assertEqual(sorted(tables["PMUSCOPE_IOC_SWINC"]),
@@ -279,9 +279,9 @@ class CheckModeTest(unittest.TestCase):
             with open(doc) as f:
                 text = f.read()
             with open(doc, "w") as f:
-                f.write(text.replace("EINVAL the session has no configuration",
-                                     "EINVAL the session has no configuration\n"
-                                     "EBUSY  busy"))
+                f.write(text.replace("EINVAL    the session has no configuration",
+                                     "EINVAL    the session has no configuration\n"
+                                     "EBUSY     busy"))
             r = run("--check")
             self.assertEqual(r.returncode, 1)
             self.assertIn("is stale", r.stdout)
@@ -289,7 +289,7 @@ class CheckModeTest(unittest.TestCase):
             self.assertEqual(run("--check").returncode, 0)
             with open(os.path.join(tmp, "tests", "guest", "progs",
                                    "pmuscope-fuzz-gen.h")) as f:
-                self.assertIn("fz_errnos_PMUSCOPE_IOC_ENABLE[] = { EBUSY, EINVAL };",
+                self.assertIn("fz_errnos_PMUSCOPE_IOC_ENABLE[] = { EBUSY, EINVAL, ESHUTDOWN };",
                               f.read())
 
 
