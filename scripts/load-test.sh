@@ -132,8 +132,9 @@ one() {	# one BOOT ROUND: run it, judge it; 0 when every result passed
 		[ $rc = 124 ] && echo "FAIL $boot/boot timed out" >>"$res"
 		case "$boot" in
 		a53-exact|max-exact)
-			mkdir -p "$out/report-$boot-$i"
-			python3 scripts/report-check.py "$log" "$boot" "$out/report-$boot-$i" >>"$res" 2>&1 ||
+			# The build directory, as make check gives it: the
+			# recordings go to its logs/, the binaries are its symfs/.
+			python3 scripts/report-check.py "$log" "$boot" "$PMUSCOPE_TOP/build" >>"$res" 2>&1 ||
 				grep -q '^FAIL ' "$res" || echo "FAIL $boot/report-check.py" >>"$res"
 			;;
 		esac
