@@ -8,8 +8,9 @@
 # guest prints, the module's through its /proc/kallsyms lines.
 # Usage: scripts/profile.sh [OPS] [--perf | --emu PROFILE]
 #   OPS: comma-separated, of read1, read7, snapshot1, snapshot7,
-#        perf_group7 (needs --perf: perf's PMU driver active), spe (needs
-#        --emu with an SPE profile, e.g. neoverse-n1; alone); default read7.
+#        perf_group7 (needs --perf: perf's PMU driver active), spe, spe64,
+#        spe4096 (profiling buffers of 8, 64, 4096 KiB; need --emu with an
+#        SPE profile, e.g. neoverse-n1); default read7.
 #   --emu PROFILE: pmuscope_emu.ko (the driver against the register model)
 #        with the CPU profile PROFILE (e.g. v9.4-like, on QEMU's max) and
 #        snapshot=1, on the same bench kernel: the driver's own
@@ -77,8 +78,9 @@ if off is None:
     sys.exit("profile: no kernel text address from the guest")
 syms = sorted([(a + off, n) for a, n in syms] + mods)
 addrs = [a for a, _ in syms]
-iters = int(next((l.split()[2] for l in open(log, errors="replace")
-                  if l.startswith("pmuscope-profile: ")), "2000"))
+# Each op's divisor: "pmuscope-profile: OP N" (calls, or an SPE op's fills).
+iters = {l.split()[1]: int(l.split()[2]) for l in open(log, errors="replace")
+         if l.startswith("pmuscope-profile: ") and len(l.split()) == 3}
 for l in open(log, errors="replace"):
     if l.startswith("pmuscope-profile-spe: "):
         print(l.strip())
@@ -91,6 +93,7 @@ for line in open(out):
     a, c = line.split()
     cur[int(a, 16)] += int(c)
 for op, w in zip(ops, windows):
+    div = iters.get(op, 2000) or 1
     by = collections.Counter()
     user = 0
     for a, c in w.items():
@@ -100,20 +103,34 @@ for op, w in zip(ops, windows):
         i = bisect.bisect_right(addrs, a) - 1
         by[syms[i][1] if i >= 0 else "?"] += c
     total = sum(w.values())
-    print(f"== {op}: {total / iters:.1f} instructions per call "
-          f"({user / iters:.1f} at EL0), by function:")
+    print(f"== {op}: {total / div:.1f} instructions per call "
+          f"({user / div:.1f} at EL0), by function:")
     mod = {"driver": 0, "model": 0}
     for n, c in by.items():
         if n.startswith("[pmuscope"):
             mod["model" if " pmuscope_model_" in n else "driver"] += c
-    print(f"  module: {mod['driver'] / iters:.1f} the driver's own, "
-          f"{mod['model'] / iters:.1f} the register model's (pmuscope_model_*)")
-    if op == "spe":
-        spe = sum(c for n, c in by.items() if " pmuscope_spe_" in n)
-        cp = sum(c for n, c in by.items() if n in ("memcpy", "memmove", "__memcpy", "__pi_memcpy"))
-        print(f"  PMBIRQ hand-over, the driver's pmuscope_spe_* functions: {spe / iters:.1f} "
-              f"per fill; memcpy/memmove (the chunk's copy into the ring, and the model's "
-              f"records): {cp / iters:.1f} per fill")
+    print(f"  module: {mod['driver'] / div:.1f} the driver's own, "
+          f"{mod['model'] / div:.1f} the register model's (pmuscope_model_*)")
+    if op.startswith("spe"):
+        # The PMBIRQ: the driver's handler and what it calls of the driver
+        # (static helpers the compiler kept out of line), and the kernel's
+        # queue_work_on() path that hands the copy to the worker. The
+        # copier: the worker's driver functions and memcpy (the model's
+        # own record writes are the model's, counted apart above).
+        irq_fns = ("pmuscope_spe_emu_irq", "pmuscope_spe_irq_handler", "pmuscope_spe_irq_local",
+                   "pmuscope_spe_hand_over", "pmuscope_spe_decode")
+        wq_fns = ("queue_work_on", "__queue_work", "insert_work", "kick_pool",
+                  "wake_up_process", "try_to_wake_up")
+        copy_fns = ("pmuscope_spe_copy", "pmuscope_spe_copy_work", "pmuscope_spe_emit",
+                    "pmuscope_spe_ring_put")
+        irq = sum(by.get("[pmuscope_emu] " + f, 0) + by.get("[pmuscope] " + f, 0) for f in irq_fns)
+        wq = sum(by.get(f, 0) for f in wq_fns)
+        cpy = sum(by.get("[pmuscope_emu] " + f, 0) + by.get("[pmuscope] " + f, 0) for f in copy_fns)
+        mc = sum(c for f, c in by.items() if f in ("memcpy", "memmove", "__memcpy", "__pi_memcpy"))
+        print(f"  PMBIRQ hand-over ({', '.join(irq_fns[2:])}): {irq / div:.1f} per fill, "
+              f"+ queue_work_on() and the wake-up it makes: {wq / div:.1f}")
+        print(f"  copier (worker, process context): {cpy / div:.1f} in the driver + "
+              f"{mc / div:.1f} memcpy/memmove per fill (the model's record writes among them)")
     if op.startswith("snapshot") and not any(n.startswith("[pmuscope_emu]") for n in by):
         # The software snapshot's own work (the goal of make bench; not
         # with --emu, whose snapshot is the hardware one): the
@@ -132,9 +149,9 @@ for op, w in zip(ops, windows):
         rd_calls = sum(calls(n) for n in readers)
         snap_calls = rd_calls - calls("arch_counter_read")
         per = rd_insns / rd_calls if rd_calls else 0
-        print(f"  snapshot's own work: {own / iters:.1f} in {', '.join(own_fns)}, "
-              f"+ {snap_calls / iters:.1f} system-counter reads x {per:.1f} "
-              f"({'/'.join(readers) or '-'}) = {(own + snap_calls * per) / iters:.1f}")
+        print(f"  snapshot's own work: {own / div:.1f} in {', '.join(own_fns)}, "
+              f"+ {snap_calls / div:.1f} system-counter reads x {per:.1f} "
+              f"({'/'.join(readers) or '-'}) = {(own + snap_calls * per) / div:.1f}")
     for n, c in by.most_common(40):
-        print(f"  {c / iters:9.1f}  {n}")
+        print(f"  {c / div:9.1f}  {n}")
 PY

@@ -437,25 +437,28 @@ static void bench_perf_self(unsigned int nev)
 }
 
 /*
- * profile spe (pmuscope_emu.ko with an SPE profile): an SPE session of CPU
- * 1 with the smallest profiling buffer (8 KiB), fed modelled workloads
- * through debugfs, each enough to fill it once, 20 ms apart (the model's
- * clock then raises PMBIRQ). The window holds the fills and their
- * handlers, not the reader: the ring is drained after it. Prints
- * "pmuscope-profile: spe FILLS" (the per-call divisor) and what was read.
+ * profile spe[KIB] (pmuscope_emu.ko with an SPE profile): an SPE session
+ * of CPU 1 whose profiling buffers are KIB KiB each (spe: 8, the
+ * smallest; spe64: the default; spe4096: the largest), fed modelled
+ * workloads through debugfs, each enough to fill a buffer once (the SPU
+ * stops at the full buffer and counts the rest unsampled), 20 ms apart
+ * (the model's clock then raises PMBIRQ, and the copier runs). The
+ * window holds the fills, their PMBIRQs and the copies into the ring,
+ * not the reader: the ring, large enough for every fill, is drained after
+ * it. Prints "pmuscope-profile: spe FILLS" (the per-call divisor) and
+ * what was read.
  */
-#define SPE_PIECES	100
-
-static int profile_spe(void)
+static int profile_spe(const char *op)
 {
 	static char buf[8 << 20];
-	static const char piece[] =
-		"cpu=1 ns=1200000 cycles=1200000 insts=1200000 loads=600000 stores=300000 "
-		"branches=150000 pc=0x1000000 data_addr=0x10000000 load_latency=20 el=0\n";
+	unsigned long hw_kib = op[3] ? strtoul(op + 3, NULL, 10) : 8;
+	/* Records of at least 16 bytes, one per 4096 operations: enough to fill. */
+	unsigned long long ops = hw_kib * 1024 / 16 * 4096;
+	unsigned int pieces = hw_kib > 64 ? 20 : 100;
 	unsigned long long cpus = 0x2, bytes = 0;
 	struct pmuscope_spe_config cfg = {
 		.size = sizeof(cfg), .flags = PMUSCOPE_SPE_EL0, .cpus = (unsigned long)&cpus,
-		.cpus_size = 8, .interval = 4096, .buffer_kib = 16384, .hw_kib = 8,
+		.cpus_size = 8, .interval = 4096, .hw_kib = hw_kib,
 	};
 	struct pmuscope_spe_cpu st;
 	struct pmuscope_spe_status ss = {
@@ -463,13 +466,25 @@ static int profile_spe(void)
 	};
 	struct timespec pause = { 0, 20000000 };
 	int fd = open("/dev/pmuscope", O_RDWR), run = open("/sys/kernel/debug/pmuscope_emu/run", O_WRONLY);
+	char piece[320];
+	int n;
 	ssize_t r;
 
+	/* The ring holds every fill: nothing is lost while the window is open. */
+	cfg.buffer_kib = 1;
+	while (cfg.buffer_kib < 2 * hw_kib * pieces && cfg.buffer_kib < PMUSCOPE_SPE_KIB_MAX)
+		cfg.buffer_kib *= 2;
+	if (cfg.buffer_kib < 16384)
+		cfg.buffer_kib = 16384;
+	n = snprintf(piece, sizeof(piece),
+		     "cpu=1 ns=%llu cycles=%llu insts=%llu loads=%llu stores=%llu branches=%llu "
+		     "pc=0x1000000 data_addr=0x10000000 load_latency=20 el=0\n",
+		     ops, ops, ops, ops / 2, ops / 4, ops / 8);
 	if (fd < 0 || run < 0 || ioctl(fd, PMUSCOPE_IOC_SPE_START, &cfg))
 		return perror("profile spe: SPE_START or debugfs"), 1;
 	asm volatile("mov x27, x27" ::: "memory");
-	for (int i = 0; i < SPE_PIECES; i++) {
-		if (write(run, piece, sizeof(piece) - 1) < 0)
+	for (unsigned int i = 0; i < pieces; i++) {
+		if (write(run, piece, n) < 0)
 			return perror("profile spe: run"), 1;
 		nanosleep(&pause, NULL);
 	}
@@ -480,10 +495,11 @@ static int profile_spe(void)
 		bytes += r;
 	if (ioctl(fd, PMUSCOPE_IOC_SPE_STATUS, &ss))
 		return 1;
-	printf("pmuscope-profile-spe: fills %u bytes %llu data %llu lost_ring %llu lost_dl %llu\n",
-	       st.fills, bytes, (unsigned long long)st.bytes, (unsigned long long)st.lost_ring,
-	       (unsigned long long)st.lost_dl);
-	printf("pmuscope-profile: spe %u\n", st.fills);
+	printf("pmuscope-profile-spe: hw_kib %lu fills %u bytes %llu data %llu lost_ring %llu lost_dl %llu stopped_ns %llu\n",
+	       hw_kib, st.fills, bytes, (unsigned long long)st.bytes,
+	       (unsigned long long)st.lost_ring, (unsigned long long)st.lost_dl,
+	       (unsigned long long)st.stopped_ns);
+	printf("pmuscope-profile: %s %u\n", op, st.fills);
 	close(fd);
 	return st.fills ? 0 : 1;
 }
@@ -561,7 +577,7 @@ int main(int argc, char **argv)
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);	/* the reader runs on cpu0 */
 	if (argc > 2 && !strcmp(argv[1], "profile"))
-		return strcmp(argv[2], "spe") ? profile(argv[2]) : profile_spe();
+		return strncmp(argv[2], "spe", 3) ? profile(argv[2]) : profile_spe(argv[2]);
 	bench_handshake();
 	bench_read("read_1_event_local_cpu", 1, 0x1);
 	bench_read("read_7_events_local_cpu", 7, 0x1);
