@@ -517,7 +517,8 @@ void pmuscope_spe_pm(struct pmuscope_spe_pcpu *sc, unsigned int cpu, bool enter)
  * stay allocated and unswappable while it exists) charged to the
  * starter's locked memory against RLIMIT_MEMLOCK, as perf charges its AUX
  * pages (perf_mmap()) and VFIO its pinned pages; CAP_IPC_LOCK exempts
- * (account_locked_vm()). -ENOMEM above the limit. Process context.
+ * (account_locked_vm()). Before anything is allocated: a caller over its
+ * limit costs no allocation. -ENOMEM above the limit. Process context.
  */
 int pmuscope_spe_charge(struct pmuscope_spe_sess *ss)
 {
@@ -561,14 +562,20 @@ void pmuscope_spe_free(struct pmuscope_spe_sess *ss)
 	kfree(ss);
 }
 
+/*
+ * A session's ring and buffers for @cpus, charged to the caller first
+ * (pmuscope_spe_charge(): -ENOMEM over RLIMIT_MEMLOCK, nothing
+ * allocated). ERR_PTR on failure.
+ */
 struct pmuscope_spe_sess *pmuscope_spe_alloc(const struct pmuscope_spe_config *c,
 					     const struct cpumask *cpus)
 {
 	struct pmuscope_spe_sess *ss = kzalloc(sizeof(*ss), GFP_KERNEL);
 	unsigned int cpu;
+	int ret = -ENOMEM;
 
 	if (!ss)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	ss->cfg = *c;
 	raw_spin_lock_init(&ss->lock);
 	init_waitqueue_head(&ss->wait);
@@ -581,6 +588,13 @@ struct pmuscope_spe_sess *pmuscope_spe_alloc(const struct pmuscope_spe_config *c
 	if (!zalloc_cpumask_var(&ss->cpus, GFP_KERNEL))
 		goto err;
 	cpumask_copy(ss->cpus, cpus);
+	ret = pmuscope_spe_charge(ss);
+	if (ret) {
+		pr_info_ratelimited("SPE: %lu KiB of buffers exceed the caller's locked-memory limit (RLIMIT_MEMLOCK, ulimit -l; CAP_IPC_LOCK exempts)\n",
+				    ss->locked_pages << (PAGE_SHIFT - 10));
+		goto err;
+	}
+	ret = -ENOMEM;
 	ss->data = vzalloc(ss->size);
 	ss->bufs = kcalloc(nr_cpu_ids, sizeof(*ss->bufs), GFP_KERNEL);
 	if (!ss->data || !ss->bufs)
@@ -598,7 +612,7 @@ struct pmuscope_spe_sess *pmuscope_spe_alloc(const struct pmuscope_spe_config *c
 	return ss;
 err:
 	pmuscope_spe_free(ss);
-	return NULL;
+	return ERR_PTR(ret);
 }
 
 /* ------------------------------------------------------- read() and poll() */

@@ -361,16 +361,11 @@ int pmuscope_session_spe_start(void **slot, struct pmuscope_session **fresh,
 	cpus_read_unlock();
 	if (ret)
 		goto out_regs;
+	/* Charged before anything is allocated (RLIMIT_MEMLOCK). */
 	ss = pmuscope_spe_alloc(c, cpus);
-	if (!ss) {
-		ret = -ENOMEM;
-		goto out_regs;
-	}
-	ret = pmuscope_spe_charge(ss);
-	if (ret) {
-		pr_info_ratelimited("SPE: %lu KiB of buffers exceed the caller's locked-memory limit (RLIMIT_MEMLOCK, ulimit -l; CAP_IPC_LOCK exempts)\n",
-				    ss->locked_pages << (PAGE_SHIFT - 10));
-		pmuscope_spe_free(ss);
+	if (IS_ERR(ss)) {
+		ret = PTR_ERR(ss);
+		ss = NULL;
 		goto out_regs;
 	}
 

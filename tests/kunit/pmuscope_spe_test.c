@@ -430,6 +430,7 @@ static void pmuscope_stest_start(struct kunit *test,
 				 const struct pmuscope_spe_config *cfg)
 {
 	struct pmuscope_stest *t = test->priv;
+	struct pmuscope_spe_sess *ss;
 	unsigned long flags;
 
 	pmuscope_model_reset(t->cpu, prof);
@@ -438,8 +439,9 @@ static void pmuscope_stest_start(struct kunit *test,
 	preempt_enable();
 	pmuscope_spe_probe(&t->sc, &t->caps);
 	KUNIT_ASSERT_TRUE(test, t->sc.usable);
-	t->ss = pmuscope_spe_alloc(cfg, cpumask_of(t->cpu));
-	KUNIT_ASSERT_NOT_NULL(test, t->ss);
+	ss = pmuscope_spe_alloc(cfg, cpumask_of(t->cpu));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ss));
+	t->ss = ss;
 	KUNIT_ASSERT_EQ(test, pmuscope_spe_config_regs(&t->sc, cfg, &t->sc.regs), 0);
 	t->ss->running = true;
 	t->sc.owner = t->ss;
@@ -836,11 +838,13 @@ static void pmuscope_test_spe_one_ring(struct kunit *test)
 	cfg.buffer_kib = 64;
 	cfg.hw_kib = 16;
 	ss = pmuscope_spe_alloc(&cfg, cpus);
-	KUNIT_ASSERT_NOT_NULL(test, ss);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ss));
 	KUNIT_EXPECT_EQ_MSG(test, ss->size, 64U * 1024, "one ring for %u CPUs", n);
 	for_each_cpu(cpu, cpus)
 		KUNIT_EXPECT_NOT_NULL_MSG(test, ss->bufs[cpu], "cpu%u's buffer", cpu);
 	KUNIT_EXPECT_EQ(test, ss->buf_size, 16U * 1024);
+	/* Charged: the ring and each CPU's buffer. */
+	KUNIT_EXPECT_EQ(test, ss->locked_pages, (64UL + 16 * n) * 1024 / PAGE_SIZE);
 	pmuscope_spe_free(ss);
 	free_cpumask_var(cpus);
 }
