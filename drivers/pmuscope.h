@@ -18,6 +18,7 @@
 #include <linux/types.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include <uapi/linux/pmuscope.h>
 #include <asm/virt.h>
@@ -845,8 +846,9 @@ struct pmuscope_spe_sess {
 	struct pmuscope_session *sess;	/* the session this is of */
 	cpumask_var_t cpus;
 	struct pmuscope_spe_config cfg;
-	void **bufs;			/* [nr_cpu_ids]: each CPU's profiling buffer */
-	u32 buf_size;
+	/* [nr_cpu_ids]: each CPU's two profiling buffers, one after the other */
+	void **bufs;
+	u32 buf_size;			/* bytes of one of them (hw_kib) */
 	/* Charged to the starter's RLIMIT_MEMLOCK (account_locked_vm()), or NULL. */
 	struct mm_struct *mm;
 	unsigned long locked_pages;
@@ -854,11 +856,15 @@ struct pmuscope_spe_sess {
 	bool running;
 	u64 freq;			/* system counter, Hz */
 	/*
-	 * The ring of chunks: @lock (raw, IRQs off, inside a CPU's
-	 * pmuscope_spe_pcpu.lock) serializes the writers, which add at
-	 * @head; the one reader (@read_lock) copies from @tail without a
-	 * lock and moves @tail. @head and @tail are byte counts that only
-	 * grow (published with release, read with acquire).
+	 * The ring of chunks. A CPU's copier (process context, never the
+	 * PMBIRQ) reserves a chunk at @head under @lock, which it holds
+	 * for O(1) work: the header, with PMUSCOPE_SPE_C_BUSY in its flags,
+	 * and @head. It copies the data without the lock, in parallel with
+	 * other CPUs' copiers, then commits the chunk by storing its flags
+	 * without BUSY (release). The one reader (@read_lock) copies the
+	 * committed chunks from @tail, stops at the first BUSY one, and
+	 * moves @tail. @head and @tail are byte counts that only grow
+	 * (published with release, read with acquire).
 	 */
 	raw_spinlock_t lock;
 	u8 *data;
@@ -868,39 +874,68 @@ struct pmuscope_spe_sess {
 	u32 wakeup;			/* bytes that make poll() readable */
 	bool flush;			/* a FINAL/STOPPED chunk: readable whatever @wakeup */
 	wait_queue_head_t wait;
-	struct irq_work work;		/* wakes the reader outside the IRQ's locks */
-	atomic_t wakes;			/* times @work was queued */
+	atomic_t wakes;			/* times the copiers woke the reader */
 	struct mutex read_lock;
+};
+
+/* A chunk's flag while its copier fills it (never seen by read()'s caller). */
+#define PMUSCOPE_SPE_C_BUSY	BIT(31)
+
+/* A profiling buffer handed over by the PMBIRQ or a drain, to be copied. */
+struct pmuscope_spe_fill {
+	u32 len;			/* bytes of whole records */
+	u32 flags;			/* PMUSCOPE_SPE_C_* of its chunk */
+	u64 lost;			/* bytes lost before it (DL) */
+	u64 time;			/* system counter at the hand-over */
+	bool idle;			/* drained for a power-down */
 };
 
 /*
  * One CPU's SPE. @usable, @pmsidr, @pmbidr and @pmsver are written at CPU
- * online under pmuscope_drv.lock. Everything else is protected by @lock
- * (a raw spinlock taken with IRQs off: the PMBIRQ handler, cpu_pm and the
- * cross calls take it on the CPU; SPE_STATUS anywhere). @owner changes
- * under pmuscope_drv.lock and @lock both. The unit's registers are only
+ * online under pmuscope_drv.lock. Everything else but the copier's own
+ * state is protected by @lock (a raw spinlock taken with IRQs off: the
+ * PMBIRQ handler, cpu_pm and the cross calls take it on the CPU;
+ * SPE_STATUS and the copier anywhere). @owner changes under
+ * pmuscope_drv.lock and @lock both. The unit's registers are only
  * touched on the CPU, with @lock held.
+ *
+ * Two profiling buffers: the SPU writes into @cur while the other, if
+ * @busy, waits for the copier (@work, queued on the CPU by the PMBIRQ,
+ * or run by STOP and offline) to put it in the session's ring. The PMBIRQ
+ * does O(1) work per fill: it hands @cur over and points the SPU at the
+ * other buffer, or, if that is still busy, leaves profiling off
+ * (@waiting) until the copier frees one (stopped time, as any other).
  */
 struct pmuscope_spe_pcpu {
 	bool usable;			/* present, allowed, not owned by a higher EL */
 	u8 pmsver;
 	u64 pmsidr;
 	u64 pmbidr;
+	unsigned int cpu;
 	raw_spinlock_t lock;
 	struct pmuscope_spe_sess *owner;	/* the session profiling this CPU */
 	struct pmuscope_spe_regs regs;	/* its registers for this CPU */
-	void *buf;			/* the profiling buffer (the owner's) */
-	u32 buf_size;			/* bytes, a multiple of PAGE_SIZE */
+	void *buf[2];			/* the profiling buffers (the owner's) */
+	u64 pmblimitr[2];		/* PMBLIMITR_EL1 of each, fill mode or discard */
+	u32 buf_size;			/* bytes of each, a multiple of PAGE_SIZE */
+	u8 cur;				/* the buffer the SPU writes into */
+	u8 busy;			/* BIT(i): buf[i] holds @pend[i], not copied yet */
+	u8 oldest;			/* with both busy: the one handed over first */
+	struct pmuscope_spe_fill pend[2];
 	bool running;			/* programmed and enabled on the CPU */
 	bool faulted;			/* stopped by a fault until the session stops */
-	bool off;			/* off while the session runs (idle, offline) */
+	bool off;			/* off while the session runs (idle, offline, waiting) */
+	bool waiting;			/* off: no free buffer; the copier restarts it */
 	bool in_idle;			/* draining for a cpu_pm power-down: no wake-up */
-	bool wake_pending;		/* a wake-up left for the power-up */
 	u64 off_since;			/* system counter when it went off */
 	u64 off_ticks;			/* system counter ticks it was off (SPE_STATUS: ns) */
-	u64 lost_pending;		/* bytes lost since the last chunk */
-	u32 flags_pending;		/* PMUSCOPE_SPE_C_* for the next chunk */
+	u64 lost_pending;		/* bytes lost (DL) since the last hand-over */
+	u32 flags_pending;		/* PMUSCOPE_SPE_C_* for the next hand-over */
 	struct pmuscope_spe_cpu st;	/* accounting (SPE_STATUS) */
+	struct work_struct work;	/* the copier's worker, queued on the CPU */
+	struct mutex copy_lock;		/* serializes the copiers (worker, STOP, offline) */
+	u64 carry_lost;			/* bytes the full ring took since the last chunk */
+	u32 carry_flags;		/* flags those chunks had, for the next one */
 };
 
 u64 pmuscope_spe_min_interval(u64 pmsidr);
@@ -936,6 +971,11 @@ void pmuscope_spe_free(struct pmuscope_spe_sess *ss);
 struct pmuscope_spe_sess *pmuscope_spe_alloc(const struct pmuscope_spe_config *c,
 					     const struct cpumask *cpus);
 void pmuscope_spe_start_local(struct pmuscope_spe_pcpu *sc);
+void pmuscope_spe_pcpu_init(struct pmuscope_spe_pcpu *sc, unsigned int cpu);
+int pmuscope_spe_attach(struct pmuscope_spe_pcpu *sc, struct pmuscope_spe_sess *ss,
+			const struct pmuscope_spe_regs *regs);
+void pmuscope_spe_copy(struct pmuscope_spe_pcpu *sc);
+void pmuscope_spe_resume(struct pmuscope_spe_pcpu *sc);
 void pmuscope_spe_stop_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu, u32 flags);
 struct pmuscope_session *pmuscope_session_publish_locked(void **slot,
 							 struct pmuscope_session **fresh);

@@ -2,12 +2,19 @@
 /*
  * pmuscope: the Statistical Profiling Extension (SPE).
  *
- * A session profiles its CPUs into one kernel-owned profiling buffer per
+ * A session profiles its CPUs into two kernel-owned profiling buffers per
  * CPU (vmalloc'ed pages, at a kernel address: the SPU writes through the
  * EL1&0 translation regime, so KPTI, which unmaps the kernel while EL0
- * runs, makes it unusable, as in arm_spe_pmu). When the buffer fills
- * (PMBIRQ), the handler hands its data over to the session's ring as one
- * chunk and restarts the buffer; read() copies whole chunks to user space.
+ * runs, makes it unusable, as in arm_spe_pmu). When one fills (PMBIRQ),
+ * the handler hands it over and points the SPU at the other: O(1) work
+ * in hard IRQ, whatever hw_kib is. A worker on the CPU (the copier) then
+ * copies the full buffer into the session's ring as one chunk, outside
+ * the interrupt and without a session-wide lock held across the copy
+ * (a chunk is reserved in O(1), copied, then committed), so CPUs do not
+ * serialize on one another's fills. read() copies whole committed
+ * chunks to user space. A CPU whose other buffer is still being copied
+ * when it fills stops profiling until the copier frees one: stopped
+ * time, never a silent loss.
  *
  * Arm ARM references: D17.7 (the Profiling Buffer, PMBPTR_EL1 and
  * PMBLIMITR_EL1 rules RHXSYK and RHLXGD), D17.8 (management events and
@@ -33,7 +40,6 @@
 #include <linux/cpumask.h>
 #include <linux/log2.h>
 #include <linux/printk.h>
-#include <linux/irq_work.h>
 #include <linux/math64.h>
 #include <linux/poll.h>
 #include <linux/sched/mm.h>
@@ -41,6 +47,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "pmuscope.h"
 #include "pmuscope_hw.h"
@@ -226,93 +233,99 @@ static void pmuscope_spe_ring_put(struct pmuscope_spe_sess *ss, u64 at, const vo
 		memcpy(ss->data, (const u8 *)src + first, len - first);
 }
 
-static void pmuscope_spe_wake(struct irq_work *work)
+/*
+ * The flags word of the chunk at @at: 4 bytes, 4-aligned in a chunk that
+ * starts 8-aligned in a ring whose size is a multiple of 8, so never
+ * split by the ring's end.
+ */
+static u32 *pmuscope_spe_ring_flags(const struct pmuscope_spe_sess *ss, u64 at)
 {
-	struct pmuscope_spe_sess *ss = container_of(work, struct pmuscope_spe_sess, work);
-
-	wake_up_interruptible_poll(&ss->wait, EPOLLIN | EPOLLRDNORM);
+	return (u32 *)(ss->data + ((at + offsetof(struct pmuscope_spe_chunk, flags)) &
+				   (ss->size - 1)));
 }
 
 /*
- * Hand @len bytes of @cpu's profiling buffer to the ring as one chunk
- * (with what is pending: lost bytes, a collision), or count them lost if
- * the ring has no room. On @cpu, sc->lock held.
+ * Put buffer @i's @len bytes in the ring as one chunk (with what is
+ * carried: bytes the full ring took before, their flags), or count them
+ * lost if the ring has no room. The copier: process context, IRQs on,
+ * sc->copy_lock held, not sc->lock. @ss->lock is held only to reserve.
  */
-static void pmuscope_spe_emit(struct pmuscope_spe_pcpu *sc, unsigned int cpu,
-			      const void *data, u32 len, u32 flags)
+static void pmuscope_spe_emit(struct pmuscope_spe_pcpu *sc, struct pmuscope_spe_sess *ss,
+			      const void *data, const struct pmuscope_spe_fill *p)
 {
-	struct pmuscope_spe_sess *ss = sc->owner;
 	struct pmuscope_spe_chunk ch = { };
-	u32 size = ALIGN(sizeof(ch) + len, 8);
+	u32 len = p->len, size = ALIGN(sizeof(ch) + len, 8);
+	u32 flags = p->flags | sc->carry_flags;
 	static const u8 pad[8];
+	unsigned long irqflags;
 	u64 head, used;
+	bool wake;
 
-	flags |= sc->flags_pending;
-	/*
-	 * Nothing to hand over: no chunk. At a power-down an empty buffer is
-	 * not news either (its FINAL would wake the reader for nothing).
-	 */
-	if (!len && !(sc->in_idle ? flags & ~PMUSCOPE_SPE_C_FINAL : flags))
-		return;
-	raw_spin_lock(&ss->lock);
+	raw_spin_lock_irqsave(&ss->lock, irqflags);
 	head = ss->head;
 	/* Pairs with the reader's smp_store_release() of @tail. */
 	used = head - smp_load_acquire(&ss->tail);
 	if (size > ss->size - used) {
-		raw_spin_unlock(&ss->lock);
+		raw_spin_unlock_irqrestore(&ss->lock, irqflags);
+		raw_spin_lock_irqsave(&sc->lock, irqflags);
 		sc->st.lost_ring += len;
-		sc->lost_pending += len;
-		sc->flags_pending |= PMUSCOPE_SPE_C_LOST |
-				     (flags & (PMUSCOPE_SPE_C_COLLISION | PMUSCOPE_SPE_C_STOPPED));
+		raw_spin_unlock_irqrestore(&sc->lock, irqflags);
+		sc->carry_lost += p->lost + len;
+		sc->carry_flags |= PMUSCOPE_SPE_C_LOST |
+				   (flags & (PMUSCOPE_SPE_C_COLLISION | PMUSCOPE_SPE_C_STOPPED));
 		return;
 	}
 	ch.size = size;
-	ch.cpu = cpu;
-	ch.time = pmuscope_hw_syscnt();
+	ch.cpu = sc->cpu;
+	ch.time = p->time;
 	ch.data_size = len;
-	ch.flags = flags;
-	ch.lost = sc->lost_pending;
+	ch.flags = flags | PMUSCOPE_SPE_C_BUSY;
+	ch.lost = p->lost + sc->carry_lost;
 	pmuscope_spe_ring_put(ss, head, &ch, sizeof(ch));
+	/* Pairs with the reader's smp_load_acquire(): the header, then @head. */
+	smp_store_release(&ss->head, head + size);
+	raw_spin_unlock_irqrestore(&ss->lock, irqflags);
+
 	pmuscope_spe_ring_put(ss, head + sizeof(ch), data, len);
 	pmuscope_spe_ring_put(ss, head + sizeof(ch) + len, pad, size - sizeof(ch) - len);
-	if (flags & PMUSCOPE_SPE_C_STOPPED ||
-	    (flags & PMUSCOPE_SPE_C_FINAL && !sc->in_idle))
-		ss->flush = true;
-	/* Pairs with the reader's smp_load_acquire(): the chunk, then @head. */
-	smp_store_release(&ss->head, head + size);
-	raw_spin_unlock(&ss->lock);
+	/* Commit. Pairs with the reader's smp_load_acquire() of the flags. */
+	smp_store_release(pmuscope_spe_ring_flags(ss, head), flags);
+
+	raw_spin_lock_irqsave(&sc->lock, irqflags);
 	sc->st.bytes += len;
-	sc->lost_pending = 0;
-	sc->flags_pending = 0;
-	if (ss->flush || used + size >= ss->wakeup) {
-		/*
-		 * Not on the way into a power-down: an irq_work is a
-		 * self-IPI, which would abort the deep idle state right
-		 * before PSCI CPU_SUSPEND. The power-up wakes the reader.
-		 */
-		if (sc->in_idle) {
-			sc->wake_pending = true;
-		} else {
-			atomic_inc(&ss->wakes);
-			irq_work_queue(&ss->work);
-		}
+	raw_spin_unlock_irqrestore(&sc->lock, irqflags);
+	sc->carry_lost = 0;
+	sc->carry_flags = 0;
+	if (flags & PMUSCOPE_SPE_C_STOPPED || (flags & PMUSCOPE_SPE_C_FINAL && !p->idle))
+		WRITE_ONCE(ss->flush, true);
+	/*
+	 * What is in the ring now, other CPUs' chunks too: @head released by
+	 * the reservers, then @tail released by the reader.
+	 */
+	used = smp_load_acquire(&ss->head);
+	/* Pairs with the reader's smp_store_release() of @tail. */
+	used -= smp_load_acquire(&ss->tail);
+	wake = READ_ONCE(ss->flush) || used >= ss->wakeup;
+	if (wake) {
+		atomic_inc(&ss->wakes);
+		wake_up_interruptible_poll(&ss->wait, EPOLLIN | EPOLLRDNORM);
 	}
 }
 
 /* ------------------------------------------------------- on the CPU */
 
-/* Program and enable profiling (arm_spe_pmu_start()'s order). sc->lock held. */
+/* Program and enable profiling into a free buffer (arm_spe_pmu_start()'s order). sc->lock held. */
 void pmuscope_spe_start_local(struct pmuscope_spe_pcpu *sc)
 {
 	const struct pmuscope_spe_regs *r = &sc->regs;
-	u64 ptr, limit;
 
-	if (pmuscope_spe_buffer_regs(sc, (u64)(uintptr_t)sc->buf, sc->buf_size, &ptr, &limit))
-		return;		/* checked at START: cannot happen */
-	limit = (limit & ~PMUSCOPE_PMBLIMITR_FM) | FIELD_PREP(PMUSCOPE_PMBLIMITR_FM, r->fm);
+	if (sc->busy & BIT(sc->cur))
+		sc->cur ^= 1;
+	if (sc->busy & BIT(sc->cur))
+		return;		/* both busy: the callers wait for the copier */
 	pmuscope_hw_write(PMUSCOPE_REG_PMBSR_EL1, 0);
-	pmuscope_hw_write(PMUSCOPE_REG_PMBPTR_EL1, ptr);
-	pmuscope_hw_write(PMUSCOPE_REG_PMBLIMITR_EL1, limit);
+	pmuscope_hw_write(PMUSCOPE_REG_PMBPTR_EL1, (u64)(uintptr_t)sc->buf[sc->cur]);
+	pmuscope_hw_write(PMUSCOPE_REG_PMBLIMITR_EL1, sc->pmblimitr[sc->cur]);
 	pmuscope_hw_isb();
 	pmuscope_hw_write(PMUSCOPE_REG_PMSFCR_EL1, r->pmsfcr);
 	pmuscope_hw_write(PMUSCOPE_REG_PMSEVFR_EL1, r->pmsevfr);
@@ -329,16 +342,46 @@ void pmuscope_spe_start_local(struct pmuscope_spe_pcpu *sc)
 }
 
 /*
- * The data of the buffer, by what PMBSR_EL1 says: handed over, discarded
- * (DL) or handed over before a stop (a fault). Returns the action taken.
- * sc->lock held, the SPU synchronized (PSB CSYNC, DSB NSH, ISB).
+ * Back from off (idle, offline, waiting) when a buffer is free; else
+ * waiting for the copier, which calls this again. sc->lock held, on the CPU.
  */
-static enum pmuscope_spe_act pmuscope_spe_service(struct pmuscope_spe_pcpu *sc,
-						  unsigned int cpu, u64 pmbsr, u32 flags)
+static void pmuscope_spe_resume_local(struct pmuscope_spe_pcpu *sc)
+{
+	if (sc->busy == (BIT(0) | BIT(1))) {
+		sc->waiting = true;
+		return;
+	}
+	sc->off_ticks += pmuscope_hw_syscnt() - sc->off_since;
+	sc->off = false;
+	sc->waiting = false;
+	pmuscope_spe_start_local(sc);
+}
+
+/*
+ * A CPU that is off while its session runs (idle, offline, waiting), not
+ * stopped by a fault: profiling again, or waiting for a free buffer.
+ * sc->lock held, on the CPU.
+ */
+void pmuscope_spe_resume(struct pmuscope_spe_pcpu *sc)
+{
+	if (sc->off && sc->owner && !sc->faulted && READ_ONCE(sc->owner->running))
+		pmuscope_spe_resume_local(sc);
+}
+
+/*
+ * Hand buffer @sc->cur over as PMBSR_EL1 says (kept, discarded for DL,
+ * kept before a stop for a fault): O(1), the copy is the copier's.
+ * Returns the action. sc->lock held, the SPU synchronized (PSB CSYNC,
+ * DSB NSH, ISB) and stopped.
+ */
+static enum pmuscope_spe_act pmuscope_spe_hand_over(struct pmuscope_spe_pcpu *sc,
+						    u64 pmbsr, u32 flags, u64 now)
 {
 	enum pmuscope_spe_act act = pmuscope_spe_decode(pmbsr);
-	u64 base = (u64)(uintptr_t)sc->buf;
+	u64 base = (u64)(uintptr_t)sc->buf[sc->cur];
 	u64 ptr = pmuscope_hw_read(PMUSCOPE_REG_PMBPTR_EL1);
+	struct pmuscope_spe_fill *p;
+	bool dl = false;
 	u32 len;
 
 	if (pmbsr & PMUSCOPE_PMBSR_COLL) {
@@ -354,49 +397,72 @@ static enum pmuscope_spe_act pmuscope_spe_service(struct pmuscope_spe_pcpu *sc,
 		sc->st.fills++;
 		break;
 	case PMUSCOPE_SPE_ACT_DISCARD:
+		dl = true;
+		break;
+	case PMUSCOPE_SPE_ACT_FAULT:
+		dl = pmbsr & PMUSCOPE_PMBSR_DL;
+		sc->st.pmbsr = pmbsr;
+		sc->faulted = true;
+		flags |= PMUSCOPE_SPE_C_STOPPED;
+		pr_err_ratelimited("cpu%u: SPE profiling stopped by a fault [PMBSR_EL1=0x%016llx, PMBPTR_EL1=0x%016llx]\n",
+				   sc->cpu, pmbsr, ptr);
+		break;
+	}
+	if (dl) {
 		sc->st.dl_events++;
 		sc->st.lost_dl += len;
 		sc->lost_pending += len;
 		sc->flags_pending |= PMUSCOPE_SPE_C_LOST;
 		len = 0;
-		break;
-	case PMUSCOPE_SPE_ACT_FAULT:
-		if (pmbsr & PMUSCOPE_PMBSR_DL) {
-			sc->st.dl_events++;
-			sc->st.lost_dl += len;
-			sc->lost_pending += len;
-			sc->flags_pending |= PMUSCOPE_SPE_C_LOST;
-			len = 0;
-		}
-		sc->st.pmbsr = pmbsr;
-		sc->faulted = true;
-		flags |= PMUSCOPE_SPE_C_STOPPED;
-		pr_err_ratelimited("cpu%u: SPE profiling stopped by a fault [PMBSR_EL1=0x%016llx, PMBPTR_EL1=0x%016llx]\n",
-				   cpu, pmbsr, ptr);
-		break;
 	}
-	pmuscope_spe_emit(sc, cpu, sc->buf, len, flags);
+	flags |= sc->flags_pending;
+	/*
+	 * Nothing to hand over: the buffer stays free. At a power-down an
+	 * empty buffer is not news either (its FINAL would wake the reader
+	 * for nothing).
+	 */
+	if (!len && !(sc->in_idle ? flags & ~PMUSCOPE_SPE_C_FINAL : flags))
+		return act;
+	p = &sc->pend[sc->cur];
+	p->len = len;
+	p->flags = flags;
+	p->lost = sc->lost_pending;
+	p->time = now;
+	p->idle = sc->in_idle;
+	sc->lost_pending = 0;
+	sc->flags_pending = 0;
+	if (!sc->busy)
+		sc->oldest = sc->cur;
+	sc->busy |= BIT(sc->cur);
 	return act;
 }
 
-/*
- * Disable and drain (arm_spe_pmu_disable_and_drain_local()), then hand
- * over what the buffer holds: a stop, idle, offline. sc->lock held.
- */
-void pmuscope_spe_stop_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu, u32 flags)
+/* Disable and drain (arm_spe_pmu_disable_and_drain_local()). sc->lock held. */
+static void pmuscope_spe_disable_drain(void)
 {
-	u64 pmbsr;
-
-	if (!sc->running)
-		return;
 	pmuscope_hw_write(PMUSCOPE_REG_PMSCR_EL1, 0);
 	pmuscope_hw_isb();
 	pmuscope_hw_psb_csync();
 	pmuscope_hw_dsb_nsh();
 	pmuscope_hw_write(PMUSCOPE_REG_PMBLIMITR_EL1, 0);
 	pmuscope_hw_isb();
+}
+
+/*
+ * Disable and drain, then hand over what the buffer holds: a stop, idle,
+ * offline. The copy is left to the caller (pmuscope_spe_copy(), or the
+ * worker queued at the power-up). sc->lock held.
+ */
+void pmuscope_spe_stop_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu, u32 flags)
+{
+	u64 pmbsr;
+
+	sc->waiting = false;
+	if (!sc->running)
+		return;
+	pmuscope_spe_disable_drain();
 	pmbsr = pmuscope_hw_read(PMUSCOPE_REG_PMBSR_EL1);
-	pmuscope_spe_service(sc, cpu, pmbsr, flags);
+	pmuscope_spe_hand_over(sc, pmbsr, flags, pmuscope_hw_syscnt());
 	/* Leave PMBSR_EL1 clear: the PMBIRQ line low. */
 	pmuscope_hw_write(PMUSCOPE_REG_PMBSR_EL1, 0);
 	pmuscope_hw_isb();
@@ -415,12 +481,7 @@ void pmuscope_spe_reset_local(struct pmuscope_spe_pcpu *sc)
 {
 	if (!sc->usable || sc->running)
 		return;
-	pmuscope_hw_write(PMUSCOPE_REG_PMSCR_EL1, 0);
-	pmuscope_hw_isb();
-	pmuscope_hw_psb_csync();
-	pmuscope_hw_dsb_nsh();
-	pmuscope_hw_write(PMUSCOPE_REG_PMBLIMITR_EL1, 0);
-	pmuscope_hw_isb();
+	pmuscope_spe_disable_drain();
 	pmuscope_hw_write(PMUSCOPE_REG_PMBPTR_EL1, 0);
 	pmuscope_hw_isb();
 	pmuscope_hw_write(PMUSCOPE_REG_PMBSR_EL1, 0);
@@ -429,8 +490,8 @@ void pmuscope_spe_reset_local(struct pmuscope_spe_pcpu *sc)
 
 /*
  * Reboot or kexec: no SPU may write into memory the next kernel owns.
- * Drained (the data handed over as a FINAL chunk, in case anyone reads
- * it still), then reset; the CPU's unit stays off. sc->lock held.
+ * Drained, then reset; the CPU's unit stays off. What was drained is
+ * not copied (nobody reads it now). sc->lock held.
  */
 void pmuscope_spe_reboot_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu)
 {
@@ -440,8 +501,12 @@ void pmuscope_spe_reboot_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu)
 }
 
 /*
- * PMBIRQ on this CPU (hard IRQ). Returns IRQ_NONE for a spurious one
- * (PMBSR_EL1.S = 0), which is counted; PMBSR_EL1 is always left clear.
+ * PMBIRQ on this CPU (hard IRQ): O(1) whatever the buffer's size. The
+ * full buffer is handed over to the copier (queued on this CPU) and the
+ * SPU resumes in the other one; if that one is still being copied,
+ * profiling stays off until the copier frees it (stopped time). Returns
+ * IRQ_NONE for a spurious one (PMBSR_EL1.S = 0), which is counted;
+ * PMBSR_EL1 is always left clear.
  */
 irqreturn_t pmuscope_spe_irq_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu)
 {
@@ -463,8 +528,11 @@ irqreturn_t pmuscope_spe_irq_local(struct pmuscope_spe_pcpu *sc, unsigned int cp
 		return IRQ_NONE;
 	}
 	t0 = pmuscope_hw_syscnt();
-	act = pmuscope_spe_service(sc, cpu, pmbsr, 0);
-	if (act == PMUSCOPE_SPE_ACT_FAULT) {
+	act = pmuscope_spe_hand_over(sc, pmbsr, 0, t0);
+	if (sc->busy & BIT(sc->cur))
+		sc->cur ^= 1;
+	if (act == PMUSCOPE_SPE_ACT_FAULT || (sc->busy & BIT(sc->cur))) {
+		/* A fault, or no free buffer: off (arm_spe_pmu: limit 0, TRUNCATED). */
 		pmuscope_hw_write(PMUSCOPE_REG_PMSCR_EL1, 0);
 		pmuscope_hw_write(PMUSCOPE_REG_PMBLIMITR_EL1, 0);
 		pmuscope_hw_write(PMUSCOPE_REG_PMBSR_EL1, 0);
@@ -472,14 +540,19 @@ irqreturn_t pmuscope_spe_irq_local(struct pmuscope_spe_pcpu *sc, unsigned int cp
 		sc->running = false;
 		sc->off = true;
 		sc->off_since = t0;
+		sc->waiting = act != PMUSCOPE_SPE_ACT_FAULT;
 	} else {
-		/* Restart at the base: the pointer, then clear S (resumes). */
-		pmuscope_hw_write(PMUSCOPE_REG_PMBPTR_EL1, (u64)(uintptr_t)sc->buf);
+		/* The free buffer: pointer and limit, then clear S (resumes). */
+		pmuscope_hw_write(PMUSCOPE_REG_PMBPTR_EL1, (u64)(uintptr_t)sc->buf[sc->cur]);
+		pmuscope_hw_write(PMUSCOPE_REG_PMBLIMITR_EL1, sc->pmblimitr[sc->cur]);
+		pmuscope_hw_isb();
 		pmuscope_hw_write(PMUSCOPE_REG_PMBSR_EL1, 0);
 		pmuscope_hw_isb();
 		/* Ticks here, ns at SPE_STATUS: no division in the handler. */
 		sc->off_ticks += pmuscope_hw_syscnt() - t0;
 	}
+	if (sc->busy)
+		queue_work_on(cpu, system_highpri_wq, &sc->work);
 	raw_spin_unlock(&sc->lock);
 	return IRQ_HANDLED;
 }
@@ -488,33 +561,126 @@ irqreturn_t pmuscope_spe_irq_local(struct pmuscope_spe_pcpu *sc, unsigned int cp
 void pmuscope_spe_pm(struct pmuscope_spe_pcpu *sc, unsigned int cpu, bool enter)
 {
 	raw_spin_lock(&sc->lock);
-	if (enter && sc->running) {
-		/* Drained, but nothing queued: that would abort the idle state. */
-		sc->in_idle = true;
-		pmuscope_spe_stop_local(sc, cpu, PMUSCOPE_SPE_C_FINAL);
-		sc->in_idle = false;
-		sc->off = true;
-		sc->off_since = pmuscope_hw_syscnt();
-	} else if (!enter) {
-		if (sc->wake_pending && sc->owner) {
-			atomic_inc(&sc->owner->wakes);
-			irq_work_queue(&sc->owner->work);
+	if (enter) {
+		sc->waiting = false;
+		if (sc->running) {
+			/* Drained, but nothing queued: that would abort the idle state. */
+			sc->in_idle = true;
+			pmuscope_spe_stop_local(sc, cpu, PMUSCOPE_SPE_C_FINAL);
+			sc->in_idle = false;
+			sc->off = true;
+			sc->off_since = pmuscope_hw_syscnt();
 		}
-		sc->wake_pending = false;
-		if (sc->off && sc->owner && !sc->faulted && READ_ONCE(sc->owner->running)) {
-			sc->off_ticks += pmuscope_hw_syscnt() - sc->off_since;
-			sc->off = false;
-			pmuscope_spe_start_local(sc);
-		}
+	} else {
+		/* What was drained on the way down: copied now. */
+		if (sc->busy)
+			queue_work_on(cpu, system_highpri_wq, &sc->work);
+		pmuscope_spe_resume(sc);
 	}
 	raw_spin_unlock(&sc->lock);
+}
+
+/* ------------------------------------------------------------ the copier */
+
+/*
+ * Copy every handed-over buffer of @sc into its session's ring, oldest
+ * first, freeing each; restart profiling that waited for a free buffer
+ * when run on its CPU. Process context: the worker the PMBIRQ queues on
+ * the CPU, STOP and CPU offline (anywhere). The PMBIRQ never waits for
+ * this, so the copy's length costs no interrupt latency.
+ */
+void pmuscope_spe_copy(struct pmuscope_spe_pcpu *sc)
+{
+	struct pmuscope_spe_sess *ss;
+	struct pmuscope_spe_fill p;
+	unsigned long flags;
+	unsigned int i;
+	void *data;
+
+	mutex_lock(&sc->copy_lock);
+	for (;;) {
+		raw_spin_lock_irqsave(&sc->lock, flags);
+		if (!sc->busy || !sc->owner) {
+			raw_spin_unlock_irqrestore(&sc->lock, flags);
+			break;
+		}
+		i = sc->busy == (BIT(0) | BIT(1)) ? sc->oldest : __ffs(sc->busy);
+		p = sc->pend[i];
+		ss = sc->owner;
+		data = sc->buf[i];
+		raw_spin_unlock_irqrestore(&sc->lock, flags);
+
+		pmuscope_spe_emit(sc, ss, data, &p);
+
+		raw_spin_lock_irqsave(&sc->lock, flags);
+		sc->busy &= ~BIT(i);
+		sc->oldest = i ^ 1;
+		if (sc->waiting && sc->owner == ss && READ_ONCE(ss->running) &&
+		    smp_processor_id() == sc->cpu)
+			pmuscope_spe_resume_local(sc);
+		raw_spin_unlock_irqrestore(&sc->lock, flags);
+	}
+	mutex_unlock(&sc->copy_lock);
+}
+
+static void pmuscope_spe_copy_work(struct work_struct *work)
+{
+	pmuscope_spe_copy(container_of(work, struct pmuscope_spe_pcpu, work));
+}
+
+/* Once per CPU slot, before any session. */
+void pmuscope_spe_pcpu_init(struct pmuscope_spe_pcpu *sc, unsigned int cpu)
+{
+	sc->cpu = cpu;
+	raw_spin_lock_init(&sc->lock);
+	mutex_init(&sc->copy_lock);
+	INIT_WORK(&sc->work, pmuscope_spe_copy_work);
+}
+
+/*
+ * @sc profiles for @ss with @regs: its two buffers, their limits, the
+ * accounting anew. -EINVAL if a buffer cannot be programmed (checked
+ * once here, not in the PMBIRQ). sc->lock held, @sc idle.
+ */
+int pmuscope_spe_attach(struct pmuscope_spe_pcpu *sc, struct pmuscope_spe_sess *ss,
+			const struct pmuscope_spe_regs *regs)
+{
+	u8 *base = ss->bufs[sc->cpu];
+	unsigned int i;
+	u64 ptr;
+
+	for (i = 0; i < 2; i++) {
+		sc->buf[i] = base + (size_t)i * ss->buf_size;
+		if (pmuscope_spe_buffer_regs(sc, (u64)(uintptr_t)sc->buf[i], ss->buf_size,
+					     &ptr, &sc->pmblimitr[i]))
+			return -EINVAL;
+		sc->pmblimitr[i] &= ~PMUSCOPE_PMBLIMITR_FM;
+		sc->pmblimitr[i] |= FIELD_PREP(PMUSCOPE_PMBLIMITR_FM, regs->fm);
+	}
+	sc->owner = ss;
+	sc->regs = *regs;
+	sc->buf_size = ss->buf_size;
+	sc->cur = 0;
+	sc->busy = 0;
+	sc->faulted = false;
+	sc->waiting = false;
+	sc->off = true;
+	sc->off_since = pmuscope_hw_syscnt();
+	sc->lost_pending = 0;
+	sc->flags_pending = 0;
+	sc->carry_lost = 0;
+	sc->carry_flags = 0;
+	memset(&sc->st, 0, sizeof(sc->st));
+	sc->off_ticks = 0;
+	sc->st.cpu = sc->cpu;
+	return 0;
 }
 
 /* ------------------------------------------------- a session's memory */
 
 /*
- * The session's memory (the ring and every CPU's profiling buffer, which
- * stay allocated and unswappable while it exists) charged to the
+ * The session's memory (the ring and every CPU's two profiling buffers,
+ * which stay allocated and unswappable while it exists) charged to the
  * starter's locked memory against RLIMIT_MEMLOCK, as perf charges its AUX
  * pages (perf_mmap()) and VFIO its pinned pages; CAP_IPC_LOCK exempts
  * (account_locked_vm()). Before anything is allocated: a caller over its
@@ -522,7 +688,7 @@ void pmuscope_spe_pm(struct pmuscope_spe_pcpu *sc, unsigned int cpu, bool enter)
  */
 int pmuscope_spe_charge(struct pmuscope_spe_sess *ss)
 {
-	unsigned long pages = (ss->size + (unsigned long)ss->buf_size *
+	unsigned long pages = (ss->size + 2UL * ss->buf_size *
 			       cpumask_weight(ss->cpus)) >> PAGE_SHIFT;
 	int ret;
 
@@ -547,12 +713,11 @@ void pmuscope_spe_free(struct pmuscope_spe_sess *ss)
 		account_locked_vm(ss->mm, ss->locked_pages, false);
 		mmdrop(ss->mm);
 	}
-	irq_work_sync(&ss->work);
 	if (ss->bufs) {
 		for_each_possible_cpu(cpu) {
 			if (!ss->bufs[cpu])
 				continue;
-			pmuscope_hw_spe_buffer(cpu, ss->bufs[cpu], ss->buf_size, false);
+			pmuscope_hw_spe_buffer(cpu, ss->bufs[cpu], 2 * (size_t)ss->buf_size, false);
 			vfree(ss->bufs[cpu]);
 		}
 		kfree(ss->bufs);
@@ -571,6 +736,7 @@ struct pmuscope_spe_sess *pmuscope_spe_alloc(const struct pmuscope_spe_config *c
 					     const struct cpumask *cpus)
 {
 	struct pmuscope_spe_sess *ss = kzalloc(sizeof(*ss), GFP_KERNEL);
+	size_t two;
 	unsigned int cpu;
 	int ret = -ENOMEM;
 
@@ -579,12 +745,12 @@ struct pmuscope_spe_sess *pmuscope_spe_alloc(const struct pmuscope_spe_config *c
 	ss->cfg = *c;
 	raw_spin_lock_init(&ss->lock);
 	init_waitqueue_head(&ss->wait);
-	init_irq_work(&ss->work, pmuscope_spe_wake);
 	mutex_init(&ss->read_lock);
 	ss->size = (c->buffer_kib ?: PMUSCOPE_SPE_KIB_DEFAULT) * 1024;
 	ss->buf_size = (c->hw_kib ?: PMUSCOPE_SPE_HW_KIB_DEFAULT) * 1024;
 	ss->wakeup = max_t(u32, c->wakeup_kib * 1024, 1);
 	ss->freq = pmuscope_hw_syscnt_freq();
+	two = 2 * (size_t)ss->buf_size;
 	if (!zalloc_cpumask_var(&ss->cpus, GFP_KERNEL))
 		goto err;
 	cpumask_copy(ss->cpus, cpus);
@@ -600,10 +766,10 @@ struct pmuscope_spe_sess *pmuscope_spe_alloc(const struct pmuscope_spe_config *c
 	if (!ss->data || !ss->bufs)
 		goto err;
 	for_each_cpu(cpu, ss->cpus) {
-		ss->bufs[cpu] = vmalloc(ss->buf_size);
+		ss->bufs[cpu] = vmalloc(two);
 		if (!ss->bufs[cpu])
 			goto err;
-		if (pmuscope_hw_spe_buffer(cpu, ss->bufs[cpu], ss->buf_size, true)) {
+		if (pmuscope_hw_spe_buffer(cpu, ss->bufs[cpu], two, true)) {
 			vfree(ss->bufs[cpu]);
 			ss->bufs[cpu] = NULL;
 			goto err;
@@ -639,48 +805,58 @@ static int pmuscope_spe_ring_copy(const struct pmuscope_spe_sess *ss, u64 at,
 	return 0;
 }
 
+/*
+ * Whether the chunk at @tail is there and committed (its copier done).
+ * The reader's side: @head read with acquire first.
+ */
+static bool pmuscope_spe_ready(struct pmuscope_spe_sess *ss, u64 tail)
+{
+	/* Pairs with smp_store_release() of @head in pmuscope_spe_emit(). */
+	if (smp_load_acquire(&ss->head) == tail)
+		return false;
+	/* Pairs with the commit's smp_store_release() of the flags. */
+	return !(smp_load_acquire(pmuscope_spe_ring_flags(ss, tail)) & PMUSCOPE_SPE_C_BUSY);
+}
+
 static bool pmuscope_spe_readable(struct pmuscope_spe_sess *ss)
 {
 	/* Pairs with smp_store_release() of @head in pmuscope_spe_emit(). */
-	u64 avail = smp_load_acquire(&ss->head) - ss->tail;
+	u64 tail = ss->tail, avail = smp_load_acquire(&ss->head) - tail;
 
-	return avail && (avail >= ss->wakeup || READ_ONCE(ss->flush) ||
-			 !READ_ONCE(ss->running));
+	return pmuscope_spe_ready(ss, tail) &&
+	       (avail >= ss->wakeup || READ_ONCE(ss->flush) || !READ_ONCE(ss->running));
 }
 
 /*
- * Whole chunks, as many as fit in @len; -ENOSPC if the first does not
- * fit, as a stream's read() (Documentation/ioctl.rst); 0 at the end of a
- * stopped session.
+ * Whole committed chunks, as many as fit in @len; -ENOSPC if the first
+ * does not fit, as a stream's read() (Documentation/ioctl.rst); 0 at the
+ * end of a stopped session (STOP has copied everything by then).
  */
 ssize_t pmuscope_spe_read(struct pmuscope_spe_sess *ss, char __user *ubuf, size_t len,
 			  bool nonblock)
 {
 	ssize_t done = 0;
-	u64 head, tail;
+	u64 tail;
 	int ret;
 
 	if (mutex_lock_interruptible(&ss->read_lock))
 		return -ERESTARTSYS;
+	tail = ss->tail;
 	for (;;) {
-		/* Pairs with smp_store_release() of @head in pmuscope_spe_emit(). */
-		head = smp_load_acquire(&ss->head);
-		if (head != ss->tail || !READ_ONCE(ss->running))
+		if (pmuscope_spe_ready(ss, tail) || !READ_ONCE(ss->running))
 			break;
 		if (nonblock) {
 			mutex_unlock(&ss->read_lock);
 			return -EAGAIN;
 		}
-		/* The same pairing as above. */
-		ret = wait_event_interruptible(ss->wait, smp_load_acquire(&ss->head) != ss->tail ||
+		ret = wait_event_interruptible(ss->wait, pmuscope_spe_ready(ss, tail) ||
 					       !READ_ONCE(ss->running));
 		if (ret) {
 			mutex_unlock(&ss->read_lock);
 			return ret;
 		}
 	}
-	tail = ss->tail;
-	while (tail != head) {
+	while (pmuscope_spe_ready(ss, tail)) {
 		struct pmuscope_spe_chunk ch;
 
 		pmuscope_spe_ring_get(ss, tail, &ch, sizeof(ch));
@@ -697,7 +873,8 @@ ssize_t pmuscope_spe_read(struct pmuscope_spe_sess *ss, char __user *ubuf, size_
 		done += ch.size;
 		tail += ch.size;
 	}
-	if (tail == head)
+	/* Everything read, later reservations included (the pairing above). */
+	if (tail == smp_load_acquire(&ss->head))
 		WRITE_ONCE(ss->flush, false);
 	/* Pairs with smp_load_acquire() of @tail in pmuscope_spe_emit(). */
 	smp_store_release(&ss->tail, tail);

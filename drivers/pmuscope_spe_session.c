@@ -178,7 +178,7 @@ int pmuscope_spe_init(void)
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
-		raw_spin_lock_init(&pmuscope_drv.cpus[cpu]->spe.lock);
+		pmuscope_spe_pcpu_init(&pmuscope_drv.cpus[cpu]->spe, cpu);
 	if (!(pmuscope_drv.allowed_units & BIT(PMUSCOPE_UNIT_SPE)))
 		return 0;
 	return pmuscope_spe_irq_bind();
@@ -210,16 +210,11 @@ void pmuscope_spe_cpu_online(unsigned int cpu)
 		enable_percpu_irq(pmuscope_spe_irq.irq, IRQ_TYPE_NONE);
 	}
 	raw_spin_lock_irqsave(&sc->lock, flags);
-	if (sc->owner && sc->off && !sc->faulted && sc->owner->running) {
-		sc->off_ticks += pmuscope_hw_syscnt() - sc->off_since;
-		sc->off = false;
-		sc->st.state = PMUSCOPE_SPE_RUNNING;
-		pmuscope_spe_start_local(sc);
-	}
+	pmuscope_spe_resume(sc);
 	raw_spin_unlock_irqrestore(&sc->lock, flags);
 }
 
-/* cpuhp offline, on @cpu: drain, PPI off. */
+/* cpuhp offline, on @cpu: drain, PPI off, and what was drained copied. */
 void pmuscope_spe_cpu_offline(unsigned int cpu)
 {
 	struct pmuscope_spe_pcpu *sc = &pmuscope_drv.cpus[cpu]->spe;
@@ -231,11 +226,13 @@ void pmuscope_spe_cpu_offline(unsigned int cpu)
 		sc->off = true;
 		sc->off_since = pmuscope_hw_syscnt();
 	}
+	sc->waiting = false;	/* the copier must not restart a CPU going down */
 	raw_spin_unlock_irqrestore(&sc->lock, flags);
 	if (pmuscope_spe_irq.irq > 0 && sc->usable) {
 		disable_percpu_irq(pmuscope_spe_irq.irq);
 		*this_cpu_ptr(pmuscope_spe_irq.pcpu) = NULL;
 	}
+	pmuscope_spe_copy(sc);
 }
 
 /* ---------------------------------------------------------- the session */
@@ -247,8 +244,8 @@ static void pmuscope_spe_start_fn(void *info)
 
 	raw_spin_lock_irqsave(&sc->lock, flags);
 	if (sc->owner && !sc->running && !sc->faulted) {
-		sc->off = false;
-		pmuscope_spe_start_local(sc);
+		sc->off_since = pmuscope_hw_syscnt();	/* not off before it started */
+		pmuscope_spe_resume(sc);
 	}
 	raw_spin_unlock_irqrestore(&sc->lock, flags);
 }
@@ -382,25 +379,22 @@ int pmuscope_session_spe_start(void **slot, struct pmuscope_session **fresh,
 		unsigned long flags;
 
 		raw_spin_lock_irqsave(&sc->lock, flags);
-		sc->owner = ss;
-		sc->regs = regs[cpu];
-		sc->buf = ss->bufs[cpu];
-		sc->buf_size = ss->buf_size;
-		sc->faulted = false;
-		sc->off = true;
-		sc->off_since = pmuscope_hw_syscnt();
-		sc->lost_pending = 0;
-		sc->flags_pending = 0;
-		memset(&sc->st, 0, sizeof(sc->st));
-		sc->off_ticks = 0;
-		sc->st.cpu = cpu;
+		ret = pmuscope_spe_attach(sc, ss, &regs[cpu]);
 		raw_spin_unlock_irqrestore(&sc->lock, flags);
+		if (WARN_ON_ONCE(ret))	/* checked at START: cannot happen */
+			goto out_detach;
 		if (cpu_online(cpu))
 			smp_call_function_single(cpu, pmuscope_spe_start_fn, sc, 1);
 	}
 	/* Pairs with smp_load_acquire() in read() and poll(). */
 	smp_store_release(&sess->spe, ss);
 	ss = NULL;
+	goto out;
+out_detach:
+	/* Nothing started: the CPUs attached so far back as they were. */
+	sess->spe = ss;
+	pmuscope_spe_release_locked(sess);
+	sess->spe = NULL;
 out:
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
@@ -423,6 +417,8 @@ static void pmuscope_spe_stop_locked(struct pmuscope_spe_sess *ss)
 
 		if (cpu_online(cpu))
 			smp_call_function_single(cpu, pmuscope_spe_stop_fn, sc, 1);
+		/* Every handed-over buffer in the ring before read() may say EOF. */
+		pmuscope_spe_copy(sc);
 		raw_spin_lock_irqsave(&sc->lock, flags);
 		if (sc->off)
 			sc->off_ticks += pmuscope_hw_syscnt() - sc->off_since;
@@ -465,8 +461,12 @@ void pmuscope_spe_release_locked(struct pmuscope_session *sess)
 
 		raw_spin_lock_irqsave(&sc->lock, flags);
 		sc->owner = NULL;
-		sc->buf = NULL;
+		sc->buf[0] = NULL;
+		sc->buf[1] = NULL;
+		sc->busy = 0;
 		raw_spin_unlock_irqrestore(&sc->lock, flags);
+		/* No worker left using @ss, which the caller frees. */
+		cancel_work_sync(&sc->work);
 	}
 }
 

@@ -6,18 +6,22 @@
  * then the unit on a modelled CPU: buffer fills handed over and restarted
  * with no record split or duplicated, every PMBSR_EL1 outcome the model
  * can raise (full, DL, COLL, EA, stage-1 and stage-2 faults, alignment, a
- * spurious PMBIRQ), the disable-and-drain order, idle mid-profiling, and a
- * full ring. Every case ends with no architecture violation in the model.
+ * spurious PMBIRQ), the disable-and-drain order, idle mid-profiling, a
+ * full ring, and the PMBIRQ's O(1) hand-over to the copier (the copy
+ * outside the interrupt, profiling off while no buffer is free). The
+ * copier's worker is the real one, queued on the test's CPU; the cases
+ * that must see its work undone keep preemption off until they look.
+ * Every case ends with no architecture violation in the model.
  */
 
 #include <kunit/test.h>
-#include <linux/irq_work.h>
 #include <linux/bitfield.h>
 #include <linux/cpumask.h>
 #include <linux/interrupt.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
+#include <linux/workqueue.h>
 
 #include "pmuscope.h"
 #include "pmuscope_model.h"
@@ -46,7 +50,7 @@ static int pmuscope_stest_init(struct kunit *test)
 	t->cpu = raw_smp_processor_id();
 	set_cpus_allowed_ptr(current, cpumask_of(t->cpu));
 	t->violations = pmuscope_model_total_violations();
-	raw_spin_lock_init(&t->sc.lock);
+	pmuscope_spe_pcpu_init(&t->sc, t->cpu);
 	test->priv = t;
 	return 0;
 }
@@ -60,6 +64,8 @@ static void pmuscope_stest_exit(struct kunit *test)
 		raw_spin_lock_irqsave(&t->sc.lock, flags);
 		pmuscope_spe_stop_local(&t->sc, t->cpu, 0);
 		raw_spin_unlock_irqrestore(&t->sc.lock, flags);
+		pmuscope_spe_copy(&t->sc);
+		cancel_work_sync(&t->sc.work);
 		pmuscope_spe_free(t->ss);
 	}
 	KUNIT_EXPECT_EQ_MSG(test, pmuscope_model_total_violations(), t->violations,
@@ -385,7 +391,10 @@ static bool pmuscope_stest_records(const u8 *p, u32 len, u32 *records)
 	return whole;
 }
 
-/* Take every chunk out of the ring, as read() would (chunks may wrap). */
+/*
+ * The copier's work done, then every chunk taken out of the ring, as
+ * read() would (chunks may wrap). None may be left BUSY.
+ */
 static void pmuscope_stest_drain(struct pmuscope_stest *t)
 {
 	struct pmuscope_spe_sess *ss = t->ss;
@@ -396,6 +405,7 @@ static void pmuscope_stest_drain(struct pmuscope_stest *t)
 		t->bad = true;
 		return;
 	}
+	pmuscope_spe_copy(&t->sc);
 	/* Pairs with the driver's smp_store_release() of @head. */
 	while (ss->tail != smp_load_acquire(&ss->head)) {
 		struct pmuscope_spe_chunk ch;
@@ -411,6 +421,8 @@ static void pmuscope_stest_drain(struct pmuscope_stest *t)
 		first = min_t(u32, ch.size, ss->size - off);
 		memcpy(copy, ss->data + off, first);
 		memcpy(copy + first, ss->data, ch.size - first);
+		if (ch.flags & PMUSCOPE_SPE_C_BUSY)
+			t->bad = true;
 		t->chunks++;
 		t->bytes += ch.data_size;
 		t->flags |= ch.flags;
@@ -430,8 +442,10 @@ static void pmuscope_stest_start(struct kunit *test,
 				 const struct pmuscope_spe_config *cfg)
 {
 	struct pmuscope_stest *t = test->priv;
+	struct pmuscope_spe_regs regs;
 	struct pmuscope_spe_sess *ss;
 	unsigned long flags;
+	int ret;
 
 	pmuscope_model_reset(t->cpu, prof);
 	preempt_disable();
@@ -442,14 +456,15 @@ static void pmuscope_stest_start(struct kunit *test,
 	ss = pmuscope_spe_alloc(cfg, cpumask_of(t->cpu));
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ss));
 	t->ss = ss;
-	KUNIT_ASSERT_EQ(test, pmuscope_spe_config_regs(&t->sc, cfg, &t->sc.regs), 0);
+	KUNIT_ASSERT_EQ(test, pmuscope_spe_config_regs(&t->sc, cfg, &regs), 0);
 	t->ss->running = true;
-	t->sc.owner = t->ss;
-	t->sc.buf = t->ss->bufs[t->cpu];
-	t->sc.buf_size = t->ss->buf_size;
 	raw_spin_lock_irqsave(&t->sc.lock, flags);
-	pmuscope_spe_start_local(&t->sc);
+	ret = pmuscope_spe_attach(&t->sc, t->ss, &regs);
+	if (!ret)
+		pmuscope_spe_resume(&t->sc);
 	raw_spin_unlock_irqrestore(&t->sc.lock, flags);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_TRUE(test, t->sc.running);
 }
 
 /* The PMBIRQ, as the GIC delivers it: on the CPU, IRQs off. */
@@ -666,36 +681,45 @@ static void pmuscope_test_spe_spurious(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->chunks, 0U);
 }
 
-/* Idle mid-profiling: drained at the power-down, profiling again after. */
+/*
+ * Idle mid-profiling: drained at the power-down with nothing queued (a
+ * worker's wake-up would abort the idle state), copied after the
+ * power-up, profiling again after.
+ */
 static void pmuscope_test_spe_idle(struct kunit *test)
 {
 	struct pmuscope_stest *t = test->priv;
 	struct pmuscope_model_cpu *m;
 	unsigned long flags;
-
 	int wakes;
 
 	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
 	pmuscope_stest_run(t, 30000, 30000);
+	flush_work(&t->sc.work);	/* queued by earlier fills, copied already */
 	wakes = atomic_read(&t->ss->wakes);
 	local_irq_save(flags);
 	pmuscope_spe_pm(&t->sc, t->cpu, true);
 	local_irq_restore(flags);
 	KUNIT_EXPECT_FALSE(test, t->sc.running);
-	/* No irq_work on the way into idle: the reader is woken at the power-up. */
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->ss->wakes), wakes);
-	KUNIT_EXPECT_FALSE(test, irq_work_is_pending(&t->ss->work));
-	pmuscope_stest_drain(t);
-	KUNIT_EXPECT_EQ(test, t->chunks, 1U);
-	KUNIT_EXPECT_TRUE(test, t->flags & PMUSCOPE_SPE_C_FINAL);
+	KUNIT_EXPECT_NE(test, t->sc.busy, 0);
+	KUNIT_EXPECT_FALSE(test, work_pending(&t->sc.work));
 	/* The power-down loses the unit's registers. */
 	pmuscope_model_reset(t->cpu, &pmuscope_model_neoverse_n1);
-	pmuscope_model_spe_add_buffer(t->cpu, t->sc.buf, t->sc.buf_size);
+	pmuscope_model_spe_add_buffer(t->cpu, t->ss->bufs[t->cpu], 2 * t->sc.buf_size);
+	/* Preemption off: the worker, bound to this CPU, runs only when we let it. */
+	preempt_disable();
 	local_irq_save(flags);
 	pmuscope_spe_pm(&t->sc, t->cpu, false);
 	local_irq_restore(flags);
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->ss->wakes), wakes + 1);
+	/* The copy is queued at the power-up, and profiling goes on meanwhile. */
+	KUNIT_EXPECT_TRUE(test, work_pending(&t->sc.work));
 	KUNIT_EXPECT_TRUE(test, t->sc.running);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->ss->wakes), wakes);
+	preempt_enable();
+	pmuscope_stest_drain(t);
+	KUNIT_EXPECT_EQ(test, t->chunks, 1U);
+	KUNIT_EXPECT_TRUE(test, t->flags & PMUSCOPE_SPE_C_FINAL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->ss->wakes), wakes + 1);
 	pmuscope_stest_run(t, 3000000, 20000);
 	pmuscope_stest_stop(t);
 	m = pmuscope_model_get(t->cpu);
@@ -706,7 +730,7 @@ static void pmuscope_test_spe_idle(struct kunit *test)
 
 /*
  * Idle with nothing sampled: a power-down with an empty buffer hands
- * nothing over and queues no irq_work (a self-IPI right before PSCI
+ * nothing over and queues nothing (a wake-up right before PSCI
  * CPU_SUSPEND aborts the deep idle state, and would wake the reader for
  * nothing). Before: one empty FINAL chunk and one irq_work per cycle.
  */
@@ -718,15 +742,17 @@ static void pmuscope_test_spe_idle_empty(struct kunit *test)
 
 	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
 	for (i = 0; i < 100; i++) {
+		flush_work(&t->sc.work);
 		local_irq_save(flags);
 		pmuscope_spe_pm(&t->sc, t->cpu, true);
 		local_irq_restore(flags);
-		KUNIT_ASSERT_FALSE(test, irq_work_is_pending(&t->ss->work));
+		KUNIT_ASSERT_EQ(test, t->sc.busy, 0);
 		pmuscope_model_reset(t->cpu, &pmuscope_model_neoverse_n1);
-		pmuscope_model_spe_add_buffer(t->cpu, t->sc.buf, t->sc.buf_size);
+		pmuscope_model_spe_add_buffer(t->cpu, t->ss->bufs[t->cpu], 2 * t->sc.buf_size);
 		local_irq_save(flags);
 		pmuscope_spe_pm(&t->sc, t->cpu, false);
 		local_irq_restore(flags);
+		KUNIT_ASSERT_FALSE(test, work_pending(&t->sc.work));
 		KUNIT_ASSERT_TRUE(test, t->sc.running);
 	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->ss->wakes), 0);
@@ -748,7 +774,7 @@ static void pmuscope_test_spe_reset_local(struct kunit *test)
 	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
 	pmuscope_stest_stop(t);
 	/* Left behind: the buffer enabled, a pointer, a service event pending. */
-	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMBPTR_EL1, (u64)(uintptr_t)t->sc.buf);
+	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMBPTR_EL1, (u64)(uintptr_t)t->sc.buf[0]);
 	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMBSR_EL1, PMUSCOPE_PMBSR_S);
 	pmuscope_model_write_cpu(t->cpu, PMUSCOPE_REG_PMSCR_EL1, PMUSCOPE_PMSCR_E0SPE);
 	raw_spin_lock_irqsave(&t->sc.lock, flags);
@@ -788,6 +814,112 @@ static void pmuscope_test_spe_reboot(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, t->sc.running);
 }
 
+/*
+ * Run the workload in steps until @n PMBIRQs were served, none copied:
+ * the caller keeps preemption off, so the worker the PMBIRQ queues on
+ * this CPU has not run. Returns the PMBIRQs served.
+ */
+static unsigned int pmuscope_stest_fill(struct pmuscope_stest *t, unsigned int n)
+{
+	struct pmuscope_model_work w = {
+		.el = 0, .pc = 0x400000, .data_addr = 0x10000000, .load_latency = 20,
+		.insts = 20000, .loads = 10000, .cycles = 20000, .ns = 20000,
+	};
+	unsigned int irqs = 0, i;
+
+	for (i = 0; i < 1000 && irqs < n; i++) {
+		pmuscope_model_run(t->cpu, &w);
+		if (pmuscope_model_spe_irq_line(t->cpu)) {
+			irqs++;
+			pmuscope_stest_irq(t);
+		}
+	}
+	return irqs;
+}
+
+/*
+ * The PMBIRQ's work is O(1): it copies nothing (the ring is as it was),
+ * hands the full buffer to the copier, whose work it queues on this CPU,
+ * and points the SPU at the other buffer (PMBPTR_EL1 at its base, its
+ * PMBLIMITR_EL1). Before: the handler copied the whole buffer into the
+ * ring in hard IRQ under the session's lock (up to 4 MiB per fill).
+ */
+static void pmuscope_test_spe_irq_hand_over(struct kunit *test)
+{
+	struct pmuscope_stest *t = test->priv;
+	u64 head;
+
+	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
+	head = t->ss->head;
+	preempt_disable();
+	KUNIT_EXPECT_EQ(test, pmuscope_stest_fill(t, 1), 1U);
+	KUNIT_EXPECT_EQ(test, t->ss->head, head);
+	KUNIT_EXPECT_EQ(test, t->sc.busy, BIT(0));
+	KUNIT_EXPECT_GT(test, t->sc.pend[0].len, 0U);
+	KUNIT_EXPECT_EQ(test, t->sc.cur, 1);
+	KUNIT_EXPECT_TRUE(test, t->sc.running);
+	KUNIT_EXPECT_TRUE(test, work_pending(&t->sc.work));
+	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMBPTR_EL1),
+			(u64)(uintptr_t)t->sc.buf[1]);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMBLIMITR_EL1),
+			t->sc.pmblimitr[1]);
+	KUNIT_EXPECT_EQ(test, t->sc.pmblimitr[1] & PMUSCOPE_PMBLIMITR_LIMIT,
+			(u64)(uintptr_t)t->sc.buf[1] + t->sc.buf_size);
+	KUNIT_EXPECT_FALSE(test, pmuscope_model_spe_irq_line(t->cpu));
+	preempt_enable();
+	pmuscope_stest_stop(t);
+	KUNIT_EXPECT_EQ(test, t->chunks, 2U);	/* the fill, then the drain's FINAL */
+	KUNIT_EXPECT_EQ(test, t->records, pmuscope_model_get(t->cpu)->spe.records);
+	KUNIT_EXPECT_FALSE(test, t->bad);
+	KUNIT_EXPECT_EQ(test, t->sc.st.fills, 1U);
+}
+
+/*
+ * Both buffers full before the copier ran: profiling stays off (PMSCR_EL1
+ * 0, the buffer disabled, the PMBIRQ line low), nothing is written or
+ * lost meanwhile, and the copier, on this CPU, frees them and restarts
+ * it; the time off is stopped time. Every record the SPU wrote arrives,
+ * in order, once.
+ */
+static void pmuscope_test_spe_waiting(struct kunit *test)
+{
+	struct pmuscope_stest *t = test->priv;
+	struct pmuscope_model_cpu *m = pmuscope_model_get(t->cpu);
+	unsigned int written;
+
+	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
+	preempt_disable();
+	KUNIT_EXPECT_EQ(test, pmuscope_stest_fill(t, 2), 2U);
+	KUNIT_EXPECT_EQ(test, t->sc.busy, BIT(0) | BIT(1));
+	KUNIT_EXPECT_EQ(test, t->sc.oldest, 0);
+	KUNIT_EXPECT_FALSE(test, t->sc.running);
+	KUNIT_EXPECT_TRUE(test, t->sc.waiting);
+	KUNIT_EXPECT_TRUE(test, t->sc.off);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMSCR_EL1), 0ULL);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMBLIMITR_EL1) &
+			PMUSCOPE_PMBLIMITR_E, 0ULL);
+	KUNIT_EXPECT_FALSE(test, pmuscope_model_spe_irq_line(t->cpu));
+	/* Off: more work writes nothing, raises nothing. */
+	written = m->spe.records;
+	KUNIT_EXPECT_EQ(test, pmuscope_stest_fill(t, 1), 0U);
+	KUNIT_EXPECT_EQ(test, m->spe.records, written);
+	KUNIT_EXPECT_TRUE(test, work_pending(&t->sc.work));
+	preempt_enable();
+	/* The copier on this CPU (the worker's body): both copied, profiling back. */
+	pmuscope_spe_copy(&t->sc);
+	KUNIT_EXPECT_EQ(test, t->sc.busy, 0);
+	KUNIT_EXPECT_TRUE(test, t->sc.running);
+	KUNIT_EXPECT_FALSE(test, t->sc.waiting);
+	KUNIT_EXPECT_GT(test, t->sc.off_ticks, 0ULL);
+	pmuscope_stest_run(t, 200000, 20000);
+	pmuscope_stest_stop(t);
+	KUNIT_EXPECT_GT(test, m->spe.records, written);
+	KUNIT_EXPECT_EQ(test, t->records, m->spe.records);
+	KUNIT_EXPECT_EQ(test, t->sc.st.lost_ring, 0ULL);
+	KUNIT_EXPECT_FALSE(test, t->flags & PMUSCOPE_SPE_C_LOST);
+	KUNIT_EXPECT_FALSE(test, t->bad);
+}
+
 /* A ring with no room: the chunk is counted lost, and the next one says so. */
 static void pmuscope_test_spe_ring_full(struct kunit *test)
 {
@@ -807,6 +939,7 @@ static void pmuscope_test_spe_ring_full(struct kunit *test)
 		pmuscope_model_run(t->cpu, &w);
 		if (pmuscope_model_spe_irq_line(t->cpu))
 			pmuscope_stest_irq(t);
+		pmuscope_spe_copy(&t->sc);
 	}
 	KUNIT_ASSERT_GT(test, t->sc.st.lost_ring, 0ULL);
 	before = t->sc.st.lost_ring;
@@ -819,8 +952,8 @@ static void pmuscope_test_spe_ring_full(struct kunit *test)
 
 /*
  * buffer_kib is the session's one ring, which every CPU of it fills
- * (its chunks name their CPU); hw_kib is each CPU's own profiling
- * buffer. Two CPUs: one ring of buffer_kib, two buffers of hw_kib.
+ * (its chunks name their CPU); hw_kib is each of a CPU's two profiling
+ * buffers. Two CPUs: one ring of buffer_kib, four buffers of hw_kib.
  */
 static void pmuscope_test_spe_one_ring(struct kunit *test)
 {
@@ -843,8 +976,8 @@ static void pmuscope_test_spe_one_ring(struct kunit *test)
 	for_each_cpu(cpu, cpus)
 		KUNIT_EXPECT_NOT_NULL_MSG(test, ss->bufs[cpu], "cpu%u's buffer", cpu);
 	KUNIT_EXPECT_EQ(test, ss->buf_size, 16U * 1024);
-	/* Charged: the ring and each CPU's buffer. */
-	KUNIT_EXPECT_EQ(test, ss->locked_pages, (64UL + 16 * n) * 1024 / PAGE_SIZE);
+	/* Charged: the ring and each CPU's two buffers of hw_kib. */
+	KUNIT_EXPECT_EQ(test, ss->locked_pages, (64UL + 2 * 16 * n) * 1024 / PAGE_SIZE);
 	pmuscope_spe_free(ss);
 	free_cpumask_var(cpus);
 }
@@ -864,6 +997,8 @@ static struct kunit_case pmuscope_spe_cases[] = {
 	KUNIT_CASE(pmuscope_test_spe_idle_empty),
 	KUNIT_CASE(pmuscope_test_spe_reset_local),
 	KUNIT_CASE(pmuscope_test_spe_reboot),
+	KUNIT_CASE(pmuscope_test_spe_irq_hand_over),
+	KUNIT_CASE(pmuscope_test_spe_waiting),
 	KUNIT_CASE(pmuscope_test_spe_ring_full),
 	KUNIT_CASE(pmuscope_test_spe_one_ring),
 	{}

@@ -342,7 +342,10 @@ struct pmuscope_spe_config {
 	__u32 min_latency;	/* PMSLATFR_EL1.MINLAT, cycles, <= 65535; 0 = off */
 	/* The session's one ring, which all its CPUs fill and read() drains */
 	__u32 buffer_kib;	/* a power of 2; 0 = 1024 */
-	/* Each CPU's own profiling buffer, handed over full, a power of 2, <= buffer_kib / 2 */
+	/*
+	 * Each of a CPU's two profiling buffers (one fills while the other
+	 * is copied to the ring), a power of 2, <= buffer_kib / 2
+	 */
 	__u32 hw_kib;		/* 0 = 64 */
 	__u32 wakeup_kib;	/* poll() is readable at this much; 0 = any chunk */
 	__u64 reserved[2];
