@@ -733,10 +733,23 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled)
 	for_each_set_bit(idx, &mine, PMUSCOPE_NR_COUNTERS) {
 		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 
-		if (hwc->sample_period) {
+		if (hwc->sample_period && !hwc->irq_off) {
 			pmuscope_hwc_reload(pmu, idx);
 			*sampled |= BIT(idx);
 			pmu->samples++;
+		} else if (hwc->sample_period) {
+			/*
+			 * Throttled, counting on past its overflow; another
+			 * counter's interrupt found the wrap. No sample (its
+			 * interrupt is off), nor an interrupt of its own: a
+			 * 32-bit wrap is folded, a 64-bit one is the expected
+			 * wrap past its preload, not a write.
+			 */
+			if (pmuscope_hwc_width(pmu, idx) == 64)
+				pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, BIT_ULL(idx));
+			else
+				pmuscope_hwc_fold(pmu, idx);
+			continue;
 		} else if (pmuscope_hwc_width(pmu, idx) == 64) {
 			/* A 64-bit counter cannot wrap: it was written. */
 			pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, BIT_ULL(idx));

@@ -221,6 +221,61 @@ static void pmuscope_test_sampling_throttle(struct kunit *test)
 }
 
 /*
+ * A throttled sampling counter keeps counting past its overflow; another
+ * counter's interrupt that finds its wrap makes no sample of it (its
+ * interrupt is off: no SAMPLE record, no second THROTTLED record) and
+ * takes no wrap of a 64-bit one for a write: counter 1 samples every
+ * 2^20 events beside counter 0, throttled, and its overflow interrupt is
+ * counter 1's sample alone. Every count stays exact.
+ */
+static const struct pmuscope_sample_case pmuscope_twrap_cases[] = {
+	{ "cortex-a53: 32-bit event counters", &pmuscope_model_cortex_a53, 0 },
+	{ "v9.4-like: 64-bit event counters", &pmuscope_model_v94, 0 },
+};
+
+KUNIT_ARRAY_PARAM(pmuscope_twrap, pmuscope_twrap_cases, pmuscope_sample_desc);
+
+static void pmuscope_test_sampling_throttled_wrap(struct kunit *test)
+{
+	const struct pmuscope_sample_case *c = test->param_value;
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu;
+	u64 total = 0, samples;
+	u32 flags;
+	int i;
+
+	pmu = pmuscope_stest_two(test, c->prof);
+	pmuscope_etest_assign(pmu, 1, 0x11, UK);
+	pmuscope_engine.sample_limit = 3;
+	pmu->hwc[CC].enabled = true;
+	pmuscope_stest_mask(pmu, BIT(0) | BIT(1) | BIT(CC), true);
+	pmuscope_stest_sampling(pmu, 0, 1000);
+	pmuscope_stest_sampling(pmu, 1, BIT(20));
+	for (i = 0; i < 8 && !pmu->hwc[0].irq_off; i++) {
+		pmuscope_model_count(t->cpu, 0x11, 1000);
+		total += 1000;
+		KUNIT_EXPECT_EQ(test, pmuscope_stest_overflow(pmu), BIT(0));
+	}
+	KUNIT_ASSERT_TRUE(test, pmu->hwc[0].irq_off);
+	KUNIT_ASSERT_FALSE(test, pmu->hwc[1].irq_off);
+	samples = pmu->samples;
+	/* Counter 1 overflows; counter 0 has wrapped too, its interrupt off. */
+	pmuscope_model_count(t->cpu, 0x11, BIT(20) + 7 - total);
+	total = BIT(20) + 7;
+	KUNIT_EXPECT_TRUE(test, pmuscope_model_irq_line(t->cpu));
+	KUNIT_EXPECT_EQ(test, pmuscope_stest_overflow(pmu), BIT(1));
+	KUNIT_EXPECT_EQ(test, pmu->samples, samples + 1);
+	KUNIT_EXPECT_TRUE(test, pmu->hwc[0].irq_off);
+	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 0, &flags), total);
+	KUNIT_EXPECT_EQ(test, flags, PMUSCOPE_VAL_THROTTLED);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 1, &flags), total);
+	KUNIT_EXPECT_EQ(test, flags, 0);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, CC, NULL), total);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+}
+
+/*
  * The overflow interrupt's own time (pmu->irq_busy, accounted by the
  * handler) over a quarter of its one-second window throttles a sampling
  * counter at the next interrupt, far below sample_limit: a CPU too slow
@@ -1033,6 +1088,7 @@ static struct kunit_case pmuscope_stream_cases[] = {
 	KUNIT_CASE(pmuscope_test_start_stop_mask),
 	KUNIT_CASE_PARAM(pmuscope_test_sampling, pmuscope_sample_gen_params),
 	KUNIT_CASE(pmuscope_test_sampling_throttle),
+	KUNIT_CASE_PARAM(pmuscope_test_sampling_throttled_wrap, pmuscope_twrap_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_sampling_busy, pmuscope_busy_gen_params),
 	KUNIT_CASE(pmuscope_test_ring_lost),
 	KUNIT_CASE_PARAM(pmuscope_test_seq_short, pmuscope_seq_gen_params),
