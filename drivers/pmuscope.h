@@ -145,7 +145,10 @@ struct perf_event;
  * pmuscope_pmu.hwc[]: a sentinel, never on the hardware.
  */
 #define PMUSCOPE_NO_COUNTER		PMUSCOPE_NR_COUNTERS
-/* Sampling is throttled once the overflow interrupt takes 1/4 of a second. */
+/*
+ * Sampling is throttled once the overflow interrupt takes 1/4 of a window
+ * (pmuscope_engine.window_ticks).
+ */
 #define PMUSCOPE_IRQ_BUSY_DIV		4
 
 /* How counter wraps are folded into the 64-bit software counts. */
@@ -209,8 +212,13 @@ struct pmuscope_hwc {
 	u64 evtyper;			/* PMEVTYPER<n>_EL0 / PMCCFILTR_EL0 value */
 	u16 slot;			/* index of the event in the owner's config */
 	u16 event;
-	unsigned int storm_count;	/* overflows in the storm window */
-	unsigned long storm_start;	/* jiffies: start of the storm window */
+	unsigned int storm_count;	/* overflows (samples) in the window */
+	union {
+		/* Not sampling: jiffies at the start of its one-second window. */
+		unsigned long storm_start;
+		/* Sampling: the CPU's window (pmu->irq_window) of @storm_count. */
+		u64 sample_window;
+	};
 	/*
 	 * The EL0 session whose event @slot this counter holds, set and
 	 * cleared by pmuscope_ppmu.c under pmuscope_pmu.lock: each fold
@@ -259,14 +267,20 @@ struct pmuscope_pmu {
 	u64 overflows;			/* 32-bit wraps folded */
 	u64 interrupts;			/* overflow interrupts taken */
 	/*
-	 * The overflow interrupt's own time (system-counter ticks) since
-	 * @irq_window: once it is over a quarter of a second within one
-	 * second, sampling counters are throttled however few samples that
-	 * was (a slow CPU, or a debug kernel, could otherwise spend all its
-	 * time below sample_limit: perf's perf_cpu_time_max_percent).
+	 * Sampling's window: the system counter at its start (the first
+	 * overflow interrupt at least pmuscope_engine.window_ticks after
+	 * the last start, or an unthrottle). A sampling counter takes at
+	 * most sample_burst samples in it; @irq_busy, the overflow
+	 * interrupt's own time (system-counter ticks) in it, over a quarter
+	 * of the window throttles sampling counters however few samples
+	 * that was (a slow CPU, or a debug kernel, could otherwise spend
+	 * all its time below sample_limit: perf's perf_cpu_time_max_percent).
+	 * @throttled: the sampling counters throttled, whose interrupt
+	 * @unthrottle_timer gives back a window later.
 	 */
 	u64 irq_window;
 	u64 irq_busy;
+	u32 throttled;
 	u64 irq_entry;			/* system counter at the interrupt's entry */
 	u64 spurious;			/* ... with no overflow of ours */
 	u64 resyncs;			/* counters found clobbered or lost */
@@ -306,6 +320,7 @@ struct pmuscope_pmu {
 	u64 el0_userenr;
 	u8 pmuver;			/* ID_AA64DFR0_EL1.PMUVer */
 	struct hrtimer poll_timer;
+	struct hrtimer unthrottle_timer;	/* see @irq_window */
 	/*
 	 * The counters, and hwc[PMUSCOPE_NO_COUNTER]: all zeros for ever,
 	 * so that an event without a counter is never on the hardware
@@ -374,6 +389,17 @@ struct pmuscope_engine {
 	u64 fold_safe_ns;
 	unsigned int storm_limit;	/* overflows per second before throttling */
 	unsigned int sample_limit;	/* samples per second and counter, likewise */
+	/*
+	 * sample_limit in short windows (pmuscope_engine_sample_limit()):
+	 * at most @sample_burst samples per counter in a window of
+	 * @window_ticks of the system counter (@window_ns), the time that
+	 * many samples take at sample_limit a second; @sample_burst is
+	 * sample_limit / HZ rounded up, so a window is a scheduler tick or
+	 * a little more. A throttled counter is off for one window.
+	 */
+	unsigned int sample_burst;
+	u64 window_ticks;
+	u64 window_ns;
 	int irq;			/* PMU PPI, 0 if none */
 	/* snapshot=2: capture in hardware at EL1 under an EL2 too. */
 	bool ss_under_el2;
@@ -389,6 +415,7 @@ unsigned int pmuscope_hwc_width(const struct pmuscope_pmu *pmu, unsigned int idx
 u64 pmuscope_fold_safe_ns(unsigned int width, u32 events_per_cycle, u32 max_mhz);
 int pmuscope_poll_period(u32 poll_ms, u32 events_per_cycle, u32 max_mhz,
 			 u32 *period_ms);
+void pmuscope_engine_sample_limit(struct pmuscope_engine *e, u32 limit, u32 hz, u32 freq);
 
 /* On the PMU's CPU, IRQs off, pmu->lock held. */
 void pmuscope_pmu_hw_reset(struct pmuscope_pmu *pmu);
@@ -400,6 +427,7 @@ void pmuscope_pmu_stop_mask(struct pmuscope_pmu *pmu, u32 mask, u64 now);
 void pmuscope_hwc_stop(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
 u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx);
 bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled);
+void pmuscope_pmu_unthrottle(struct pmuscope_pmu *pmu);
 u64 pmuscope_hwc_preload(const struct pmuscope_pmu *pmu, unsigned int idx);
 void pmuscope_hwc_set_sampling(struct pmuscope_pmu *pmu, unsigned int idx,
 			       u64 period, u64 now);

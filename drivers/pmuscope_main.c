@@ -81,7 +81,7 @@ MODULE_PARM_DESC(storm_limit,
 static unsigned int pmuscope_param_sample_limit = 20000;
 module_param_named(sample_limit, pmuscope_param_sample_limit, uint, 0444);
 MODULE_PARM_DESC(sample_limit,
-		 "Samples per second and counter of a stream before its sampling is throttled (default: 20000)");
+		 "Samples per second and counter of a stream, in windows of about a scheduler tick: at most sample_limit/HZ (rounded up) in each, or the overflow interrupt's time over a quarter of it, throttle the counter's sampling for one window (default: 20000)");
 
 static char *pmuscope_param_backend = "auto";
 module_param_named(backend, pmuscope_param_backend, charp, 0444);
@@ -115,6 +115,10 @@ static irqreturn_t pmuscope_irq_handler(int irq, void *dev)
 	if (pmuscope_pmu_needs_poll(pmu) && !hrtimer_active(&pmu->poll_timer))
 		hrtimer_start(&pmu->poll_timer, ns_to_ktime(pmuscope_engine.poll_ns),
 			      HRTIMER_MODE_REL_PINNED_HARD);
+	/* Sampling throttled: on again a window after the first throttle. */
+	if (unlikely(pmu->throttled) && !hrtimer_active(&pmu->unthrottle_timer))
+		hrtimer_start(&pmu->unthrottle_timer, ns_to_ktime(pmuscope_engine.window_ns),
+			      HRTIMER_MODE_REL_PINNED_HARD);
 	/*
 	 * The interrupt's time from pmuscope_pmu_overflow()'s entry, for the
 	 * next one's throttle.
@@ -138,6 +142,18 @@ static enum hrtimer_restart pmuscope_poll_timer(struct hrtimer *timer)
 	}
 	raw_spin_unlock(&pmu->lock);
 	return ret;
+}
+
+/* The next window of the sampling counters throttled (pinned, hard IRQ). */
+static enum hrtimer_restart pmuscope_unthrottle_timer(struct hrtimer *timer)
+{
+	struct pmuscope_pmu *pmu = container_of(timer, struct pmuscope_pmu,
+						unthrottle_timer);
+
+	raw_spin_lock(&pmu->lock);
+	pmuscope_pmu_unthrottle(pmu);
+	raw_spin_unlock(&pmu->lock);
+	return HRTIMER_NORESTART;
 }
 
 static const struct of_device_id pmuscope_pmu_of_match[] = {
@@ -411,6 +427,8 @@ static int pmuscope_cpu_offline(unsigned int cpu)
 	hrtimer_cancel(&pmu->poll_timer);
 	/* Finds hw_ready false if it runs now: it does not restart. */
 	hrtimer_cancel(&pmu->stream_timer);
+	/* Nothing on the hardware: if it runs now, it only clears flags. */
+	hrtimer_cancel(&pmu->unthrottle_timer);
 	return 0;
 }
 
@@ -515,7 +533,8 @@ static int pmuscope_engine_init(void)
 	if (ret)
 		return ret;
 	pmuscope_engine.storm_limit = pmuscope_param_storm_limit;
-	pmuscope_engine.sample_limit = pmuscope_param_sample_limit;
+	pmuscope_engine_sample_limit(&pmuscope_engine, pmuscope_param_sample_limit, HZ,
+				     pmuscope_hw_syscnt_freq());
 	pmuscope_drv.perf_group = pmuscope_param_group >= 0 ?
 		make_kgid(current_user_ns(), pmuscope_param_group) : INVALID_GID;
 	return 0;
@@ -536,6 +555,9 @@ static void pmuscope_pmus_init(struct pmuscope_driver *drv)
 		hrtimer_init(&pmu->stream_timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		pmu->stream_timer.function = pmuscope_stream_timer;
+		hrtimer_init(&pmu->unthrottle_timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+		pmu->unthrottle_timer.function = pmuscope_unthrottle_timer;
 	}
 }
 

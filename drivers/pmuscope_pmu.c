@@ -110,6 +110,23 @@ int pmuscope_poll_period(u32 poll_ms, u32 events_per_cycle, u32 max_mhz,
 	return 0;
 }
 
+/*
+ * sample_limit (@limit samples a second and counter, at least 1) in short
+ * windows, on a kernel of @hz ticks a second and a system counter of
+ * @freq Hz: at most sample_burst samples in each window, @limit / @hz
+ * rounded up, and the window the time those take at @limit, rounded up
+ * (window_ticks of the system counter, window_ns): about a scheduler
+ * tick, and never more than @limit samples a second on average. The
+ * overflow interrupt then needs no division.
+ */
+void pmuscope_engine_sample_limit(struct pmuscope_engine *e, u32 limit, u32 hz, u32 freq)
+{
+	e->sample_limit = limit;
+	e->sample_burst = DIV_ROUND_UP_ULL(limit, hz);
+	e->window_ticks = DIV_ROUND_UP_ULL((u64)e->sample_burst * freq, limit);
+	e->window_ns = DIV_ROUND_UP_ULL((u64)e->sample_burst * NSEC_PER_SEC, limit);
+}
+
 void pmuscope_pmu_setup(struct pmuscope_pmu *pmu, unsigned int cpu,
 			const struct pmuscope_cpu_caps *caps)
 {
@@ -683,6 +700,10 @@ void pmuscope_hwc_set_sampling(struct pmuscope_pmu *pmu, unsigned int idx,
 		pmuscope_hwc_hw_off(pmu, idx, now);
 	hwc->sample_period = period;
 	hwc->irq_off = false;
+	pmu->throttled &= ~BIT(idx);
+	/* A window's count of its own, whichever window it is. */
+	hwc->storm_count = 0;
+	hwc->storm_start = 0;
 	pmuscope_hwc_sync(pmu, idx);
 	if (on)
 		pmuscope_hwc_hw_on(pmu, idx, now);
@@ -698,25 +719,25 @@ void pmuscope_hwc_set_sampling(struct pmuscope_pmu *pmu, unsigned int idx,
  */
 bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled)
 {
+	const u64 window = pmuscope_engine.window_ticks;
 	unsigned long pending, mine, idx;
-	u64 ovs, now, freq;
-	unsigned int limit;
-	bool busy;
+	u64 ovs, now;
+	bool busy, over;
 
 	*sampled = 0;
 	pmu->interrupts++;
 	/*
-	 * The interrupt's share of this second (pmu->irq_busy, added by the
-	 * handler from @irq_entry: one system-counter read at each end).
+	 * Sampling's window, and the interrupt's share of it (pmu->irq_busy,
+	 * added by the handler from @irq_entry: one system-counter read at
+	 * each end).
 	 */
 	now = pmuscope_hw_syscnt();
 	pmu->irq_entry = now;
-	freq = pmuscope_hw_syscnt_freq();
-	if (now - pmu->irq_window >= freq) {
+	if (now - pmu->irq_window >= window) {
 		pmu->irq_window = now;
 		pmu->irq_busy = 0;
 	}
-	busy = pmu->irq_busy > freq / PMUSCOPE_IRQ_BUSY_DIV;
+	busy = pmu->irq_busy > window / PMUSCOPE_IRQ_BUSY_DIV;
 	ovs = pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0) & U32_MAX;
 	if (!ovs) {
 		pmu->spurious++;
@@ -759,23 +780,74 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled)
 			pmuscope_hwc_fold(pmu, idx);
 		}
 
-		if (time_after(jiffies, hwc->storm_start + HZ)) {
-			hwc->storm_start = jiffies;
-			hwc->storm_count = 0;
-		}
-		limit = hwc->sample_period ? pmuscope_engine.sample_limit :
-			pmuscope_engine.storm_limit;
-		if ((++hwc->storm_count > limit || (busy && hwc->sample_period)) &&
-		    !hwc->irq_off) {
+		if (hwc->sample_period) {
+			/*
+			 * The window's share of sample_limit, or the window's
+			 * interrupt time spent: off until the next window
+			 * (pmuscope_pmu_unthrottle()).
+			 */
+			if (hwc->sample_window != pmu->irq_window) {
+				hwc->sample_window = pmu->irq_window;
+				hwc->storm_count = 0;
+			}
+			over = ++hwc->storm_count > pmuscope_engine.sample_burst || busy;
+		} else {
 			/* No real counter wraps that often: stop listening. */
+			if (time_after(jiffies, hwc->storm_start + HZ)) {
+				hwc->storm_start = jiffies;
+				hwc->storm_count = 0;
+			}
+			over = ++hwc->storm_count > pmuscope_engine.storm_limit;
+		}
+		if (over && !hwc->irq_off) {
 			pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, BIT_ULL(idx));
 			hwc->irq_off = true;
 			pmuscope_hwc_sync(pmu, idx);
 			hwc->flags |= PMUSCOPE_VAL_THROTTLED;
+			if (hwc->sample_period)
+				pmu->throttled |= BIT(idx);
 		}
 	}
 	pmuscope_hw_isb();
 	return true;
+}
+
+/*
+ * The next window for the sampling counters throttled (pmu->throttled):
+ * called a window after the first of them was (the unthrottle timer),
+ * and when the CPU comes online. A new window begins, and each gets its
+ * interrupt back, started again from its preload as at a sample (what
+ * it counted meanwhile stays in its count; a wrap it made is folded as a
+ * throttled counter's). Its THROTTLED flag stays, until a reset: samples
+ * are missing.
+ */
+void pmuscope_pmu_unthrottle(struct pmuscope_pmu *pmu)
+{
+	unsigned long mask = pmu->throttled, idx;
+	u64 inten = 0;
+
+	pmu->throttled = 0;
+	pmu->irq_window = pmuscope_hw_syscnt();
+	pmu->irq_busy = 0;
+	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
+		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+
+		/* Released meanwhile (RELEASE ends its sampling). */
+		if (!hwc->irq_off || !hwc->sample_period)
+			continue;
+		if (hwc->on_hw)
+			pmuscope_hwc_reload(pmu, idx);
+		hwc->irq_off = false;
+		hwc->storm_count = 0;
+		hwc->sample_window = pmu->irq_window;
+		pmuscope_hwc_sync(pmu, idx);
+		if (hwc->on_hw && pmuscope_hwc_wants_irq(pmu, idx))
+			inten |= BIT_ULL(idx);
+	}
+	if (inten) {
+		pmuscope_hw_write(PMUSCOPE_REG_PMINTENSET_EL1, inten);
+		pmuscope_hw_isb();
+	}
 }
 
 /*
@@ -1171,6 +1243,8 @@ void pmuscope_pmu_cpu_up(struct pmuscope_pmu *pmu)
 {
 	u64 now = ktime_get_ns();
 
+	/* Nothing on the hardware yet: sampling throttled is just on again. */
+	pmuscope_pmu_unthrottle(pmu);
 	pmuscope_pmu_hw_reset(pmu);
 	pmuscope_pmu_hw_start_all(pmu, now);
 	pmu->hw_ready = true;

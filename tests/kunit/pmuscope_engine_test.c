@@ -36,8 +36,9 @@ int pmuscope_etest_init(struct kunit *test)
 	/* Late polls are the business of pmuscope_test_late_poll() only. */
 	pmuscope_engine = (struct pmuscope_engine){
 		.mode = PMUSCOPE_FOLD_IRQ, .poll_ns = 20 * NSEC_PER_MSEC,
-		.fold_safe_ns = U64_MAX, .storm_limit = 1000, .sample_limit = 20000,
+		.fold_safe_ns = U64_MAX, .storm_limit = 1000,
 	};
+	pmuscope_engine_sample_limit(&pmuscope_engine, 20000, HZ, pmuscope_model_syscnt_freq());
 	test->priv = t;
 	return 0;
 }
@@ -53,8 +54,9 @@ void pmuscope_etest_exit(struct kunit *test)
 				    pmuscope_hwc_hot(&t->pmu->hwc[n]), "pmu->hot bit %u", n);
 	pmuscope_engine = (struct pmuscope_engine){
 		.mode = PMUSCOPE_FOLD_POLL, .poll_ns = 20 * NSEC_PER_MSEC,
-		.fold_safe_ns = U64_MAX, .storm_limit = 1000, .sample_limit = 20000,
+		.fold_safe_ns = U64_MAX, .storm_limit = 1000,
 	};
+	pmuscope_engine_sample_limit(&pmuscope_engine, 20000, HZ, pmuscope_model_syscnt_freq());
 }
 
 /* Probe @prof through the model and set the engine's PMU up from it. */

@@ -4,7 +4,8 @@
  * session's counters started and stopped together (one PMCNTENSET_EL0 /
  * PMCNTENCLR_EL0 write), sampling counters (preload, reload at the
  * overflow, exact counts across samples, a wrap folded by a READ before
- * the interrupt, throttling), and the ring's loss accounting: a drop or
+ * the interrupt, throttling in windows of about a tick and the next
+ * window's unthrottling), and the ring's loss accounting: a drop or
  * a THROTTLED record that did not fit reaches the reader even when no
  * record comes after it. Then a fuzzer's session replayed step by step,
  * with and without its counters rewritten behind the driver's back.
@@ -118,6 +119,23 @@ static void pmuscope_stest_sampling(struct pmuscope_pmu *pmu, unsigned int idx, 
 	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
 }
 
+/* sample_limit as the module parameter sets it: its windows too. */
+static void pmuscope_stest_limit(u32 limit)
+{
+	pmuscope_engine_sample_limit(&pmuscope_engine, limit, HZ, pmuscope_model_syscnt_freq());
+}
+
+/* The unthrottle timer's work, a window after the throttle. */
+static void pmuscope_stest_next_window(struct pmuscope_pmu *pmu)
+{
+	unsigned long irqf;
+
+	pmuscope_model_syscnt_advance(pmuscope_engine.window_ticks);
+	raw_spin_lock_irqsave(&pmu->lock, irqf);
+	pmuscope_pmu_unthrottle(pmu);
+	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
+}
+
 struct pmuscope_sample_case {
 	const char *name;
 	const struct pmuscope_model_profile *prof;
@@ -191,7 +209,7 @@ static void pmuscope_test_sampling(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 
-/* More samples a second than sample_limit: the interrupt goes off, counting goes on. */
+/* More samples than sample_limit allows: the interrupt goes off, counting goes on. */
 static void pmuscope_test_sampling_throttle(struct kunit *test)
 {
 	struct pmuscope_etest *t = test->priv;
@@ -200,12 +218,13 @@ static void pmuscope_test_sampling_throttle(struct kunit *test)
 	u64 total = 0;
 	int i;
 
-	pmuscope_engine.sample_limit = 3;
+	pmuscope_stest_limit(3);
 	pmu->hwc[0].enabled = true;
 	pmu->hwc[CC].enabled = true;
 	pmuscope_stest_mask(pmu, BIT(0) | BIT(CC), true);
 	pmuscope_stest_sampling(pmu, 0, 1000);
-	for (i = 0; i < 4; i++) {
+	/* One sample per window of 1/3 s: the second throttles. */
+	for (i = 0; i < 2; i++) {
 		pmuscope_model_count(t->cpu, 0x11, 1000);
 		total += 1000;
 		sampled = pmuscope_stest_overflow(pmu);
@@ -246,7 +265,7 @@ static void pmuscope_test_sampling_throttled_wrap(struct kunit *test)
 
 	pmu = pmuscope_stest_two(test, c->prof);
 	pmuscope_etest_assign(pmu, 1, 0x11, UK);
-	pmuscope_engine.sample_limit = 3;
+	pmuscope_stest_limit(3);
 	pmu->hwc[CC].enabled = true;
 	pmuscope_stest_mask(pmu, BIT(0) | BIT(1) | BIT(CC), true);
 	pmuscope_stest_sampling(pmu, 0, 1000);
@@ -277,25 +296,26 @@ static void pmuscope_test_sampling_throttled_wrap(struct kunit *test)
 
 /*
  * The overflow interrupt's own time (pmu->irq_busy, accounted by the
- * handler) over a quarter of its one-second window throttles a sampling
- * counter at the next interrupt, far below sample_limit: a CPU too slow
- * for sample_limit samples a second is never left to the interrupt alone.
- * Times are in the system counter's ticks, of whatever clock this CPU's
- * model gives (the driver's seam is the model's here, this file's is
- * not): set and used with IRQs off.
+ * handler) over a quarter of its window (a scheduler tick at the default
+ * sample_limit) throttles a sampling counter at the next interrupt, far
+ * below the window's share of sample_limit: a CPU too slow for
+ * sample_limit samples a second is never left to the interrupt alone,
+ * not even for a second's burst. Times are in the system counter's
+ * ticks, of whatever clock this CPU's model gives (the driver's seam is
+ * the model's here, this file's is not): set and used with IRQs off.
  */
 struct pmuscope_busy_case {
 	const char *name;
-	u32 quarters;		/* pmu->irq_busy: quarters of a second ... */
+	u32 quarters;		/* pmu->irq_busy: quarters of a tick ... */
 	u32 extra;		/* ... plus ticks */
-	bool old_window;	/* the window began a second ago */
+	bool old_window;	/* the window began a window ago */
 	bool throttled;
 };
 
 static const struct pmuscope_busy_case pmuscope_busy_cases[] = {
-	{ "interrupt over a quarter of the second: throttled", 1, 1, false, true },
-	{ "interrupt at a quarter of the second: sampling goes on", 1, 0, false, false },
-	{ "a second later: a new window, sampling goes on", 4, 0, true, false },
+	{ "interrupt over a quarter of the window: throttled", 1, 1, false, true },
+	{ "interrupt at a quarter of the window: sampling goes on", 1, 0, false, false },
+	{ "a window later: a new window, sampling goes on", 4, 0, true, false },
 };
 
 static void pmuscope_busy_desc(const struct pmuscope_busy_case *c, char *desc)
@@ -311,24 +331,210 @@ static void pmuscope_test_sampling_busy(struct kunit *test)
 	struct pmuscope_etest *t = test->priv;
 	struct pmuscope_pmu *pmu = pmuscope_stest_two(test, &pmuscope_model_v94);
 	unsigned long sampled, irqf;
-	u64 freq;
+	u64 window;
 
 	KUNIT_ASSERT_EQ(test, pmuscope_engine.sample_limit, 20000U);
+	/* 20000 is a whole number of samples per tick at HZ 100, 250 or 1000. */
+	window = pmuscope_model_syscnt_freq() / HZ;
+	if (20000 % HZ == 0)
+		KUNIT_ASSERT_EQ(test, pmuscope_engine.window_ticks, window);
 	pmu->hwc[0].enabled = true;
 	pmu->hwc[CC].enabled = true;
 	pmuscope_stest_mask(pmu, BIT(0) | BIT(CC), true);
 	pmuscope_stest_sampling(pmu, 0, 1000);
 	pmuscope_model_count(t->cpu, 0x11, 1000);
 	raw_spin_lock_irqsave(&pmu->lock, irqf);
-	freq = pmuscope_model_syscnt_freq();
-	pmu->irq_window = pmuscope_model_syscnt() - (c->old_window ? freq : 0);
-	pmu->irq_busy = freq / 4 * c->quarters + c->extra;
+	window = pmuscope_engine.window_ticks;
+	pmu->irq_window = pmuscope_model_syscnt() - (c->old_window ? window : 0);
+	pmu->irq_busy = window / 4 * c->quarters + c->extra;
 	pmuscope_pmu_overflow(pmu, &sampled);
 	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
 	KUNIT_EXPECT_EQ(test, sampled, BIT(0));
 	KUNIT_EXPECT_EQ(test, pmu->hwc[0].irq_off, c->throttled);
 	KUNIT_EXPECT_EQ(test, !!(pmu->hwc[0].flags & PMUSCOPE_VAL_THROTTLED), c->throttled);
 	KUNIT_EXPECT_EQ(test, pmu->hwc[0].storm_count, 1U);
+	KUNIT_EXPECT_EQ(test, pmu->throttled, c->throttled ? BIT(0) : 0);
+}
+
+/*
+ * sample_limit in windows of about a tick: sample_limit / HZ rounded up
+ * samples in each, the window the time they take at sample_limit (so
+ * that the average stays at most sample_limit a second), rounded up.
+ */
+struct pmuscope_window_case {
+	u32 limit, hz, freq;
+	u32 burst;
+	u64 ticks, ns;
+};
+
+static const struct pmuscope_window_case pmuscope_window_cases[] = {
+	{ 20000, 250, 1000000000, 80, 4000000, 4000000 },
+	{ 20000, 250, 62500000, 80, 250000, 4000000 },
+	{ 20000, 1000, 25000000, 20, 25000, 1000000 },
+	{ 20000, 100, 1000000000, 200, 10000000, 10000000 },
+	/* 67 samples in 3.35 ms, not 3.33: 20000 a second, not 20100. */
+	{ 20000, 300, 1000000000, 67, 3350000, 3350000 },
+	{ 1000, 300, 1000000000, 4, 4000000, 4000000 },
+	{ 3, 250, 1000000000, 1, 333333334, 333333334 },
+	{ 1, 1000, 19200000, 1, 19200000, 1000000000 },
+	{ 4294967295U, 250, 4294967295U, 17179870, 17179870, 4000001 },
+};
+
+static void pmuscope_window_desc(const struct pmuscope_window_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "sample_limit %u, HZ %u, %u Hz", c->limit, c->hz,
+		 c->freq);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_window, pmuscope_window_cases, pmuscope_window_desc);
+
+static void pmuscope_test_sample_window(struct kunit *test)
+{
+	const struct pmuscope_window_case *c = test->param_value;
+	struct pmuscope_engine e = { };
+
+	pmuscope_engine_sample_limit(&e, c->limit, c->hz, c->freq);
+	KUNIT_EXPECT_EQ(test, e.sample_limit, c->limit);
+	KUNIT_EXPECT_EQ(test, e.sample_burst, c->burst);
+	KUNIT_EXPECT_EQ(test, e.window_ticks, c->ticks);
+	KUNIT_EXPECT_EQ(test, e.window_ns, c->ns);
+}
+
+/*
+ * A storm of samples (an overflow every 1000 events, as fast as the
+ * interrupt comes) at the default sample_limit: the window's share
+ * (sample_limit / HZ) goes through, the next sample throttles the
+ * counter, however little of the second's budget that was; counting goes
+ * on. The next window gives the interrupt back, the counter started
+ * again from its preload: the window's share again, then throttled
+ * again. Every count stays exact; THROTTLED stays until a RESET.
+ */
+/* @n samples of counter @idx, every 1000 events, none throttled. */
+static void pmuscope_stest_samples(struct kunit *test, struct pmuscope_pmu *pmu,
+				   unsigned int idx, u32 n, u64 *total)
+{
+	struct pmuscope_etest *t = test->priv;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		pmuscope_model_count(t->cpu, 0x11, 1000);
+		*total += 1000;
+		KUNIT_EXPECT_EQ(test, pmuscope_stest_overflow(pmu), BIT(idx));
+		KUNIT_ASSERT_FALSE_MSG(test, pmu->hwc[idx].irq_off,
+				       "throttled at sample %u of %u", i + 1, n);
+	}
+}
+
+/* One more sample, the last of the window: the counter is throttled. */
+static void pmuscope_stest_throttles(struct kunit *test, struct pmuscope_pmu *pmu,
+				     unsigned int idx, u64 *total)
+{
+	struct pmuscope_etest *t = test->priv;
+
+	pmuscope_model_count(t->cpu, 0x11, 1000);
+	*total += 1000;
+	KUNIT_EXPECT_EQ(test, pmuscope_stest_overflow(pmu), BIT(idx));
+	KUNIT_ASSERT_TRUE(test, pmu->hwc[idx].irq_off);
+	KUNIT_EXPECT_EQ(test, pmu->throttled, BIT(idx));
+	KUNIT_EXPECT_FALSE(test, t->m->inten & BIT(idx));
+	KUNIT_EXPECT_TRUE(test, pmu->hwc[idx].flags & PMUSCOPE_VAL_THROTTLED);
+}
+
+static void pmuscope_test_sampling_window(struct kunit *test)
+{
+	const struct pmuscope_sample_case *c = test->param_value;
+	const u32 burst = DIV_ROUND_UP(20000, HZ);
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = pmuscope_stest_two(test, c->prof);
+	unsigned int other = c->idx == CC ? 0 : CC;
+	unsigned long irqf;
+	u64 total = 0;
+	u32 flags;
+
+	pmu->hwc[0].enabled = true;
+	pmu->hwc[CC].enabled = true;
+	pmuscope_stest_mask(pmu, BIT(0) | BIT(CC), true);
+	pmuscope_stest_sampling(pmu, c->idx, 1000);
+	pmuscope_stest_samples(test, pmu, c->idx, burst, &total);
+	pmuscope_stest_throttles(test, pmu, c->idx, &total);
+
+	/* Off for the rest of the window, counting on past its overflow. */
+	pmuscope_model_count(t->cpu, 0x11, 5000);
+	total += 5000;
+	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, c->idx, &flags), total);
+	KUNIT_EXPECT_EQ(test, flags, PMUSCOPE_VAL_THROTTLED);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, other, NULL), total);
+
+	/* The next window: on again, its next sample 1000 events away. */
+	pmuscope_stest_next_window(pmu);
+	KUNIT_EXPECT_FALSE(test, pmu->hwc[c->idx].irq_off);
+	KUNIT_EXPECT_EQ(test, pmu->throttled, 0);
+	KUNIT_EXPECT_TRUE(test, t->m->inten & BIT(c->idx));
+	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
+	/* Samples were missed: the flag stays until a RESET. */
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, c->idx, &flags), total);
+	KUNIT_EXPECT_EQ(test, flags, PMUSCOPE_VAL_THROTTLED);
+	pmuscope_model_count(t->cpu, 0x11, 999);
+	total += 999;
+	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
+	pmuscope_model_count(t->cpu, 0x11, 1);
+	total += 1;
+	KUNIT_EXPECT_TRUE(test, pmuscope_model_irq_line(t->cpu));
+	KUNIT_EXPECT_EQ(test, pmuscope_stest_overflow(pmu), BIT(c->idx));
+	KUNIT_EXPECT_FALSE(test, pmu->hwc[c->idx].irq_off);
+
+	/* The new window's share, that one included, then throttled again. */
+	pmuscope_stest_samples(test, pmu, c->idx, burst - 1, &total);
+	pmuscope_stest_throttles(test, pmu, c->idx, &total);
+	KUNIT_EXPECT_EQ(test, pmu->samples, 2 * (burst + 1));
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, c->idx, NULL), total);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, other, NULL), total);
+
+	/* A RESET keeps THROTTLED while the interrupt is off, not after. */
+	raw_spin_lock_irqsave(&pmu->lock, irqf);
+	pmuscope_hwc_reset(pmu, c->idx, ktime_get_ns());
+	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, c->idx, &flags), 0);
+	KUNIT_EXPECT_EQ(test, flags, PMUSCOPE_VAL_THROTTLED);
+	pmuscope_stest_next_window(pmu);
+	raw_spin_lock_irqsave(&pmu->lock, irqf);
+	pmuscope_hwc_reset(pmu, c->idx, ktime_get_ns());
+	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, c->idx, &flags), 0);
+	KUNIT_EXPECT_EQ(test, flags, 0);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+}
+
+/*
+ * A CPU that goes offline with its sampling throttled (its unthrottle
+ * timer cancelled) comes back with it on: the window ended with the CPU.
+ */
+static void pmuscope_test_sampling_window_hotplug(struct kunit *test)
+{
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = pmuscope_stest_two(test, &pmuscope_model_cortex_a53);
+	u64 total = 0;
+
+	pmuscope_stest_limit(1);
+	pmu->hwc[0].enabled = true;
+	pmu->hwc[CC].enabled = true;
+	pmuscope_stest_mask(pmu, BIT(0) | BIT(CC), true);
+	pmuscope_stest_sampling(pmu, 0, 1000);
+	pmuscope_stest_samples(test, pmu, 0, 1, &total);
+	pmuscope_stest_throttles(test, pmu, 0, &total);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_down);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
+	KUNIT_EXPECT_FALSE(test, pmu->hwc[0].irq_off);
+	KUNIT_EXPECT_EQ(test, pmu->throttled, 0);
+	KUNIT_EXPECT_TRUE(test, t->m->inten & BIT(0));
+	pmuscope_model_count(t->cpu, 0x11, 1000);
+	total += 1000;
+	KUNIT_EXPECT_TRUE(test, pmuscope_model_irq_line(t->cpu));
+	KUNIT_EXPECT_EQ(test, pmuscope_stest_overflow(pmu), BIT(0));
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 0, NULL), total);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, CC, NULL), total);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 
 /* ------------------------------------------------------------------ ring */
@@ -764,7 +970,7 @@ static void pmuscope_seq_setup(struct kunit *test, struct pmuscope_seq *s,
 		s->pmu->hwc[idx[i]].enabled = false;
 	}
 	/* Throttles within a few steps, as a storm of samples does. */
-	pmuscope_engine.sample_limit = 8;
+	pmuscope_stest_limit(8);
 	pmuscope_engine.storm_limit = 8;
 }
 
@@ -906,6 +1112,12 @@ static void pmuscope_seq_poll(struct pmuscope_seq *s)
 	s->counts_since_poll = 0;
 }
 
+/* A window later: the unthrottle timer's work. */
+static void pmuscope_seq_window(struct pmuscope_seq *s)
+{
+	pmuscope_stest_next_window(s->pmu);
+}
+
 /* @n CPU cycles at EL1: every CPU_CYCLES counter that is enabled counts them. */
 static void pmuscope_seq_cycles(struct pmuscope_seq *s, u64 n)
 {
@@ -1015,8 +1227,9 @@ static void pmuscope_test_seq_short(struct kunit *test)
 /*
  * The fuzzer's sequences: random STREAM, ENABLE, DISABLE, SWINC, cycles
  * (some past a 32-bit wrap), interrupts (some late: a READ meets the wrap
- * first), polls, records and READs; every value checked at every READ
- * and record.
+ * first), polls, the next window of a throttled sampler (its interrupt
+ * back on), records and READs; every value checked at every READ and
+ * record.
  */
 static void pmuscope_test_seq_random(struct kunit *test)
 {
@@ -1066,6 +1279,9 @@ static void pmuscope_test_seq_random(struct kunit *test)
 			} else if (r < 80) {
 				s->what = "record";
 				pmuscope_seq_record(s);
+			} else if (r < 83) {
+				s->what = "window";
+				pmuscope_seq_window(s);
 			} else {
 				s->what = "READ";
 				pmuscope_seq_read(s);
@@ -1090,6 +1306,9 @@ static struct kunit_case pmuscope_stream_cases[] = {
 	KUNIT_CASE(pmuscope_test_sampling_throttle),
 	KUNIT_CASE_PARAM(pmuscope_test_sampling_throttled_wrap, pmuscope_twrap_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_sampling_busy, pmuscope_busy_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_sample_window, pmuscope_window_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_sampling_window, pmuscope_sample_gen_params),
+	KUNIT_CASE(pmuscope_test_sampling_window_hotplug),
 	KUNIT_CASE(pmuscope_test_ring_lost),
 	KUNIT_CASE_PARAM(pmuscope_test_seq_short, pmuscope_seq_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_seq_random, pmuscope_seq_gen_params),

@@ -218,7 +218,7 @@ struct pmuscope_stream {
 /* Record types. */
 #define PMUSCOPE_REC_SAMPLE		1	/* a sample: where, who, the counts */
 #define PMUSCOPE_REC_LOST		2	/* @value records were dropped (ring full) */
-#define PMUSCOPE_REC_THROTTLED		3	/* sampling stopped on @cpu: too many interrupts */
+#define PMUSCOPE_REC_THROTTLED		3	/* sampling off on @cpu for a window: too many */
 
 /* Record flags. */
 #define PMUSCOPE_REC_F_USER		(1U << 0)	/* interrupted at EL0 */
