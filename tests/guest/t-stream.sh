@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Streams: PMUSCOPE_IOC_STREAM, read() and poll() of /dev/pmuscope on
 # QEMU's PMU: samples from the overflow interrupt where the program runs,
-# time-based records, the lost-record accounting, throttling, the rules,
+# time-based records, the lost-record accounting, the fuzzer's interrupt
+# storm (ENABLE then READ held by a window's share of samples at most),
+# throttling and its next window, the rules,
 # and poll mode (no interrupt: no samples).
 . /tests/lib.sh
 
 check "insmod" insmod "$PMUSCOPE_KO"
-for sub in errors sample timer lost throttle; do
+for sub in errors sample timer lost storm throttle; do
 	run_test /bin/pmuscope-stream $sub
 done
 check "rmmod" rmmod pmuscope

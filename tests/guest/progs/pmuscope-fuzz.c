@@ -1236,9 +1236,10 @@ static void sysfs_proc(void)
  * Sample records: their counts never go down either. The first violation
  * stops the run and prints the steps that led to it. Reported, not
  * judged: the longest a step waited for its READ, and how many waited
- * more than SEQ_STALL_MS (an interrupt storm until sampling is throttled,
- * at sample_limit samples a second or a quarter of a second of interrupt
- * time).
+ * more than SEQ_STALL_MS (an interrupt storm holds the CPU until sampling
+ * is throttled, at a window's share of sample_limit or a quarter of a
+ * window of interrupt time, a window being about a tick; the host's load
+ * can make it more: pmuscope-stream storm counts the samples instead).
  */
 #define SEQ_EVENTS	4
 #define SEQ_HIST	24		/* steps printed with a violation */
