@@ -12,33 +12,34 @@
 #include "pmuscope.h"
 #include "pmuscope_model.h"
 
-/* Neoverse-N1-like, with the profiling buffer owned by EL2 (PMBIDR.P = 1). */
+/*
+ * The ID registers of a Neoverse-N1-like CPU whose profiling buffer a
+ * higher Exception level owns (PMBIDR_EL1.P = 1): the two profiles below
+ * differ only in which one, and so in how the other SPE registers behave.
+ */
+#define PMUSCOPE_TEST_N1_SPE_OWNED_IDS			\
+	.midr = 0x414fd0c1,				\
+	.pfr0 = 0x1100000010112222,			\
+	.dfr0 = 0x0000000110305408,			\
+	.pmcr = 0x410c3000,				\
+	.pmceid0 = 0x0000003f7fff0f3f,			\
+	.pmceid1 = 0x0000000000000e7f,			\
+	.pmsidr = 0x0002603f,				\
+	.pmbidr = 0x00000030
+
+/* Owned by EL2: the other SPE registers behave as the default model's. */
 static const struct pmuscope_model_profile pmuscope_test_n1_el2_spe = {
 	.name = "neoverse-n1, SPE owned by EL2",
-	.midr = 0x414fd0c1,
-	.pfr0 = 0x1100000010112222,
-	.dfr0 = 0x0000000110305408,
-	.pmcr = 0x410c3000,
-	.pmceid0 = 0x0000003f7fff0f3f,
-	.pmceid1 = 0x0000000000000e7f,
-	.pmsidr = 0x0002603f,
-	.pmbidr = 0x00000030,
+	PMUSCOPE_TEST_N1_SPE_OWNED_IDS,
 };
 
 /*
- * Neoverse-N1-like with SPE kept by EL3 firmware (MDCR_EL3.NSPB): P = 1 and
- * every SPE register but PMBIDR_EL1 traps (a model violation).
+ * Kept by EL3 firmware (MDCR_EL3.NSPB): every SPE register but PMBIDR_EL1
+ * traps (a model violation).
  */
 static const struct pmuscope_model_profile pmuscope_test_n1_el3_spe = {
 	.name = "neoverse-n1, SPE kept by EL3",
-	.midr = 0x414fd0c1,
-	.pfr0 = 0x1100000010112222,
-	.dfr0 = 0x0000000110305408,
-	.pmcr = 0x410c3000,
-	.pmceid0 = 0x0000003f7fff0f3f,
-	.pmceid1 = 0x0000000000000e7f,
-	.pmsidr = 0x0002603f,
-	.pmbidr = 0x00000030,
+	PMUSCOPE_TEST_N1_SPE_OWNED_IDS,
 	.spe = &pmuscope_model_spe_el3,
 };
 
