@@ -55,6 +55,7 @@ void pmuscope_model_barrier(enum pmuscope_barrier b);
 u64 pmuscope_model_syscnt(void);
 u32 pmuscope_model_syscnt_freq(void);
 enum pmuscope_hw_el2 pmuscope_model_el2(void);
+bool pmuscope_model_vcpu_loaded(void);
 bool pmuscope_model_amu_kernel(void);
 bool pmuscope_model_amu_const_broken(void);
 int pmuscope_model_spe_add_buffer(unsigned int cpu, void *va, size_t size);

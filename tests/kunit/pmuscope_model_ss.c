@@ -341,6 +341,21 @@ static void pmuscope_model_ss_write_pmecr(struct pmuscope_model_cpu *m, u64 val)
 	m->ss.pmecr = val & mask;
 }
 
+/* --------------------------------------------------------------- MDCR_EL2 */
+
+/* D24.3.17: PMSSE [31:30]; the other fields are kept as written. */
+static u64 pmuscope_model_ss_mdcr_el2(struct pmuscope_model_cpu *m)
+{
+	return m->ss.mdcr_el2_rest |
+	       FIELD_PREP(PMUSCOPE_MDCR_EL2_PMSSE, m->ss.mdcr_el2_pmsse);
+}
+
+static void pmuscope_model_ss_set_mdcr_el2(struct pmuscope_model_cpu *m, u64 val)
+{
+	m->ss.mdcr_el2_pmsse = FIELD_GET(PMUSCOPE_MDCR_EL2_PMSSE, val);
+	m->ss.mdcr_el2_rest = val & ~PMUSCOPE_MDCR_EL2_PMSSE;
+}
+
 /* ------------------------------------------------------------------ hooks */
 
 /*
@@ -391,9 +406,7 @@ u64 pmuscope_model_ss_read(struct pmuscope_model_cpu *m, enum pmuscope_reg reg)
 
 	switch (reg) {
 	case PMUSCOPE_REG_MDCR_EL2:
-		/* D24.3.17: PMSSE [31:30]; the other fields are kept as written. */
-		return m->ss.mdcr_el2_rest |
-		       FIELD_PREP(PMUSCOPE_MDCR_EL2_PMSSE, m->ss.mdcr_el2_pmsse);
+		return pmuscope_model_ss_mdcr_el2(m);
 	case PMUSCOPE_REG_PMSSCR_EL1:
 		return pmuscope_model_ss_read_pmsscr(m);
 	case PMUSCOPE_REG_PMCCNTSVR_EL1:
@@ -423,8 +436,15 @@ void pmuscope_model_ss_write(struct pmuscope_model_cpu *m, enum pmuscope_reg reg
 
 	switch (reg) {
 	case PMUSCOPE_REG_MDCR_EL2:
-		m->ss.mdcr_el2_pmsse = FIELD_GET(PMUSCOPE_MDCR_EL2_PMSSE, val);
-		m->ss.mdcr_el2_rest = val & ~PMUSCOPE_MDCR_EL2_PMSSE;
+		/*
+		 * KVM owns MDCR_EL2 while a vCPU is loaded: a write then
+		 * changes the guest's value (which KVM does not read back)
+		 * and is lost for the host at the put. The write happens, as
+		 * it would on the CPU; the model counts it as a driver bug.
+		 */
+		if (m->ss.vcpu_loaded)
+			pmuscope_model_violation_locked(m, reg, true, val);
+		pmuscope_model_ss_set_mdcr_el2(m, val);
 		break;
 	case PMUSCOPE_REG_PMSSCR_EL1:
 		/*
@@ -593,6 +613,55 @@ void pmuscope_model_ss_set_el2(unsigned int cpu, enum pmuscope_hw_el2 el2)
 	raw_spin_lock_irqsave(&m->lock, flags);
 	m->ss.el2 = el2;
 	raw_spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/*
+ * KVM loads a vCPU on @cpu, as Linux 6.12 does on a VHE host
+ * (kvm_arch_vcpu_load() -> kvm_vcpu_load_vhe() -> __activate_traps_common(),
+ * IRQs off): the live MDCR_EL2 is saved as the host's
+ * (host_debug_state.mdcr_el2) and the guest's (vcpu->arch.mdcr_el2, from
+ * kvm_arm_setup_mdcr_el2(): HPMN and trap bits, PMSSE = 0b00) written. It
+ * stays there while the vCPU thread runs in the host, IRQs and preemption
+ * on, until the put (kvm_arch_vcpu_put() or the thread being scheduled
+ * out). What the driver sees meanwhile: pmuscope_model_vcpu_loaded(), as
+ * kvm_get_running_vcpu() (set before the load, cleared after the put).
+ */
+void pmuscope_model_ss_vcpu_load(unsigned int cpu, u64 guest_mdcr_el2)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&m->lock, flags);
+	m->ss.mdcr_el2_host = pmuscope_model_ss_mdcr_el2(m);
+	pmuscope_model_ss_set_mdcr_el2(m, guest_mdcr_el2);
+	m->ss.vcpu_loaded = true;
+	raw_spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/*
+ * The put (__deactivate_traps_common()): the host's saved value back in
+ * MDCR_EL2. Returns the value the guest's context had at that moment,
+ * so that a test sees whether anyone changed it.
+ */
+u64 pmuscope_model_ss_vcpu_put(unsigned int cpu)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+	unsigned long flags;
+	u64 guest;
+
+	raw_spin_lock_irqsave(&m->lock, flags);
+	guest = pmuscope_model_ss_mdcr_el2(m);
+	pmuscope_model_ss_set_mdcr_el2(m, m->ss.mdcr_el2_host);
+	m->ss.vcpu_loaded = false;
+	raw_spin_unlock_irqrestore(&m->lock, flags);
+	return guest;
+}
+
+bool pmuscope_model_vcpu_loaded(void)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(raw_smp_processor_id());
+
+	return READ_ONCE(m->ss.vcpu_loaded);
 }
 
 enum pmuscope_hw_el2 pmuscope_model_el2(void)

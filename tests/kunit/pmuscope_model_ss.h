@@ -87,6 +87,13 @@ struct pmuscope_model_ss {
 	/* Who owns EL2 (pmuscope_hw_el2() of the driver): set by the test. */
 	enum pmuscope_hw_el2 el2;
 	u64 mdcr_el2_rest;	/* MDCR_EL2 without PMSSE, as written at EL2 */
+	/*
+	 * KVM on a VHE host (pmuscope_model_ss_vcpu_load()): while one of its
+	 * vCPUs is loaded on the CPU, MDCR_EL2 holds the guest's value and
+	 * KVM keeps the host's, which it writes back at the put.
+	 */
+	bool vcpu_loaded;
+	u64 mdcr_el2_host;
 
 	u64 pmecr;		/* PMECR_EL1 */
 	bool nc;		/* PMSSCR_EL1.NC */
@@ -127,6 +134,8 @@ void pmuscope_model_ss_set_firmware(unsigned int cpu, u8 mdcr_el3_pmsse,
 void pmuscope_model_ss_set_delay(unsigned int cpu, u32 polls);
 void pmuscope_model_ss_external_request(unsigned int cpu);
 void pmuscope_model_ss_set_el2(unsigned int cpu, enum pmuscope_hw_el2 el2);
+void pmuscope_model_ss_vcpu_load(unsigned int cpu, u64 guest_mdcr_el2);
+u64 pmuscope_model_ss_vcpu_put(unsigned int cpu);
 void pmuscope_model_syscnt_advance(u64 ticks);
 enum pmuscope_model_ss_capture pmuscope_model_ss_capture_state(unsigned int cpu);
 

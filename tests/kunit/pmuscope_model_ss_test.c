@@ -1125,6 +1125,41 @@ static void pmuscope_ss_test_external(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, m->ss.captures, 1U);
 }
 
+/*
+ * KVM on a VHE host (Linux 6.12 __activate_traps_common() and
+ * __deactivate_traps_common()): the load saves the live MDCR_EL2 as the
+ * host's and writes the guest's, which the CPU then uses (PMSSE 0b00:
+ * capture disabled); the put writes the host's back. A write of MDCR_EL2
+ * by anyone else in between changes the guest's value and is a violation.
+ */
+static void pmuscope_ss_test_vcpu(struct kunit *test)
+{
+	const u64 host = PMUSCOPE_MDCR_EL2_PMSSE | 0x6;		/* PMSSE 0b11, HPMN 6 */
+	const u64 guest = BIT_ULL(6) | 0x6;			/* TPM, HPMN 6 */
+	unsigned int cpu = pmuscope_ss_test_cpu;
+	struct pmuscope_model_cpu *m;
+
+	pmuscope_ss_test_reset(&pmuscope_model_v94);
+	m = pmuscope_ss_test_m();
+	pmuscope_model_ss_set_el2(cpu, PMUSCOPE_HW_EL2_KERNEL);
+	pmuscope_ss_test_wr(PMUSCOPE_REG_MDCR_EL2, host);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_ss_capture_state(cpu), PMUSCOPE_MODEL_SS_ALLOWED);
+	KUNIT_EXPECT_FALSE(test, m->ss.vcpu_loaded);
+
+	pmuscope_model_ss_vcpu_load(cpu, guest);
+	KUNIT_EXPECT_TRUE(test, m->ss.vcpu_loaded);
+	KUNIT_EXPECT_EQ(test, pmuscope_ss_test_rd(PMUSCOPE_REG_MDCR_EL2), guest);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_ss_capture_state(cpu), PMUSCOPE_MODEL_SS_DISABLED);
+	KUNIT_EXPECT_EQ(test, m->violations, 0U);
+	pmuscope_ss_test_wr(PMUSCOPE_REG_MDCR_EL2, guest | PMUSCOPE_MDCR_EL2_PMSSE);
+	KUNIT_EXPECT_EQ(test, m->violations, 1U);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_ss_vcpu_put(cpu), guest | PMUSCOPE_MDCR_EL2_PMSSE);
+	KUNIT_EXPECT_FALSE(test, m->ss.vcpu_loaded);
+	KUNIT_EXPECT_EQ(test, pmuscope_ss_test_rd(PMUSCOPE_REG_MDCR_EL2), host);
+	pmuscope_ss_test_wr(PMUSCOPE_REG_MDCR_EL2, guest);
+	KUNIT_EXPECT_EQ(test, m->violations, 1U);
+}
+
 static struct kunit_case pmuscope_model_ss_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_ss_test_capture_table, pmuscope_ss_table_gen_params),
 	KUNIT_CASE(pmuscope_ss_test_reserved_sse),
@@ -1145,6 +1180,7 @@ static struct kunit_case pmuscope_model_ss_cases[] = {
 	KUNIT_CASE(pmuscope_ss_test_profiles),
 	KUNIT_CASE(pmuscope_ss_test_power_loss),
 	KUNIT_CASE(pmuscope_ss_test_external),
+	KUNIT_CASE(pmuscope_ss_test_vcpu),
 	{}
 };
 
