@@ -231,7 +231,9 @@ struct pmuscope_hwc {
  * The hardware snapshot path (FEAT_PMUv3_SS) of one CPU, as last found;
  * sysfs cpuN/snapshot_hw shows it. Set at CPU online from the probe and
  * the snapshot parameter; a failed capture sets the reason, and the CPU
- * uses the software path until it comes online again.
+ * uses the software path until it comes online again. A request that
+ * finds a KVM vCPU loaded is answered in software and the next one tries
+ * again.
  */
 enum pmuscope_ss_hw {
 	PMUSCOPE_SS_HW_ABSENT,		/* no FEAT_PMUv3_SS */
@@ -240,9 +242,10 @@ enum pmuscope_ss_hw {
 	PMUSCOPE_SS_HW_PROHIBITED,	/* a capture ended with NC = 1 */
 	PMUSCOPE_SS_HW_TIMEOUT,		/* a capture did not complete in time */
 	PMUSCOPE_SS_HW_STALE,		/* a capture returned values older than the request */
-	/* Last, the two in which a capture is tried: pmuscope_ss_usable(). */
+	/* Last, those in which a capture is tried: pmuscope_ss_usable(). */
 	PMUSCOPE_SS_HW_UNTRIED,		/* allowed; no capture yet */
 	PMUSCOPE_SS_HW_READY,		/* the last capture came back fresh */
+	PMUSCOPE_SS_HW_KVM,		/* VHE: a KVM vCPU was loaded at the last request */
 	PMUSCOPE_NR_SS_HW
 };
 

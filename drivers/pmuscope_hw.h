@@ -29,6 +29,10 @@
 #include <asm/sysreg.h>
 #include <asm/virt.h>
 
+#if !defined(PMUSCOPE_HW_MODEL) && IS_ENABLED(CONFIG_KVM)
+#include <linux/kvm_host.h>
+#endif
+
 #include "pmuscope_regs.h"
 
 /* Barriers are operations of the seam too: the model logs them in order. */
@@ -111,6 +115,11 @@ static inline u32 pmuscope_hw_syscnt_freq(void)
 static inline enum pmuscope_hw_el2 pmuscope_hw_el2(void)
 {
 	return pmuscope_model_el2();
+}
+
+static inline bool pmuscope_hw_vcpu_loaded(void)
+{
+	return pmuscope_model_vcpu_loaded();
 }
 
 static inline bool pmuscope_hw_amu_kernel(void)
@@ -282,6 +291,26 @@ static inline enum pmuscope_hw_el2 pmuscope_hw_el2(void)
 	if (pmuscope_hw_mrs(PMUSCOPE_REG_ID_AA64PFR0_EL1) & PMUSCOPE_PFR0_EL2)
 		return PMUSCOPE_HW_EL2_ABOVE;
 	return PMUSCOPE_HW_EL2_NONE;
+}
+
+/*
+ * Is a KVM vCPU loaded on this CPU (between kvm_arch_vcpu_load() and
+ * kvm_arch_vcpu_put(), which its thread runs with IRQs and preemption on
+ * in between)? On a VHE host KVM then keeps the host's MDCR_EL2 aside and
+ * the register holds the guest's value (Linux 6.12
+ * __activate_traps_common(); 6.1 the same at the load). KVM's per-CPU
+ * running vCPU is set before that write and cleared after the put writes
+ * the host's value back, so with IRQs off here a NULL answer means
+ * MDCR_EL2 is the host's until IRQs are on again. With IRQs off, on the
+ * CPU in question.
+ */
+static inline bool pmuscope_hw_vcpu_loaded(void)
+{
+#if IS_ENABLED(CONFIG_KVM)
+	return kvm_get_running_vcpu();
+#else
+	return false;
+#endif
 }
 
 /*

@@ -15,8 +15,10 @@
  *    MDCR_EL2.PMSSE = 0b00 and the fine-grained traps of these registers
  *    set (el2_setup.h writes HDFGRTR2_EL2 without nPMSSCR_EL1/nPMSSDATA):
  *    a kernel at EL1 under Linux's own EL2 code never uses it. A VHE host
- *    (kernel at EL2) sets MDCR_EL2.PMSSE = 0b11 itself before each capture
- *    (KVM restores the host's value after running a guest).
+ *    (kernel at EL2) sets MDCR_EL2.PMSSE = 0b11 itself before each capture,
+ *    but only while MDCR_EL2 is the host's: KVM writes its guest's value
+ *    at vCPU load and the host's back at the put, and its vCPU thread runs
+ *    in the host in between (see pmuscope_ss_enable()).
  *    A capture is believed only if it completed (SS read back 0 within
  *    PMUSCOPE_SS_POLLS reads), was not refused (NC = 0) and is fresh: a
  *    witness counting cycles at the kernel's EL across the request (the
@@ -69,6 +71,7 @@ static const char *const pmuscope_ss_hw_names[PMUSCOPE_NR_SS_HW] = {
 	[PMUSCOPE_SS_HW_UNDER_EL2] = "under-el2",
 	[PMUSCOPE_SS_HW_UNTRIED] = "untried",
 	[PMUSCOPE_SS_HW_READY] = "ready",
+	[PMUSCOPE_SS_HW_KVM] = "kvm-vcpu",
 	[PMUSCOPE_SS_HW_PROHIBITED] = "prohibited",
 	[PMUSCOPE_SS_HW_TIMEOUT] = "timeout",
 	[PMUSCOPE_SS_HW_STALE] = "stale",
@@ -103,20 +106,37 @@ void pmuscope_ss_setup(struct pmuscope_pmu *pmu, const struct pmuscope_cpu_caps 
 
 /*
  * Enable and allow Capture events at the kernel's EL: on a VHE host
- * MDCR_EL2.PMSSE = 0b11 (checked at every capture: KVM writes the value it
- * saved at guest entry back at exit, which keeps ours, but a hypervisor
- * reload would not); at EL1 PMECR_EL1.SSE = 0b11 (UNKNOWN after a power
- * down). Either only matters where the levels above hand the choice down
- * (0b01); firmware that decides itself is seen by the capture's outcome.
+ * MDCR_EL2.PMSSE = 0b11 (checked at every capture: KVM's put and a CPU
+ * power-up write the host's value back); at EL1 PMECR_EL1.SSE = 0b11
+ * (UNKNOWN after a power down). Either only matters where the levels
+ * above hand the choice down (0b01); firmware that decides itself is seen
+ * by the capture's outcome.
+ *
+ * MDCR_EL2 is KVM's while one of its vCPUs is loaded on this CPU (Linux
+ * 6.12: kvm_arch_vcpu_load() -> kvm_vcpu_load_vhe() ->
+ * __activate_traps_common() saves the host's value in
+ * host_debug_state.mdcr_el2 and writes vcpu->arch.mdcr_el2, PMSSE = 0b00;
+ * __deactivate_traps_common() at the put writes the saved value back;
+ * kvm_arm_setup_debug() rewrites the guest's before an entry). The vCPU
+ * thread runs in the host between the two with IRQs on, so a snapshot's
+ * IPI can find the guest's value there: setting PMSSE in it would change
+ * the guest's trap configuration (KVM does not read it back) and be lost
+ * for the host at the put, and the saved old value would be the guest's.
+ * Then nothing is touched: false, and the capture is not made. With IRQs
+ * off, the answer holds until this capture is over: KVM's own writes of
+ * MDCR_EL2 on this CPU run with IRQs off, after it marks the vCPU loaded
+ * and before it marks it put.
  */
-static void pmuscope_ss_enable(struct pmuscope_pmu *pmu)
+static bool pmuscope_ss_enable(struct pmuscope_pmu *pmu)
 {
 	u64 v;
 
 	if (pmuscope_hw_el2() == PMUSCOPE_HW_EL2_KERNEL) {
+		if (pmuscope_hw_vcpu_loaded())
+			return false;
 		v = pmuscope_hw_read(PMUSCOPE_REG_MDCR_EL2);
 		if (FIELD_GET(PMUSCOPE_MDCR_EL2_PMSSE, v) == PMUSCOPE_PMSSE_ALLOWED)
-			return;
+			return true;
 		if (!pmu->ss_el2_set) {
 			pmu->ss_el2_old = FIELD_GET(PMUSCOPE_MDCR_EL2_PMSSE, v);
 			pmu->ss_el2_set = true;
@@ -125,28 +145,32 @@ static void pmuscope_ss_enable(struct pmuscope_pmu *pmu)
 		v |= FIELD_PREP(PMUSCOPE_MDCR_EL2_PMSSE, PMUSCOPE_PMSSE_ALLOWED);
 		pmuscope_hw_write(PMUSCOPE_REG_MDCR_EL2, v);
 		pmuscope_hw_isb();
-		return;
+		return true;
 	}
 	v = pmuscope_hw_read(PMUSCOPE_REG_PMECR_EL1);
 	if (FIELD_GET(PMUSCOPE_PMECR_SSE, v) == PMUSCOPE_PMSSE_ALLOWED)
-		return;
+		return true;
 	v &= ~PMUSCOPE_PMECR_SSE;
 	v |= FIELD_PREP(PMUSCOPE_PMECR_SSE, PMUSCOPE_PMSSE_ALLOWED);
 	pmuscope_hw_write(PMUSCOPE_REG_PMECR_EL1, v);
 	pmuscope_hw_isb();
 	pmu->ss_pmecr_set = true;
+	return true;
 }
 
 /*
  * CPU going offline (or module unload), on the CPU: give back what
  * pmuscope changed, MDCR_EL2.PMSSE to its old value, PMECR_EL1.SSE to
- * 0b00 (capture disabled).
+ * 0b00 (capture disabled). Not MDCR_EL2 while a KVM vCPU is loaded (only
+ * the reboot notifier's IPI can find one: the hotplug thread is not a
+ * vCPU's): it holds the guest's value, and the put writes back the host's
+ * as KVM saved it at the load, PMSSE = 0b11 included.
  */
 void pmuscope_ss_cpu_down(struct pmuscope_pmu *pmu)
 {
 	u64 v;
 
-	if (pmu->ss_el2_set) {
+	if (pmu->ss_el2_set && !pmuscope_hw_vcpu_loaded()) {
 		v = pmuscope_hw_read(PMUSCOPE_REG_MDCR_EL2);
 		v &= ~PMUSCOPE_MDCR_EL2_PMSSE;
 		v |= FIELD_PREP(PMUSCOPE_MDCR_EL2_PMSSE, pmu->ss_el2_old);
@@ -240,7 +264,8 @@ static u64 pmuscope_ss_svr_read(unsigned int n)
  * One hardware capture of the counters in @mask: their snapshot registers
  * into @svr[counter]; @t the system counter just before the request.
  * Returns PMUSCOPE_SS_HW_READY, or why the capture cannot be used
- * (PMUSCOPE_SS_HW_UNTRIED: no witness this time; nothing is wrong).
+ * (PMUSCOPE_SS_HW_UNTRIED: no witness this time; nothing is wrong;
+ * PMUSCOPE_SS_HW_KVM: not tried, MDCR_EL2 is a guest's now).
  */
 static enum pmuscope_ss_hw pmuscope_ss_capture(struct pmuscope_pmu *pmu,
 					       unsigned long mask, u64 *svr, u64 *t)
@@ -256,7 +281,8 @@ static enum pmuscope_ss_hw pmuscope_ss_capture(struct pmuscope_pmu *pmu,
 		w = pmuscope_ss_witness_free(pmu, &temp);
 	if (w == PMUSCOPE_SS_NO_WITNESS)
 		return PMUSCOPE_SS_HW_UNTRIED;
-	pmuscope_ss_enable(pmu);
+	if (!pmuscope_ss_enable(pmu))
+		return PMUSCOPE_SS_HW_KVM;
 	/*
 	 * An external request (a debugger, a cross-trigger) may be ongoing:
 	 * writing SS = 1 during a capture is CONSTRAINED UNPREDICTABLE.

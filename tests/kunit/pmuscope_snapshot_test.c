@@ -6,7 +6,8 @@
  * disabled with a stale NC = 0, never completing, under an EL2, on a VHE
  * host), the freshness check, the fold of each snapshot register against
  * the live counter (across a 32-bit wrap too), the software freeze/thaw
- * order and what it leaves uncounted, and the deadline.
+ * order and what it leaves uncounted, a KVM vCPU loaded on a VHE host,
+ * and the deadline.
  */
 
 #include <kunit/test.h>
@@ -567,6 +568,122 @@ static void pmuscope_test_ss_fold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 
+/* --------------------------------------------------------- KVM on a VHE host */
+
+/*
+ * The guest's MDCR_EL2 as Linux 6.12's kvm_arm_setup_mdcr_el2() makes it
+ * (HPMN 0 here): TPMCR [5], TPM [6], TDOSA [10], TDRA [11], TPMS [14],
+ * TTRF [19]; PMSSE [31:30] = 0b00.
+ */
+#define PMUSCOPE_STEST_GUEST_MDCR	(BIT_ULL(5) | BIT_ULL(6) | BIT_ULL(10) | \
+					 BIT_ULL(11) | BIT_ULL(14) | BIT_ULL(19))
+
+/*
+ * A VHE host with a KVM vCPU loaded on the CPU: MDCR_EL2 holds the guest's
+ * value (the vCPU thread runs in the host between the load and the put).
+ * The driver leaves it alone and answers in software, flagged FALLBACK,
+ * state kvm-vcpu; the guest's value is what KVM wrote, the host's what it
+ * was (PMSSE = 0b11 from an earlier capture, given back by the put), and
+ * the next request after the put captures in hardware. Going offline with
+ * a vCPU loaded (the reboot notifier's IPI) leaves MDCR_EL2 alone too.
+ */
+static void pmuscope_test_ss_vcpu_loaded(struct kunit *test)
+{
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_snap_cpu sc;
+	struct pmuscope_value v[3];
+	struct pmuscope_pmu *pmu;
+	unsigned int captures;
+	u64 cycles = 5000;
+
+	pmu = pmuscope_stest_setup(test, &pmuscope_model_v94, true, cycles, 3000);
+	/* Linux at EL2 leaves MDCR_EL2.PMSSE = 0b00; EL3 hands it down. */
+	pmuscope_model_ss_set_firmware(t->cpu, LOWER, DISABLED, true, true);
+	pmuscope_model_ss_set_el2(t->cpu, PMUSCOPE_HW_EL2_KERNEL);
+
+	/* Not loaded: the driver sets PMSSE = 0b11 and captures. */
+	pmuscope_stest_snap(pmu, pmuscope_stest_idx, 3, 0, 0, v, &sc);
+	KUNIT_ASSERT_EQ(test, sc.method, HW);
+	KUNIT_ASSERT_EQ(test, t->m->ss.mdcr_el2_pmsse, ALLOWED);
+	captures = t->m->ss.captures;
+
+	pmuscope_model_ss_vcpu_load(t->cpu, PMUSCOPE_STEST_GUEST_MDCR);
+	/* While the software snapshot has the counters stopped: not counted. */
+	pmuscope_model_inject(t->cpu, PMUSCOPE_REG_PMEVCNTR0_EL0, 0x11, 100);
+	pmuscope_stest_snap(pmu, pmuscope_stest_idx, 3, 0, 0, v, &sc);
+	KUNIT_EXPECT_EQ(test, sc.method, SW);
+	KUNIT_EXPECT_EQ(test, sc.flags, FALLBACK);
+	KUNIT_EXPECT_EQ_MSG(test, pmu->ss_hw, PMUSCOPE_SS_HW_KVM, "ss_hw %s",
+			    pmuscope_ss_hw_name(pmu->ss_hw));
+	KUNIT_EXPECT_TRUE(test, pmuscope_ss_usable(pmu));
+	KUNIT_EXPECT_EQ(test, t->m->ss.captures, captures);
+	KUNIT_EXPECT_EQ(test, t->m->ss.ignored, 0);
+	KUNIT_EXPECT_EQ(test, v[0].count, cycles);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+	/* Even with hardware asked for (the CPU may capture: checked before). */
+	pmuscope_stest_snap(pmu, pmuscope_stest_idx, 3, PMUSCOPE_SNAP_F_HARDWARE, 0, v, &sc);
+	KUNIT_EXPECT_EQ(test, sc.method, SW);
+	KUNIT_EXPECT_EQ(test, sc.flags, FALLBACK);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_ss_vcpu_put(t->cpu), PMUSCOPE_STEST_GUEST_MDCR);
+	KUNIT_EXPECT_EQ(test, t->m->ss.mdcr_el2_pmsse, ALLOWED);
+
+	/*
+	 * Put: the host's value again, and the hardware capture. The session
+	 * leaves EL2 out, so the witness is counter 2, run from 0 for each
+	 * capture: cycles pass while it runs, as on any CPU (the model's
+	 * only when told), so its copy is not the last one's.
+	 */
+	pmuscope_model_inject(t->cpu, PMUSCOPE_REG_PMEVCNTR(2), 0x11, 50);
+	pmuscope_stest_snap(pmu, pmuscope_stest_idx, 3, 0, 0, v, &sc);
+	KUNIT_EXPECT_EQ(test, sc.method, HW);
+	KUNIT_EXPECT_EQ(test, sc.flags, 0);
+	KUNIT_EXPECT_EQ(test, pmu->ss_hw, PMUSCOPE_SS_HW_READY);
+	KUNIT_EXPECT_EQ(test, t->m->ss.captures, captures + 1);
+
+	/* Offline with a vCPU loaded: the guest's value stays the guest's. */
+	pmuscope_model_ss_vcpu_load(t->cpu, PMUSCOPE_STEST_GUEST_MDCR);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_down);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_ss_vcpu_put(t->cpu), PMUSCOPE_STEST_GUEST_MDCR);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+	/* Not loaded: PMSSE back to the 0b00 the driver found. */
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_up);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_down);
+	KUNIT_EXPECT_EQ(test, t->m->ss.mdcr_el2_pmsse, DISABLED);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+}
+
+/*
+ * A vCPU loaded before the driver ever set PMSSE: nothing is written, and
+ * the old value the driver keeps is the host's, found after the put.
+ */
+static void pmuscope_test_ss_vcpu_first(struct kunit *test)
+{
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_snap_cpu sc;
+	struct pmuscope_value v[3];
+	struct pmuscope_pmu *pmu;
+
+	pmu = pmuscope_stest_setup(test, &pmuscope_model_v94, true, 5000, 3000);
+	pmuscope_model_ss_set_firmware(t->cpu, LOWER, DISABLED, true, true);
+	pmuscope_model_ss_set_el2(t->cpu, PMUSCOPE_HW_EL2_KERNEL);
+	/* A guest's PMSSE other than 0b00: still not the host's to use. */
+	pmuscope_model_ss_vcpu_load(t->cpu, PMUSCOPE_STEST_GUEST_MDCR |
+				    FIELD_PREP(PMUSCOPE_MDCR_EL2_PMSSE, PROHIBITED));
+	pmuscope_stest_snap(pmu, pmuscope_stest_idx, 3, 0, 0, v, &sc);
+	KUNIT_EXPECT_EQ(test, sc.method, SW);
+	KUNIT_EXPECT_FALSE(test, pmu->ss_el2_set);
+	KUNIT_EXPECT_EQ(test, pmuscope_model_ss_vcpu_put(t->cpu),
+			PMUSCOPE_STEST_GUEST_MDCR |
+			FIELD_PREP(PMUSCOPE_MDCR_EL2_PMSSE, PROHIBITED));
+	KUNIT_EXPECT_EQ(test, t->m->ss.mdcr_el2_pmsse, DISABLED);
+	pmuscope_stest_snap(pmu, pmuscope_stest_idx, 3, 0, 0, v, &sc);
+	KUNIT_EXPECT_EQ(test, sc.method, HW);
+	KUNIT_EXPECT_EQ(test, pmu->ss_el2_old, DISABLED);
+	pmuscope_etest_call(pmu, pmuscope_pmu_cpu_down);
+	KUNIT_EXPECT_EQ(test, t->m->ss.mdcr_el2_pmsse, DISABLED);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+}
+
 /* ---------------------------------------------------------------- deadline */
 
 /*
@@ -621,6 +738,8 @@ static struct kunit_case pmuscope_snapshot_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_sw_wrap, pmuscope_sw_wrap_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_sw_layout, pmuscope_sw_layout_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_ss_fold, pmuscope_fold_gen_params),
+	KUNIT_CASE(pmuscope_test_ss_vcpu_loaded),
+	KUNIT_CASE(pmuscope_test_ss_vcpu_first),
 	KUNIT_CASE(pmuscope_test_ss_deadline),
 	{}
 };

@@ -2047,7 +2047,9 @@ int pmuscope_snap_hw_state(int cpu, char *buf, size_t len)
 
 int pmuscope_snap_hw_usable(const char *state)
 {
-	return !strcmp(state, "untried") || !strcmp(state, "ready");
+	/* kvm-vcpu: the last request found a vCPU loaded; the next tries. */
+	return !strcmp(state, "untried") || !strcmp(state, "ready") ||
+	       !strcmp(state, "kvm-vcpu");
 }
 
 uint64_t pmuscope_ticks_ns(uint64_t ticks, uint64_t freq)

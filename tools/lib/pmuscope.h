@@ -371,14 +371,14 @@ void pmuscope_snap_flags_str(uint32_t flags, char *buf, size_t len);
 /**
  * pmuscope_snap_hw_state() - @cpu's hardware snapshot state, from the
  * driver's sysfs cpuN/snapshot_hw: "absent", "off", "under-el2",
- * "untried", "ready", "prohibited", "timeout" or "stale"
+ * "untried", "ready", "kvm-vcpu", "prohibited", "timeout" or "stale"
  * Return: 0, or -ENOENT (no such file: no driver, or one without it).
  */
 int pmuscope_snap_hw_state(int cpu, char *buf, size_t len);
 
 /**
  * pmuscope_snap_hw_usable() - may a CPU in hardware snapshot @state
- * capture in hardware? 1 for "untried" and "ready", else 0.
+ * capture in hardware? 1 for "untried", "ready" and "kvm-vcpu", else 0.
  */
 int pmuscope_snap_hw_usable(const char *state);
 

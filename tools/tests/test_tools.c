@@ -472,11 +472,11 @@ static void test_snap_hw(void)
 	       pmuscope_snap_hw_state(4, buf, sizeof(buf)) == -ENOENT && !*buf,
 	       "snapshot_hw read from sysfs, -ENOENT without the file");
 	result(pmuscope_snap_hw_usable("untried") && pmuscope_snap_hw_usable("ready") &&
-	       !pmuscope_snap_hw_usable("off") && !pmuscope_snap_hw_usable("absent") &&
+	       pmuscope_snap_hw_usable("kvm-vcpu") && !pmuscope_snap_hw_usable("off") && !pmuscope_snap_hw_usable("absent") &&
 	       !pmuscope_snap_hw_usable("under-el2") && !pmuscope_snap_hw_usable("prohibited") &&
 	       !pmuscope_snap_hw_usable("timeout") && !pmuscope_snap_hw_usable("stale") &&
 	       !pmuscope_snap_hw_usable(""),
-	       "hardware snapshot usable when untried or ready only");
+	       "hardware snapshot usable when untried, ready or kvm-vcpu only");
 	n = pmuscope_snap_hw_explain(cpus, PMUSCOPE_CPU_WORDS, buf, sizeof(buf));
 	result(n == 3 && !strcmp(buf, "cpu0: hardware snapshot off, cpu2: hardware snapshot absent, "
 				      "cpu5: hardware snapshot timeout"),

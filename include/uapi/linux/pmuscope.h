@@ -152,7 +152,7 @@ struct pmuscope_swinc {
 
 /* Flags of one CPU's snapshot. */
 #define PMUSCOPE_SNAPCPU_LATE		(1U << 0)	/* reached the deadline after it */
-#define PMUSCOPE_SNAPCPU_FALLBACK	(1U << 1)	/* hardware capture failed: software */
+#define PMUSCOPE_SNAPCPU_FALLBACK	(1U << 1)	/* no hardware capture: software */
 #define PMUSCOPE_SNAPCPU_OFFLINE	(1U << 2)	/* CPU offline: counts frozen */
 
 struct pmuscope_snap_cpu {
