@@ -733,6 +733,25 @@ struct pmuscope_policy {
 int pmuscope_policy_decide(const struct pmuscope_policy *p, unsigned int what);
 void pmuscope_policy_get(kgid_t group, struct pmuscope_policy *p);
 int pmuscope_policy_check(unsigned int what);
+
+/*
+ * The deadline waits of all-CPU SNAPSHOTs (each CPU of the session spends
+ * up to the lead with IRQs off) that callers without CAP_PERFMON may ask
+ * for, all of them together: PMUSCOPE_SNAP_UNPRIV_US_PER_S of each
+ * second, and as much ahead (drivers/pmuscope_policy.c).
+ */
+#define PMUSCOPE_SNAP_UNPRIV_US_PER_S	10000
+
+struct pmuscope_snap_budget {
+	spinlock_t lock;	/* protects @tat_ns */
+	u64 tat_ns;		/* when the budget is whole again (GCRA) */
+};
+
+extern struct pmuscope_snap_budget pmuscope_snap_budget;
+
+bool pmuscope_snap_budget_take(u64 *tat_ns, u64 now_ns, u32 wait_us);
+int pmuscope_policy_snap_lead(u32 lead_us);
+bool pmuscope_policy_snap_sync(struct pmuscope_snap_budget *b, u32 lead_us, u64 now_ns);
 unsigned int pmuscope_policy_events(const struct pmuscope_event *evs, u32 nr);
 int pmuscope_check_el0_fit(u32 nr_counters, const struct pmuscope_event *evs, u32 nr);
 int pmuscope_place_events(const struct pmuscope_cpu_caps *caps, u32 free,

@@ -637,6 +637,10 @@ static long pmuscope_ioc_snapshot(struct pmuscope_session *sess, void __user *ua
 		return ret;
 	if (!sess)
 		return -EINVAL;		/* never configured */
+	/* The IRQs-off wait a caller without CAP_PERFMON may ask for. */
+	ret = pmuscope_policy_snap_lead(sn.lead_us);
+	if (ret)
+		return ret;
 	ret = pmuscope_session_snapshot(sess, sn.flags, sn.lead_us, sn.nr_values,
 					sn.nr_cpus, &res);
 	if (!ret)

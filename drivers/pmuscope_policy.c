@@ -43,7 +43,9 @@
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/user_namespace.h>
 
 #include "pmuscope.h"
 #include "pmuscope_kunit_export.h"
@@ -182,3 +184,88 @@ int pmuscope_policy_check(unsigned int what)
 			    paranoid, p.user_access);
 	return ret;
 }
+
+/* ------------------------------------------------- synchronized snapshots */
+
+/*
+ * An all-CPU SNAPSHOT holds every CPU of its session with IRQs off until
+ * a common deadline, up to lead_us after the request
+ * (pmuscope_snapshot.c). perf bounds what the events of a user without
+ * CAP_PERFMON may take of a CPU (kernel.perf_cpu_time_max_percent,
+ * perf_event_max_sample_rate) and throttles past it rather than fail,
+ * and refuses outright what a limit for the unprivileged forbids
+ * (perf_event_mlock_kb: EPERM). So, for callers without CAP_PERFMON,
+ * members of group= included:
+ *
+ *  - a request's lead is at most PMUSCOPE_SNAP_LEAD_US_UNPRIV (the
+ *    default lead): more is -EPERM;
+ *  - their leads together take at most PMUSCOPE_SNAP_UNPRIV_US_PER_S of
+ *    each second of time, and as much ahead: on any CPU, at most
+ *    (T + 1) x 10 ms of such waiting over any T seconds. Past that a
+ *    request is captured without a deadline, each CPU as its interrupt
+ *    comes (IRQs off only for its own capture), flagged
+ *    PMUSCOPE_SNAPCPU_UNSYNCED, with the skew as it was.
+ *
+ * One budget for the whole driver: per session or per user it would be
+ * multiplied by opening files or forking.
+ */
+struct pmuscope_snap_budget pmuscope_snap_budget = {
+	.lock = __SPIN_LOCK_UNLOCKED(pmuscope_snap_budget.lock),
+};
+
+/*
+ * The budget as a GCRA (a token bucket without division or rounding):
+ * a wait of @wait_us costs USEC_PER_SEC / PMUSCOPE_SNAP_UNPRIV_US_PER_S
+ * times as long of the budget's time, and is granted when that leaves
+ * *@tat_ns at most a second after @now_ns. True (and *@tat_ns advanced)
+ * if granted.
+ */
+bool pmuscope_snap_budget_take(u64 *tat_ns, u64 now_ns, u32 wait_us)
+{
+	u64 cost = (u64)wait_us * NSEC_PER_USEC *
+		   (USEC_PER_SEC / PMUSCOPE_SNAP_UNPRIV_US_PER_S);
+	u64 tat = max(*tat_ns, now_ns);
+
+	if (tat + cost - now_ns > NSEC_PER_SEC)
+		return false;
+	*tat_ns = tat + cost;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_snap_budget_take);
+
+/*
+ * May the caller ask for a deadline @lead_us (0: the default) after its
+ * SNAPSHOT? 0, or -EPERM: above PMUSCOPE_SNAP_LEAD_US_UNPRIV without
+ * CAP_PERFMON (asked only then, and audited: it is a refusal).
+ */
+int pmuscope_policy_snap_lead(u32 lead_us)
+{
+	if (lead_us <= PMUSCOPE_SNAP_LEAD_US_UNPRIV || perfmon_capable())
+		return 0;
+	pr_info_ratelimited("uid %u refused a snapshot lead of %u us: at most %u us without CAP_PERFMON\n",
+			    from_kuid_munged(current_user_ns(), current_uid()), lead_us,
+			    PMUSCOPE_SNAP_LEAD_US_UNPRIV);
+	return -EPERM;
+}
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_policy_snap_lead);
+
+/*
+ * May an all-CPU SNAPSHOT of the caller wait @lead_us for its deadline
+ * now (@now_ns, ktime_get_ns())? Always with CAP_PERFMON; otherwise while
+ * @b has it, which this charges. False: capture without a deadline. The
+ * capability is asked without an audit record: every such SNAPSHOT asks,
+ * and a no only means the budget.
+ */
+bool pmuscope_policy_snap_sync(struct pmuscope_snap_budget *b, u32 lead_us, u64 now_ns)
+{
+	bool ok;
+
+	if (ns_capable_noaudit(&init_user_ns, CAP_PERFMON) ||
+	    ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN))
+		return true;
+	spin_lock(&b->lock);
+	ok = pmuscope_snap_budget_take(&b->tat_ns, now_ns, lead_us);
+	spin_unlock(&b->lock);
+	return ok;
+}
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_policy_snap_sync);

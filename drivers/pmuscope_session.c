@@ -830,6 +830,7 @@ static int pmuscope_snap_direct(struct pmuscope_session *sess,
 				struct pmuscope_snap_args *a, u32 lead_us)
 {
 	cpumask_var_t online;
+	bool unsync = false;
 	unsigned int cpu;
 
 	if (!zalloc_cpumask_var(&online, GFP_KERNEL))
@@ -848,11 +849,21 @@ static int pmuscope_snap_direct(struct pmuscope_session *sess,
 				      &sess->vbuf[pos * sess->nr_events], &a->cpus[pos]);
 		raw_spin_unlock_irqrestore(&pmu->lock, flags);
 	}
-	/* One CPU needs no deadline: it captures as soon as it is asked. */
-	if (cpumask_weight(online) > 1)
-		a->deadline = pmuscope_hw_syscnt() +
-			div_u64((u64)lead_us * pmuscope_hw_syscnt_freq(), USEC_PER_SEC);
+	/*
+	 * One CPU needs no deadline: it captures as soon as it is asked.
+	 * Neither do CPUs whose wait the caller may not have now
+	 * (pmuscope_policy_snap_sync()): each captures as its interrupt comes.
+	 */
+	if (cpumask_weight(online) > 1) {
+		unsync = !pmuscope_policy_snap_sync(&pmuscope_snap_budget, lead_us, a->now);
+		if (!unsync)
+			a->deadline = pmuscope_hw_syscnt() +
+				div_u64((u64)lead_us * pmuscope_hw_syscnt_freq(), USEC_PER_SEC);
+	}
 	on_each_cpu_mask(online, pmuscope_snap_on_cpu, a, true);
+	if (unsync)
+		for_each_cpu(cpu, online)
+			a->cpus[pmuscope_snap_pos(sess, cpu)].flags |= PMUSCOPE_SNAPCPU_UNSYNCED;
 	free_cpumask_var(online);
 	return 0;
 }

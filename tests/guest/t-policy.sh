@@ -27,5 +27,17 @@ check "paranoid 1, another user: its command's kernel cycles too" \
 echo 0 >$P
 check "paranoid 0, another user: CPU 0 (pmuscope stat -C 0)" \
 	runas 65534 pmuscope stat -C 0 -e cycles -- true
+# All-CPU snapshots of a caller without CAP_PERFMON (a member): a lead
+# above 100 us is refused; past the budget of deadline waits (10 ms a
+# second, and 10 ms ahead: a hundred 100 us waits) the CPUs capture
+# without the common deadline, flagged unsynced (progs/pmuscope-snap.c,
+# budget). CAP_PERFMON is not held to it, even with the budget spent.
+err=$(runas 65534:4242 pmuscope snapshot -C 0,1 -e cycles:u --lead 101 2>&1); rc=$?
+err=$(unbanner "$err")
+check_eq "a member, snapshot --lead 101: exit 5" "$rc" 5
+check_eq "a member, snapshot --lead 101: the message names CAP_PERFMON" "$err" \
+	"pmuscope: snapshot refused: a lead of 101 us needs CAP_PERFMON (or CAP_SYS_ADMIN): at most 100 us without it"
+run_test runas 65534:4242 /bin/pmuscope-snap budget 300 unpriv
+run_test /bin/pmuscope-snap budget 300 priv
 echo "$before" >$P
 check "rmmod" rmmod pmuscope

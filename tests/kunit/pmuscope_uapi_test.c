@@ -874,19 +874,14 @@ static void pmuscope_cred_desc(const struct pmuscope_cred_case *c, char *d)
 KUNIT_ARRAY_PARAM(pmuscope_cred, pmuscope_cred_cases, pmuscope_cred_desc);
 
 /*
- * pmuscope_policy_get(): who the caller is, from its credentials; without
- * CAP_PERFMON the sysctls are read (whatever this kernel has them at, a
- * level from -1 to 4, or unreadable), with it they need not be.
+ * The credentials of a case: user nobody with only @c's capability (if
+ * any), in the group parameter's group if @c says so. Put with put_cred().
  */
-static void pmuscope_test_policy_cred(struct kunit *test)
+static struct cred *pmuscope_cred_of(struct kunit *test, const struct pmuscope_cred_case *c,
+				     kgid_t group)
 {
-	const struct pmuscope_cred_case *c = test->param_value;
-	kgid_t group = c->group >= 0 ? KGIDT_INIT(c->group) : INVALID_GID;
-	struct pmuscope_policy p;
-	const struct cred *old;
-	struct cred *cred;
+	struct cred *cred = prepare_creds();
 
-	cred = prepare_creds();
 	KUNIT_ASSERT_NOT_NULL(test, cred);
 	cred->fsuid = KUIDT_INIT(65534);
 	cred->euid = KUIDT_INIT(65534);
@@ -897,11 +892,29 @@ static void pmuscope_test_policy_cred(struct kunit *test)
 	if (c->member) {
 		struct group_info *gi = groups_alloc(1);
 
+		if (!gi)
+			put_cred(cred);
 		KUNIT_ASSERT_NOT_NULL(test, gi);
 		gi->gid[0] = group;
 		set_groups(cred, gi);
 		put_group_info(gi);
 	}
+	return cred;
+}
+
+/*
+ * pmuscope_policy_get(): who the caller is, from its credentials; without
+ * CAP_PERFMON the sysctls are read (whatever this kernel has them at, a
+ * level from -1 to 4, or unreadable), with it they need not be.
+ */
+static void pmuscope_test_policy_cred(struct kunit *test)
+{
+	const struct pmuscope_cred_case *c = test->param_value;
+	kgid_t group = c->group >= 0 ? KGIDT_INIT(c->group) : INVALID_GID;
+	struct cred *cred = pmuscope_cred_of(test, c, group);
+	struct pmuscope_policy p;
+	const struct cred *old;
+
 	old = override_creds(cred);
 	pmuscope_policy_get(group, &p);
 	revert_creds(old);
@@ -917,6 +930,96 @@ static void pmuscope_test_policy_cred(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, p.kernel, p.paranoid <= 1, "%s: paranoid %d",
 				    c->name, p.paranoid);
 	}
+}
+
+/* -------------------------------------------------- synchronized snapshots */
+
+#define SNAP_COST_NS(us)	((u64)(us) * NSEC_PER_USEC * \
+				 (USEC_PER_SEC / PMUSCOPE_SNAP_UNPRIV_US_PER_S))
+
+/*
+ * The budget of deadline waits (pmuscope_snap_budget_take()): 10 ms of
+ * each second, and 10 ms ahead. A full budget grants a hundred 100 us
+ * waits at one instant and not a 101st; 10 ms later one more; a second
+ * later a hundred again. A 2 ms wait costs twenty 100 us ones.
+ */
+static void pmuscope_test_snap_budget(struct kunit *test)
+{
+	const u64 t0 = 5 * NSEC_PER_SEC, t1 = t0 + 10 * NSEC_PER_SEC;
+	unsigned int i;
+	u64 tat = 0;
+
+	KUNIT_ASSERT_EQ(test, PMUSCOPE_SNAP_UNPRIV_US_PER_S, 10000);
+	for (i = 0; i < 100; i++)
+		KUNIT_ASSERT_TRUE_MSG(test, pmuscope_snap_budget_take(&tat, t0, 100),
+				      "wait %u of 100", i + 1);
+	KUNIT_EXPECT_FALSE(test, pmuscope_snap_budget_take(&tat, t0, 100));
+	KUNIT_EXPECT_FALSE(test, pmuscope_snap_budget_take(&tat, t0 + 9999999, 100));
+	KUNIT_EXPECT_TRUE(test, pmuscope_snap_budget_take(&tat, t0 + 10000000, 100));
+	KUNIT_EXPECT_FALSE(test, pmuscope_snap_budget_take(&tat, t0 + 10000000, 1));
+	/* Idle for long: a full budget, not more. */
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_TRUE(test, pmuscope_snap_budget_take(&tat, t1, 2000));
+	KUNIT_EXPECT_FALSE(test, pmuscope_snap_budget_take(&tat, t1, 100));
+	/* A refused wait costs nothing: 100 us later a 1 us one fits. */
+	KUNIT_EXPECT_TRUE(test, pmuscope_snap_budget_take(&tat, t1 + 100000, 1));
+}
+
+/*
+ * Back to back for 3 s, a request every 20 us of time (a caller that
+ * does nothing else, the IPIs free): the waits granted add up to no more
+ * than (3 + 1) x 10 ms, and to no less than the 3 x 10 ms the rate gives.
+ */
+static void pmuscope_test_snap_budget_flood(struct kunit *test)
+{
+	u64 t, tat = 0, granted_us = 0;
+
+	for (t = 0; t < 3 * NSEC_PER_SEC; t += 20 * NSEC_PER_USEC)
+		if (pmuscope_snap_budget_take(&tat, t, PMUSCOPE_SNAP_LEAD_US_UNPRIV))
+			granted_us += PMUSCOPE_SNAP_LEAD_US_UNPRIV;
+	KUNIT_EXPECT_LE(test, granted_us, 4ULL * PMUSCOPE_SNAP_UNPRIV_US_PER_S);
+	KUNIT_EXPECT_GE(test, granted_us, 3ULL * PMUSCOPE_SNAP_UNPRIV_US_PER_S);
+	KUNIT_EXPECT_EQ(test, SNAP_COST_NS(granted_us), tat);
+}
+
+/*
+ * Who is bounded (pmuscope_policy_snap_lead(), pmuscope_policy_snap_sync()),
+ * as the caller's credentials say: without CAP_PERFMON (a member of the
+ * group parameter too) a lead above 100 us is EPERM, and all-CPU waits
+ * come out of the budget until it is spent; with CAP_PERFMON or
+ * CAP_SYS_ADMIN leads up to 2 ms, never charged.
+ */
+static void pmuscope_test_snap_policy(struct kunit *test)
+{
+	const struct pmuscope_cred_case *c = test->param_value;
+	kgid_t group = c->group >= 0 ? KGIDT_INIT(c->group) : INVALID_GID;
+	struct cred *cred = pmuscope_cred_of(test, c, group);
+	struct pmuscope_snap_budget b = { };
+	const u64 now = 7 * NSEC_PER_SEC;
+	int lead_big, lead_max, lead_0, lead_unpriv;
+	unsigned int i, granted = 0;
+	const struct cred *old;
+	bool last;
+
+	spin_lock_init(&b.lock);
+	old = override_creds(cred);
+	lead_0 = pmuscope_policy_snap_lead(0);
+	lead_unpriv = pmuscope_policy_snap_lead(PMUSCOPE_SNAP_LEAD_US_UNPRIV);
+	lead_big = pmuscope_policy_snap_lead(PMUSCOPE_SNAP_LEAD_US_UNPRIV + 1);
+	lead_max = pmuscope_policy_snap_lead(PMUSCOPE_SNAP_LEAD_US_MAX);
+	for (i = 0; i < 100; i++)
+		granted += pmuscope_policy_snap_sync(&b, PMUSCOPE_SNAP_LEAD_US_UNPRIV, now);
+	last = pmuscope_policy_snap_sync(&b, PMUSCOPE_SNAP_LEAD_US_UNPRIV, now);
+	revert_creds(old);
+	put_cred(cred);
+
+	KUNIT_EXPECT_EQ_MSG(test, lead_0, 0, "%s", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, lead_unpriv, 0, "%s", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, lead_big, c->priv ? 0 : -EPERM, "%s", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, lead_max, c->priv ? 0 : -EPERM, "%s", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, granted, 100, "%s", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, last, c->priv, "%s: the 101st 100 us wait", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, b.tat_ns, c->priv ? 0 : now + NSEC_PER_SEC, "%s", c->name);
 }
 
 /* ------------------------------------------------------- sysfs selection */
@@ -1123,6 +1226,9 @@ static struct kunit_case pmuscope_uapi_test_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_policy, pmuscope_policy_gen_params),
 	KUNIT_CASE(pmuscope_test_policy_events),
 	KUNIT_CASE_PARAM(pmuscope_test_policy_cred, pmuscope_cred_gen_params),
+	KUNIT_CASE(pmuscope_test_snap_budget),
+	KUNIT_CASE(pmuscope_test_snap_budget_flood),
+	KUNIT_CASE_PARAM(pmuscope_test_snap_policy, pmuscope_cred_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_select_names, pmuscope_event_names_gen_params),
 	KUNIT_CASE(pmuscope_test_select_lists),
 	KUNIT_CASE_PARAM(pmuscope_test_select_rules, pmuscope_select_gen_params),

@@ -2029,6 +2029,7 @@ void pmuscope_snap_flags_str(uint32_t flags, char *buf, size_t len)
 		{ PMUSCOPE_SNAPCPU_LATE, "late" },
 		{ PMUSCOPE_SNAPCPU_FALLBACK, "fallback" },
 		{ PMUSCOPE_SNAPCPU_OFFLINE, "offline" },
+		{ PMUSCOPE_SNAPCPU_UNSYNCED, "unsynced" },
 	};
 
 	flags_str(flags, names, sizeof(names) / sizeof(names[0]), buf, len);
@@ -2204,6 +2205,11 @@ int pmuscope_snapshot(struct pmuscope *h, uint32_t flags, unsigned int lead_us,
 			pmuscope_fmt(h->msg, sizeof(h->msg), "snapshot refused: %s",
 				     h->nr_events ? "invalid argument (flags, lead or sizes)" :
 				     "no events configured");
+			break;
+		case -EPERM:
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "snapshot refused: a lead of %u us needs CAP_PERFMON (or CAP_SYS_ADMIN): at most %u us without it",
+				     lead_us, PMUSCOPE_SNAP_LEAD_US_UNPRIV);
 			break;
 		case -ENOTTY:
 			pmuscope_fmt(h->msg, sizeof(h->msg),

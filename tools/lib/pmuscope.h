@@ -298,7 +298,7 @@ int pmuscope_self_stats(const struct pmuscope *h, struct pmuscope_self_stats *st
  * @cpu: the CPU
  * @method: PMUSCOPE_SNAP_HARDWARE, _SOFTWARE, _PERF or _IDLE
  *	(pmuscope_snap_method_name())
- * @flags: PMUSCOPE_SNAPCPU_LATE, _FALLBACK, _OFFLINE
+ * @flags: PMUSCOPE_SNAPCPU_LATE, _FALLBACK, _OFFLINE, _UNSYNCED
  *	(pmuscope_snap_flags_str())
  * @time: system counter (CNTVCT) at the capture, ticks
  * @skew: @time minus the earliest capture time of the snapshot, ticks
@@ -336,7 +336,8 @@ struct pmuscope_snap {
  *	PMUSCOPE_SNAP_F_SOFTWARE (never the hardware capture) or
  *	PMUSCOPE_SNAP_F_HARDWARE (the hardware capture on every CPU, or fail)
  * @lead_us: the common deadline's lead over the request, 1 to
- *	PMUSCOPE_SNAP_LEAD_US_MAX microseconds; 0: the driver's default (100)
+ *	PMUSCOPE_SNAP_LEAD_US_MAX microseconds (PMUSCOPE_SNAP_LEAD_US_UNPRIV
+ *	without CAP_PERFMON); 0: the driver's default (100)
  * @out: room for @room values: nr_events x CPUs, CPU by CPU in ascending
  *	CPU order, as pmuscope_read() gives them (@scaled filled alike)
  * @cpus: room for @cpu_room CPUs, one per CPU of the session, same order
@@ -348,7 +349,10 @@ struct pmuscope_snap {
  * what is needed), -EOPNOTSUPP (a task session; or F_HARDWARE and a CPU
  * without a usable hardware capture: the message names each such CPU and
  * its sysfs snapshot_hw state), -EINVAL (both F_SOFTWARE and F_HARDWARE,
- * @lead_us too large, no configuration).
+ * @lead_us too large, no configuration), -EPERM (@lead_us above
+ * PMUSCOPE_SNAP_LEAD_US_UNPRIV without CAP_PERFMON). Past the budget of
+ * such callers' waits the CPUs capture without a common deadline, each
+ * flagged PMUSCOPE_SNAPCPU_UNSYNCED.
  */
 int pmuscope_snapshot(struct pmuscope *h, uint32_t flags, unsigned int lead_us,
 		      struct pmuscope_count *out, unsigned int room,
@@ -362,7 +366,7 @@ int pmuscope_snapshot(struct pmuscope *h, uint32_t flags, unsigned int lead_us,
 const char *pmuscope_snap_method_name(uint32_t method);
 
 /**
- * pmuscope_snap_flags_str() - "late,fallback,offline" for
+ * pmuscope_snap_flags_str() - "late,fallback,offline,unsynced" for
  * PMUSCOPE_SNAPCPU_* flags, in that order; "" for none. Unknown bits are
  * left out. Cut short (never overrun) when @len is too small.
  */

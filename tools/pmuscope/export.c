@@ -317,6 +317,7 @@ static const struct {
 	{ PMUSCOPE_SNAPCPU_LATE, "late" },
 	{ PMUSCOPE_SNAPCPU_FALLBACK, "fallback" },
 	{ PMUSCOPE_SNAPCPU_OFFLINE, "offline" },
+	{ PMUSCOPE_SNAPCPU_UNSYNCED, "unsynced" },
 }, exp_amu_flags[] = {
 	{ PMUSCOPE_AMU_F_LOST, "lost" },
 	{ PMUSCOPE_AMU_F_CONST_BROKEN, "const_broken" },

@@ -976,8 +976,9 @@ static void snapshot_usage(FILE *f)
 		"  --software  never the hardware capture (FEAT_PMUv3_SS)\n"
 		"  --hardware  the hardware capture on every CPU, or fail\n"
 		"  --lead US   the capture deadline's lead over the request, 1 to %d us\n"
-		"              (default: the driver's, %d)\n",
-		PMUSCOPE_SNAP_LEAD_US_MAX, PMUSCOPE_SNAP_LEAD_US_DEFAULT);
+		"              (%d without CAP_PERFMON; default: the driver's, %d)\n",
+		PMUSCOPE_SNAP_LEAD_US_MAX, PMUSCOPE_SNAP_LEAD_US_UNPRIV,
+		PMUSCOPE_SNAP_LEAD_US_DEFAULT);
 }
 
 static int cmd_snapshot(int argc, char **argv)

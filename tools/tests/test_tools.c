@@ -404,7 +404,9 @@ static void test_snap_names(void)
 		{ PMUSCOPE_SNAPCPU_OFFLINE | PMUSCOPE_SNAPCPU_LATE, "late,offline" },
 		{ PMUSCOPE_SNAPCPU_LATE | PMUSCOPE_SNAPCPU_FALLBACK | PMUSCOPE_SNAPCPU_OFFLINE,
 		  "late,fallback,offline" },
-		{ 1U << 3 | 1U << 31, "" },
+		{ PMUSCOPE_SNAPCPU_UNSYNCED, "unsynced" },
+		{ PMUSCOPE_SNAPCPU_UNSYNCED | PMUSCOPE_SNAPCPU_FALLBACK, "fallback,unsynced" },
+		{ 1U << 4 | 1U << 31, "" },
 		{ PMUSCOPE_SNAPCPU_FALLBACK | 1U << 8, "fallback" },
 	};
 	char buf[64];

@@ -154,6 +154,7 @@ struct pmuscope_swinc {
 #define PMUSCOPE_SNAPCPU_LATE		(1U << 0)	/* reached the deadline after it */
 #define PMUSCOPE_SNAPCPU_FALLBACK	(1U << 1)	/* no hardware capture: software */
 #define PMUSCOPE_SNAPCPU_OFFLINE	(1U << 2)	/* CPU offline: counts frozen */
+#define PMUSCOPE_SNAPCPU_UNSYNCED	(1U << 3)	/* no common deadline (budget spent) */
 
 struct pmuscope_snap_cpu {
 	__u32 cpu;
@@ -175,7 +176,7 @@ struct pmuscope_snapshot {
 	__u32 nr_cpus;		/* in: room at @cpus; out: CPUs written */
 	__u32 value_size;	/* sizeof(struct pmuscope_value) of the caller; 0 = 40 */
 	__u32 cpu_size;		/* sizeof(struct pmuscope_snap_cpu) of the caller; 0 = 48 */
-	__u32 lead_us;		/* the deadline's lead over the request; 0 = 100, <= 2000 */
+	__u32 lead_us;		/* the deadline's lead; 0 = 100, <= 2000 (100 unprivileged) */
 	__u32 reserved0;
 	__u64 freq;		/* out: system counter frequency in Hz */
 	__u64 skew;		/* out: latest minus earliest capture time, ticks */
@@ -184,6 +185,7 @@ struct pmuscope_snapshot {
 
 #define PMUSCOPE_SNAP_LEAD_US_DEFAULT	100
 #define PMUSCOPE_SNAP_LEAD_US_MAX	2000	/* every CPU waits with IRQs off */
+#define PMUSCOPE_SNAP_LEAD_US_UNPRIV	100	/* the most without CAP_PERFMON */
 
 /*
  * A stream of records of a CPU session, read with read() and poll() on

@@ -590,7 +590,7 @@ static const struct fz_field fz_fields_pmuscope_swinc[] = {
 static const struct fz_field fz_fields_pmuscope_snap_cpu[] = {
 	{ "cpu", 0, 4, 1, FZ_CPU, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "method", 4, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
-	{ "flags", 8, 4, 1, FZ_FLAGS, 0, 0x7ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 8, 4, 1, FZ_FLAGS, 0, 0xfULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "reserved", 12, 4, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "time", 16, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "skew", 24, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
@@ -760,7 +760,7 @@ static const int fz_errnos_PMUSCOPE_IOC_DISABLE[] = { EINVAL, ESHUTDOWN };
 static const int fz_errnos_PMUSCOPE_IOC_RESET[] = { EINVAL, ESHUTDOWN };
 static const int fz_errnos_PMUSCOPE_IOC_READ[] = { E2BIG, EFAULT, EINVAL, ENOSPC };
 static const int fz_errnos_PMUSCOPE_IOC_SWINC[] = { E2BIG, EINVAL, ENXIO, EOPNOTSUPP };
-static const int fz_errnos_PMUSCOPE_IOC_SNAPSHOT[] = { E2BIG, EFAULT, EINVAL, ENOMEM, ENOSPC, EOPNOTSUPP };
+static const int fz_errnos_PMUSCOPE_IOC_SNAPSHOT[] = { E2BIG, EFAULT, EINVAL, ENOMEM, ENOSPC, EOPNOTSUPP, EPERM };
 static const int fz_errnos_PMUSCOPE_IOC_STREAM[] = { E2BIG, EBUSY, EINVAL, ENOMEM, EOPNOTSUPP };
 static const int fz_errnos_PMUSCOPE_IOC_AMU_READ[] = { E2BIG, EFAULT, EINVAL, ENODEV, ENOMEM, ENOSPC, EPERM };
 static const int fz_errnos_PMUSCOPE_IOC_SPE_START[] = { E2BIG, EACCES, EBUSY, EFAULT, EINVAL, ENODEV, ENOMEM, EOPNOTSUPP, EPERM, ESHUTDOWN };
@@ -783,7 +783,7 @@ static const struct fz_ioctl fz_ioctls[] = {
 	{ "PMUSCOPE_IOC_SWINC", PMUSCOPE_IOC_SWINC, FZ_DIR_W, 0x06, 5,
 	  4, fz_errnos_PMUSCOPE_IOC_SWINC },
 	{ "PMUSCOPE_IOC_SNAPSHOT", PMUSCOPE_IOC_SNAPSHOT, FZ_DIR_WR, 0x07, 7,
-	  6, fz_errnos_PMUSCOPE_IOC_SNAPSHOT },
+	  7, fz_errnos_PMUSCOPE_IOC_SNAPSHOT },
 	{ "PMUSCOPE_IOC_STREAM", PMUSCOPE_IOC_STREAM, FZ_DIR_W, 0x08, 8,
 	  5, fz_errnos_PMUSCOPE_IOC_STREAM },
 	{ "PMUSCOPE_IOC_AMU_READ", PMUSCOPE_IOC_AMU_READ, FZ_DIR_WR, 0x09, 11,

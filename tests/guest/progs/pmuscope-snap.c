@@ -12,6 +12,13 @@
  *   pmuscope-snap allcpu N LEAD   N snapshots of all CPUs at a deadline
  *                                 LEAD us ahead: times, skews, deadline
  *   pmuscope-snap errors          the errors of SNAPSHOT on real sessions
+ *   pmuscope-snap budget N unpriv|priv
+ *                                 N all-CPU snapshots back to back, user
+ *                                 space only: without CAP_PERFMON a lead
+ *                                 above 100 us is EPERM and at most 101 +
+ *                                 100 a second get the deadline (the rest
+ *                                 UNSYNCED on every online CPU, none
+ *                                 late); with it, all of them
  *   pmuscope-snap expect CPU METHOD FLAGS [hw|sw]
  *                                 one snapshot of CPU: its method and flags
  *                                 (names as in sysfs snapshot_last), or
@@ -43,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/pmuscope.h>
@@ -183,9 +191,10 @@ static const char *method_name(uint32_t m)
 
 static void flags_name(uint32_t f, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s%s", f & PMUSCOPE_SNAPCPU_LATE ? "late," : "",
+	snprintf(buf, len, "%s%s%s%s%s", f & PMUSCOPE_SNAPCPU_LATE ? "late," : "",
 		 f & PMUSCOPE_SNAPCPU_FALLBACK ? "fallback," : "",
-		 f & PMUSCOPE_SNAPCPU_OFFLINE ? "offline," : "", f ? "" : "none");
+		 f & PMUSCOPE_SNAPCPU_OFFLINE ? "offline," : "",
+		 f & PMUSCOPE_SNAPCPU_UNSYNCED ? "unsynced," : "", f ? "" : "none");
 	if (f)
 		buf[strlen(buf) - 1] = '\0';
 }
@@ -337,6 +346,66 @@ static void expect_err(const char *what, int got, int want)
 {
 	tap(got == want, "%s: %s (got %s)", what, want ? strerror(-want) : "succeeds",
 	    got ? strerror(-got) : "success");
+}
+
+/*
+ * The budget of deadline waits of callers without CAP_PERFMON (10 ms a
+ * second and 10 ms ahead: a hundred default 100 us leads at once, then
+ * one every 10 ms), shared by all of them: at most 101 + 100 a second of
+ * the snapshots get the deadline, whatever came before in this boot.
+ */
+static void test_budget(unsigned int n, int priv)
+{
+	const struct pmuscope_event ev = {
+		.event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_EL0,
+	};
+	unsigned int ncpu, i, c, synced = 0, unsynced = 0, bad = 0;
+	uint64_t cpus = online_cpus(&ncpu);
+	struct timespec t0, t1;
+	double secs;
+	struct snap s;
+	int fd = dev_open();
+
+	tap(!configure(fd, &ev, 1, cpus), "CONFIG CPU_CYCLES:u on %u CPUs", ncpu);
+	tap(!ioctl(fd, PMUSCOPE_IOC_ENABLE), "ENABLE");
+	expect_err("SNAPSHOT lead 101 us", snapshot(fd, &s, 0, 101), priv ? 0 : -EPERM);
+	expect_err("SNAPSHOT lead 100 us", snapshot(fd, &s, 0, 100), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < n; i++) {
+		unsigned int un = 0;
+
+		if (snapshot(fd, &s, 0, 0)) {
+			bad++;
+			continue;
+		}
+		for (c = 0; c < s.sn.nr_cpus; c++) {
+			uint32_t f = s.cpus[c].flags;
+
+			if (f & PMUSCOPE_SNAPCPU_OFFLINE)
+				continue;
+			un += !!(f & PMUSCOPE_SNAPCPU_UNSYNCED);
+			if ((f & PMUSCOPE_SNAPCPU_UNSYNCED) && (f & PMUSCOPE_SNAPCPU_LATE))
+				bad++;
+		}
+		if (un && un != ncpu)
+			bad++;
+		if (un)
+			unsynced++;
+		else
+			synced++;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	tap(!bad, "%u snapshots: each UNSYNCED on every online CPU or on none, never also late",
+	    n);
+	if (priv || ncpu < 2)
+		tap(!unsynced, "%s: all %u with the deadline (%.3f s)",
+		    priv ? "CAP_PERFMON" : "one CPU", synced, secs);
+	else
+		tap(synced <= 101 + 100 * secs,
+		    "without CAP_PERFMON: %u with the deadline, %u without, in %.3f s (at most 101 + 100 a second)",
+		    synced, unsynced, secs);
+	close(fd);
 }
 
 /*
@@ -705,6 +774,8 @@ int main(int argc, char **argv)
 		test_allcpu(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
 	else if (!strcmp(argv[1], "errors"))
 		test_errors();
+	else if (!strcmp(argv[1], "budget") && argc == 4)
+		test_budget(strtoul(argv[2], NULL, 0), !strcmp(argv[3], "priv"));
 	else if (!strcmp(argv[1], "idle"))
 		test_idle();
 	else if (!strcmp(argv[1], "features") && argc == 3)
