@@ -61,7 +61,9 @@ PY
 echo
 echo "SPE PMBIRQ hand-over and copy (same guest, instructions per buffer fill of 8, 64"
 echo "and 4096 KiB: the PMBIRQ's share must not grow with the buffer):"
-scripts/profile.sh spe,spe64,spe4096 --emu neoverse-n1 |
-	grep -E '^pmuscope-profile-spe:|^== spe|module:|PMBIRQ hand-over|copier'
+scripts/profile.sh spe,spe64,spe4096 --emu neoverse-n1 >build/bench-spe-profile.txt ||
+	pmuscope_die "profile failed, see build/profile/guest.log"
+grep -E '^pmuscope-profile-spe:|^== spe|module:|PMBIRQ hand-over|copier' build/bench-spe-profile.txt
+echo "  (by function: build/bench-spe-profile.txt)"
 echo "SPE decoder on the host:"
 scripts/spe-host-tests.sh | grep -E '^info: bench' | sed 's/^info: bench: /  /'

@@ -131,6 +131,10 @@ for op, w in zip(ops, windows):
               f"+ queue_work_on() and the wake-up it makes: {wq / div:.1f}")
         print(f"  copier (worker, process context): {cpy / div:.1f} in the driver + "
               f"{mc / div:.1f} memcpy/memmove per fill (the model's record writes among them)")
+        print("  the driver's functions (not the model's), per fill:")
+        for f, c in sorted(by.items(), key=lambda x: -x[1]):
+            if f.startswith("[pmuscope") and " pmuscope_model_" not in f and c / div >= 1:
+                print(f"    {c / div:9.1f}  {f}")
     if op.startswith("snapshot") and not any(n.startswith("[pmuscope_emu]") for n in by):
         # The software snapshot's own work (the goal of make bench; not
         # with --emu, whose snapshot is the hardware one): the

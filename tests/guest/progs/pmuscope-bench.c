@@ -454,7 +454,8 @@ static int profile_spe(const char *op)
 	unsigned long hw_kib = op[3] ? strtoul(op + 3, NULL, 10) : 8;
 	/* Records of at least 16 bytes, one per 4096 operations: enough to fill. */
 	unsigned long long ops = hw_kib * 1024 / 16 * 4096;
-	unsigned int pieces = hw_kib > 64 ? 20 : 100;
+	/* The largest ring (64 MiB) holds 12 fills of 4 MiB. */
+	unsigned int pieces = hw_kib > 64 ? 12 : 100;
 	unsigned long long cpus = 0x2, bytes = 0;
 	struct pmuscope_spe_config cfg = {
 		.size = sizeof(cfg), .flags = PMUSCOPE_SPE_EL0, .cpus = (unsigned long)&cpus,
