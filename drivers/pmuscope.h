@@ -972,6 +972,7 @@ struct pmuscope_spe_pcpu {
 	u8 busy;			/* BIT(i): buf[i] holds @pend[i], not copied yet */
 	u8 oldest;			/* with both busy: the one handed over first */
 	struct pmuscope_spe_fill pend[2];
+	bool online;			/* between the cpuhp online and offline callbacks */
 	bool running;			/* programmed and enabled on the CPU */
 	bool faulted;			/* stopped by a fault until the session stops */
 	bool off;			/* off while the session runs (idle, offline, waiting) */
@@ -1026,6 +1027,9 @@ int pmuscope_spe_attach(struct pmuscope_spe_pcpu *sc, struct pmuscope_spe_sess *
 			const struct pmuscope_spe_regs *regs);
 void pmuscope_spe_copy(struct pmuscope_spe_pcpu *sc);
 void pmuscope_spe_resume(struct pmuscope_spe_pcpu *sc);
+void pmuscope_spe_stop_cpu(struct pmuscope_spe_pcpu *sc, unsigned int cpu);
+void pmuscope_spe_offline_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu);
+void pmuscope_spe_online_local(struct pmuscope_spe_pcpu *sc);
 void pmuscope_spe_stop_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu, u32 flags);
 struct pmuscope_session *pmuscope_session_publish_locked(void **slot,
 							 struct pmuscope_session **fresh);

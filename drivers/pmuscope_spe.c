@@ -364,8 +364,47 @@ static void pmuscope_spe_resume_local(struct pmuscope_spe_pcpu *sc)
  */
 void pmuscope_spe_resume(struct pmuscope_spe_pcpu *sc)
 {
-	if (sc->off && sc->owner && !sc->faulted && READ_ONCE(sc->owner->running))
+	if (sc->off && sc->online && sc->owner && !sc->faulted &&
+	    READ_ONCE(sc->owner->running))
 		pmuscope_spe_resume_local(sc);
+}
+
+/*
+ * SPE_STOP on the CPU: drained and handed over, and stopped for good
+ * (until the next attach): the time it was off is folded, and neither an
+ * idle exit, a CPU online nor the copier restarts it, though the session
+ * still runs until every CPU is stopped and copied. sc->lock held.
+ */
+void pmuscope_spe_stop_cpu(struct pmuscope_spe_pcpu *sc, unsigned int cpu)
+{
+	pmuscope_spe_stop_local(sc, cpu, PMUSCOPE_SPE_C_FINAL);
+	if (sc->off)
+		sc->off_ticks += pmuscope_hw_syscnt() - sc->off_since;
+	sc->off = false;
+	sc->waiting = false;
+}
+
+/*
+ * The CPU going offline (its cpuhp callback, on it): drained and off,
+ * and not restarted by anything until it is online again, though it may
+ * still idle (cpu_pm) on its way down. sc->lock held.
+ */
+void pmuscope_spe_offline_local(struct pmuscope_spe_pcpu *sc, unsigned int cpu)
+{
+	if (sc->running) {
+		pmuscope_spe_stop_local(sc, cpu, PMUSCOPE_SPE_C_FINAL);
+		sc->off = true;
+		sc->off_since = pmuscope_hw_syscnt();
+	}
+	sc->waiting = false;
+	sc->online = false;
+}
+
+/* The CPU online (its cpuhp callback, on it): its owner's profiling back. sc->lock held. */
+void pmuscope_spe_online_local(struct pmuscope_spe_pcpu *sc)
+{
+	sc->online = true;
+	pmuscope_spe_resume(sc);
 }
 
 /*

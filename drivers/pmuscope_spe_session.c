@@ -210,7 +210,7 @@ void pmuscope_spe_cpu_online(unsigned int cpu)
 		enable_percpu_irq(pmuscope_spe_irq.irq, IRQ_TYPE_NONE);
 	}
 	raw_spin_lock_irqsave(&sc->lock, flags);
-	pmuscope_spe_resume(sc);
+	pmuscope_spe_online_local(sc);
 	raw_spin_unlock_irqrestore(&sc->lock, flags);
 }
 
@@ -221,12 +221,7 @@ void pmuscope_spe_cpu_offline(unsigned int cpu)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&sc->lock, flags);
-	if (sc->running) {
-		pmuscope_spe_stop_local(sc, cpu, PMUSCOPE_SPE_C_FINAL);
-		sc->off = true;
-		sc->off_since = pmuscope_hw_syscnt();
-	}
-	sc->waiting = false;	/* the copier must not restart a CPU going down */
+	pmuscope_spe_offline_local(sc, cpu);
 	raw_spin_unlock_irqrestore(&sc->lock, flags);
 	if (pmuscope_spe_irq.irq > 0 && sc->usable) {
 		disable_percpu_irq(pmuscope_spe_irq.irq);
@@ -257,7 +252,7 @@ static void pmuscope_spe_stop_fn(void *info)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&sc->lock, flags);
-	pmuscope_spe_stop_local(sc, cpu, PMUSCOPE_SPE_C_FINAL);
+	pmuscope_spe_stop_cpu(sc, cpu);
 	raw_spin_unlock_irqrestore(&sc->lock, flags);
 }
 
@@ -415,15 +410,22 @@ static void pmuscope_spe_stop_locked(struct pmuscope_spe_sess *ss)
 		struct pmuscope_spe_pcpu *sc = &pmuscope_drv.cpus[cpu]->spe;
 		unsigned long flags;
 
-		if (cpu_online(cpu))
+		/*
+		 * Stopped for good first: an online CPU on itself; an offline
+		 * one cannot come back meanwhile (CPUs held). Then every
+		 * handed-over buffer in the ring before read() may say EOF.
+		 */
+		if (cpu_online(cpu)) {
 			smp_call_function_single(cpu, pmuscope_spe_stop_fn, sc, 1);
-		/* Every handed-over buffer in the ring before read() may say EOF. */
+		} else {
+			raw_spin_lock_irqsave(&sc->lock, flags);
+			if (sc->off)
+				sc->off_ticks += pmuscope_hw_syscnt() - sc->off_since;
+			sc->off = false;
+			sc->waiting = false;
+			raw_spin_unlock_irqrestore(&sc->lock, flags);
+		}
 		pmuscope_spe_copy(sc);
-		raw_spin_lock_irqsave(&sc->lock, flags);
-		if (sc->off)
-			sc->off_ticks += pmuscope_hw_syscnt() - sc->off_since;
-		sc->off = false;
-		raw_spin_unlock_irqrestore(&sc->lock, flags);
 	}
 	WRITE_ONCE(ss->running, false);
 	wake_up_interruptible_poll(&ss->wait, EPOLLIN | EPOLLRDNORM | EPOLLHUP);

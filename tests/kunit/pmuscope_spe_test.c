@@ -51,6 +51,7 @@ static int pmuscope_stest_init(struct kunit *test)
 	set_cpus_allowed_ptr(current, cpumask_of(t->cpu));
 	t->violations = pmuscope_model_total_violations();
 	pmuscope_spe_pcpu_init(&t->sc, t->cpu);
+	t->sc.online = true;	/* as the cpuhp online callback leaves it */
 	test->priv = t;
 	return 0;
 }
@@ -920,6 +921,82 @@ static void pmuscope_test_spe_waiting(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, t->bad);
 }
 
+/*
+ * SPE_STOP reaches a CPU that waits for a free buffer: stopped for good.
+ * The copy that follows frees the buffers, and an idle cycle of the CPU
+ * before the session's STOP has finished must not restart it (the
+ * session still runs then). Before: STOP only drained, the CPU stayed
+ * "off", and cpu_pm's exit restarted the SPU into buffers release then
+ * freed.
+ */
+static void pmuscope_test_spe_stop_waiting(struct kunit *test)
+{
+	struct pmuscope_stest *t = test->priv;
+	unsigned long flags;
+
+	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
+	preempt_disable();
+	KUNIT_ASSERT_EQ(test, pmuscope_stest_fill(t, 2), 2U);
+	KUNIT_ASSERT_TRUE(test, t->sc.waiting);
+	/* SPE_STOP's cross call, on the CPU. */
+	local_irq_save(flags);
+	raw_spin_lock(&t->sc.lock);
+	pmuscope_spe_stop_cpu(&t->sc, t->cpu);
+	raw_spin_unlock(&t->sc.lock);
+	local_irq_restore(flags);
+	preempt_enable();
+	/* STOP's copy, the session still running. */
+	pmuscope_spe_copy(&t->sc);
+	KUNIT_EXPECT_EQ(test, t->sc.busy, 0);
+	KUNIT_EXPECT_FALSE(test, t->sc.running);
+	/* The CPU idles and wakes meanwhile. */
+	local_irq_save(flags);
+	pmuscope_spe_pm(&t->sc, t->cpu, true);
+	pmuscope_spe_pm(&t->sc, t->cpu, false);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_FALSE_MSG(test, t->sc.running, "the SPU restarted after STOP's cross call");
+	KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMSCR_EL1), 0ULL);
+	KUNIT_EXPECT_FALSE(test, t->sc.off);
+	KUNIT_EXPECT_GT(test, t->sc.off_ticks, 0ULL);
+	pmuscope_stest_drain(t);
+	KUNIT_EXPECT_FALSE(test, t->bad);
+	KUNIT_EXPECT_EQ(test, t->records, pmuscope_model_get(t->cpu)->spe.records);
+}
+
+/*
+ * A CPU going offline may still idle on its way down (cpu_pm after the
+ * cpuhp callback): the idle exit must not restart profiling there (its
+ * PMBIRQ is already disabled); coming online does. Before: nothing but
+ * "off" was checked, and the SPU restarted on the dying CPU.
+ */
+static void pmuscope_test_spe_offline_idle(struct kunit *test)
+{
+	struct pmuscope_stest *t = test->priv;
+	unsigned long flags;
+
+	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
+	pmuscope_stest_run(t, 30000, 30000);
+	local_irq_save(flags);
+	raw_spin_lock(&t->sc.lock);
+	pmuscope_spe_offline_local(&t->sc, t->cpu);
+	raw_spin_unlock(&t->sc.lock);
+	pmuscope_spe_pm(&t->sc, t->cpu, true);
+	pmuscope_spe_pm(&t->sc, t->cpu, false);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_FALSE_MSG(test, t->sc.running, "profiling restarted on a CPU going offline");
+	KUNIT_EXPECT_TRUE(test, t->sc.off);
+	pmuscope_stest_drain(t);
+	KUNIT_EXPECT_EQ(test, t->chunks, 1U);
+	KUNIT_EXPECT_TRUE(test, t->flags & PMUSCOPE_SPE_C_FINAL);
+	local_irq_save(flags);
+	raw_spin_lock(&t->sc.lock);
+	pmuscope_spe_online_local(&t->sc);
+	raw_spin_unlock(&t->sc.lock);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_TRUE(test, t->sc.running);
+	KUNIT_EXPECT_FALSE(test, t->sc.off);
+}
+
 /* A ring with no room: the chunk is counted lost, and the next one says so. */
 static void pmuscope_test_spe_ring_full(struct kunit *test)
 {
@@ -999,6 +1076,8 @@ static struct kunit_case pmuscope_spe_cases[] = {
 	KUNIT_CASE(pmuscope_test_spe_reboot),
 	KUNIT_CASE(pmuscope_test_spe_irq_hand_over),
 	KUNIT_CASE(pmuscope_test_spe_waiting),
+	KUNIT_CASE(pmuscope_test_spe_stop_waiting),
+	KUNIT_CASE(pmuscope_test_spe_offline_idle),
 	KUNIT_CASE(pmuscope_test_spe_ring_full),
 	KUNIT_CASE(pmuscope_test_spe_one_ring),
 	{}
