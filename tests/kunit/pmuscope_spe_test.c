@@ -18,6 +18,7 @@
 #include <linux/bitfield.h>
 #include <linux/cpumask.h>
 #include <linux/interrupt.h>
+#include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
@@ -997,6 +998,39 @@ static void pmuscope_test_spe_offline_idle(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, t->sc.off);
 }
 
+/*
+ * A chunk reserved but not committed (its copier still copying) is not
+ * readable: poll() says nothing, a non-blocking read() EAGAIN, whatever
+ * is in the ring after it; committed (BUSY cleared with release), it is.
+ */
+static void pmuscope_test_spe_busy_chunk(struct kunit *test)
+{
+	struct pmuscope_stest *t = test->priv;
+	struct pmuscope_spe_chunk ch = {
+		.size = sizeof(ch) + 8, .cpu = t->cpu, .data_size = 8,
+		.flags = PMUSCOPE_SPE_C_BUSY,
+	};
+	struct pmuscope_spe_sess *ss;
+
+	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
+	ss = t->ss;
+	KUNIT_ASSERT_EQ(test, ss->head, 0ULL);
+	memcpy(ss->data, &ch, sizeof(ch));
+	/* Reserved, as the copier's reservation publishes it. */
+	smp_store_release(&ss->head, ch.size);
+	KUNIT_EXPECT_FALSE(test, pmuscope_spe_poll(ss, NULL, NULL) & EPOLLIN);
+	KUNIT_EXPECT_EQ(test, pmuscope_spe_read(ss, NULL, 4096, true), (ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, ss->tail, 0ULL);
+	/*
+	 * Committed, as the copier's release of the flags; readable (into
+	 * NULL: EFAULT shows that read() took it up).
+	 */
+	smp_store_release((u32 *)(ss->data + offsetof(struct pmuscope_spe_chunk, flags)), 0);
+	KUNIT_EXPECT_TRUE(test, pmuscope_spe_poll(ss, NULL, NULL) & EPOLLIN);
+	KUNIT_EXPECT_EQ(test, pmuscope_spe_read(ss, NULL, 4096, true), (ssize_t)-EFAULT);
+	ss->tail = ss->head;
+}
+
 /* A ring with no room: the chunk is counted lost, and the next one says so. */
 static void pmuscope_test_spe_ring_full(struct kunit *test)
 {
@@ -1078,6 +1112,7 @@ static struct kunit_case pmuscope_spe_cases[] = {
 	KUNIT_CASE(pmuscope_test_spe_waiting),
 	KUNIT_CASE(pmuscope_test_spe_stop_waiting),
 	KUNIT_CASE(pmuscope_test_spe_offline_idle),
+	KUNIT_CASE(pmuscope_test_spe_busy_chunk),
 	KUNIT_CASE(pmuscope_test_spe_ring_full),
 	KUNIT_CASE(pmuscope_test_spe_one_ring),
 	{}
