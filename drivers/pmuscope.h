@@ -922,7 +922,13 @@ struct pmuscope_spe_sess {
 	u64 head;
 	u64 tail;
 	u32 wakeup;			/* bytes that make poll() readable */
-	bool flush;			/* a FINAL/STOPPED chunk: readable whatever @wakeup */
+	/*
+	 * The end of the last FINAL/STOPPED chunk reserved (under @lock):
+	 * readable whatever @wakeup while @tail is below it. A position,
+	 * not a flag the reader clears, so that no flush is lost to a
+	 * copier racing the reader.
+	 */
+	u64 flush_at;
 	wait_queue_head_t wait;
 	atomic_t wakes;			/* times the copiers woke the reader */
 	struct mutex read_lock;

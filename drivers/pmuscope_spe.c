@@ -282,6 +282,8 @@ static void pmuscope_spe_emit(struct pmuscope_spe_pcpu *sc, struct pmuscope_spe_
 	ch.flags = flags | PMUSCOPE_SPE_C_BUSY;
 	ch.lost = p->lost + sc->carry_lost;
 	pmuscope_spe_ring_put(ss, head, &ch, sizeof(ch));
+	if (flags & PMUSCOPE_SPE_C_STOPPED || (flags & PMUSCOPE_SPE_C_FINAL && !p->idle))
+		WRITE_ONCE(ss->flush_at, head + size);
 	/* Pairs with the reader's smp_load_acquire(): the header, then @head. */
 	smp_store_release(&ss->head, head + size);
 	raw_spin_unlock_irqrestore(&ss->lock, irqflags);
@@ -296,8 +298,6 @@ static void pmuscope_spe_emit(struct pmuscope_spe_pcpu *sc, struct pmuscope_spe_
 	raw_spin_unlock_irqrestore(&sc->lock, irqflags);
 	sc->carry_lost = 0;
 	sc->carry_flags = 0;
-	if (flags & PMUSCOPE_SPE_C_STOPPED || (flags & PMUSCOPE_SPE_C_FINAL && !p->idle))
-		WRITE_ONCE(ss->flush, true);
 	/*
 	 * What is in the ring now, other CPUs' chunks too: @head released by
 	 * the reservers, then @tail released by the reader.
@@ -305,7 +305,7 @@ static void pmuscope_spe_emit(struct pmuscope_spe_pcpu *sc, struct pmuscope_spe_
 	used = smp_load_acquire(&ss->head);
 	/* Pairs with the reader's smp_store_release() of @tail. */
 	used -= smp_load_acquire(&ss->tail);
-	wake = READ_ONCE(ss->flush) || used >= ss->wakeup;
+	wake = used >= ss->wakeup || READ_ONCE(ss->flush_at) == head + size;
 	if (wake) {
 		atomic_inc(&ss->wakes);
 		wake_up_interruptible_poll(&ss->wait, EPOLLIN | EPOLLRDNORM);
@@ -863,7 +863,8 @@ static bool pmuscope_spe_readable(struct pmuscope_spe_sess *ss)
 	u64 tail = ss->tail, avail = smp_load_acquire(&ss->head) - tail;
 
 	return pmuscope_spe_ready(ss, tail) &&
-	       (avail >= ss->wakeup || READ_ONCE(ss->flush) || !READ_ONCE(ss->running));
+	       (avail >= ss->wakeup || tail < READ_ONCE(ss->flush_at) ||
+		!READ_ONCE(ss->running));
 }
 
 /*
@@ -912,9 +913,6 @@ ssize_t pmuscope_spe_read(struct pmuscope_spe_sess *ss, char __user *ubuf, size_
 		done += ch.size;
 		tail += ch.size;
 	}
-	/* Everything read, later reservations included (the pairing above). */
-	if (tail == smp_load_acquire(&ss->head))
-		WRITE_ONCE(ss->flush, false);
 	/* Pairs with smp_load_acquire() of @tail in pmuscope_spe_emit(). */
 	smp_store_release(&ss->tail, tail);
 	mutex_unlock(&ss->read_lock);

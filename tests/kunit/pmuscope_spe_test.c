@@ -1031,6 +1031,40 @@ static void pmuscope_test_spe_busy_chunk(struct kunit *test)
 	ss->tail = ss->head;
 }
 
+/*
+ * A FINAL chunk makes the ring readable below wakeup_kib, until the
+ * reader is past it: the flush is the position of its end, which the
+ * reader never clears (a cleared flag could be lost to a copier that
+ * committed a FINAL chunk between the reader's last look and its clear).
+ */
+static void pmuscope_test_spe_flush(struct kunit *test)
+{
+	struct pmuscope_stest *t = test->priv;
+	struct pmuscope_spe_config cfg = pmuscope_stest_cfg;
+	unsigned long flags;
+
+	cfg.wakeup_kib = 128;
+	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &cfg);
+	preempt_disable();
+	KUNIT_EXPECT_EQ(test, pmuscope_stest_fill(t, 1), 1U);
+	preempt_enable();
+	pmuscope_spe_copy(&t->sc);
+	KUNIT_EXPECT_NE(test, t->ss->head, 0ULL);	/* one chunk of 8 KiB, below 128 */
+	KUNIT_EXPECT_FALSE_MSG(test, pmuscope_spe_poll(t->ss, NULL, NULL) & EPOLLIN,
+			       "readable below wakeup_kib without a FINAL chunk");
+	local_irq_save(flags);
+	raw_spin_lock(&t->sc.lock);
+	pmuscope_spe_stop_local(&t->sc, t->cpu, PMUSCOPE_SPE_C_FINAL);
+	raw_spin_unlock(&t->sc.lock);
+	local_irq_restore(flags);
+	pmuscope_spe_copy(&t->sc);
+	KUNIT_EXPECT_TRUE(test, pmuscope_spe_poll(t->ss, NULL, NULL) & EPOLLIN);
+	pmuscope_stest_drain(t);
+	KUNIT_EXPECT_TRUE(test, t->flags & PMUSCOPE_SPE_C_FINAL);
+	KUNIT_EXPECT_FALSE(test, pmuscope_spe_poll(t->ss, NULL, NULL) & EPOLLIN);
+	KUNIT_EXPECT_FALSE(test, t->bad);
+}
+
 /* A ring with no room: the chunk is counted lost, and the next one says so. */
 static void pmuscope_test_spe_ring_full(struct kunit *test)
 {
@@ -1113,6 +1147,7 @@ static struct kunit_case pmuscope_spe_cases[] = {
 	KUNIT_CASE(pmuscope_test_spe_stop_waiting),
 	KUNIT_CASE(pmuscope_test_spe_offline_idle),
 	KUNIT_CASE(pmuscope_test_spe_busy_chunk),
+	KUNIT_CASE(pmuscope_test_spe_flush),
 	KUNIT_CASE(pmuscope_test_spe_ring_full),
 	KUNIT_CASE(pmuscope_test_spe_one_ring),
 	{}
