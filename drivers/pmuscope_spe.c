@@ -454,14 +454,15 @@ static enum pmuscope_spe_act pmuscope_spe_hand_over(struct pmuscope_spe_pcpu *sc
 		sc->flags_pending |= PMUSCOPE_SPE_C_LOST;
 		len = 0;
 	}
-	flags |= sc->flags_pending;
 	/*
-	 * Nothing to hand over: the buffer stays free. At a power-down an
+	 * Nothing to hand over: the buffer stays free, and what is pending
+	 * (a discard's LOST) goes with the next chunk. At a power-down an
 	 * empty buffer is not news either (its FINAL would wake the reader
 	 * for nothing).
 	 */
 	if (!len && !(sc->in_idle ? flags & ~PMUSCOPE_SPE_C_FINAL : flags))
 		return act;
+	flags |= sc->flags_pending;
 	p = &sc->pend[sc->cur];
 	p->len = len;
 	p->flags = flags;

@@ -1065,6 +1065,32 @@ static void pmuscope_test_spe_flush(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, t->bad);
 }
 
+/*
+ * A DL discard leaves nothing to copy: the buffer stays free and the
+ * loss goes with the next chunk, so a CPU whose other buffer is being
+ * copied keeps profiling. Before: the discard was handed over as an
+ * empty chunk, both buffers were busy, and the CPU stopped for nothing.
+ */
+static void pmuscope_test_spe_dl_keeps_buffer(struct kunit *test)
+{
+	struct pmuscope_stest *t = test->priv;
+
+	pmuscope_stest_start(test, &pmuscope_model_neoverse_n1, &pmuscope_stest_cfg);
+	preempt_disable();
+	KUNIT_EXPECT_EQ(test, pmuscope_stest_fill(t, 1), 1U);
+	KUNIT_EXPECT_EQ(test, t->sc.busy, BIT(0));
+	pmuscope_model_spe_inject(t->cpu, PMUSCOPE_MODEL_SPE_FAULT_DATA_LOSS);
+	KUNIT_EXPECT_EQ(test, pmuscope_stest_fill(t, 1), 1U);
+	KUNIT_EXPECT_EQ(test, t->sc.st.dl_events, 1U);
+	KUNIT_EXPECT_EQ(test, t->sc.busy, BIT(0));
+	KUNIT_EXPECT_TRUE_MSG(test, t->sc.running, "stopped for a discard");
+	preempt_enable();
+	pmuscope_stest_stop(t);
+	KUNIT_EXPECT_TRUE(test, t->flags & PMUSCOPE_SPE_C_LOST);
+	KUNIT_EXPECT_EQ(test, t->lost, t->sc.st.lost_dl);
+	KUNIT_EXPECT_FALSE(test, t->bad);
+}
+
 /* A ring with no room: the chunk is counted lost, and the next one says so. */
 static void pmuscope_test_spe_ring_full(struct kunit *test)
 {
@@ -1148,6 +1174,7 @@ static struct kunit_case pmuscope_spe_cases[] = {
 	KUNIT_CASE(pmuscope_test_spe_offline_idle),
 	KUNIT_CASE(pmuscope_test_spe_busy_chunk),
 	KUNIT_CASE(pmuscope_test_spe_flush),
+	KUNIT_CASE(pmuscope_test_spe_dl_keeps_buffer),
 	KUNIT_CASE(pmuscope_test_spe_ring_full),
 	KUNIT_CASE(pmuscope_test_spe_one_ring),
 	{}
