@@ -200,12 +200,23 @@ static __always_inline bool pmuscope_hwc_overdue(struct pmuscope_hwc *hwc, u64 n
 	return true;
 }
 
-/* pmuscope_hwc_overdue() for a polled counter (pmuscope_hwc_polled()). */
+/*
+ * pmuscope_hwc_overdue() for a polled counter (pmuscope_hwc_polled()),
+ * before the fold each caller makes: whoever finds it late first (the
+ * poll, a READ, a stop) counts it in late_polls, and the lateness is
+ * measured from that fold on. A stop or a READ that came first used to
+ * flag LOST and leave the count to a poll that might never come (the
+ * counter off the PMU) or come after the caller looked.
+ */
 static __always_inline bool pmuscope_hwc_late(struct pmuscope_pmu *pmu,
 					      unsigned int idx, u64 now)
 {
-	return pmuscope_hwc_polled(pmu, idx) &&
-	       pmuscope_hwc_overdue(&pmu->hwc[idx], now, pmuscope_engine.fold_safe_ns);
+	if (!pmuscope_hwc_polled(pmu, idx) ||
+	    !pmuscope_hwc_overdue(&pmu->hwc[idx], now, pmuscope_engine.fold_safe_ns))
+		return false;
+	pmu->late_polls++;
+	pmu->hwc[idx].poll_at = now;
+	return true;
 }
 
 /* ---------------------------------------------------------- register access */
@@ -911,7 +922,6 @@ static void pmuscope_pmu_poll(struct pmuscope_pmu *pmu, u64 now)
 {
 	unsigned long mask = pmu->on_hw_mask;
 	unsigned long idx;
-	bool late = false;
 
 	pmuscope_pmu_check(pmu, now);
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
@@ -919,12 +929,10 @@ static void pmuscope_pmu_poll(struct pmuscope_pmu *pmu, u64 now)
 
 		if (!hwc->on_hw)
 			continue;
-		late |= pmuscope_hwc_late(pmu, idx, now);
+		pmuscope_hwc_late(pmu, idx, now);
 		hwc->poll_at = now;
 		pmuscope_hwc_fold(pmu, idx);
 	}
-	if (late)
-		pmu->late_polls++;
 }
 
 void pmuscope_pmu_swinc(struct pmuscope_pmu *pmu, u32 mask, u32 count)
