@@ -11,12 +11,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$PMUSCOPE_TOP"
 
-scripts/setup.sh
-export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-bench.config
-kdir=$(scripts/build-kernel.sh)
-pmuscope_build_bench_modules "$kdir"
-make --no-print-directory -C tools arm64 >build/bench-tools.log 2>&1 ||
-	pmuscope_die "tools build failed, see build/bench-tools.log"
+# Alone: the bench kernel, modules and tools; from bench.sh: made already.
+[ "${PMUSCOPE_BENCH_READY:-}" = 1 ] || pmuscope_bench_setup
 scripts/mkinitramfs.sh build/initramfs-bench-spe.cpio build/bench-src/pmuscope_emu.ko
 scripts/run-guest.sh --cpu neoverse-n1 --smp 2 --icount 0 --plan bench-spe \
 	--initrd build/initramfs-bench-spe.cpio --log build/bench-spe.log --timeout 600 \

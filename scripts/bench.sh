@@ -15,25 +15,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$PMUSCOPE_TOP"
 
-scripts/setup.sh
-export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-bench.config
-kdir=$(scripts/build-kernel.sh)
-# build-kernel.sh checks the fragment's "=y" lines; a "# CONFIG_X is not
-# set" line that Kconfig ignores (an option without a prompt, such as
-# SLUB_DEBUG without EXPERT) would leave a debug option on unseen.
-while IFS= read -r line; do
-	case "$line" in "# CONFIG_"*" is not set") ;; *) continue ;; esac
-	opt=${line#"# "}
-	opt=${opt%% *}
-	! grep -q "^$opt=" "$kdir/.config" ||
-		pmuscope_die "the bench kernel has $(grep "^$opt=" "$kdir/.config"): fix $PMUSCOPE_KFRAG"
-done <"$PMUSCOPE_KFRAG"
-# pmuscope.ko, and pmuscope_emu.ko (the driver against the register model)
-# for the SPE step, both against the bench kernel.
-pmuscope_build_bench_modules "$kdir"
-# pmuscope-el0 (EL0 reads, tools/tests/el0test.c) is built with libpmuscope.
-make --no-print-directory -C tools arm64 >build/bench-tools.log 2>&1 ||
-	pmuscope_die "tools build failed, see build/bench-tools.log"
+pmuscope_bench_setup
 scripts/mkinitramfs.sh build/initramfs-bench.cpio build/bench-src/pmuscope.ko
 scripts/run-guest.sh --cpu cortex-a53 --smp 2 --icount 0 --plan bench \
 	--initrd build/initramfs-bench.cpio --log build/bench.log --timeout 300 ||
@@ -130,4 +112,4 @@ PY
 
 # SPE, in the emulated neoverse-n1-like guest: scripts/bench-spe.sh (also
 # runs alone).
-scripts/bench-spe.sh
+PMUSCOPE_BENCH_READY=1 scripts/bench-spe.sh

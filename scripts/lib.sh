@@ -34,6 +34,31 @@ pmuscope_kernel_dir() {
 # against the register model, PMUSCOPE_EMU=1: no KUnit needed) built
 # against the kernel in $1 (the bench kernel), in build/bench-src/ (a copy
 # of the sources: the checkout's own objects belong to the test kernel).
+# make bench's set-up (bench.sh, bench-spe.sh): the dependencies, the
+# bench kernel (the test kernel without its debug options, checked),
+# pmuscope.ko and pmuscope_emu.ko against it (build/bench-src), and the
+# arm64 tools. Sets kdir.
+pmuscope_bench_setup() {
+	local line opt
+	scripts/setup.sh
+	export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-bench.config
+	kdir=$(scripts/build-kernel.sh)
+	# build-kernel.sh checks the fragment's "=y" lines; a "# CONFIG_X is
+	# not set" line that Kconfig ignores (an option without a prompt, such
+	# as SLUB_DEBUG without EXPERT) would leave a debug option on unseen.
+	while IFS= read -r line; do
+		case "$line" in "# CONFIG_"*" is not set") ;; *) continue ;; esac
+		opt=${line#"# "}
+		opt=${opt%% *}
+		! grep -q "^$opt=" "$kdir/.config" ||
+			pmuscope_die "the bench kernel has $(grep "^$opt=" "$kdir/.config"): fix $PMUSCOPE_KFRAG"
+	done <"$PMUSCOPE_KFRAG"
+	pmuscope_build_bench_modules "$kdir"
+	# pmuscope-el0 (EL0 reads, tools/tests/el0test.c) is built with libpmuscope.
+	make --no-print-directory -C tools arm64 >"$PMUSCOPE_TOP/build/bench-tools.log" 2>&1 ||
+		pmuscope_die "tools build failed, see build/bench-tools.log"
+}
+
 pmuscope_build_bench_modules() {
 	rm -rf "$PMUSCOPE_TOP/build/bench-src"
 	mkdir -p "$PMUSCOPE_TOP/build/bench-src/tests"
