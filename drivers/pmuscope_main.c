@@ -81,7 +81,7 @@ MODULE_PARM_DESC(storm_limit,
 static unsigned int pmuscope_param_sample_limit = 20000;
 module_param_named(sample_limit, pmuscope_param_sample_limit, uint, 0444);
 MODULE_PARM_DESC(sample_limit,
-		 "Samples per second and counter of a stream, in windows of about a scheduler tick: at most sample_limit/HZ (rounded up) in each, or the overflow interrupt's time over a quarter of it, throttle the counter's sampling for one window (default: 20000)");
+		 "Samples per second and counter of a stream, in windows of about a scheduler tick: at most sample_limit/HZ (rounded up) in each; the next overflow, or the overflow interrupt's time over a quarter of it, throttles the counter's sampling for one window (default: 20000)");
 
 static char *pmuscope_param_backend = "auto";
 module_param_named(backend, pmuscope_param_backend, charp, 0444);

@@ -721,9 +721,35 @@ void pmuscope_hwc_set_sampling(struct pmuscope_pmu *pmu, unsigned int idx,
 }
 
 /*
+ * A sampling counter's overflow that is no sample: its interrupt is off
+ * (or goes off now) and it counts on past its preload. A 32-bit wrap is
+ * folded; a 64-bit one is the expected wrap past its preload, not a write.
+ */
+static void pmuscope_hwc_wrapped(struct pmuscope_pmu *pmu, unsigned int idx)
+{
+	if (pmuscope_hwc_width(pmu, idx) == 64)
+		pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, BIT_ULL(idx));
+	else
+		pmuscope_hwc_fold(pmu, idx);
+}
+
+/* Switch counter @idx's overflow interrupt off: flagged THROTTLED. */
+static void pmuscope_hwc_throttle(struct pmuscope_pmu *pmu, unsigned int idx)
+{
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+
+	pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, BIT_ULL(idx));
+	hwc->irq_off = true;
+	pmuscope_hwc_sync(pmu, idx);
+	hwc->flags |= PMUSCOPE_VAL_THROTTLED;
+}
+
+/*
  * Body of the overflow interrupt. Returns false if nothing was pending.
- * *@sampled: the sampling counters that overflowed (reloaded here; the
- * caller makes their samples). Ends with an ISB after the last
+ * *@sampled: the sampling counters that overflowed with their interrupt
+ * on, whose records the caller makes: a sample each (reloaded here), or,
+ * for one that had taken its window's share (irq_off now), no sample but
+ * its throttle (a THROTTLED record). Ends with an ISB after the last
  * PMOVSCLR/PMINTENCLR write: the PPI is level-triggered, and a GIC
  * (GIC-500 on the AM62L) that still sees it asserted at EOI raises it
  * again, spuriously.
@@ -733,7 +759,7 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled)
 	const u64 window = pmuscope_engine.window_ticks;
 	unsigned long pending, mine, idx;
 	u64 ovs, now;
-	bool busy, over;
+	bool busy;
 
 	*sampled = 0;
 	pmu->interrupts++;
@@ -766,57 +792,48 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled)
 		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 
 		if (hwc->sample_period && !hwc->irq_off) {
-			pmuscope_hwc_reload(pmu, idx);
-			*sampled |= BIT(idx);
-			pmu->samples++;
-		} else if (hwc->sample_period) {
 			/*
-			 * Throttled, counting on past its overflow; another
-			 * counter's interrupt found the wrap. No sample (its
-			 * interrupt is off), nor an interrupt of its own: a
-			 * 32-bit wrap is folded, a 64-bit one is the expected
-			 * wrap past its preload, not a write.
-			 */
-			if (pmuscope_hwc_width(pmu, idx) == 64)
-				pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, BIT_ULL(idx));
-			else
-				pmuscope_hwc_fold(pmu, idx);
-			continue;
-		} else if (pmuscope_hwc_width(pmu, idx) == 64) {
-			/* A 64-bit counter cannot wrap: it was written. */
-			pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, BIT_ULL(idx));
-			hwc->flags |= PMUSCOPE_VAL_CLOBBERED;
-			continue;
-		} else {
-			pmuscope_hwc_fold(pmu, idx);
-		}
-
-		if (hwc->sample_period) {
-			/*
-			 * The window's share of sample_limit, or the window's
-			 * interrupt time spent: off until the next window
-			 * (pmuscope_pmu_unthrottle()).
+			 * A sample, while the window's share of sample_limit
+			 * is not taken nor the window's interrupt time spent.
+			 * Else this overflow is no sample: the counter is
+			 * throttled, off until the next window
+			 * (pmuscope_pmu_unthrottle()), counting on past it.
 			 */
 			if (hwc->sample_window != pmu->irq_window) {
 				hwc->sample_window = pmu->irq_window;
 				hwc->storm_count = 0;
 			}
-			over = ++hwc->storm_count > pmuscope_engine.sample_burst || busy;
+			if (hwc->storm_count < pmuscope_engine.sample_burst && !busy) {
+				hwc->storm_count++;
+				pmuscope_hwc_reload(pmu, idx);
+				*sampled |= BIT(idx);
+				pmu->samples++;
+				continue;
+			}
+			pmuscope_hwc_wrapped(pmu, idx);
+			pmuscope_hwc_throttle(pmu, idx);
+			pmu->throttled |= BIT(idx);
+			*sampled |= BIT(idx);
+		} else if (hwc->sample_period) {
+			/*
+			 * Throttled, counting on past its overflow; another
+			 * counter's interrupt found the wrap. No sample (its
+			 * interrupt is off), nor an interrupt of its own.
+			 */
+			pmuscope_hwc_wrapped(pmu, idx);
+		} else if (pmuscope_hwc_width(pmu, idx) == 64) {
+			/* A 64-bit counter cannot wrap: it was written. */
+			pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, BIT_ULL(idx));
+			hwc->flags |= PMUSCOPE_VAL_CLOBBERED;
 		} else {
+			pmuscope_hwc_fold(pmu, idx);
 			/* No real counter wraps that often: stop listening. */
 			if (time_after(jiffies, hwc->storm_start + HZ)) {
 				hwc->storm_start = jiffies;
 				hwc->storm_count = 0;
 			}
-			over = ++hwc->storm_count > pmuscope_engine.storm_limit;
-		}
-		if (over && !hwc->irq_off) {
-			pmuscope_hw_write(PMUSCOPE_REG_PMINTENCLR_EL1, BIT_ULL(idx));
-			hwc->irq_off = true;
-			pmuscope_hwc_sync(pmu, idx);
-			hwc->flags |= PMUSCOPE_VAL_THROTTLED;
-			if (hwc->sample_period)
-				pmu->throttled |= BIT(idx);
+			if (++hwc->storm_count > pmuscope_engine.storm_limit && !hwc->irq_off)
+				pmuscope_hwc_throttle(pmu, idx);
 		}
 	}
 	pmuscope_hw_isb();

@@ -335,9 +335,10 @@ void pmuscope_stream_emit(struct pmuscope_pmu *pmu, struct pmuscope_session *ses
 }
 
 /*
- * The overflow interrupt's samples: one record for each sampling counter
- * in @sampled; a counter whose interrupt was just throttled gets a
- * THROTTLED record after its last sample. Hard IRQ, pmu->lock.
+ * The overflow interrupt's records, one for each sampling counter in
+ * @sampled (pmuscope_pmu_overflow()): a SAMPLE, or, for a counter whose
+ * interrupt was just throttled (its overflow over the window's share,
+ * no sample), a THROTTLED record. Hard IRQ, pmu->lock.
  */
 void pmuscope_stream_samples(struct pmuscope_pmu *pmu, unsigned long sampled)
 {
@@ -352,9 +353,10 @@ void pmuscope_stream_samples(struct pmuscope_pmu *pmu, unsigned long sampled)
 		if (!sess || !hwc->sample_period)
 			continue;
 		hw = &sess->hw[pmu->cpu * PMUSCOPE_MAX_EVENTS];
-		pmuscope_stream_emit(pmu, sess, hw, regs, PMUSCOPE_REC_SAMPLE, 0);
 		if (hwc->irq_off)
 			pmuscope_stream_emit(pmu, sess, hw, NULL, PMUSCOPE_REC_THROTTLED, 0);
+		else
+			pmuscope_stream_emit(pmu, sess, hw, regs, PMUSCOPE_REC_SAMPLE, 0);
 	}
 }
 

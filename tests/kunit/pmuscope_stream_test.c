@@ -209,7 +209,10 @@ static void pmuscope_test_sampling(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 
-/* More samples than sample_limit allows: the interrupt goes off, counting goes on. */
+/*
+ * More samples than sample_limit allows: the overflow over the window's
+ * share is no sample, the interrupt goes off, counting goes on.
+ */
 static void pmuscope_test_sampling_throttle(struct kunit *test)
 {
 	struct pmuscope_etest *t = test->priv;
@@ -223,7 +226,7 @@ static void pmuscope_test_sampling_throttle(struct kunit *test)
 	pmu->hwc[CC].enabled = true;
 	pmuscope_stest_mask(pmu, BIT(0) | BIT(CC), true);
 	pmuscope_stest_sampling(pmu, 0, 1000);
-	/* One sample per window of 1/3 s: the second throttles. */
+	/* One sample per window of 1/3 s: the second overflow throttles. */
 	for (i = 0; i < 2; i++) {
 		pmuscope_model_count(t->cpu, 0x11, 1000);
 		total += 1000;
@@ -231,6 +234,7 @@ static void pmuscope_test_sampling_throttle(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, sampled, BIT(0));
 	KUNIT_EXPECT_TRUE(test, pmu->hwc[0].irq_off);
+	KUNIT_EXPECT_EQ(test, pmu->samples, 1);
 	pmuscope_model_count(t->cpu, 0x11, 5000);
 	total += 5000;
 	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
@@ -297,8 +301,8 @@ static void pmuscope_test_sampling_throttled_wrap(struct kunit *test)
 /*
  * The overflow interrupt's own time (pmu->irq_busy, accounted by the
  * handler) over a quarter of its window (a scheduler tick at the default
- * sample_limit) throttles a sampling counter at the next interrupt, far
- * below the window's share of sample_limit: a CPU too slow for
+ * sample_limit) throttles a sampling counter at the next interrupt, which
+ * is no sample, far below the window's share of sample_limit: a CPU too slow for
  * sample_limit samples a second is never left to the interrupt alone,
  * not even for a second's burst. Times are in the system counter's
  * ticks, of whatever clock this CPU's model gives (the driver's seam is
@@ -349,10 +353,12 @@ static void pmuscope_test_sampling_busy(struct kunit *test)
 	pmu->irq_busy = window / 4 * c->quarters + c->extra;
 	pmuscope_pmu_overflow(pmu, &sampled);
 	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
+	/* A sample, or the throttle's record. */
 	KUNIT_EXPECT_EQ(test, sampled, BIT(0));
 	KUNIT_EXPECT_EQ(test, pmu->hwc[0].irq_off, c->throttled);
 	KUNIT_EXPECT_EQ(test, !!(pmu->hwc[0].flags & PMUSCOPE_VAL_THROTTLED), c->throttled);
-	KUNIT_EXPECT_EQ(test, pmu->hwc[0].storm_count, 1U);
+	KUNIT_EXPECT_EQ(test, pmu->samples, c->throttled ? 0 : 1);
+	KUNIT_EXPECT_EQ(test, pmu->hwc[0].storm_count, c->throttled ? 0U : 1U);
 	KUNIT_EXPECT_EQ(test, pmu->throttled, c->throttled ? BIT(0) : 0);
 }
 
@@ -400,15 +406,6 @@ static void pmuscope_test_sample_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e.window_ns, c->ns);
 }
 
-/*
- * A storm of samples (an overflow every 1000 events, as fast as the
- * interrupt comes) at the default sample_limit: the window's share
- * (sample_limit / HZ) goes through, the next sample throttles the
- * counter, however little of the second's budget that was; counting goes
- * on. The next window gives the interrupt back, the counter started
- * again from its preload: the window's share again, then throttled
- * again. Every count stays exact; THROTTLED stays until a RESET.
- */
 /* @n samples of counter @idx, every 1000 events, none throttled. */
 static void pmuscope_stest_samples(struct kunit *test, struct pmuscope_pmu *pmu,
 				   unsigned int idx, u32 n, u64 *total)
@@ -425,21 +422,37 @@ static void pmuscope_stest_samples(struct kunit *test, struct pmuscope_pmu *pmu,
 	}
 }
 
-/* One more sample, the last of the window: the counter is throttled. */
+/*
+ * One overflow more, over the window's share: no sample (the counter is
+ * not reloaded, and counts on past its overflow), the counter throttled
+ * (a THROTTLED record).
+ */
 static void pmuscope_stest_throttles(struct kunit *test, struct pmuscope_pmu *pmu,
 				     unsigned int idx, u64 *total)
 {
 	struct pmuscope_etest *t = test->priv;
+	u64 samples = pmu->samples;
 
 	pmuscope_model_count(t->cpu, 0x11, 1000);
 	*total += 1000;
 	KUNIT_EXPECT_EQ(test, pmuscope_stest_overflow(pmu), BIT(idx));
 	KUNIT_ASSERT_TRUE(test, pmu->hwc[idx].irq_off);
+	KUNIT_EXPECT_EQ_MSG(test, pmu->samples, samples, "the throttling overflow was a sample");
+	KUNIT_EXPECT_EQ(test, pmu->hwc[idx].storm_count, pmuscope_engine.sample_burst);
 	KUNIT_EXPECT_EQ(test, pmu->throttled, BIT(idx));
 	KUNIT_EXPECT_FALSE(test, t->m->inten & BIT(idx));
 	KUNIT_EXPECT_TRUE(test, pmu->hwc[idx].flags & PMUSCOPE_VAL_THROTTLED);
 }
 
+/*
+ * A storm of samples (an overflow every 1000 events, as fast as the
+ * interrupt comes) at the default sample_limit: the window's share
+ * (sample_limit / HZ) goes through, the next overflow is no sample but
+ * throttles the counter, however little of the second's budget that was;
+ * counting goes on. The next window gives the interrupt back, the
+ * counter started again from its preload: the window's share again, then
+ * throttled again. Every count stays exact; THROTTLED stays until a RESET.
+ */
 static void pmuscope_test_sampling_window(struct kunit *test)
 {
 	const struct pmuscope_sample_case *c = test->param_value;
@@ -487,7 +500,7 @@ static void pmuscope_test_sampling_window(struct kunit *test)
 	/* The new window's share, that one included, then throttled again. */
 	pmuscope_stest_samples(test, pmu, c->idx, burst - 1, &total);
 	pmuscope_stest_throttles(test, pmu, c->idx, &total);
-	KUNIT_EXPECT_EQ(test, pmu->samples, 2 * (burst + 1));
+	KUNIT_EXPECT_EQ(test, pmu->samples, 2 * burst);
 	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, c->idx, NULL), total);
 	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, other, NULL), total);
 
@@ -532,6 +545,69 @@ static void pmuscope_test_sampling_window_hotplug(struct kunit *test)
 	total += 1000;
 	KUNIT_EXPECT_TRUE(test, pmuscope_model_irq_line(t->cpu));
 	KUNIT_EXPECT_EQ(test, pmuscope_stest_overflow(pmu), BIT(0));
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 0, NULL), total);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, CC, NULL), total);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+}
+
+/*
+ * A window holds sample_burst samples of a counter (sample_limit / HZ,
+ * rounded up), not one more: a counter that takes its share and no more,
+ * window after window, is never throttled, and the overflow after the
+ * share of one window is no sample but the throttle. The share at once
+ * as the window starts, then one more: sample_burst samples, not
+ * sample_burst + 1 (20250 a second at HZ 250 against a sample_limit of
+ * 20000, twice sample_limit at or below HZ, where the share is one).
+ */
+struct pmuscope_share_case {
+	const char *name;
+	u32 limit;
+};
+
+static const struct pmuscope_share_case pmuscope_share_cases[] = {
+	{ "sample_limit 1: one a second", 1 },
+	{ "sample_limit HZ: one a tick", HZ },
+	{ "sample_limit HZ + 1: two a window", HZ + 1 },
+	{ "the default, 20000", 20000 },
+};
+
+static void pmuscope_share_desc(const struct pmuscope_share_case *c, char *d)
+{
+	snprintf(d, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pmuscope_share, pmuscope_share_cases, pmuscope_share_desc);
+
+static void pmuscope_test_sample_share(struct kunit *test)
+{
+	const struct pmuscope_share_case *c = test->param_value;
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = pmuscope_stest_two(test, &pmuscope_model_cortex_a53);
+	u64 total = 0;
+	u32 burst, w;
+
+	pmuscope_stest_limit(c->limit);
+	burst = pmuscope_engine.sample_burst;
+	KUNIT_ASSERT_EQ(test, burst, DIV_ROUND_UP(c->limit, HZ));
+	pmu->hwc[0].enabled = true;
+	pmu->hwc[CC].enabled = true;
+	pmuscope_stest_mask(pmu, BIT(0) | BIT(CC), true);
+	pmuscope_stest_sampling(pmu, 0, 1000);
+	/* The share of each window, and the window's time: never throttled. */
+	for (w = 0; w < 3; w++) {
+		pmuscope_stest_samples(test, pmu, 0, burst, &total);
+		KUNIT_EXPECT_EQ(test, pmu->samples, (w + 1) * burst);
+		pmuscope_model_syscnt_advance(pmuscope_engine.window_ticks);
+	}
+	/* A window's share, then one overflow more in the same window. */
+	pmuscope_stest_samples(test, pmu, 0, burst, &total);
+	pmuscope_stest_throttles(test, pmu, 0, &total);
+	KUNIT_EXPECT_EQ(test, pmu->samples, 4 * burst);
+	KUNIT_EXPECT_EQ(test, pmu->throttled, BIT(0));
+	/* Not reloaded: it counts on past its overflow, exactly. */
+	pmuscope_model_count(t->cpu, 0x11, 5000);
+	total += 5000;
+	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
 	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 0, NULL), total);
 	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, CC, NULL), total);
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
@@ -1309,6 +1385,7 @@ static struct kunit_case pmuscope_stream_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_sample_window, pmuscope_window_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_sampling_window, pmuscope_sample_gen_params),
 	KUNIT_CASE(pmuscope_test_sampling_window_hotplug),
+	KUNIT_CASE_PARAM(pmuscope_test_sample_share, pmuscope_share_gen_params),
 	KUNIT_CASE(pmuscope_test_ring_lost),
 	KUNIT_CASE_PARAM(pmuscope_test_seq_short, pmuscope_seq_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_seq_random, pmuscope_seq_gen_params),
