@@ -219,6 +219,8 @@ struct pmuscope_hwc {
 		/* Sampling: the CPU's window (pmu->irq_window) of @storm_count. */
 		u64 sample_window;
 	};
+	/* Sampling throttled (pmu->throttled): the system counter then. */
+	u64 throttled_at;
 	/*
 	 * The EL0 session whose event @slot this counter holds, set and
 	 * cleared by pmuscope_ppmu.c under pmuscope_pmu.lock: each fold
@@ -272,14 +274,15 @@ struct pmuscope_pmu {
 	/*
 	 * Sampling's window: the system counter at its start (the first
 	 * overflow interrupt at least pmuscope_engine.window_ticks after
-	 * the last start, or an unthrottle). A sampling counter takes at
-	 * most sample_burst samples in it; @irq_busy, the overflow
-	 * interrupt's own time (system-counter ticks) in it, over a quarter
-	 * of the window throttles sampling counters however few samples
-	 * that was (a slow CPU, or a debug kernel, could otherwise spend
-	 * all its time below sample_limit: perf's perf_cpu_time_max_percent).
-	 * @throttled: the sampling counters throttled, whose interrupt
-	 * @unthrottle_timer gives back a window later.
+	 * the last start, or the CPU coming online; nothing else). A
+	 * sampling counter takes at most sample_burst samples in it;
+	 * @irq_busy, the overflow interrupt's own time (system-counter
+	 * ticks) in it, over a quarter of the window throttles sampling
+	 * counters however few samples that was (a slow CPU, or a debug
+	 * kernel, could otherwise spend all its time below sample_limit:
+	 * perf's perf_cpu_time_max_percent). @throttled: the sampling
+	 * counters throttled, each of whose interrupt @unthrottle_timer
+	 * gives back a window after its own throttle (hwc->throttled_at).
 	 */
 	u64 irq_window;
 	u64 irq_busy;
@@ -430,7 +433,7 @@ void pmuscope_pmu_stop_mask(struct pmuscope_pmu *pmu, u32 mask, u64 now);
 void pmuscope_hwc_stop(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
 u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx);
 bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled);
-void pmuscope_pmu_unthrottle(struct pmuscope_pmu *pmu);
+u64 pmuscope_pmu_unthrottle(struct pmuscope_pmu *pmu, bool all);
 u64 pmuscope_hwc_preload(const struct pmuscope_pmu *pmu, unsigned int idx);
 void pmuscope_hwc_set_sampling(struct pmuscope_pmu *pmu, unsigned int idx,
 			       u64 period, u64 now);

@@ -115,7 +115,10 @@ static irqreturn_t pmuscope_irq_handler(int irq, void *dev)
 	if (pmuscope_pmu_needs_poll(pmu) && !hrtimer_active(&pmu->poll_timer))
 		hrtimer_start(&pmu->poll_timer, ns_to_ktime(pmuscope_engine.poll_ns),
 			      HRTIMER_MODE_REL_PINNED_HARD);
-	/* Sampling throttled: on again a window after the first throttle. */
+	/*
+	 * Sampling throttled: on again a window after the throttle (the
+	 * timer, if running, rearms itself for a later throttle).
+	 */
 	if (unlikely(pmu->throttled) && !hrtimer_active(&pmu->unthrottle_timer))
 		hrtimer_start(&pmu->unthrottle_timer, ns_to_ktime(pmuscope_engine.window_ns),
 			      HRTIMER_MODE_REL_PINNED_HARD);
@@ -144,16 +147,26 @@ static enum hrtimer_restart pmuscope_poll_timer(struct hrtimer *timer)
 	return ret;
 }
 
-/* The next window of the sampling counters throttled (pinned, hard IRQ). */
+/*
+ * The sampling counters throttled a window ago get their interrupt back
+ * (pinned, hard IRQ); again when the next of the others is due.
+ */
 static enum hrtimer_restart pmuscope_unthrottle_timer(struct hrtimer *timer)
 {
 	struct pmuscope_pmu *pmu = container_of(timer, struct pmuscope_pmu,
 						unthrottle_timer);
+	u64 left;
 
 	raw_spin_lock(&pmu->lock);
-	pmuscope_pmu_unthrottle(pmu);
+	left = pmuscope_pmu_unthrottle(pmu, false);
+	/* Offline: the CPU coming online gives them all back. */
+	if (!pmu->hw_ready)
+		left = 0;
 	raw_spin_unlock(&pmu->lock);
-	return HRTIMER_NORESTART;
+	if (!left)
+		return HRTIMER_NORESTART;
+	hrtimer_set_expires(timer, ktime_add_ns(ktime_get(), left));
+	return HRTIMER_RESTART;
 }
 
 static const struct of_device_id pmuscope_pmu_of_match[] = {

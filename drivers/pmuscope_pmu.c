@@ -812,6 +812,7 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled)
 			}
 			pmuscope_hwc_wrapped(pmu, idx);
 			pmuscope_hwc_throttle(pmu, idx);
+			hwc->throttled_at = now;
 			pmu->throttled |= BIT(idx);
 			*sampled |= BIT(idx);
 		} else if (hwc->sample_period) {
@@ -841,33 +842,50 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled)
 }
 
 /*
- * The next window for the sampling counters throttled (pmu->throttled):
- * called a window after the first of them was (the unthrottle timer),
- * and when the CPU comes online. A new window begins, and each gets its
- * interrupt back, started again from its preload as at a sample (what
- * it counted meanwhile stays in its count; a wrap it made is folded as a
- * throttled counter's). Its THROTTLED flag stays, until a reset: samples
- * are missing.
+ * Give the sampling counters throttled (pmu->throttled) their interrupt
+ * back, each a window after its own throttle (hwc->throttled_at): the
+ * unthrottle timer. @all: every one of them, at once, and a new window
+ * begins (the CPU coming online). Each is started again from its preload
+ * as at a sample (what it counted meanwhile stays in its count; a wrap it
+ * made is folded as a throttled counter's); its THROTTLED flag stays,
+ * until a reset: samples are missing.
+ *
+ * Nothing else starts a window: the CPU's window ended before any of its
+ * counters' is due (it began at or before the throttle), so each samples
+ * in a window that starts after it (at its first overflow, or another
+ * counter's), and a counter that was not throttled keeps its window and
+ * its count in it. A window is therefore always at least window_ticks
+ * long, with at most sample_burst samples of each counter in it.
+ *
+ * Returns the ns until the next of those left throttled is due (the
+ * timer's next expiry), 0 if none is left.
  */
-void pmuscope_pmu_unthrottle(struct pmuscope_pmu *pmu)
+u64 pmuscope_pmu_unthrottle(struct pmuscope_pmu *pmu, bool all)
 {
+	const u64 window = pmuscope_engine.window_ticks;
 	unsigned long mask = pmu->throttled, idx;
-	u64 inten = 0;
+	u64 now = pmuscope_hw_syscnt(), inten = 0, left = 0;
 
-	pmu->throttled = 0;
-	pmu->irq_window = pmuscope_hw_syscnt();
-	pmu->irq_busy = 0;
+	if (all) {
+		pmu->irq_window = now;
+		pmu->irq_busy = 0;
+	}
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
 		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+		u64 off = now - hwc->throttled_at;
 
+		if (!all && off < window) {
+			if (!left || window - off < left)
+				left = window - off;
+			continue;
+		}
+		pmu->throttled &= ~BIT(idx);
 		/* Released meanwhile (RELEASE ends its sampling). */
 		if (!hwc->irq_off || !hwc->sample_period)
 			continue;
 		if (hwc->on_hw)
 			pmuscope_hwc_reload(pmu, idx);
 		hwc->irq_off = false;
-		hwc->storm_count = 0;
-		hwc->sample_window = pmu->irq_window;
 		pmuscope_hwc_sync(pmu, idx);
 		if (hwc->on_hw && pmuscope_hwc_wants_irq(pmu, idx))
 			inten |= BIT_ULL(idx);
@@ -876,6 +894,8 @@ void pmuscope_pmu_unthrottle(struct pmuscope_pmu *pmu)
 		pmuscope_hw_write(PMUSCOPE_REG_PMINTENSET_EL1, inten);
 		pmuscope_hw_isb();
 	}
+	/* Ticks to ns, rounded up: window_ns for window_ticks (at most ~1 s each). */
+	return left ? div64_u64(left * pmuscope_engine.window_ns + window - 1, window) : 0;
 }
 
 /*
@@ -1269,7 +1289,7 @@ void pmuscope_pmu_cpu_up(struct pmuscope_pmu *pmu)
 	u64 now = ktime_get_ns();
 
 	/* Nothing on the hardware yet: sampling throttled is just on again. */
-	pmuscope_pmu_unthrottle(pmu);
+	pmuscope_pmu_unthrottle(pmu, true);
 	pmuscope_pmu_hw_reset(pmu);
 	pmuscope_pmu_hw_start_all(pmu, now);
 	pmu->hw_ready = true;

@@ -132,7 +132,7 @@ static void pmuscope_stest_next_window(struct pmuscope_pmu *pmu)
 
 	pmuscope_model_syscnt_advance(pmuscope_engine.window_ticks);
 	raw_spin_lock_irqsave(&pmu->lock, irqf);
-	pmuscope_pmu_unthrottle(pmu);
+	pmuscope_pmu_unthrottle(pmu, false);
 	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
 }
 
@@ -547,6 +547,140 @@ static void pmuscope_test_sampling_window_hotplug(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pmuscope_stest_overflow(pmu), BIT(0));
 	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, 0, NULL), total);
 	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, CC, NULL), total);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+}
+
+/*
+ * Two sampling counters of one CPU: counter 0 samples CPU_CYCLES (the
+ * cycle counter counts them too, not sampling), counter 1 INST_RETIRED,
+ * each every 1000 events; two samples a window (sample_limit 2 x HZ:
+ * windows of a tick).
+ */
+static struct pmuscope_pmu *pmuscope_stest_pair(struct kunit *test)
+{
+	struct pmuscope_pmu *pmu = pmuscope_stest_two(test, &pmuscope_model_cortex_a53);
+
+	pmuscope_etest_assign(pmu, 1, 0x08, UK);
+	pmuscope_stest_limit(2 * HZ);
+	pmu->hwc[0].enabled = true;
+	pmu->hwc[1].enabled = true;
+	pmu->hwc[CC].enabled = true;
+	pmuscope_stest_mask(pmu, BIT(0) | BIT(1) | BIT(CC), true);
+	pmuscope_stest_sampling(pmu, 0, 1000);
+	pmuscope_stest_sampling(pmu, 1, 1000);
+	return pmu;
+}
+
+/* One overflow of counter @idx (0: CPU_CYCLES, 1: INST_RETIRED): a sample? */
+static bool pmuscope_stest_pair_overflow(struct kunit *test, struct pmuscope_pmu *pmu,
+					 unsigned int idx)
+{
+	struct pmuscope_etest *t = test->priv;
+	u64 samples = pmu->samples;
+
+	pmuscope_model_count(t->cpu, idx ? 0x08 : 0x11, 1000);
+	KUNIT_EXPECT_EQ(test, pmuscope_stest_overflow(pmu), BIT(idx));
+	return pmu->samples == samples + 1;
+}
+
+static void pmuscope_stest_unthrottle(struct pmuscope_pmu *pmu, u64 *left)
+{
+	unsigned long irqf;
+
+	raw_spin_lock_irqsave(&pmu->lock, irqf);
+	*left = pmuscope_pmu_unthrottle(pmu, false);
+	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
+}
+
+/*
+ * A throttled counter's unthrottle starts no window for the others:
+ * counter 0 is throttled half a window into window k; counter 1 takes
+ * its two samples at the start of window k + 1 (which begins with them,
+ * a window after k). Counter 0's unthrottle comes half a window into
+ * k + 1: counter 1 has had its share of k + 1, and its next overflow
+ * there throttles it (no fresh share: that gave it four samples in half
+ * a window, twice sample_limit if repeated). Counter 0, throttled in k,
+ * has all of k + 1's share.
+ */
+static void pmuscope_test_sampling_window_other(struct kunit *test)
+{
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = pmuscope_stest_pair(test);
+	const u64 w = pmuscope_engine.window_ticks;
+	u64 left;
+
+	KUNIT_ASSERT_EQ(test, pmuscope_engine.sample_burst, 2U);
+	/* Window k: counter 0's share, then over it half a window later. */
+	pmuscope_model_syscnt_advance(w);
+	KUNIT_EXPECT_TRUE(test, pmuscope_stest_pair_overflow(test, pmu, 0));
+	pmuscope_model_syscnt_advance(w / 2);
+	KUNIT_EXPECT_TRUE(test, pmuscope_stest_pair_overflow(test, pmu, 0));
+	KUNIT_EXPECT_FALSE(test, pmuscope_stest_pair_overflow(test, pmu, 0));
+	KUNIT_ASSERT_TRUE(test, pmu->hwc[0].irq_off);
+	/* Window k + 1, begun by counter 1's first overflow: its share. */
+	pmuscope_model_syscnt_advance(w / 2);
+	KUNIT_EXPECT_TRUE(test, pmuscope_stest_pair_overflow(test, pmu, 1));
+	KUNIT_EXPECT_TRUE(test, pmuscope_stest_pair_overflow(test, pmu, 1));
+	KUNIT_EXPECT_FALSE(test, pmu->hwc[1].irq_off);
+	/* A window after counter 0's throttle: it samples again. */
+	pmuscope_model_syscnt_advance(w / 2);
+	pmuscope_stest_unthrottle(pmu, &left);
+	KUNIT_EXPECT_EQ(test, left, 0);
+	KUNIT_EXPECT_FALSE(test, pmu->hwc[0].irq_off);
+	KUNIT_EXPECT_TRUE(test, t->m->inten & BIT(0));
+	/* Still window k + 1: counter 1 is over its share. */
+	KUNIT_EXPECT_FALSE_MSG(test, pmuscope_stest_pair_overflow(test, pmu, 1),
+			       "a third sample of counter 1 in one window");
+	KUNIT_EXPECT_TRUE(test, pmu->hwc[1].irq_off);
+	KUNIT_EXPECT_EQ(test, pmu->throttled, BIT(1));
+	/* Counter 0: k + 1's share, then over it. */
+	KUNIT_EXPECT_TRUE(test, pmuscope_stest_pair_overflow(test, pmu, 0));
+	KUNIT_EXPECT_TRUE(test, pmuscope_stest_pair_overflow(test, pmu, 0));
+	KUNIT_EXPECT_FALSE(test, pmuscope_stest_pair_overflow(test, pmu, 0));
+	KUNIT_EXPECT_EQ(test, pmu->samples, 6);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+}
+
+/*
+ * Each throttled counter is off for a whole window from its own
+ * throttle: counter 0 throttled at the start of a window, counter 1 half
+ * a window later; the timer a window after the first gives counter 0
+ * back, not counter 1 (half a window off), and says when it is due.
+ */
+static void pmuscope_test_sampling_window_each(struct kunit *test)
+{
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = pmuscope_stest_pair(test);
+	const u64 w = pmuscope_engine.window_ticks;
+	u64 left;
+
+	pmuscope_model_syscnt_advance(w);
+	KUNIT_EXPECT_TRUE(test, pmuscope_stest_pair_overflow(test, pmu, 0));
+	KUNIT_EXPECT_TRUE(test, pmuscope_stest_pair_overflow(test, pmu, 0));
+	KUNIT_EXPECT_FALSE(test, pmuscope_stest_pair_overflow(test, pmu, 0));
+	pmuscope_model_syscnt_advance(w / 2);
+	KUNIT_EXPECT_TRUE(test, pmuscope_stest_pair_overflow(test, pmu, 1));
+	KUNIT_EXPECT_TRUE(test, pmuscope_stest_pair_overflow(test, pmu, 1));
+	KUNIT_EXPECT_FALSE(test, pmuscope_stest_pair_overflow(test, pmu, 1));
+	KUNIT_ASSERT_EQ(test, pmu->throttled, BIT(0) | BIT(1));
+	/* Counter 0's window off is over, not counter 1's. */
+	pmuscope_model_syscnt_advance(w / 2);
+	pmuscope_stest_unthrottle(pmu, &left);
+	KUNIT_EXPECT_FALSE(test, pmu->hwc[0].irq_off);
+	KUNIT_EXPECT_TRUE_MSG(test, pmu->hwc[1].irq_off, "counter 1 off for half a window only");
+	KUNIT_EXPECT_EQ(test, pmu->throttled, BIT(1));
+	KUNIT_EXPECT_EQ(test, t->m->inten & (BIT(0) | BIT(1)), BIT(0));
+	/* Due about half a window later (ticks of 1 ns in the model). */
+	KUNIT_EXPECT_GT(test, left, 0);
+	KUNIT_EXPECT_LE(test, left, pmuscope_engine.window_ns / 2);
+	KUNIT_EXPECT_GT(test, left, pmuscope_engine.window_ns / 2 - 1000);
+	pmuscope_model_syscnt_advance(left);
+	pmuscope_stest_unthrottle(pmu, &left);
+	KUNIT_EXPECT_EQ(test, left, 0);
+	KUNIT_EXPECT_FALSE(test, pmu->hwc[1].irq_off);
+	KUNIT_EXPECT_EQ(test, pmu->throttled, 0);
+	KUNIT_EXPECT_TRUE(test, t->m->inten & BIT(1));
+	KUNIT_EXPECT_TRUE(test, pmuscope_stest_pair_overflow(test, pmu, 1));
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 
@@ -1386,6 +1520,8 @@ static struct kunit_case pmuscope_stream_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_sampling_window, pmuscope_sample_gen_params),
 	KUNIT_CASE(pmuscope_test_sampling_window_hotplug),
 	KUNIT_CASE_PARAM(pmuscope_test_sample_share, pmuscope_share_gen_params),
+	KUNIT_CASE(pmuscope_test_sampling_window_other),
+	KUNIT_CASE(pmuscope_test_sampling_window_each),
 	KUNIT_CASE(pmuscope_test_ring_lost),
 	KUNIT_CASE_PARAM(pmuscope_test_seq_short, pmuscope_seq_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_seq_random, pmuscope_seq_gen_params),
