@@ -2,9 +2,9 @@
 # Streams: PMUSCOPE_IOC_STREAM, read() and poll() of /dev/pmuscope on
 # QEMU's PMU: samples from the overflow interrupt where the program runs,
 # time-based records, the lost-record accounting, the fuzzer's interrupt
-# storm (ENABLE then READ held by a window's share of samples at most),
-# throttling and its next window, the rules,
-# and poll mode (no interrupt: no samples).
+# storm (from ENABLE to READ a window's share of samples per window at
+# most), throttling and its next window (the same bound over the run),
+# the rules, and poll mode (no interrupt: no samples).
 . /tests/lib.sh
 
 check "insmod" insmod "$PMUSCOPE_KO"
