@@ -295,14 +295,16 @@ static inline enum pmuscope_hw_el2 pmuscope_hw_el2(void)
 
 /*
  * Is a KVM vCPU loaded on this CPU (between kvm_arch_vcpu_load() and
- * kvm_arch_vcpu_put(), which its thread runs with IRQs and preemption on
+ * kvm_arch_vcpu_put(), its thread running with IRQs and preemption on
  * in between)? On a VHE host KVM then keeps the host's MDCR_EL2 aside and
  * the register holds the guest's value (Linux 6.12
- * __activate_traps_common(); 6.1 the same at the load). KVM's per-CPU
- * running vCPU is set before that write and cleared after the put writes
- * the host's value back, so with IRQs off here a NULL answer means
- * MDCR_EL2 is the host's until IRQs are on again. With IRQs off, on the
- * CPU in question.
+ * __activate_traps_common(); 6.1 the same at the load). The load and the
+ * put themselves run with preemption off but IRQs possibly on (vcpu_load()
+ * and kvm_sched_in(); 6.1 writes MDCR_EL2 there with IRQs on), so this
+ * may interrupt one. KVM's per-CPU running vCPU is set before the load's
+ * write and cleared after the put writes the host's value back, so with
+ * IRQs off here a NULL answer means MDCR_EL2 is the host's until IRQs
+ * are on again. With IRQs off, on the CPU in question.
  */
 static inline bool pmuscope_hw_vcpu_loaded(void)
 {

@@ -122,10 +122,16 @@ void pmuscope_ss_setup(struct pmuscope_pmu *pmu, const struct pmuscope_cpu_caps 
  * IPI can find the guest's value there: setting PMSSE in it would change
  * the guest's trap configuration (KVM does not read it back) and be lost
  * for the host at the put, and the saved old value would be the guest's.
- * Then nothing is touched: false, and the capture is not made. With IRQs
- * off, the answer holds until this capture is over: KVM's own writes of
- * MDCR_EL2 on this CPU run with IRQs off, after it marks the vCPU loaded
- * and before it marks it put.
+ * Then nothing is touched: false, and the capture is not made. Asked on
+ * this CPU with IRQs off (the snapshot's cross-CPU call), the answer holds
+ * until this capture is over. Not because KVM writes MDCR_EL2 with IRQs
+ * off: its load and put run with preemption off only (vcpu_load()'s
+ * get_cpu(); kvm_sched_in() runs with IRQs on; 6.1 writes MDCR_EL2 there
+ * with IRQs on, 6.12 under local_irq_save()), so this call may interrupt
+ * one of them. But both set kvm_running_vcpu before the load's write and
+ * clear it after the put's restore: finding none, this call interrupted
+ * no load or put between those points, and KVM cannot resume on this CPU
+ * before it returns.
  */
 static bool pmuscope_ss_enable(struct pmuscope_pmu *pmu)
 {

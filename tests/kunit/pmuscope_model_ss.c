@@ -618,7 +618,8 @@ void pmuscope_model_ss_set_el2(unsigned int cpu, enum pmuscope_hw_el2 el2)
 /*
  * KVM loads a vCPU on @cpu, as Linux 6.12 does on a VHE host
  * (kvm_arch_vcpu_load() -> kvm_vcpu_load_vhe() -> __activate_traps_common(),
- * IRQs off): the live MDCR_EL2 is saved as the host's
+ * preemption off, and IRQs off around the write in 6.12 only; 6.1 writes
+ * it with IRQs on): the live MDCR_EL2 is saved as the host's
  * (host_debug_state.mdcr_el2) and the guest's (vcpu->arch.mdcr_el2, from
  * kvm_arm_setup_mdcr_el2(): HPMN and trap bits, PMSSE = 0b00) written. It
  * stays there while the vCPU thread runs in the host, IRQs and preemption
