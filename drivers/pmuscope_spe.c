@@ -305,7 +305,13 @@ static void pmuscope_spe_emit(struct pmuscope_spe_pcpu *sc, struct pmuscope_spe_
 	used = smp_load_acquire(&ss->head);
 	/* Pairs with the reader's smp_store_release() of @tail. */
 	used -= smp_load_acquire(&ss->tail);
-	wake = used >= ss->wakeup || READ_ONCE(ss->flush_at) == head + size;
+	/*
+	 * Or at or below the last flush point: chunks commit in any order,
+	 * so the last one committed below it wakes the reader, whichever
+	 * reserved the flush (a FINAL chunk committed before an earlier
+	 * chunk was would otherwise leave the reader asleep at the earlier).
+	 */
+	wake = used >= ss->wakeup || head + size <= READ_ONCE(ss->flush_at);
 	if (wake) {
 		atomic_inc(&ss->wakes);
 		wake_up_interruptible_poll(&ss->wait, EPOLLIN | EPOLLRDNORM);
