@@ -413,7 +413,7 @@ static void test_throttle(void)
 	struct pmuscope_read rd = { .size = sizeof(rd), .values = (uintptr_t)&v, .nr_values = 1 };
 	struct tally t = { 0 };
 	int fd = dev_open(O_NONBLOCK);
-	uint64_t most, share, window;
+	uint64_t most, share, window, ring;
 
 	pin(0);
 	tap(!configure(fd, &ev, 1, 1), "CONFIG CPU_CYCLES on cpu0");
@@ -432,9 +432,20 @@ static void test_throttle(void)
 	     (double)(t.to - t.from) * 1000 / cntfrq());
 	tap(t.throttled >= 1, "THROTTLED records when sampling paused (%u)", t.throttled);
 	tap(t.resumed >= 1, "sampling resumed after a THROTTLED record (%u times)", t.resumed);
-	tap(!t.lost && t.in_samples == t.samples,
-	    "every sample read, all of them between ENABLE and DISABLE (%u of %u)",
-	    t.in_samples, t.samples);
+	/*
+	 * Nothing is read until DISABLE: the 4 MiB ring holds the records of
+	 * the driver's bound for the interval only while that interval is
+	 * short (without -icount a loaded host stretches it): a share of
+	 * samples and a THROTTLED record a window. Records lost where the
+	 * bound is more than the ring holds are the ring's, not a fault;
+	 * where it fits, none may be lost.
+	 */
+	ring = (4096ULL << 10) / (sizeof(struct pmuscope_record) + sizeof(uint64_t));
+	tap(t.in_samples == t.samples &&
+	    (!t.lost || most + (t.to - t.from) / window + 2 > ring),
+	    "every sample read, all of them between ENABLE and DISABLE (%u of %u; %" PRIu64
+	    " lost, the ring holds %" PRIu64 " of at most %" PRIu64 ")",
+	    t.in_samples, t.samples, t.lost, ring, most);
 	tap(t.in_samples <= most,
 	    "at most a window's share of samples per window: %u in %.3f ms, at most %" PRIu64
 	    " (%" PRIu64 " per window of %" PRIu64 " ticks)",
