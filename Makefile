@@ -28,22 +28,27 @@ KBUILD_ARGS = M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=1
 
 .PHONY: all module kunit-module compat-6.1 tools setup kernel lint check demo bench profile clean host-test regs faults
 .PHONY: install uninstall install-module uninstall-module install-tools uninstall-tools
-.PHONY: man completion dkms-source
+.PHONY: man completion dkms-source help
 
-all: module
+# make help: every target with its "## " text (the list is the rules' own).
+help: ## this list
+	@echo 'make [target] [KDIR=...] [ARCH=arm64 CROSS_COMPILE=...]'
+	@sed -n 's/^\([a-z0-9.-]*\):.*## \(.*\)$$/  \1\t\2/p' $(firstword $(MAKEFILE_LIST)) | expand -t 20
 
-module:
+all: module ## the module (the default): pmuscope.ko for arm64
+
+module: ## pmuscope.ko against the cached test kernel, or KDIR=<kernel build dir>
 	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(scripts/build-kernel.sh) || exit 1; \
 	$(MAKE) -C "$$kdir" $(KBUILD_ARGS) modules
 
 # pmuscope.ko plus pmuscope_kunit.ko (the driver against the register model).
-kunit-module:
+kunit-module: ## pmuscope.ko, pmuscope_kunit.ko (KUnit) and the test modules
 	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(scripts/build-kernel.sh) || exit 1; \
 	$(MAKE) -C "$$kdir" $(KBUILD_ARGS) PMUSCOPE_KUNIT=1 modules
 
 # The same module against Debian's linux-source-6.1 (cached like 6.12).
 # Built in build/compat-6.1 (a copy of the sources), with the test modules.
-compat-6.1:
+compat-6.1: ## the modules against Linux 6.1 (build/compat-6.1), W=1
 	@kdir=$$(PMUSCOPE_KVER=6.1 scripts/build-kernel.sh) || exit 1; \
 	rm -rf build/compat-6.1 && mkdir -p build/compat-6.1 && \
 	cp -r Kbuild drivers include tests build/compat-6.1/ && \
@@ -51,44 +56,44 @@ compat-6.1:
 		CROSS_COMPILE=$(CROSS_COMPILE) W=1 PMUSCOPE_KUNIT=1 modules
 
 # libpmuscope and the pmuscope CLI, native and static arm64 (tools/build).
-tools:
+tools: ## libpmuscope and the pmuscope CLI, native and static arm64
 	@$(MAKE) --no-print-directory -C tools
 
-setup:
+setup: ## install what the tests need (apt-get)
 	@scripts/setup.sh
 
-kernel:
+kernel: ## build (or find cached) the test kernel; prints its directory
 	@scripts/build-kernel.sh
 
-lint:
+lint: ## sparse C=2, checkpatch --strict and the generated-file checks
 	@scripts/lint.sh
 
 # Regenerate the register code from drivers/pmuscope_regs.tbl.
-regs:
+regs: ## regenerate the register code from drivers/pmuscope_regs.tbl
 	@scripts/gen-regs.py
 
-host-test:
+host-test: ## the host unit tests (python unittest)
 	@python3 -m unittest discover -s tests/host -p 'test_*.py'
 
-check:
+check: ## the whole test suite (what CI runs); ends "N passed, N failed"
 	@scripts/check.sh
 
-demo:
+demo: ## boot the AM62L-like guest and show what pmuscope finds
 	@scripts/demo.sh
 
 # The module-load fault scan whole (every site, about 8 minutes, debug kernel);
 # make check takes 150 s of it from a site chosen from the commit.
-faults:
+faults: ## the whole module-load fault-injection scan (debug kernel)
 	@scripts/gate-build.sh >/dev/null && scripts/run-guest.sh --kernel debug --mem 1G --smp 2 \
 		--initrd build/initramfs-gate.cpio --cpu cortex-a53 --plan faults --timeout 900 \
 		--log build/logs/guest-faults.log; \
 		python3 scripts/pmuscope_console.py build/logs/guest-faults.log faults
 
 # Cost of the interfaces in guest instructions (QEMU -icount shift=0).
-profile:
+profile: ## cost of the interfaces in guest instructions (OPS=...)
 	@scripts/profile.sh $(OPS)
 
-bench:
+bench: ## the benchmarks: guest instruction counts beside perf
 	@scripts/bench.sh
 
 # ------------------------------------------------------------- packaging
@@ -131,13 +136,13 @@ KDIR_AND_RELEASE = kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(scripts/build-kern
 	[ -n "$$rel" ] || { echo "$$kdir: no UTS_RELEASE in include/generated/utsrelease.h" >&2; exit 1; }; \
 	dir="$(DESTDIR)/lib/modules/$$rel/$(INSTALL_MOD_DIR)"
 
-install: install-module install-tools
+install: install-module install-tools ## the module and the tools (DESTDIR, PREFIX, TOOLS_ARCH, KDIR)
 
-uninstall: uninstall-module uninstall-tools
+uninstall: uninstall-module uninstall-tools ## remove what install put
 
 # `module` first: it rewrites modules.order with pmuscope.ko alone, which is
 # what modules_install installs (never the test modules of kunit-module).
-install-module: module
+install-module: module ## the module only (modules_install)
 	@$(KDIR_AND_RELEASE); \
 	$(MAKE) -C "$$kdir" $(KBUILD_ARGS) INSTALL_MOD_PATH="$(DESTDIR)" \
 		INSTALL_MOD_DIR="$(INSTALL_MOD_DIR)" $(if $(DESTDIR),DEPMOD=true) modules_install || exit 1; \
@@ -147,7 +152,7 @@ install-module: module
 # Fails when there is no pmuscope.ko where install-module puts it: a
 # release or INSTALL_MOD_DIR other than install's would otherwise leave the
 # installed module behind and exit 0.
-uninstall-module:
+uninstall-module: ## remove the installed module
 	@$(KDIR_AND_RELEASE); n=0; \
 	for f in pmuscope.ko pmuscope.ko.gz pmuscope.ko.xz pmuscope.ko.zst; do \
 		if [ -e "$$dir/$$f" ]; then echo "rm $$dir/$$f"; rm -f "$$dir/$$f" || exit 1; n=$$((n + 1)); fi; \
@@ -158,7 +163,7 @@ uninstall-module:
 	fi; \
 	if [ -z "$(DESTDIR)" ] && [ -f "/lib/modules/$$rel/modules.dep" ]; then depmod -a "$$rel"; fi
 
-install-tools: man completion
+install-tools: man completion ## the CLI, library, headers, man pages and completion
 	@$(if $(filter arm64 host,$(TOOLS_ARCH)),:,$(error TOOLS_ARCH=$(TOOLS_ARCH): arm64 or host))
 	@$(MAKE) --no-print-directory -C tools build/$(TOOLS_ARCH)/pmuscope \
 		build/$(TOOLS_ARCH)/libpmuscope.a build/$(TOOLS_ARCH)/libpmuscope.so
@@ -175,7 +180,7 @@ install-tools: man completion
 	install -m 644 build/completion/pmuscope "$(DESTDIR)$(bashcompdir)/pmuscope"
 	@if [ -z "$(DESTDIR)" ]; then ldconfig 2>/dev/null || :; fi
 
-uninstall-tools:
+uninstall-tools: ## remove the installed tools
 	rm -f "$(DESTDIR)$(bindir)/pmuscope" "$(DESTDIR)$(libdir)/libpmuscope.a" \
 		"$(DESTDIR)$(libdir)/libpmuscope.so" "$(DESTDIR)$(libdir)/libpmuscope.so.0" \
 		"$(DESTDIR)$(libdir)"/libpmuscope.so.[0-9]*.[0-9]*.[0-9]* \
@@ -186,24 +191,24 @@ uninstall-tools:
 
 # Man pages from Documentation/cli.rst (docutils): pmuscope(1) and one per
 # subcommand, pmuscope-<sub>(1), in build/man.
-man:
+man: ## man pages into build/man
 	@$(PYTHON) scripts/gen-man.py --out build/man
 
 # The bash completion, its option tables from tools/pmuscope/*.c.
-completion:
+completion: ## bash completion into build/completion/pmuscope
 	@$(PYTHON) scripts/gen-completion.py --out build/completion/pmuscope
 
 # The module's sources and dkms.conf in $(DESTDIR)$(DKMS_SRCDIR)/pmuscope-VERSION,
 # for `dkms install pmuscope/VERSION` (README.md, "Packaging").
 DKMS_FILES = dkms.conf Kbuild LICENSE $(wildcard drivers/*.[ch] drivers/*.tbl) \
 	$(wildcard include/*.h include/uapi/linux/*.h)
-dkms-source:
+dkms-source: ## the module sources for DKMS under DKMS_SRCDIR (/usr/src)
 	@[ -n "$(VERSION)" ] || { echo "no PMUSCOPE_DRV_VERSION in drivers/pmuscope.h" >&2; exit 1; }; \
 	dst="$(DESTDIR)$(DKMS_SRCDIR)/pmuscope-$(VERSION)"; rm -rf "$$dst" && \
 	for f in $(DKMS_FILES); do install -D -m 644 "$$f" "$$dst/$$f" || exit 1; done && \
 	echo "$$dst: $(words $(DKMS_FILES)) files"
 
-clean:
+clean: ## remove every build output
 	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(scripts/build-kernel.sh 2>/dev/null) && \
 	$(MAKE) -C "$$kdir" $(KBUILD_ARGS) PMUSCOPE_KUNIT=1 clean; \
 	rm -rf build; $(MAKE) -C tools clean
