@@ -72,7 +72,7 @@ ln -sf aarch64-linux-gnu/ld-linux-aarch64.so.1 "$root/lib/ld-linux-aarch64.so.1"
 # The CLI and the library's example, built by make -C tools arm64.
 for extra in "$PMUSCOPE_TOP"/tools/build/arm64/*; do
 	case "$extra" in *.so | *.a | *.o) continue ;; esac
-	[ -x "$extra" ] && cp "$extra" "$root/bin/"
+	[ -f "$extra" ] && [ -x "$extra" ] && cp "$extra" "$root/bin/"
 done
 
 for ko in "$@"; do
