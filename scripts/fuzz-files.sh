@@ -32,7 +32,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 echo "# file fuzz: $runs mutations of each file, seed $seed"
 if log=$(gcc "${san[@]}" -o "$out/file_fuzz" "$tools/tests/file_fuzz.c" \
 		"$tools/pmuscope/datafile.c" "$tools/pmuscope/spefile.c" \
-		"$tools/lib/libpmuscope.c" "$tools/lib/spe_decode.c" -lm 2>&1); then
+		"$tools"/lib/*.c -lm 2>&1); then
 	res=$(cd "$out" && ./file_fuzz --runs "$runs" --seed "$seed" --keep "$out" 2>&1)
 	n=0
 	while IFS= read -r line; do
@@ -56,7 +56,7 @@ cli_srcs=(main report record profile datafile symbols amu spe spe_kernel spe_rep
 # shellcheck disable=SC2046
 if log=$(gcc "${san[@]}" -DPMUSCOPE_HAVE_SPE_PERF -o "$out/pmuscope" \
 		$(printf "$tools/pmuscope/%s.c " "${cli_srcs[@]}") \
-		"$tools/lib/libpmuscope.c" "$tools/lib/spe_decode.c" -ldw -lelf -lm 2>&1); then
+		"$tools"/lib/*.c -ldw -lelf -lm 2>&1); then
 	for f in "$out"/crafted-*.spe; do
 		[ -e "$f" ] || { ko "cli: no crafted SPE files were kept"; break; }
 		for cmd in "spe dump" "spe report"; do

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: LGPL-2.1 OR GPL-2.0
+/*
+ * libpmuscope: the events: names, numbers, aliases and the parser of event
+ * specifications (name:modifiers).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+#include "pmuscope_modifiers.h"
+
+/* ------------------------------------------------------------ the events */
+struct pmuscope_lib_event {
+	uint32_t number;
+	const char *name;
+	const char *desc;
+};
+
+static const struct pmuscope_lib_event pmuscope_lib_events[] = {
+#define PMUSCOPE_EVENT(_num, _name, _desc) { _num, #_name, _desc },
+#include "pmuscope_event_table.h"
+#undef PMUSCOPE_EVENT
+};
+
+#define NEVENTS (sizeof(pmuscope_lib_events) / sizeof(pmuscope_lib_events[0]))
+
+/* perf-style aliases; the first alias of an event is its short name. */
+static const struct {
+	const char *alias;
+	uint32_t number;
+} pmuscope_aliases[] = {
+	{ "cycles", 0x11 },
+	{ "cpu-cycles", 0x11 },
+	{ "instructions", 0x08 },
+	{ "branches", 0x21 },
+	{ "branch-instructions", 0x21 },
+	{ "branch-misses", 0x10 },
+	{ "branch-predicted", 0x12 },
+	{ "cache-references", 0x04 },
+	{ "L1-dcache-loads", 0x04 },
+	{ "cache-misses", 0x03 },
+	{ "L1-dcache-load-misses", 0x03 },
+	{ "L1-icache-load-misses", 0x01 },
+	{ "dTLB-load-misses", 0x05 },
+	{ "iTLB-load-misses", 0x02 },
+	{ "stalled-cycles-frontend", 0x23 },
+	{ "stalled-cycles-backend", 0x24 },
+	{ "bus-cycles", 0x1d },
+	{ "sw-incr", 0x00 },
+};
+
+#define NALIASES (sizeof(pmuscope_aliases) / sizeof(pmuscope_aliases[0]))
+
+size_t pmuscope_event_count(void)
+{
+	return NEVENTS;
+}
+
+int pmuscope_event_at(size_t i, uint32_t *number, const char **name,
+		      const char **desc)
+{
+	if (i >= NEVENTS)
+		return -ENOENT;
+	*number = pmuscope_lib_events[i].number;
+	*name = pmuscope_lib_events[i].name;
+	*desc = pmuscope_lib_events[i].desc;
+	return 0;
+}
+
+const char *pmuscope_event_name(uint32_t number)
+{
+	for (size_t i = 0; i < NEVENTS; i++)
+		if (pmuscope_lib_events[i].number == number)
+			return pmuscope_lib_events[i].name;
+	return NULL;
+}
+
+const char *pmuscope_event_desc(uint32_t number)
+{
+	for (size_t i = 0; i < NEVENTS; i++)
+		if (pmuscope_lib_events[i].number == number)
+			return pmuscope_lib_events[i].desc;
+	return NULL;
+}
+
+const char *pmuscope_alias_of(uint32_t number)
+{
+	for (size_t i = 0; i < NALIASES; i++)
+		if (pmuscope_aliases[i].number == number)
+			return pmuscope_aliases[i].alias;
+	return NULL;
+}
+
+static unsigned int pmuscope_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned int row[64], prev, tmp;
+
+	if (lb >= 63)
+		lb = 63;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned int cost = tolower((unsigned char)a[i - 1]) !=
+					    tolower((unsigned char)b[j - 1]);
+			unsigned int best = prev + cost;
+
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			tmp = row[j];
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+/* "did you mean X, Y or Z?" from the three closest names and aliases. */
+static void pmuscope_suggest(const char *name, char *buf, size_t len)
+{
+	const char *best[3] = { NULL, NULL, NULL };
+	unsigned int dist[3] = { ~0U, ~0U, ~0U };
+	size_t total = NEVENTS + NALIASES;
+
+	for (size_t i = 0; i < total; i++) {
+		const char *cand = i < NEVENTS ? pmuscope_lib_events[i].name :
+				   pmuscope_aliases[i - NEVENTS].alias;
+		unsigned int d;
+
+		if (i < NEVENTS && pmuscope_lib_events[i].number == 0x1e)
+			continue;	/* CHAIN is not a user event */
+		d = pmuscope_distance(name, cand);
+
+		for (int k = 0; k < 3; k++) {
+			if (d < dist[k]) {
+				for (int m = 2; m > k; m--) {
+					dist[m] = dist[m - 1];
+					best[m] = best[m - 1];
+				}
+				dist[k] = d;
+				best[k] = cand;
+				break;
+			}
+		}
+	}
+	pmuscope_fmt(buf, len, "%s, %s or %s", best[0], best[1], best[2]);
+}
+
+static int pmuscope_lookup_name(const char *name, uint32_t *number,
+				const char **canon)
+{
+	for (size_t i = 0; i < NALIASES; i++) {
+		if (!strcasecmp(pmuscope_aliases[i].alias, name)) {
+			*number = pmuscope_aliases[i].number;
+			*canon = pmuscope_event_name(*number);
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < NEVENTS; i++) {
+		if (!strcasecmp(pmuscope_lib_events[i].name, name)) {
+			*number = pmuscope_lib_events[i].number;
+			*canon = pmuscope_lib_events[i].name;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int pmuscope_parse_number(const char *s, int hex_default, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	/*
+	 * Digits only: strtoul() would take spaces and signs. Decimal, or
+	 * hexadecimal with 0x (raw events: always): never octal, where 010
+	 * would be 8.
+	 */
+	if (!*s || !isxdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, hex_default || !strncasecmp(s, "0x", 2) ? 16 : 10);
+	if (errno || *end || v > 0xffff)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
+			 char *err, size_t errlen)
+{
+	char name[64], suggestions[160];
+	const char *mods = strchr(text, ':');
+	size_t nlen = mods ? (size_t)(mods - text) : strlen(text);
+	const char *canon = NULL;
+	unsigned int kernel_el;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!nlen || nlen >= sizeof(name)) {
+		pmuscope_fmt(err, errlen, "invalid event '%s'", text);
+		return -EINVAL;
+	}
+	memcpy(name, text, nlen);
+	name[nlen] = '\0';
+
+	if (!pmuscope_lookup_name(name, &ev->number, &canon)) {
+		snprintf(ev->name, sizeof(ev->name), "%s", canon);
+	} else if ((name[0] == 'r' || name[0] == 'R') && isxdigit((unsigned char)name[1])) {
+		const char *hex = name + 1;
+
+		if (!strncasecmp(hex, "0x", 2))
+			hex += 2;
+		if (pmuscope_parse_number(hex, 1, &ev->number)) {
+			pmuscope_fmt(err, errlen,
+				     "invalid raw event '%s': want r<hex>, e.g. r0xc0, at most 0xffff",
+				     name);
+			return -EINVAL;
+		}
+		ev->flags |= PMUSCOPE_EV_RAW;
+		snprintf(ev->name, sizeof(ev->name), "r0x%x", ev->number);
+	} else if (isdigit((unsigned char)name[0])) {
+		if (pmuscope_parse_number(name, 0, &ev->number)) {
+			pmuscope_fmt(err, errlen, "invalid event number '%s'", name);
+			return -EINVAL;
+		}
+		canon = pmuscope_event_name(ev->number);
+		if (!canon) {
+			pmuscope_fmt(err, errlen,
+				     "event 0x%x is not an Arm common event: give it as raw, r0x%x",
+				     ev->number, ev->number);
+			return -ENOENT;
+		}
+		snprintf(ev->name, sizeof(ev->name), "%s", canon);
+	} else {
+		pmuscope_suggest(name, suggestions, sizeof(suggestions));
+		pmuscope_fmt(err, errlen, "unknown event '%s': did you mean %s?",
+			     name, suggestions);
+		return -ENOENT;
+	}
+	if (ev->number == 0x1e) {
+		pmuscope_fmt(err, errlen,
+			     "CHAIN (0x1e) is not a user event: the driver chains counters itself");
+		return -EINVAL;
+	}
+	snprintf(ev->label, sizeof(ev->label), "%s", name);
+
+	kernel_el = pmuscope_kernel_el();
+	if (!mods) {
+		ev->flags |= pmuscope_modifiers_default(kernel_el);
+		return 0;
+	}
+	if (!mods[1]) {
+		pmuscope_fmt(err, errlen, "empty modifier in '%s'", text);
+		return -EINVAL;
+	}
+	for (const char *m = mods + 1; *m; m++) {
+		unsigned int flag = pmuscope_modifier_flag(*m, kernel_el);
+
+		if (!flag) {
+			pmuscope_fmt(err, errlen,
+				     "unknown modifier '%c' in '%s': use u (EL0), k (kernel, EL%u), h (EL2)",
+				     *m, text, kernel_el);
+			return -EINVAL;
+		}
+		ev->flags |= flag;
+	}
+	return 0;
+}
+
+void pmuscope_modifiers_format(uint32_t flags, unsigned int kernel_el, char *buf)
+{
+	pmuscope_modifiers_str(flags, kernel_el, buf);
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: LGPL-2.1 OR GPL-2.0
+/*
+ * libpmuscope: sessions on /dev/pmuscope: open, configure (CPUs or a task),
+ * enable, disable, reset, software increments and reads.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* --------------------------------------------------------------- sessions */
+int pmuscope_open(struct pmuscope **out, char *err, size_t errlen)
+{
+	struct pmuscope_handshake hs = { .size = sizeof(hs) };
+	struct pmuscope *h;
+	int ret;
+
+	*out = NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	pmuscope_el0_unplan(&h->el0);
+	h->fd = open("/dev/pmuscope", O_RDWR | O_CLOEXEC);
+	if (h->fd < 0) {
+		ret = -errno;
+		if (ret == -ENOENT)
+			pmuscope_fmt(err, errlen,
+				     "/dev/pmuscope not found: is the pmuscope module loaded? (insmod pmuscope.ko)");
+		else if (ret == -ENXIO || ret == -ENODEV)
+			/* A device node left behind by a driver now unloaded. */
+			pmuscope_fmt(err, errlen,
+				     "/dev/pmuscope has no driver behind it (%s): is the pmuscope module loaded? (insmod pmuscope.ko)",
+				     strerror(-ret));
+		else
+			pmuscope_fmt(err, errlen, "cannot open /dev/pmuscope: %s",
+				     strerror(-ret));
+		free(h);
+		return ret;
+	}
+	if (ioctl(h->fd, PMUSCOPE_IOC_HANDSHAKE, &hs)) {
+		ret = -errno;
+		pmuscope_fmt(err, errlen,
+			     "the pmuscope module does not answer the handshake (%s): it is older or newer than libpmuscope %s",
+			     strerror(-ret), PMUSCOPE_LIB_VERSION);
+		pmuscope_close(h);
+		return ret == -ENOTTY ? -EPROTO : ret;
+	}
+	if (hs.api_version != PMUSCOPE_API_VERSION) {
+		pmuscope_fmt(err, errlen,
+			     "the pmuscope module speaks API version %u, libpmuscope %s speaks %u: use matching versions",
+			     hs.api_version, PMUSCOPE_LIB_VERSION, PMUSCOPE_API_VERSION);
+		pmuscope_close(h);
+		return -EPROTO;
+	}
+	h->features = hs.features;
+	h->nr_cpu_ids = hs.nr_cpu_ids;
+	*out = h;
+	return 0;
+}
+
+void pmuscope_close(struct pmuscope *h)
+{
+	if (!h)
+		return;
+	pmuscope_self_unmap(h);
+	if (h->fd >= 0)
+		close(h->fd);
+	free(h);
+}
+
+const char *pmuscope_errmsg(const struct pmuscope *h)
+{
+	return h ? h->msg : "no pmuscope session (pmuscope_open() failed or was not called)";
+}
+
+uint64_t pmuscope_features(const struct pmuscope *h)
+{
+	return h ? h->features : 0;
+}
+
+/* The uapi's events of @nr parsed events. */
+void pmuscope_kernel_events(const struct pmuscope_event_spec *evs, unsigned int nr,
+				   struct pmuscope_event *kev)
+{
+	for (unsigned int i = 0; i < nr; i++)
+		kev[i] = (struct pmuscope_event){ .event = evs[i].number,
+						  .flags = evs[i].flags };
+}
+
+int pmuscope_configure(struct pmuscope *h, const struct pmuscope_event_spec *evs,
+		       unsigned int nr, const uint64_t *cpus, size_t words)
+{
+	struct pmuscope_event kev[PMUSCOPE_MAX_EVENTS];
+	struct pmuscope_config cfg = { .size = sizeof(cfg) };
+	size_t used = words;
+
+	if (!h)
+		return -EINVAL;
+	if (!nr || nr > PMUSCOPE_MAX_EVENTS) {
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "%u events: a session counts 1 to %u events", nr,
+			     PMUSCOPE_MAX_EVENTS);
+		return -EINVAL;
+	}
+	while (used > 1 && !cpus[used - 1])
+		used--;
+	pmuscope_self_unmap(h);
+	pmuscope_kernel_events(evs, nr, kev);
+	cfg.nr_events = nr;
+	cfg.events = (uintptr_t)kev;
+	cfg.cpus = (uintptr_t)cpus;
+	cfg.cpus_size = used * sizeof(uint64_t);
+	if (ioctl(h->fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
+		int ret = -errno;
+
+		pmuscope_explain(h, ret, evs, nr, cpus, words);
+		return ret;
+	}
+	memcpy(h->evs, evs, nr * sizeof(*evs));
+	h->nr_events = nr;
+	h->task = 0;
+	memset(h->cpus, 0, sizeof(h->cpus));
+	memcpy(h->cpus, cpus, (words < PMUSCOPE_CPU_WORDS ? words : PMUSCOPE_CPU_WORDS) *
+	       sizeof(uint64_t));
+	return 0;
+}
+
+/* The session now counts @evs in a task. */
+void pmuscope_task_configured(struct pmuscope *h, const struct pmuscope_event_spec *evs,
+				     unsigned int nr)
+{
+	memcpy(h->evs, evs, nr * sizeof(*evs));
+	h->nr_events = nr;
+	h->task = 1;
+	memset(h->cpus, 0, sizeof(h->cpus));
+}
+
+int pmuscope_configure_task(struct pmuscope *h, const struct pmuscope_event_spec *evs,
+			    unsigned int nr, int tid, uint32_t flags)
+{
+	struct pmuscope_event kev[PMUSCOPE_MAX_EVENTS];
+	struct pmuscope_config cfg = {
+		.size = sizeof(cfg), .target = PMUSCOPE_TARGET_TASK, .pid = tid,
+		.flags = flags,
+	};
+
+	if (!h)
+		return -EINVAL;
+	if (!nr || nr > PMUSCOPE_MAX_EVENTS) {
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "%u events: a session counts 1 to %u events", nr,
+			     PMUSCOPE_MAX_EVENTS);
+		return -EINVAL;
+	}
+	pmuscope_self_unmap(h);
+	pmuscope_kernel_events(evs, nr, kev);
+	cfg.nr_events = nr;
+	cfg.events = (uintptr_t)kev;
+	if (ioctl(h->fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
+		int ret = -errno;
+
+		switch (ret) {
+		case -EACCES:
+			pmuscope_policy_msg(h->msg, sizeof(h->msg), "permission denied", ret,
+					    PMUSCOPE_POLICY_TASK | pmuscope_policy_events(evs, nr));
+			break;
+		case -EPERM:
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "permission denied: counting another thread needs CAP_PERFMON or CAP_SYS_ADMIN");
+			break;
+		case -ESRCH:
+			pmuscope_fmt(h->msg, sizeof(h->msg), "no thread %d", tid);
+			break;
+		case -EOPNOTSUPP:
+			if (!(h->features & PMUSCOPE_FEAT_TASK)) {
+				pmuscope_fmt(h->msg, sizeof(h->msg),
+					     "the driver cannot count a task (API version 1, or no perf support): count CPUs with -a or -C");
+				break;
+			}
+			/* Which event, on which CPU. */
+			__attribute__((fallthrough));
+		default:
+			pmuscope_explain_online(h, ret, evs, nr);
+		}
+		return ret;
+	}
+	pmuscope_task_configured(h, evs, nr);
+	return 0;
+}
+
+static int pmuscope_simple(struct pmuscope *h, unsigned long req, const char *what)
+{
+	if (!h)
+		return -EINVAL;
+	if (ioctl(h->fd, req)) {
+		int ret = -errno;
+
+		pmuscope_fmt(h->msg, sizeof(h->msg), "%s failed: %s", what,
+			     ret == -EINVAL ? "no events configured" : strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+int pmuscope_enable(struct pmuscope *h)
+{
+	return pmuscope_simple(h, PMUSCOPE_IOC_ENABLE, "enable");
+}
+
+int pmuscope_disable(struct pmuscope *h)
+{
+	return pmuscope_simple(h, PMUSCOPE_IOC_DISABLE, "disable");
+}
+
+int pmuscope_reset(struct pmuscope *h)
+{
+	return pmuscope_simple(h, PMUSCOPE_IOC_RESET, "reset");
+}
+
+int pmuscope_swinc(struct pmuscope *h, uint64_t event_mask, unsigned int cpu,
+		   unsigned int count)
+{
+	struct pmuscope_swinc sw = {
+		.size = sizeof(sw), .event_mask = event_mask, .cpu = cpu, .count = count,
+	};
+
+	if (!h)
+		return -EINVAL;
+	if (ioctl(h->fd, PMUSCOPE_IOC_SWINC, &sw)) {
+		int ret = -errno;
+
+		switch (ret) {
+		case -EINVAL:
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "software increment refused: the mask must name configured SW_INCR events counting at the kernel's level (EL%u), on a CPU of the session, 1 to 4096 times",
+				     pmuscope_kernel_el());
+			break;
+		case -ENXIO:
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "software increment refused: cpu%u is offline", cpu);
+			break;
+		default:
+			pmuscope_fmt(h->msg, sizeof(h->msg), "software increment failed: %s",
+				     strerror(-ret));
+		}
+		return ret;
+	}
+	return 0;
+}
+
+uint64_t pmuscope_scale(uint64_t count, uint64_t enabled, uint64_t running)
+{
+	if (!running || running >= enabled)
+		return count;
+	return (uint64_t)((unsigned __int128)count * enabled / running);
+}
+
+int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
+		  unsigned int room, unsigned int *nr)
+{
+	struct pmuscope_value vals[256], *v = vals;
+	struct pmuscope_read rd = { .size = sizeof(rd) };
+	int ret = 0;
+
+	if (!h || !nr || (room && !out))
+		return -EINVAL;
+	if (room > 256) {
+		v = calloc(room, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+	}
+	rd.values = (uintptr_t)v;
+	rd.nr_values = room;
+	if (ioctl(h->fd, PMUSCOPE_IOC_READ, &rd)) {
+		ret = -errno;
+		pmuscope_fmt(h->msg, sizeof(h->msg), "read failed: %s%s",
+			     strerror(-ret), ret == -ENOSPC ? " (not enough room)" : "");
+	} else if (rd.nr_values > room) {
+		ret = -EPROTO;
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "read: the driver returned %u values for %u places",
+			     rd.nr_values, room);
+	} else {
+		for (unsigned int i = 0; i < rd.nr_values; i++) {
+			out[i].cpu = v[i].cpu;
+			out[i].index = v[i].index;
+			out[i].flags = v[i].flags;
+			out[i].counter = v[i].counter;
+			out[i].count = v[i].count;
+			out[i].time_enabled = v[i].time_enabled;
+			out[i].time_running = v[i].time_running;
+			out[i].scaled = pmuscope_scale(v[i].count, v[i].time_enabled,
+						       v[i].time_running);
+		}
+	}
+	*nr = rd.nr_values;
+	if (v != vals)
+		free(v);
+	return ret;
+}

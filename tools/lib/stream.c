@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: LGPL-2.1 OR GPL-2.0
+/*
+ * libpmuscope: streams: the driver's records (samples, lost, throttled) read
+ * from the session's file, and the system counter.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* --------------------------------------------------------------- streams */
+int pmuscope_fd(const struct pmuscope *h)
+{
+	return h ? h->fd : -1;
+}
+
+int pmuscope_stream_start(struct pmuscope *h, const struct pmuscope_stream_cfg *cfg)
+{
+	struct pmuscope_stream st = { .size = sizeof(st) };
+	int flags;
+
+	if (!h || !cfg)
+		return -EINVAL;
+	if (cfg->period_ms > PMUSCOPE_STREAM_MS_MAX) {
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "stream: a period of %u ms is above the most, %u ms",
+			     cfg->period_ms, PMUSCOPE_STREAM_MS_MAX);
+		return -EINVAL;
+	}
+	if (cfg->sample_index != PMUSCOPE_STREAM_NO_EVENT) {
+		if (h->nr_events && cfg->sample_index >= h->nr_events) {
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "stream: no event %u to sample on: the session counts %u",
+				     cfg->sample_index, h->nr_events);
+			return -EINVAL;
+		}
+		if (cfg->sample_period < PMUSCOPE_STREAM_PERIOD_MIN ||
+		    cfg->sample_period > PMUSCOPE_STREAM_PERIOD_MAX) {
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "stream: a sample period of %llu events is out of range (%u to %llu)",
+				     (unsigned long long)cfg->sample_period,
+				     PMUSCOPE_STREAM_PERIOD_MIN,
+				     (unsigned long long)PMUSCOPE_STREAM_PERIOD_MAX);
+			return -EINVAL;
+		}
+	}
+	if (!cfg->period_ms && cfg->sample_index == PMUSCOPE_STREAM_NO_EVENT) {
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "stream: neither a period in ms nor an event to sample on");
+		return -EINVAL;
+	}
+	if (cfg->ring_kib && (cfg->ring_kib < PMUSCOPE_STREAM_KIB_MIN ||
+			      cfg->ring_kib > PMUSCOPE_STREAM_KIB_MAX ||
+			      (cfg->ring_kib & (cfg->ring_kib - 1)))) {
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "stream: a ring of %u KiB: want a power of 2 from %u to %u",
+			     cfg->ring_kib, PMUSCOPE_STREAM_KIB_MIN, PMUSCOPE_STREAM_KIB_MAX);
+		return -EINVAL;
+	}
+	st.period_ms = cfg->period_ms;
+	st.sample_index = cfg->sample_index;
+	st.sample_period = cfg->sample_index == PMUSCOPE_STREAM_NO_EVENT ? 0 : cfg->sample_period;
+	st.ring_kib = cfg->ring_kib;
+	st.wakeup_kib = cfg->wakeup_kib;
+	if (ioctl(h->fd, PMUSCOPE_IOC_STREAM, &st)) {
+		int ret = -errno;
+
+		switch (ret) {
+		case -EOPNOTSUPP:
+			if (h->task)
+				pmuscope_fmt(h->msg, sizeof(h->msg),
+					     "stream refused: a task session has no stream: count CPUs");
+			else if (!(h->features & PMUSCOPE_FEAT_STREAM))
+				pmuscope_fmt(h->msg, sizeof(h->msg),
+					     "stream refused: the driver has no streams (no PMUSCOPE_FEAT_STREAM)");
+			else
+				pmuscope_fmt(h->msg, sizeof(h->msg),
+					     "stream refused: the sampled event cannot interrupt on these CPUs (%s)",
+					     strerror(-ret));
+			break;
+		case -EINVAL:
+			pmuscope_fmt(h->msg, sizeof(h->msg), "stream refused: %s",
+				     h->nr_events ? "invalid argument (period, event or ring size)" :
+				     "no events configured");
+			break;
+		case -ENOTTY:
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "stream: the driver does not know PMUSCOPE_IOC_STREAM (before API version 3)");
+			break;
+		default:
+			pmuscope_fmt(h->msg, sizeof(h->msg), "stream failed: %s", strerror(-ret));
+		}
+		return ret;
+	}
+	flags = fcntl(h->fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(h->fd, F_SETFL, flags | O_NONBLOCK);
+	return 0;
+}
+
+/*
+ * Wait up to @timeout_ms for the file to be readable, then read what
+ * fits: a stream's records or an SPE session's chunks (@what names them
+ * in messages, @unit one of them). 0 when nothing came.
+ */
+ssize_t pmuscope_poll_read(struct pmuscope *h, void *buf, size_t len, int timeout_ms,
+				  const char *what, const char *unit)
+{
+	struct pollfd pfd;
+	ssize_t n;
+	int ret;
+
+	if (!h || (len && !buf))
+		return -EINVAL;
+	pfd.fd = h->fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	ret = poll(&pfd, 1, timeout_ms);
+	if (ret < 0) {
+		ret = -errno;
+		if (ret != -EINTR)
+			pmuscope_fmt(h->msg, sizeof(h->msg), "%s: poll failed: %s", what,
+				     strerror(-ret));
+		return ret;
+	}
+	if (!ret)
+		return 0;
+	n = read(h->fd, buf, len);
+	if (n < 0) {
+		ret = -errno;
+		if (ret == -EAGAIN)
+			return 0;
+		if (ret == -ENOSPC)
+			pmuscope_fmt(h->msg, sizeof(h->msg),
+				     "%s: %zu bytes are too few for the next %s", what, len, unit);
+		else if (ret != -EINTR)
+			pmuscope_fmt(h->msg, sizeof(h->msg), "%s: read failed: %s", what,
+				     strerror(-ret));
+		return ret;
+	}
+	return n;
+}
+
+ssize_t pmuscope_stream_read(struct pmuscope *h, void *buf, size_t len, int timeout_ms)
+{
+	return pmuscope_poll_read(h, buf, len, timeout_ms, "stream", "record");
+}
+
+#define PMUSCOPE_REC_HEAD	48	/* sizeof(struct pmuscope_record) */
+
+_Static_assert(sizeof(struct pmuscope_record) == PMUSCOPE_REC_HEAD,
+	       "struct pmuscope_record is 48 bytes");
+
+int pmuscope_record_next(const void *buf, size_t len, size_t *off,
+			 struct pmuscope_rec *rec, char *err, size_t errlen)
+{
+	const unsigned char *p = buf;
+	struct pmuscope_record r;
+	size_t at = *off, left;
+
+	if (at >= len)
+		return 0;
+	left = len - at;
+	if (left < PMUSCOPE_REC_HEAD) {
+		pmuscope_fmt(err, errlen,
+			     "record at byte %zu cut short: %zu bytes left, a record has at least %d",
+			     at, left, PMUSCOPE_REC_HEAD);
+		return -EBADMSG;
+	}
+	memcpy(&r, p + at, sizeof(r));
+	if (r.size < PMUSCOPE_REC_HEAD) {
+		pmuscope_fmt(err, errlen, "record at byte %zu: size %u is below %d", at,
+			     r.size, PMUSCOPE_REC_HEAD);
+		return -EBADMSG;
+	}
+	if (r.size % 8) {
+		pmuscope_fmt(err, errlen, "record at byte %zu: size %u is not a multiple of 8",
+			     at, r.size);
+		return -EBADMSG;
+	}
+	if ((uint64_t)r.size != PMUSCOPE_REC_HEAD + 8ULL * r.nr) {
+		pmuscope_fmt(err, errlen,
+			     "record at byte %zu: size %u does not hold its %u counts (%llu bytes)",
+			     at, r.size, r.nr, PMUSCOPE_REC_HEAD + 8ULL * r.nr);
+		return -EBADMSG;
+	}
+	if (r.size > left) {
+		pmuscope_fmt(err, errlen,
+			     "record at byte %zu cut short: size %u, %zu bytes left", at, r.size,
+			     left);
+		return -EBADMSG;
+	}
+	rec->type = r.type;
+	rec->size = r.size;
+	rec->cpu = r.cpu;
+	rec->time = r.time;
+	rec->pid = r.pid;
+	rec->tid = r.tid;
+	rec->pc = r.pc;
+	rec->value = r.value;
+	rec->flags = r.flags;
+	rec->nr = r.nr;
+	rec->counts = p + at + PMUSCOPE_REC_HEAD;
+	*off = at + r.size;
+	return 1;
+}
+
+uint64_t pmuscope_rec_count(const struct pmuscope_rec *rec, unsigned int i)
+{
+	uint64_t v;
+
+	if (i >= rec->nr)
+		return 0;
+	memcpy(&v, rec->counts + 8 * (size_t)i, sizeof(v));
+	return v;
+}
+
+const char *pmuscope_rec_type_name(uint16_t type)
+{
+	switch (type) {
+	case PMUSCOPE_REC_SAMPLE:
+		return "sample";
+	case PMUSCOPE_REC_LOST:
+		return "lost";
+	case PMUSCOPE_REC_THROTTLED:
+		return "throttled";
+	default:
+		return "unknown";
+	}
+}
+
+uint64_t pmuscope_counter_now(void)
+{
+#ifdef __aarch64__
+	uint64_t v;
+
+	asm volatile("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return v;
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+#endif
+}
+
+uint64_t pmuscope_counter_freq(void)
+{
+#ifdef __aarch64__
+	uint64_t v;
+
+	asm volatile("mrs %0, cntfrq_el0" : "=r"(v));
+	return v;
+#else
+	return 0;
+#endif
+}
+
+void pmuscope_flags_str(uint32_t flags, char *buf, size_t len)
+{
+	static const char * const names[] = {
+		"lost", "throttled", "clobbered", "multiplexed", "offline",
+	};
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (flags & (1U << i))
+			off += snprintf(buf + off, off < len ? len - off : 0, "%s%s",
+					off ? "," : "", names[i]);
+}
