@@ -57,31 +57,11 @@ int pmuscope_amu_read(struct pmuscope *h, const uint64_t *cpus, size_t words,
 	rd.nr_records = room;
 	if (ioctl(h->fd, PMUSCOPE_IOC_AMU_READ, &rd)) {
 		int ret = -errno;
+		struct pmuscope_say_args a = {
+			.n = { rd.nr_records, (long long)room, (long long)ncpus },
+		};
 
-		switch (ret) {
-		case -EPERM:
-		case -EACCES:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "AMU read refused: the Activity Monitors need root (CAP_PERFMON or CAP_SYS_ADMIN): their counts can reveal other security states' activity");
-			break;
-		case -ENOTTY:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "AMU read: the driver does not know PMUSCOPE_IOC_AMU_READ (before API version 4)");
-			break;
-		case -ENOSPC:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "AMU read: not enough room (%u records needed, room for %zu)",
-				     rd.nr_records, room);
-			break;
-		case -EINVAL:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "AMU read refused: invalid argument (the CPUs of %zu, or the sizes)",
-				     ncpus);
-			break;
-		default:
-			pmuscope_fmt(h->msg, sizeof(h->msg), "AMU read failed: %s",
-				     strerror(-ret));
-		}
+		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_AMU_READ, ret, 0, &a);
 		return ret;
 	}
 	if (rd.nr_records > room) {

@@ -42,6 +42,205 @@ void pmuscope_flag_names_str(uint32_t flags, const struct pmuscope_flag_name *na
 	}
 }
 
+/*
+ * What libpmuscope says when an operation fails with an errno: one row
+ * per operation, errno (0: any other) and state of the session, the
+ * first row that matches wins. The text's fields: {e} strerror(errno),
+ * {s} and {t} the operation's strings, {0} to {5} its numbers (see
+ * enum pmuscope_op). These texts are the library's messages
+ * (pmuscope_errmsg()): tests and users match them, keep them as they are.
+ */
+struct pmuscope_say_row {
+	enum pmuscope_op op;
+	int err[2];		/* -errno; { 0 }: any */
+	unsigned int need;	/* PMUSCOPE_IF_* that must hold */
+	unsigned int unless;	/* PMUSCOPE_IF_* that must not */
+	enum pmuscope_say say;
+	const char *text;
+};
+
+#define ROW(_op, _e1, _e2, _need, _unless, _say, _text) \
+	{ PMUSCOPE_OP_##_op, { _e1, _e2 }, _need, _unless, PMUSCOPE_SAY_##_say, _text }
+#define TASK	PMUSCOPE_IF_TASK
+#define EVENTS	PMUSCOPE_IF_EVENTS
+#define FEAT	PMUSCOPE_IF_FEAT
+#define HW	PMUSCOPE_IF_HW
+
+static const struct pmuscope_say_row pmuscope_say_rows[] = {
+	ROW(OPEN, -ENOENT, 0, 0, 0, TEXT,
+	    "/dev/pmuscope not found: is the pmuscope module loaded? (insmod pmuscope.ko)"),
+	/* A device node left behind by a driver now unloaded. */
+	ROW(OPEN, -ENXIO, -ENODEV, 0, 0, TEXT,
+	    "/dev/pmuscope has no driver behind it ({e}): is the pmuscope module loaded? (insmod pmuscope.ko)"),
+	ROW(OPEN, 0, 0, 0, 0, TEXT, "cannot open /dev/pmuscope: {e}"),
+	ROW(HANDSHAKE, 0, 0, 0, 0, TEXT,
+	    "the pmuscope module does not answer the handshake ({e}): it is older or newer than libpmuscope " PMUSCOPE_LIB_VERSION),
+
+	/* After the causes pmuscope_explain() finds CPU by CPU. */
+	ROW(CONFIG, -ENOSPC, 0, 0, 0, TEXT, "{0} events do not fit the chosen CPUs' counters"),
+	ROW(CONFIG, -EPERM, -EACCES, 0, 0, POLICY, "permission denied"),
+	ROW(CONFIG, -EOPNOTSUPP, 0, 0, 0, TEXT, "an event is not implemented on the chosen CPUs"),
+	ROW(CONFIG, 0, 0, 0, 0, TEXT, "configuration refused: {e}"),
+
+	ROW(CONFIG_TASK, -EACCES, 0, 0, 0, POLICY, "permission denied"),
+	ROW(CONFIG_TASK, -EPERM, 0, 0, 0, TEXT,
+	    "permission denied: counting another thread needs CAP_PERFMON or CAP_SYS_ADMIN"),
+	ROW(CONFIG_TASK, -ESRCH, 0, 0, 0, TEXT, "no thread {0}"),
+	ROW(CONFIG_TASK, -EOPNOTSUPP, 0, 0, FEAT, TEXT,
+	    "the driver cannot count a task (API version 1, or no perf support): count CPUs with -a or -C"),
+	/* Which event, on which CPU. */
+	ROW(CONFIG_TASK, 0, 0, 0, 0, EXPLAIN, NULL),
+
+	ROW(CONFIG_SELF, -EACCES, -EPERM, 0, 0, POLICY, "permission denied"),
+	ROW(CONFIG_SELF, -EINVAL, 0, 0, 0, TEXT,
+	    "EL0 read session refused ({e}): it counts the calling thread, without inherit or enable-on-exec"),
+	ROW(CONFIG_SELF, -EBUSY, 0, EVENTS, 0, TEXT,
+	    "this session is configured already ({e}): an EL0 read session keeps its configuration, and an enabled one must be disabled first; open another session"),
+	/* Which event, which CPU's counters (-ENOSPC, -EOPNOTSUPP, -EBUSY). */
+	ROW(CONFIG_SELF, 0, 0, 0, 0, EXPLAIN, NULL),
+	ROW(SELF_MAP, 0, 0, 0, 0, TEXT, "configured, but the EL0 page cannot be mapped: {e}"),
+
+	ROW(CONTROL, -EINVAL, 0, 0, 0, TEXT, "{s} failed: no events configured"),
+	ROW(CONTROL, 0, 0, 0, 0, TEXT, "{s} failed: {e}"),
+
+	ROW(SWINC, -EINVAL, 0, 0, 0, TEXT,
+	    "software increment refused: the mask must name configured SW_INCR events counting at the kernel's level (EL{0}), on a CPU of the session, 1 to 4096 times"),
+	ROW(SWINC, -ENXIO, 0, 0, 0, TEXT, "software increment refused: cpu{1} is offline"),
+	ROW(SWINC, 0, 0, 0, 0, TEXT, "software increment failed: {e}"),
+
+	ROW(READ, -ENOSPC, 0, 0, 0, TEXT, "read failed: {e} (not enough room)"),
+	ROW(READ, 0, 0, 0, 0, TEXT, "read failed: {e}"),
+
+	ROW(SNAPSHOT, -ENOSPC, 0, 0, 0, TEXT,
+	    "snapshot: not enough room ({0} values and {1} CPUs needed, room for {2} and {3})"),
+	ROW(SNAPSHOT, -EOPNOTSUPP, 0, TASK, 0, TEXT,
+	    "snapshot refused: a task's counters move with it and have no common instant: count CPUs"),
+	/* pmuscope_snap_explain_hw(): which CPU, and why. */
+	ROW(SNAPSHOT, -EOPNOTSUPP, 0, HW, 0, EXPLAIN, NULL),
+	ROW(SNAPSHOT, -EOPNOTSUPP, 0, 0, 0, TEXT, "snapshot refused: {e}"),
+	ROW(SNAPSHOT, -EINVAL, 0, EVENTS, 0, TEXT,
+	    "snapshot refused: invalid argument (flags, lead or sizes)"),
+	ROW(SNAPSHOT, -EINVAL, 0, 0, 0, TEXT, "snapshot refused: no events configured"),
+	ROW(SNAPSHOT, -EPERM, 0, 0, 0, TEXT,
+	    "snapshot refused: a lead of {4} us needs CAP_PERFMON (or CAP_SYS_ADMIN): at most {5} us without it"),
+	ROW(SNAPSHOT, -ENOTTY, 0, 0, 0, TEXT,
+	    "snapshot: the driver does not know PMUSCOPE_IOC_SNAPSHOT (before API version 3)"),
+	ROW(SNAPSHOT, 0, 0, 0, 0, TEXT, "snapshot failed: {e}"),
+
+	ROW(AMU_READ, -EPERM, -EACCES, 0, 0, TEXT,
+	    "AMU read refused: the Activity Monitors need root (CAP_PERFMON or CAP_SYS_ADMIN): their counts can reveal other security states' activity"),
+	ROW(AMU_READ, -ENOTTY, 0, 0, 0, TEXT,
+	    "AMU read: the driver does not know PMUSCOPE_IOC_AMU_READ (before API version 4)"),
+	ROW(AMU_READ, -ENOSPC, 0, 0, 0, TEXT,
+	    "AMU read: not enough room ({0} records needed, room for {1})"),
+	ROW(AMU_READ, -EINVAL, 0, 0, 0, TEXT,
+	    "AMU read refused: invalid argument (the CPUs of {2}, or the sizes)"),
+	ROW(AMU_READ, 0, 0, 0, 0, TEXT, "AMU read failed: {e}"),
+
+	ROW(STREAM, -EOPNOTSUPP, 0, TASK, 0, TEXT,
+	    "stream refused: a task session has no stream: count CPUs"),
+	ROW(STREAM, -EOPNOTSUPP, 0, 0, FEAT, TEXT,
+	    "stream refused: the driver has no streams (no PMUSCOPE_FEAT_STREAM)"),
+	ROW(STREAM, -EOPNOTSUPP, 0, 0, 0, TEXT,
+	    "stream refused: the sampled event cannot interrupt on these CPUs ({e})"),
+	ROW(STREAM, -EINVAL, 0, EVENTS, 0, TEXT,
+	    "stream refused: invalid argument (period, event or ring size)"),
+	ROW(STREAM, -EINVAL, 0, 0, 0, TEXT, "stream refused: no events configured"),
+	ROW(STREAM, -ENOTTY, 0, 0, 0, TEXT,
+	    "stream: the driver does not know PMUSCOPE_IOC_STREAM (before API version 3)"),
+	ROW(STREAM, 0, 0, 0, 0, TEXT, "stream failed: {e}"),
+
+	/* A signal: the caller's to handle, nothing to say. */
+	ROW(POLL, -EINTR, 0, 0, 0, NOTHING, NULL),
+	ROW(POLL, 0, 0, 0, 0, TEXT, "{s}: poll failed: {e}"),
+	ROW(FILE_READ, -EINTR, 0, 0, 0, NOTHING, NULL),
+	ROW(FILE_READ, -ENOSPC, 0, 0, 0, TEXT, "{s}: {0} bytes are too few for the next {t}"),
+	ROW(FILE_READ, 0, 0, 0, 0, TEXT, "{s}: read failed: {e}"),
+
+	ROW(SPE_START, -EOPNOTSUPP, 0, 0, FEAT, TEXT,
+	    "SPE refused: the driver can profile no CPU with SPE (no PMUSCOPE_FEAT_SPE: no CPU has a usable Statistical Profiling Extension, or it belongs to another driver)"),
+	ROW(SPE_START, -EOPNOTSUPP, 0, 0, 0, TEXT,
+	    "SPE refused: no CPU asked for has a usable Statistical Profiling Extension (see the driver's sysfs cpuN/spe)"),
+	ROW(SPE_START, -EBUSY, 0, 0, 0, TEXT,
+	    "SPE refused: another session profiles a CPU asked for (one session per CPU), or this session already profiles"),
+	ROW(SPE_START, -EPERM, -EACCES, 0, 0, POLICY, "SPE refused"),
+	ROW(SPE_START, -ENOMEM, 0, 0, 0, TEXT,
+	    "SPE refused: no memory for the buffers, or they exceed your locked-memory limit (RLIMIT_MEMLOCK: ulimit -l; CAP_IPC_LOCK exempts): smaller buffers with -m, or a higher limit"),
+	ROW(SPE_START, -EINVAL, 0, 0, 0, TEXT,
+	    "SPE refused: invalid argument (an interval below a CPU's minimum, sysfs spe_min_interval? a filter the CPU lacks?)"),
+	ROW(SPE_START, -ENOTTY, 0, 0, 0, TEXT,
+	    "SPE: the driver does not know PMUSCOPE_IOC_SPE_START (before API version 5)"),
+	ROW(SPE_START, 0, 0, 0, 0, TEXT, "SPE start failed: {e}"),
+	ROW(SPE_STOP, -EINVAL, 0, 0, 0, TEXT, "SPE stop failed: the session does not profile"),
+	ROW(SPE_STOP, 0, 0, 0, 0, TEXT, "SPE stop failed: {e}"),
+	ROW(SPE_STATUS, -ENOSPC, 0, 0, 0, TEXT, "SPE status: room for {0} CPUs, the session has {1}"),
+	ROW(SPE_STATUS, -EINVAL, 0, 0, 0, TEXT,
+	    "SPE status refused: the session does not profile (no SPE_START)"),
+	ROW(SPE_STATUS, 0, 0, 0, 0, TEXT, "SPE status failed: {e}"),
+};
+
+#undef ROW
+#undef TASK
+#undef EVENTS
+#undef FEAT
+#undef HW
+
+/* @text with its fields filled in, into @buf as snprintf() would. */
+static void pmuscope_say_fill(char *buf, size_t len, const char *text, int err,
+			      const struct pmuscope_say_args *a)
+{
+	size_t off = 0;
+
+	if (!buf || !len)
+		return;
+	buf[0] = '\0';
+	while (*text && off < len) {
+		size_t run = strcspn(text, "{");
+		char key = run ? '\0' : text[1];
+		int n;
+
+		if (run) {
+			n = snprintf(buf + off, len - off, "%.*s", (int)run, text);
+			text += run;
+		} else if (key == 'e' && text[2] == '}') {
+			n = snprintf(buf + off, len - off, "%s", strerror(-err));
+			text += 3;
+		} else if ((key == 's' || key == 't') && text[2] == '}') {
+			n = snprintf(buf + off, len - off, "%s", key == 's' ? a->s : a->t);
+			text += 3;
+		} else if (key >= '0' && key <= '5' && text[2] == '}') {
+			n = snprintf(buf + off, len - off, "%lld", a->n[key - '0']);
+			text += 3;
+		} else {
+			n = snprintf(buf + off, len - off, "{");
+			text++;
+		}
+		off += n;
+	}
+}
+
+enum pmuscope_say pmuscope_say(char *msg, size_t len, enum pmuscope_op op, int err,
+			       unsigned int state, const struct pmuscope_say_args *a)
+{
+	static const struct pmuscope_say_args none;
+
+	for (size_t i = 0; i < sizeof(pmuscope_say_rows) / sizeof(pmuscope_say_rows[0]); i++) {
+		const struct pmuscope_say_row *r = &pmuscope_say_rows[i];
+
+		if (r->op != op || (r->err[0] && r->err[0] != err && r->err[1] != err) ||
+		    (state & r->need) != r->need || (state & r->unless))
+			continue;
+		if (r->say == PMUSCOPE_SAY_TEXT)
+			pmuscope_say_fill(msg, len, r->text, err, a ? a : &none);
+		else if (r->say == PMUSCOPE_SAY_POLICY)
+			pmuscope_policy_msg(msg, len, r->text, err, a ? a->policy : 0);
+		return r->say;
+	}
+	/* Every operation ends with a row for any errno. */
+	pmuscope_fmt(msg, len, "%s", strerror(-err));
+	return PMUSCOPE_SAY_TEXT;
+}
+
 /* --------------------------------------------------- the system's perf policy */
 
 /* PMUSCOPE_POLICY_KERNEL when one of @nr events counts at EL1 or EL2. */
@@ -180,8 +379,8 @@ static int pmuscope_holders(int cpu, char *buf, size_t len)
 
 /* After a failed PMUSCOPE_IOC_CONFIG: find and name the cause. */
 void pmuscope_explain(struct pmuscope *h, int ret,
-			     const struct pmuscope_event_spec *evs, unsigned int nr,
-			     const uint64_t *cpus, size_t words)
+		      const struct pmuscope_event_spec *evs, unsigned int nr,
+		      const uint64_t *cpus, size_t words)
 {
 	struct pmuscope_cpu_info info;
 	unsigned int has_cycles = 0;
@@ -250,29 +449,16 @@ void pmuscope_explain(struct pmuscope *h, int ret,
 			     first, holders);
 		return;
 	}
-	switch (ret) {
-	case -ENOSPC:
-		pmuscope_fmt(h->msg, sizeof(h->msg),
-			     "%u events do not fit the chosen CPUs' counters", nr);
-		break;
-	case -EPERM:
-	case -EACCES:
-		pmuscope_policy_msg(h->msg, sizeof(h->msg), "permission denied", ret,
-				    PMUSCOPE_POLICY_CPU | pmuscope_policy_events(evs, nr));
-		break;
-	case -EOPNOTSUPP:
-		pmuscope_fmt(h->msg, sizeof(h->msg),
-			     "an event is not implemented on the chosen CPUs");
-		break;
-	default:
-		pmuscope_fmt(h->msg, sizeof(h->msg), "configuration refused: %s",
-			     strerror(-ret));
-	}
+	pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_CONFIG, ret, 0,
+		     &(struct pmuscope_say_args){
+			     .n = { nr },
+			     .policy = PMUSCOPE_POLICY_CPU | pmuscope_policy_events(evs, nr),
+		     });
 }
 
 /* Explain a refused configuration against the CPUs online now. */
 void pmuscope_explain_online(struct pmuscope *h, int ret,
-				    const struct pmuscope_event_spec *evs, unsigned int nr)
+			     const struct pmuscope_event_spec *evs, unsigned int nr)
 {
 	uint64_t online[PMUSCOPE_CPU_WORDS] = { 0 };
 

@@ -117,6 +117,58 @@ unsigned int pmuscope_policy_events(const struct pmuscope_event_spec *evs, unsig
 /* Why the perf policy refused (@what: PMUSCOPE_POLICY_*), after @prefix. */
 void pmuscope_policy_msg(char *msg, size_t len, const char *prefix, int err,
 			 unsigned int what);
+/*
+ * The operations whose errnos have messages (errors.c's table), and what
+ * their rows' fields are: {e} is always strerror(errno); {s}, {t} and
+ * {0} to {5} are the caller's struct pmuscope_say_args.
+ */
+enum pmuscope_op {
+	PMUSCOPE_OP_OPEN,	/* open("/dev/pmuscope") */
+	PMUSCOPE_OP_HANDSHAKE,
+	PMUSCOPE_OP_CONFIG,	/* CPUs: {0} events; .policy */
+	PMUSCOPE_OP_CONFIG_TASK,	/* {0} the thread; .policy */
+	PMUSCOPE_OP_CONFIG_SELF,	/* .policy */
+	PMUSCOPE_OP_SELF_MAP,	/* mmap() of the EL0 page */
+	PMUSCOPE_OP_CONTROL,	/* ENABLE, DISABLE, RESET: {s} which */
+	PMUSCOPE_OP_SWINC,	/* {0} the kernel's EL (EINVAL), {1} the CPU */
+	PMUSCOPE_OP_READ,
+	PMUSCOPE_OP_SNAPSHOT,	/* {0} values, {1} CPUs needed, {2} {3} room; {4} lead, {5} most */
+	PMUSCOPE_OP_AMU_READ,	/* {0} records needed, {1} room, {2} CPUs */
+	PMUSCOPE_OP_STREAM,
+	PMUSCOPE_OP_POLL,	/* {s} "stream" or "SPE" */
+	PMUSCOPE_OP_FILE_READ,	/* {s} as POLL, {0} bytes, {t} "record" or "chunk" */
+	PMUSCOPE_OP_SPE_START,	/* .policy */
+	PMUSCOPE_OP_SPE_STOP,
+	PMUSCOPE_OP_SPE_STATUS,	/* {0} room, {1} CPUs of the session */
+};
+
+/* What a row does (pmuscope_say() returns it). */
+enum pmuscope_say {
+	PMUSCOPE_SAY_TEXT,	/* wrote its text, fields filled in */
+	PMUSCOPE_SAY_POLICY,	/* wrote pmuscope_policy_msg(), its text the prefix */
+	PMUSCOPE_SAY_EXPLAIN,	/* wrote nothing: the caller finds the cause */
+	PMUSCOPE_SAY_NOTHING,	/* wrote nothing (EINTR: the caller's signal) */
+};
+
+/* The state of the session a row may depend on (pmuscope_say()'s @state). */
+#define PMUSCOPE_IF_TASK	(1U << 0)	/* a task's session (h->task) */
+#define PMUSCOPE_IF_EVENTS	(1U << 1)	/* events configured (h->nr_events) */
+#define PMUSCOPE_IF_FEAT	(1U << 2)	/* the driver has the operation's feature */
+#define PMUSCOPE_IF_HW		(1U << 3)	/* a hardware snapshot was asked for */
+
+struct pmuscope_say_args {
+	long long n[6];		/* {0} to {5} */
+	const char *s, *t;	/* {s}, {t} */
+	unsigned int policy;	/* PMUSCOPE_POLICY_* asked for, for a policy row */
+};
+
+/*
+ * The message of @op failing with -errno @err in @state into @msg, from
+ * the first row of errors.c's table that matches (@a may be NULL).
+ */
+enum pmuscope_say pmuscope_say(char *msg, size_t len, enum pmuscope_op op, int err,
+			       unsigned int state, const struct pmuscope_say_args *a);
+
 /* After a failed PMUSCOPE_IOC_CONFIG of @evs on @cpus: h->msg names the cause. */
 void pmuscope_explain(struct pmuscope *h, int ret, const struct pmuscope_event_spec *evs,
 		      unsigned int nr, const uint64_t *cpus, size_t words);

@@ -541,31 +541,15 @@ int pmuscope_configure_self(struct pmuscope *h, const struct pmuscope_event_spec
 	cfg.nr_events = nr;
 	cfg.events = (uintptr_t)kev;
 	if (ioctl(h->fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
+		struct pmuscope_say_args a = {
+			.policy = PMUSCOPE_POLICY_TASK | PMUSCOPE_POLICY_EL0 |
+				  pmuscope_policy_events(evs, nr),
+		};
+
 		ret = -errno;
-		switch (ret) {
-		case -EACCES:
-		case -EPERM:
-			pmuscope_policy_msg(h->msg, sizeof(h->msg), "permission denied", ret,
-					    PMUSCOPE_POLICY_TASK | PMUSCOPE_POLICY_EL0 |
-					    pmuscope_policy_events(evs, nr));
-			break;
-		case -EINVAL:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "EL0 read session refused (%s): it counts the calling thread, without inherit or enable-on-exec",
-				     strerror(-ret));
-			break;
-		case -EBUSY:
-			if (h->nr_events) {
-				pmuscope_fmt(h->msg, sizeof(h->msg),
-					     "this session is configured already (%s): an EL0 read session keeps its configuration, and an enabled one must be disabled first; open another session",
-					     strerror(-ret));
-				break;
-			}
-			__attribute__((fallthrough));
-		default:
-			/* Which event, which CPU's counters (-ENOSPC, -EOPNOTSUPP, -EBUSY). */
+		if (pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_CONFIG_SELF, ret,
+				 h->nr_events ? PMUSCOPE_IF_EVENTS : 0, &a) == PMUSCOPE_SAY_EXPLAIN)
 			pmuscope_explain_online(h, ret, evs, nr);
-		}
 		return ret;
 	}
 	pmuscope_task_configured(h, evs, nr);
@@ -577,8 +561,7 @@ int pmuscope_configure_self(struct pmuscope *h, const struct pmuscope_event_spec
 	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, h->fd, 0);
 	if (map == MAP_FAILED) {
 		ret = -errno;
-		pmuscope_fmt(h->msg, sizeof(h->msg),
-			     "configured, but the EL0 page cannot be mapped: %s", strerror(-ret));
+		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_SELF_MAP, ret, 0, NULL);
 		return ret;
 	}
 	pg = map;

@@ -28,25 +28,13 @@ int pmuscope_open(struct pmuscope **out, char *err, size_t errlen)
 	h->fd = open("/dev/pmuscope", O_RDWR | O_CLOEXEC);
 	if (h->fd < 0) {
 		ret = -errno;
-		if (ret == -ENOENT)
-			pmuscope_fmt(err, errlen,
-				     "/dev/pmuscope not found: is the pmuscope module loaded? (insmod pmuscope.ko)");
-		else if (ret == -ENXIO || ret == -ENODEV)
-			/* A device node left behind by a driver now unloaded. */
-			pmuscope_fmt(err, errlen,
-				     "/dev/pmuscope has no driver behind it (%s): is the pmuscope module loaded? (insmod pmuscope.ko)",
-				     strerror(-ret));
-		else
-			pmuscope_fmt(err, errlen, "cannot open /dev/pmuscope: %s",
-				     strerror(-ret));
+		pmuscope_say(err, errlen, PMUSCOPE_OP_OPEN, ret, 0, NULL);
 		free(h);
 		return ret;
 	}
 	if (ioctl(h->fd, PMUSCOPE_IOC_HANDSHAKE, &hs)) {
 		ret = -errno;
-		pmuscope_fmt(err, errlen,
-			     "the pmuscope module does not answer the handshake (%s): it is older or newer than libpmuscope %s",
-			     strerror(-ret), PMUSCOPE_LIB_VERSION);
+		pmuscope_say(err, errlen, PMUSCOPE_OP_HANDSHAKE, ret, 0, NULL);
 		pmuscope_close(h);
 		return ret == -ENOTTY ? -EPROTO : ret;
 	}
@@ -163,30 +151,14 @@ int pmuscope_configure_task(struct pmuscope *h, const struct pmuscope_event_spec
 	cfg.events = (uintptr_t)kev;
 	if (ioctl(h->fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
 		int ret = -errno;
+		struct pmuscope_say_args a = {
+			.n = { tid }, .policy = PMUSCOPE_POLICY_TASK | pmuscope_policy_events(evs, nr),
+		};
 
-		switch (ret) {
-		case -EACCES:
-			pmuscope_policy_msg(h->msg, sizeof(h->msg), "permission denied", ret,
-					    PMUSCOPE_POLICY_TASK | pmuscope_policy_events(evs, nr));
-			break;
-		case -EPERM:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "permission denied: counting another thread needs CAP_PERFMON or CAP_SYS_ADMIN");
-			break;
-		case -ESRCH:
-			pmuscope_fmt(h->msg, sizeof(h->msg), "no thread %d", tid);
-			break;
-		case -EOPNOTSUPP:
-			if (!(h->features & PMUSCOPE_FEAT_TASK)) {
-				pmuscope_fmt(h->msg, sizeof(h->msg),
-					     "the driver cannot count a task (API version 1, or no perf support): count CPUs with -a or -C");
-				break;
-			}
-			/* Which event, on which CPU. */
-			__attribute__((fallthrough));
-		default:
+		if (pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_CONFIG_TASK, ret,
+				 h->features & PMUSCOPE_FEAT_TASK ? PMUSCOPE_IF_FEAT : 0,
+				 &a) == PMUSCOPE_SAY_EXPLAIN)
 			pmuscope_explain_online(h, ret, evs, nr);
-		}
 		return ret;
 	}
 	pmuscope_task_configured(h, evs, nr);
@@ -199,9 +171,9 @@ static int pmuscope_simple(struct pmuscope *h, unsigned long req, const char *wh
 		return -EINVAL;
 	if (ioctl(h->fd, req)) {
 		int ret = -errno;
+		struct pmuscope_say_args a = { .s = what };
 
-		pmuscope_fmt(h->msg, sizeof(h->msg), "%s failed: %s", what,
-			     ret == -EINVAL ? "no events configured" : strerror(-ret));
+		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_CONTROL, ret, 0, &a);
 		return ret;
 	}
 	return 0;
@@ -233,21 +205,12 @@ int pmuscope_swinc(struct pmuscope *h, uint64_t event_mask, unsigned int cpu,
 		return -EINVAL;
 	if (ioctl(h->fd, PMUSCOPE_IOC_SWINC, &sw)) {
 		int ret = -errno;
+		/* The kernel's EL from sysfs only for the message that names it. */
+		struct pmuscope_say_args a = {
+			.n = { ret == -EINVAL ? pmuscope_kernel_el() : 0, cpu },
+		};
 
-		switch (ret) {
-		case -EINVAL:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "software increment refused: the mask must name configured SW_INCR events counting at the kernel's level (EL%u), on a CPU of the session, 1 to 4096 times",
-				     pmuscope_kernel_el());
-			break;
-		case -ENXIO:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "software increment refused: cpu%u is offline", cpu);
-			break;
-		default:
-			pmuscope_fmt(h->msg, sizeof(h->msg), "software increment failed: %s",
-				     strerror(-ret));
-		}
+		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_SWINC, ret, 0, &a);
 		return ret;
 	}
 	return 0;
@@ -278,8 +241,7 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 	rd.nr_values = room;
 	if (ioctl(h->fd, PMUSCOPE_IOC_READ, &rd)) {
 		ret = -errno;
-		pmuscope_fmt(h->msg, sizeof(h->msg), "read failed: %s%s",
-			     strerror(-ret), ret == -ENOSPC ? " (not enough room)" : "");
+		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_READ, ret, 0, NULL);
 	} else if (rd.nr_values > room) {
 		ret = -EPROTO;
 		pmuscope_fmt(h->msg, sizeof(h->msg),

@@ -155,42 +155,22 @@ int pmuscope_snapshot(struct pmuscope *h, uint32_t flags, unsigned int lead_us,
 	sn.values = (uintptr_t)v;
 	sn.cpus = (uintptr_t)sc;
 	if (ioctl(h->fd, PMUSCOPE_IOC_SNAPSHOT, &sn)) {
+		struct pmuscope_say_args a = {
+			.n = { sn.nr_values, sn.nr_cpus, room, cpu_room, lead_us,
+			       PMUSCOPE_SNAP_LEAD_US_UNPRIV },
+		};
+
 		ret = -errno;
-		switch (ret) {
-		case -ENOSPC:
+		if (ret == -ENOSPC) {
 			res->nr_values = sn.nr_values;
 			res->nr_cpus = sn.nr_cpus;
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "snapshot: not enough room (%u values and %u CPUs needed, room for %u and %u)",
-				     sn.nr_values, sn.nr_cpus, room, cpu_room);
-			break;
-		case -EOPNOTSUPP:
-			if (h->task)
-				pmuscope_fmt(h->msg, sizeof(h->msg),
-					     "snapshot refused: a task's counters move with it and have no common instant: count CPUs");
-			else if (flags & PMUSCOPE_SNAP_F_HARDWARE)
-				pmuscope_snap_explain_hw(h);
-			else
-				pmuscope_fmt(h->msg, sizeof(h->msg), "snapshot refused: %s",
-					     strerror(-ret));
-			break;
-		case -EINVAL:
-			pmuscope_fmt(h->msg, sizeof(h->msg), "snapshot refused: %s",
-				     h->nr_events ? "invalid argument (flags, lead or sizes)" :
-				     "no events configured");
-			break;
-		case -EPERM:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "snapshot refused: a lead of %u us needs CAP_PERFMON (or CAP_SYS_ADMIN): at most %u us without it",
-				     lead_us, PMUSCOPE_SNAP_LEAD_US_UNPRIV);
-			break;
-		case -ENOTTY:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "snapshot: the driver does not know PMUSCOPE_IOC_SNAPSHOT (before API version 3)");
-			break;
-		default:
-			pmuscope_fmt(h->msg, sizeof(h->msg), "snapshot failed: %s", strerror(-ret));
 		}
+		if (pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_SNAPSHOT, ret,
+				 (h->task ? PMUSCOPE_IF_TASK : 0) |
+				 (h->nr_events ? PMUSCOPE_IF_EVENTS : 0) |
+				 (flags & PMUSCOPE_SNAP_F_HARDWARE ? PMUSCOPE_IF_HW : 0),
+				 &a) == PMUSCOPE_SAY_EXPLAIN)
+			pmuscope_snap_explain_hw(h);
 		goto out;
 	}
 	if (sn.nr_values > room || sn.nr_cpus > cpu_room) {

@@ -145,44 +145,16 @@ int pmuscope_spe_start(struct pmuscope *h, struct pmuscope_spe_config *cfg)
 		return -EOPNOTSUPP;
 	}
 	if (ioctl(h->fd, PMUSCOPE_IOC_SPE_START, cfg)) {
+		struct pmuscope_say_args a = {
+			.policy = PMUSCOPE_POLICY_CPU |
+				  ((cfg->flags & (PMUSCOPE_SPE_EL1 | PMUSCOPE_SPE_PA |
+						  PMUSCOPE_SPE_CX | PMUSCOPE_SPE_PCT)) ?
+				   PMUSCOPE_POLICY_KERNEL : 0),
+		};
+
 		ret = -errno;
-		switch (ret) {
-		case -EOPNOTSUPP:
-			if (!(h->features & PMUSCOPE_FEAT_SPE))
-				pmuscope_fmt(h->msg, sizeof(h->msg),
-					     "SPE refused: the driver can profile no CPU with SPE (no PMUSCOPE_FEAT_SPE: no CPU has a usable Statistical Profiling Extension, or it belongs to another driver)");
-			else
-				pmuscope_fmt(h->msg, sizeof(h->msg),
-					     "SPE refused: no CPU asked for has a usable Statistical Profiling Extension (see the driver's sysfs cpuN/spe)");
-			break;
-		case -EBUSY:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "SPE refused: another session profiles a CPU asked for (one session per CPU), or this session already profiles");
-			break;
-		case -EPERM:
-		case -EACCES:
-			pmuscope_policy_msg(h->msg, sizeof(h->msg), "SPE refused", ret,
-					    PMUSCOPE_POLICY_CPU |
-					    (cfg->flags & (PMUSCOPE_SPE_EL1 | PMUSCOPE_SPE_PA |
-							   PMUSCOPE_SPE_CX | PMUSCOPE_SPE_PCT) ?
-					     PMUSCOPE_POLICY_KERNEL : 0));
-			break;
-		case -ENOMEM:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "SPE refused: no memory for the buffers, or they exceed your locked-memory limit (RLIMIT_MEMLOCK: ulimit -l; CAP_IPC_LOCK exempts): smaller buffers with -m, or a higher limit");
-			break;
-		case -EINVAL:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "SPE refused: invalid argument (an interval below a CPU's minimum, sysfs spe_min_interval? a filter the CPU lacks?)");
-			break;
-		case -ENOTTY:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "SPE: the driver does not know PMUSCOPE_IOC_SPE_START (before API version 5)");
-			break;
-		default:
-			pmuscope_fmt(h->msg, sizeof(h->msg), "SPE start failed: %s",
-				     strerror(-ret));
-		}
+		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_SPE_START, ret,
+			     h->features & PMUSCOPE_FEAT_SPE ? PMUSCOPE_IF_FEAT : 0, &a);
 		return ret;
 	}
 	flags = fcntl(h->fd, F_GETFL);
@@ -198,8 +170,7 @@ int pmuscope_spe_stop(struct pmuscope *h)
 	if (ioctl(h->fd, PMUSCOPE_IOC_SPE_STOP)) {
 		int ret = -errno;
 
-		pmuscope_fmt(h->msg, sizeof(h->msg), "SPE stop failed: %s",
-			     ret == -EINVAL ? "the session does not profile" : strerror(-ret));
+		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_SPE_STOP, ret, 0, NULL);
 		return ret;
 	}
 	return 0;
@@ -220,17 +191,9 @@ int pmuscope_spe_status(struct pmuscope *h, struct pmuscope_spe_cpu *cpus, size_
 	st.nr_records = room;
 	if (ioctl(h->fd, PMUSCOPE_IOC_SPE_STATUS, &st)) {
 		int ret = -errno;
+		struct pmuscope_say_args a = { .n = { (long long)room, st.nr_records } };
 
-		if (ret == -ENOSPC)
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "SPE status: room for %zu CPUs, the session has %u",
-				     room, st.nr_records);
-		else if (ret == -EINVAL)
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "SPE status refused: the session does not profile (no SPE_START)");
-		else
-			pmuscope_fmt(h->msg, sizeof(h->msg), "SPE status failed: %s",
-				     strerror(-ret));
+		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_SPE_STATUS, ret, 0, &a);
 		return ret;
 	}
 	if (st.nr_records > room) {

@@ -72,31 +72,10 @@ int pmuscope_stream_start(struct pmuscope *h, const struct pmuscope_stream_cfg *
 	if (ioctl(h->fd, PMUSCOPE_IOC_STREAM, &st)) {
 		int ret = -errno;
 
-		switch (ret) {
-		case -EOPNOTSUPP:
-			if (h->task)
-				pmuscope_fmt(h->msg, sizeof(h->msg),
-					     "stream refused: a task session has no stream: count CPUs");
-			else if (!(h->features & PMUSCOPE_FEAT_STREAM))
-				pmuscope_fmt(h->msg, sizeof(h->msg),
-					     "stream refused: the driver has no streams (no PMUSCOPE_FEAT_STREAM)");
-			else
-				pmuscope_fmt(h->msg, sizeof(h->msg),
-					     "stream refused: the sampled event cannot interrupt on these CPUs (%s)",
-					     strerror(-ret));
-			break;
-		case -EINVAL:
-			pmuscope_fmt(h->msg, sizeof(h->msg), "stream refused: %s",
-				     h->nr_events ? "invalid argument (period, event or ring size)" :
-				     "no events configured");
-			break;
-		case -ENOTTY:
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "stream: the driver does not know PMUSCOPE_IOC_STREAM (before API version 3)");
-			break;
-		default:
-			pmuscope_fmt(h->msg, sizeof(h->msg), "stream failed: %s", strerror(-ret));
-		}
+		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_STREAM, ret,
+			     (h->task ? PMUSCOPE_IF_TASK : 0) |
+			     (h->nr_events ? PMUSCOPE_IF_EVENTS : 0) |
+			     (h->features & PMUSCOPE_FEAT_STREAM ? PMUSCOPE_IF_FEAT : 0), NULL);
 		return ret;
 	}
 	flags = fcntl(h->fd, F_GETFL);
@@ -125,9 +104,8 @@ ssize_t pmuscope_poll_read(struct pmuscope *h, void *buf, size_t len, int timeou
 	ret = poll(&pfd, 1, timeout_ms);
 	if (ret < 0) {
 		ret = -errno;
-		if (ret != -EINTR)
-			pmuscope_fmt(h->msg, sizeof(h->msg), "%s: poll failed: %s", what,
-				     strerror(-ret));
+		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_POLL, ret, 0,
+			     &(struct pmuscope_say_args){ .s = what });
 		return ret;
 	}
 	if (!ret)
@@ -137,12 +115,10 @@ ssize_t pmuscope_poll_read(struct pmuscope *h, void *buf, size_t len, int timeou
 		ret = -errno;
 		if (ret == -EAGAIN)
 			return 0;
-		if (ret == -ENOSPC)
-			pmuscope_fmt(h->msg, sizeof(h->msg),
-				     "%s: %zu bytes are too few for the next %s", what, len, unit);
-		else if (ret != -EINTR)
-			pmuscope_fmt(h->msg, sizeof(h->msg), "%s: read failed: %s", what,
-				     strerror(-ret));
+		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_FILE_READ, ret, 0,
+			     &(struct pmuscope_say_args){
+				     .n = { (long long)len }, .s = what, .t = unit,
+			     });
 		return ret;
 	}
 	return n;
