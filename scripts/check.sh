@@ -174,6 +174,11 @@ scripts/fuzz-files.sh >"$build/logs/host-file-fuzz.log" 2>&1
 sed -n 's/^\(PASS\|FAIL\) /\1 host\/file-fuzz\//p' "$build/logs/host-file-fuzz.log" >>"$results"
 grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-file-fuzz.log" ||
 	record FAIL "host/file readers fuzzed (see build/logs/host-file-fuzz.log)"
+# libpmuscope.so's ABI: its exports, pmuscope.h, abidiff against the baseline.
+scripts/abi-check.sh >"$build/logs/host-abi.log" 2>&1
+sed -n 's/^\(PASS\|FAIL\) /\1 host\/abi\//p' "$build/logs/host-abi.log" >>"$results"
+grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-abi.log" ||
+	record FAIL "host/libpmuscope ABI (see build/logs/host-abi.log)"
 
 # 5. QEMU: KUnit and the in-guest tests, once per CPU profile.
 step "initramfs" scripts/mkinitramfs.sh "$build/initramfs.cpio" pmuscope.ko pmuscope_kunit.ko \

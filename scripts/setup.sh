@@ -10,7 +10,7 @@ packages=(
 	xz-utils rsync python3 python3-docutils perl sparse
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-arm linux-source-6.12 linux-source-6.1
-	dkms man-db prometheus
+	dkms man-db prometheus abigail-tools
 )
 
 missing=()
