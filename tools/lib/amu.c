@@ -153,7 +153,6 @@ int pmuscope_amu_metrics(const struct pmuscope_amu_cpu *a, const struct pmuscope
 
 	for (unsigned int i = 0; i < PMUSCOPE_AMU_NR_METRICS; i++) {
 		int num = def[i].num, den = def[i].den;
-		uint64_t dnum, dden;
 		uint8_t why = PMUSCOPE_AMU_WHY_OK;
 
 		if (!read_ok)
@@ -170,8 +169,9 @@ int pmuscope_amu_metrics(const struct pmuscope_amu_cpu *a, const struct pmuscope
 			why = PMUSCOPE_AMU_WHY_BACKWARDS;
 		m->value[i] = NAN;
 		if (!why) {
-			dnum = m->delta0[num];
-			dden = den >= 0 ? m->delta0[den] : m->ticks;
+			uint64_t dnum = m->delta0[num];
+			uint64_t dden = den >= 0 ? m->delta0[den] : m->ticks;
+
 			if (!dden || (i == PMUSCOPE_AMU_M_FREQ && !freq))
 				why = PMUSCOPE_AMU_WHY_ZERO;
 			else

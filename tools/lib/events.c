@@ -99,14 +99,15 @@ const char *pmuscope_alias_of(uint32_t number)
 static unsigned int pmuscope_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
-	unsigned int row[64], prev, tmp;
+	unsigned int row[64];
 
 	if (lb >= 63)
 		lb = 63;
 	for (size_t j = 0; j <= lb; j++)
 		row[j] = j;
 	for (size_t i = 1; i <= la; i++) {
-		prev = row[0];
+		unsigned int prev = row[0];
+
 		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
 			unsigned int cost = tolower((unsigned char)a[i - 1]) !=
@@ -117,9 +118,8 @@ static unsigned int pmuscope_distance(const char *a, const char *b)
 				best = row[j] + 1;
 			if (row[j - 1] + 1 < best)
 				best = row[j - 1] + 1;
-			tmp = row[j];
+			prev = row[j];
 			row[j] = best;
-			prev = tmp;
 		}
 	}
 	return row[lb];

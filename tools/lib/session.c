@@ -156,7 +156,7 @@ int pmuscope_configure_task(struct pmuscope *h, const struct pmuscope_event_spec
 		};
 
 		if (pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_CONFIG_TASK, ret,
-				 h->features & PMUSCOPE_FEAT_TASK ? PMUSCOPE_IF_FEAT : 0,
+				 (h->features & PMUSCOPE_FEAT_TASK) ? PMUSCOPE_IF_FEAT : 0,
 				 &a) == PMUSCOPE_SAY_EXPLAIN)
 			pmuscope_explain_online(h, ret, evs, nr);
 		return ret;

@@ -168,7 +168,7 @@ int pmuscope_snapshot(struct pmuscope *h, uint32_t flags, unsigned int lead_us,
 		if (pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_SNAPSHOT, ret,
 				 (h->task ? PMUSCOPE_IF_TASK : 0) |
 				 (h->nr_events ? PMUSCOPE_IF_EVENTS : 0) |
-				 (flags & PMUSCOPE_SNAP_F_HARDWARE ? PMUSCOPE_IF_HW : 0),
+				 ((flags & PMUSCOPE_SNAP_F_HARDWARE) ? PMUSCOPE_IF_HW : 0),
 				 &a) == PMUSCOPE_SAY_EXPLAIN)
 			pmuscope_snap_explain_hw(h);
 		goto out;

@@ -154,7 +154,7 @@ int pmuscope_spe_start(struct pmuscope *h, struct pmuscope_spe_config *cfg)
 
 		ret = -errno;
 		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_SPE_START, ret,
-			     h->features & PMUSCOPE_FEAT_SPE ? PMUSCOPE_IF_FEAT : 0, &a);
+			     (h->features & PMUSCOPE_FEAT_SPE) ? PMUSCOPE_IF_FEAT : 0, &a);
 		return ret;
 	}
 	flags = fcntl(h->fd, F_GETFL);

@@ -85,7 +85,6 @@ int pmuscope_spe_pkt_get(const void *buf, size_t len, struct pmuscope_spe_pkt *p
 	const unsigned char *b = buf;
 	unsigned char h;
 	unsigned int hlen = 1;
-	int ret;
 
 	if (!len) {
 		memset(p, 0, sizeof(*p));
@@ -138,6 +137,8 @@ int pmuscope_spe_pkt_get(const void *buf, size_t len, struct pmuscope_spe_pkt *p
 		h = b[1];
 	}
 	if ((h & 0xf8) == 0xb0 || (h & 0xf8) == 0x98) {
+		int ret;
+
 		p->type = (h & 0xf8) == 0xb0 ? PMUSCOPE_SPE_PKT_ADDRESS :
 					       PMUSCOPE_SPE_PKT_COUNTER;
 		p->ext = hlen == 2;

@@ -75,7 +75,7 @@ int pmuscope_stream_start(struct pmuscope *h, const struct pmuscope_stream_cfg *
 		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_STREAM, ret,
 			     (h->task ? PMUSCOPE_IF_TASK : 0) |
 			     (h->nr_events ? PMUSCOPE_IF_EVENTS : 0) |
-			     (h->features & PMUSCOPE_FEAT_STREAM ? PMUSCOPE_IF_FEAT : 0), NULL);
+			     ((h->features & PMUSCOPE_FEAT_STREAM) ? PMUSCOPE_IF_FEAT : 0), NULL);
 		return ret;
 	}
 	flags = fcntl(h->fd, F_GETFL);
