@@ -188,6 +188,11 @@ int pmuscope_cpu_set(const uint64_t *cpus, size_t words, size_t cpu);
 /* The uapi's events of @nr parsed events. */
 void pmuscope_kernel_events(const struct pmuscope_event_spec *evs, unsigned int nr,
 			    struct pmuscope_event *kev);
+/* First of a configuration: h and @nr checked, the EL0 page unmapped. */
+int pmuscope_config_begin(struct pmuscope *h, unsigned int nr);
+/* The API's counts of the driver's @nr values. */
+void pmuscope_counts_of(struct pmuscope_count *out, const struct pmuscope_value *v,
+			unsigned int nr);
 /* The session now counts @evs in a task. */
 void pmuscope_task_configured(struct pmuscope *h, const struct pmuscope_event_spec *evs,
 			      unsigned int nr);

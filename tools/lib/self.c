@@ -522,15 +522,9 @@ int pmuscope_configure_self(struct pmuscope *h, const struct pmuscope_event_spec
 	void *map;
 	int ret;
 
-	if (!h)
-		return -EINVAL;
-	if (!nr || nr > PMUSCOPE_MAX_EVENTS) {
-		pmuscope_fmt(h->msg, sizeof(h->msg),
-			     "%u events: a session counts 1 to %u events", nr,
-			     PMUSCOPE_MAX_EVENTS);
-		return -EINVAL;
-	}
-	pmuscope_self_unmap(h);
+	ret = pmuscope_config_begin(h, nr);
+	if (ret)
+		return ret;
 	if (!(h->features & PMUSCOPE_FEAT_USER_READ)) {
 		pmuscope_fmt(h->msg, sizeof(h->msg),
 			     "EL0 reads need pmuscope's direct backend (PMUSCOPE_FEAT_USER_READ), and this driver counts through perf (%s/backend): boot with initcall_blacklist=armv8_pmu_driver_init, or count with pmuscope_configure_task()",

@@ -80,13 +80,12 @@ void pmuscope_kernel_events(const struct pmuscope_event_spec *evs, unsigned int 
 						  .flags = evs[i].flags };
 }
 
-int pmuscope_configure(struct pmuscope *h, const struct pmuscope_event_spec *evs,
-		       unsigned int nr, const uint64_t *cpus, size_t words)
+/*
+ * What every configuration does first: -EINVAL (h->msg says why) for no
+ * session or a number of events out of range; the EL0 page unmapped.
+ */
+int pmuscope_config_begin(struct pmuscope *h, unsigned int nr)
 {
-	struct pmuscope_event kev[PMUSCOPE_MAX_EVENTS];
-	struct pmuscope_config cfg = { .size = sizeof(cfg) };
-	size_t used = words;
-
 	if (!h)
 		return -EINVAL;
 	if (!nr || nr > PMUSCOPE_MAX_EVENTS) {
@@ -95,17 +94,47 @@ int pmuscope_configure(struct pmuscope *h, const struct pmuscope_event_spec *evs
 			     PMUSCOPE_MAX_EVENTS);
 		return -EINVAL;
 	}
+	pmuscope_self_unmap(h);
+	return 0;
+}
+
+/* The API's counts of the driver's @nr values (READ, SNAPSHOT). */
+void pmuscope_counts_of(struct pmuscope_count *out, const struct pmuscope_value *v,
+			unsigned int nr)
+{
+	for (unsigned int i = 0; i < nr; i++) {
+		out[i].cpu = v[i].cpu;
+		out[i].index = v[i].index;
+		out[i].flags = v[i].flags;
+		out[i].counter = v[i].counter;
+		out[i].count = v[i].count;
+		out[i].time_enabled = v[i].time_enabled;
+		out[i].time_running = v[i].time_running;
+		out[i].scaled = pmuscope_scale(v[i].count, v[i].time_enabled,
+					       v[i].time_running);
+	}
+}
+
+int pmuscope_configure(struct pmuscope *h, const struct pmuscope_event_spec *evs,
+		       unsigned int nr, const uint64_t *cpus, size_t words)
+{
+	struct pmuscope_event kev[PMUSCOPE_MAX_EVENTS];
+	struct pmuscope_config cfg = { .size = sizeof(cfg) };
+	size_t used = words;
+	int ret;
+
+	ret = pmuscope_config_begin(h, nr);
+	if (ret)
+		return ret;
 	while (used > 1 && !cpus[used - 1])
 		used--;
-	pmuscope_self_unmap(h);
 	pmuscope_kernel_events(evs, nr, kev);
 	cfg.nr_events = nr;
 	cfg.events = (uintptr_t)kev;
 	cfg.cpus = (uintptr_t)cpus;
 	cfg.cpus_size = used * sizeof(uint64_t);
 	if (ioctl(h->fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
-		int ret = -errno;
-
+		ret = -errno;
 		pmuscope_explain(h, ret, evs, nr, cpus, words);
 		return ret;
 	}
@@ -136,25 +165,20 @@ int pmuscope_configure_task(struct pmuscope *h, const struct pmuscope_event_spec
 		.size = sizeof(cfg), .target = PMUSCOPE_TARGET_TASK, .pid = tid,
 		.flags = flags,
 	};
+	int ret;
 
-	if (!h)
-		return -EINVAL;
-	if (!nr || nr > PMUSCOPE_MAX_EVENTS) {
-		pmuscope_fmt(h->msg, sizeof(h->msg),
-			     "%u events: a session counts 1 to %u events", nr,
-			     PMUSCOPE_MAX_EVENTS);
-		return -EINVAL;
-	}
-	pmuscope_self_unmap(h);
+	ret = pmuscope_config_begin(h, nr);
+	if (ret)
+		return ret;
 	pmuscope_kernel_events(evs, nr, kev);
 	cfg.nr_events = nr;
 	cfg.events = (uintptr_t)kev;
 	if (ioctl(h->fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
-		int ret = -errno;
 		struct pmuscope_say_args a = {
 			.n = { tid }, .policy = PMUSCOPE_POLICY_TASK | pmuscope_policy_events(evs, nr),
 		};
 
+		ret = -errno;
 		if (pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_CONFIG_TASK, ret,
 				 (h->features & PMUSCOPE_FEAT_TASK) ? PMUSCOPE_IF_FEAT : 0,
 				 &a) == PMUSCOPE_SAY_EXPLAIN)
@@ -248,17 +272,7 @@ int pmuscope_read(struct pmuscope *h, struct pmuscope_count *out,
 			     "read: the driver returned %u values for %u places",
 			     rd.nr_values, room);
 	} else {
-		for (unsigned int i = 0; i < rd.nr_values; i++) {
-			out[i].cpu = v[i].cpu;
-			out[i].index = v[i].index;
-			out[i].flags = v[i].flags;
-			out[i].counter = v[i].counter;
-			out[i].count = v[i].count;
-			out[i].time_enabled = v[i].time_enabled;
-			out[i].time_running = v[i].time_running;
-			out[i].scaled = pmuscope_scale(v[i].count, v[i].time_enabled,
-						       v[i].time_running);
-		}
+		pmuscope_counts_of(out, v, rd.nr_values);
 	}
 	*nr = rd.nr_values;
 	if (v != vals)

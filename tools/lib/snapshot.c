@@ -180,17 +180,7 @@ int pmuscope_snapshot(struct pmuscope *h, uint32_t flags, unsigned int lead_us,
 			     sn.nr_values, sn.nr_cpus, room, cpu_room);
 		goto out;
 	}
-	for (unsigned int i = 0; i < sn.nr_values; i++) {
-		out[i].cpu = v[i].cpu;
-		out[i].index = v[i].index;
-		out[i].flags = v[i].flags;
-		out[i].counter = v[i].counter;
-		out[i].count = v[i].count;
-		out[i].time_enabled = v[i].time_enabled;
-		out[i].time_running = v[i].time_running;
-		out[i].scaled = pmuscope_scale(v[i].count, v[i].time_enabled,
-					       v[i].time_running);
-	}
+	pmuscope_counts_of(out, v, sn.nr_values);
 	for (unsigned int i = 0; i < sn.nr_cpus; i++)
 		cpus[i] = (struct pmuscope_snap_info){
 			.cpu = sc[i].cpu, .method = sc[i].method, .flags = sc[i].flags,
