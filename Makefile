@@ -194,7 +194,8 @@ uninstall-tools: ## remove the installed tools
 man: ## man pages into build/man
 	@$(PYTHON) scripts/gen-man.py --out build/man
 
-# The bash completion, its option tables from tools/pmuscope/*.c.
+# The bash completion, its tables from the host pmuscope --list-cmds and
+# --list-opts (scripts/gen-completion.py makes tools/build/host/pmuscope).
 completion: ## bash completion into build/completion/pmuscope
 	@$(PYTHON) scripts/gen-completion.py --out build/completion/pmuscope
 

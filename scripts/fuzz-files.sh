@@ -51,11 +51,9 @@ else
 fi
 
 # The CLI, sanitized, on the crafted files file_fuzz kept.
-cli_srcs=(main report record profile datafile symbols amu spe spe_kernel spe_report spefile
-	spe_perf export)
-# shellcheck disable=SC2046
+# Every source of tools/pmuscope is the CLI's (tools/Makefile, CLI_SRC).
 if log=$(gcc "${san[@]}" -DPMUSCOPE_HAVE_SPE_PERF -o "$out/pmuscope" \
-		$(printf "$tools/pmuscope/%s.c " "${cli_srcs[@]}") \
+		"$tools"/pmuscope/*.c \
 		"$tools"/lib/*.c -ldw -lelf -lm 2>&1); then
 	for f in "$out"/crafted-*.spe; do
 		[ -e "$f" ] || { ko "cli: no crafted SPE files were kept"; break; }

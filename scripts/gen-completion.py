@@ -1,130 +1,86 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The bash completion of pmuscope, from the CLI's own option parsing.
+"""The bash completion of pmuscope, from the CLI's own option tables.
 
-Reads the command dispatch and the getopt()/getopt_long() tables of
-tools/pmuscope/*.c (the subcommands run() and its sub-dispatchers such as
-cmd_spe() compare argv[1] with, the optstring and the struct option array
-of each command's function, and the flags compared literally with argv[i]),
-the event names of include/pmuscope_event_table.h and the aliases of
-tools/lib/events.c (the fallback when `pmuscope list` cannot answer),
-and writes tools/completion/pmuscope.bash.in with these tables in place of
-its @PMUSCOPE_TABLES@ line.
+Runs the host pmuscope (tools/build/host/pmuscope, made first when out of
+date): `pmuscope --list-cmds [CMD]` gives the commands and subcommands,
+`pmuscope --list-opts [CMD [SUB]]` each one's options, as the tables of
+tools/pmuscope/builtin-*.c declare them (tools/pmuscope/parse-options.h).
+The event names come from include/pmuscope_event_table.h and the aliases
+of tools/lib/events.c (the fallback when `pmuscope list` cannot
+answer). Writes tools/completion/pmuscope.bash.in with these tables in
+place of its @PMUSCOPE_TABLES@ line.
 
     scripts/gen-completion.py [--out FILE]     # default build/completion/pmuscope
     scripts/gen-completion.py --print          # the tables, for a look
 """
 
 import argparse
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parent.parent
-CLI_DIR = TOP / "tools" / "pmuscope"
 TEMPLATE = TOP / "tools" / "completion" / "pmuscope.bash.in"
 EVENT_TABLE = TOP / "include" / "pmuscope_event_table.h"
 LIBPMUSCOPE = TOP / "tools" / "lib" / "events.c"
-
-FUNC = re.compile(r"^(?:static\s+)?int\s+(\w+)\s*\(\s*int\s+argc\s*,\s*char\s*\*\s*\*\s*argv\s*\)\s*\{",
-                  re.M)
-DISPATCH = re.compile(r"if\s*\(\s*((?:!\s*strcmp\s*\(\s*argv\[1\]\s*,\s*\"[^\"]+\"\s*\)\s*(?:\|\|\s*)?)+)\)"
-                      r"\s*(?:return\s+(\w+)\s*\(|\{)")
-GETOPT = re.compile(r"getopt(?:_long(?:_only)?)?\s*\(\s*argc\s*,\s*argv\s*,\s*\"([^\"]*)\"\s*(?:,\s*(\w+))?")
-LONGOPT = re.compile(r"\{\s*\"([\w-]+)\"\s*,\s*(no_argument|required_argument|optional_argument)")
-FLAG = re.compile(r"strcmp\s*\(\s*argv\[\w+\]\s*,\s*\"(-[\w-]+)\"\s*\)")
+PMUSCOPE = TOP / "tools" / "build" / "host" / "pmuscope"
 
 
 def die(msg):
     sys.exit(f"gen-completion.py: {msg}")
 
 
-def functions():
-    """{name: (body, whole file text)} of every int f(int argc, char **argv)."""
-    out = {}
-    for path in sorted(CLI_DIR.glob("*.c")):
-        text = path.read_text()
-        for m in FUNC.finditer(text):
-            end = text.find("\n}\n", m.end())
-            out[m.group(1)] = (text[m.end():end if end >= 0 else len(text)], text)
-    return out
+def cli(*args):
+    """The lines pmuscope ARGS prints (the host binary, made if needed)."""
+    if not getattr(cli, "made", False):
+        r = subprocess.run(["make", "-s", "--no-print-directory", "-C", str(TOP / "tools"),
+                            "build/host/pmuscope"], capture_output=True, text=True)
+        if r.returncode:
+            die(f"cannot make {PMUSCOPE}:\n{r.stdout}{r.stderr}")
+        cli.made = True
+    env = dict(os.environ, PMUSCOPE_SYSFS="/nonexistent")
+    r = subprocess.run([str(PMUSCOPE), *args], capture_output=True, text=True, env=env)
+    if r.returncode:
+        die(f"pmuscope {' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
+    return r.stdout.splitlines()
 
 
-def short_opts(optstring):
-    """getopt's optstring: ['-e=', '-a', ...] ('=': takes an argument)."""
-    out, s = [], optstring.lstrip("+-:")
-    i = 0
-    while i < len(s):
-        c = s[i]
-        i += 1
-        arg = s[i:i + 1] == ":"
-        while s[i:i + 1] == ":":
-            i += 1
-        out.append(f"-{c}" + ("=" if arg else ""))
-    return out
+def options(path):
+    """The options of PATH ("" or "spe record"): ["-e=", "--json", ...],
+    "=" after those taking a value, the short ones of each first."""
+    shorts, longs = [], []
+    for line in cli("--list-opts", *path.split()):
+        for word in line.split("\t")[0].split():
+            (shorts if not word.startswith("--") else longs).append(word)
+    return shorts + longs
 
 
-def options(name, funcs, seen=None):
-    """Options of command function name (following helpers it hands argc,
-    argv to), in the order: short, long, literal flags."""
-    seen = seen or set()
-    if name in seen or name not in funcs:
-        return []
-    seen.add(name)
-    body, text = funcs[name]
-    dispatched = {n for cond, _ in DISPATCH.findall(body) for n in re.findall(r"\"([^\"]+)\"", cond)}
-    out = []
-    for m in GETOPT.finditer(body):
-        out += short_opts(m.group(1))
-        table = body
-        if m.group(2):
-            arr = re.search(rf"\b{m.group(2)}\s*\[\s*\]\s*=\s*\{{(.*?)\}};", body, re.S) or \
-                re.search(rf"\b{m.group(2)}\s*\[\s*\]\s*=\s*\{{(.*?)\}};", text, re.S)
-            table = arr.group(1) if arr else body
-        for lm in LONGOPT.finditer(table):
-            out.append(f"--{lm.group(1)}" + ("=" if lm.group(2) == "required_argument" else ""))
-    out += [f for f in FLAG.findall(body) if f not in dispatched]
-    if not GETOPT.search(body):
-        for helper in re.findall(r"\b(\w+)\s*\(\s*argc\b[^;]*\bargv\b", body):
-            if helper != name and helper in funcs:
-                out += options(helper, funcs, seen)
-    uniq = []
-    for o in out:
-        if o not in uniq and o.rstrip("=") not in [u.rstrip("=") for u in uniq]:
-            uniq.append(o)
-    return uniq
+def has_subs(path):
+    """Whether PATH has subcommands (pmuscope --list-cmds PATH answers)."""
+    r = subprocess.run([str(PMUSCOPE), "--list-cmds", *path.split()], capture_output=True)
+    return r.returncode == 0
 
 
-def tree(funcs):
-    """[(path, subcommands, options)] from run() down."""
-    if "run" not in funcs:
-        die(f"no run(int argc, char **argv) in {CLI_DIR}")
+def tree():
+    """[(path, subcommands, options)] from the top down; "help" is a
+    subcommand, not a path of its own."""
     out = []
 
-    def walk(path, name):
-        body = funcs[name][0] if name in funcs else ""
-        subs, opts = [], []
-        children = []
-        for cond, func in DISPATCH.findall(body):
-            for n in re.findall(r"\"([^\"]+)\"", cond):
-                if n.startswith("-"):
-                    opts.append(n)
-                else:
-                    subs.append(n)
-                    children.append((n, func))
-        if path and not subs:
-            opts = options(name, funcs) + [o for o in opts if o not in options(name, funcs)]
-        elif path:	# a dispatcher: its own getopt (if any), not its subcommands'
-            own = [o for m in GETOPT.finditer(body) for o in short_opts(m.group(1))]
-            opts = own + [o for o in opts if o not in own]
-        out.append((path, subs, opts))
-        for n, func in children:
-            child = f"{path} {n}".strip()
-            if func and func in funcs and DISPATCH.search(funcs[func][0]):
-                walk(child, func)
+    def walk(path):
+        subs = [line.split("\t")[0] for line in cli("--list-cmds", *path.split())]
+        out.append((path, subs, options(path)))
+        for s in subs:
+            child = f"{path} {s}".strip()
+            if s == "help":
+                continue
+            if has_subs(child):
+                walk(child)
             else:
-                out.append((child, [], options(func, funcs) if func else []))
-    walk("", "run")
+                out.append((child, [], options(child)))
+    walk("")
     return out
 
 
@@ -145,9 +101,9 @@ def quote(words):
 
 
 def tables():
-    t = tree(functions())
-    lines = ["# Generated by scripts/gen-completion.py from tools/pmuscope/*.c,",
-             "# include/pmuscope_event_table.h and tools/lib/events.c.",
+    t = tree()
+    lines = ["# Generated by scripts/gen-completion.py from pmuscope --list-cmds and",
+             "# --list-opts, include/pmuscope_event_table.h and tools/lib/events.c.",
              "_pmuscope_subcommands()\t# PATH: the subcommands under PATH",
              "{", "\tcase $1 in"]
     for path, subs, _ in t:

@@ -8,7 +8,8 @@ paragraphs and "-"-underlined subsections (Exit status, the output
 formats). Every entry is grouped by its subcommand, the second word of its
 term (the three ``pmuscope spe ...`` entries make pmuscope-spe(1)), and
 each group becomes a reST document: NAME (the one-line summary of the CLI's
-own usage text in tools/pmuscope/main.c, else the entry's first sentence),
+own command table, `pmuscope --list-cmds` of the host binary
+tools/build/host/pmuscope, made first, else the entry's first sentence),
 SYNOPSIS (the terms), DESCRIPTION (the entries), the subsections the
 entries link to (`Snapshot output`_) or that name the command
 (``pmuscope record``), EXIT STATUS (cli.rst's "Exit status") and SEE ALSO.
@@ -27,6 +28,7 @@ import datetime
 import io
 import os
 import re
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -38,7 +40,7 @@ from docutils.writers import manpage
 
 TOP = Path(__file__).resolve().parent.parent
 CLI_RST = TOP / "Documentation" / "cli.rst"
-MAIN_C = TOP / "tools" / "pmuscope" / "main.c"
+PMUSCOPE = TOP / "tools" / "build" / "host" / "pmuscope"
 LIB_H = TOP / "tools" / "lib" / "pmuscope.h"
 
 SUMMARY = "count and profile with the Arm PMU, SPE and AMU through pmuscope.ko"
@@ -118,32 +120,17 @@ def parse_cli(text):
 
 
 def usage_summaries():
-    """{command: one-line summary} from usage() in tools/pmuscope/main.c."""
-    out, last = {}, None
-    try:
-        text = MAIN_C.read_text()
-    except OSError:
-        return out
-    m = re.search(r"static void usage\(FILE \*f\)\s*\{(.*?)\n\}", text, re.S)
-    if not m:
-        return out
-    col = None
-    for s in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1)):
-        s = s.replace("\\n", "")
-        cmd = re.match(r"  ([a-z][\w-]*)\b", s)
-        if cmd and col is None:
-            gap = re.search(r"\S\s{2,}(?=\S)", s[2:])
-            col = gap.end() + 2 if gap else None
-        if not col or len(s) <= col or s[col - 1] != " " or s[col] == " ":
-            continue
-        if cmd:
-            last = cmd.group(1)
-            out[last] = s[col:].strip()
-        elif last and not s[:col].strip():
-            out[last] += " " + s[col:].strip()
-    for k, v in out.items():
-        out[k] = re.sub(r"\s*\(pmuscope [^)]*--help\)", "", v).strip()
-    return out
+    """{command: one-line summary} from `pmuscope --list-cmds` (the
+    command table, tools/pmuscope/commands.c)."""
+    r = subprocess.run(["make", "-s", "--no-print-directory", "-C", str(TOP / "tools"),
+                        "build/host/pmuscope"], capture_output=True, text=True)
+    if r.returncode:
+        die(f"cannot make {PMUSCOPE}:\n{r.stdout}{r.stderr}")
+    r = subprocess.run([str(PMUSCOPE), "--list-cmds"], capture_output=True, text=True,
+                       env=dict(os.environ, PMUSCOPE_SYSFS="/nonexistent"))
+    if r.returncode:
+        die(f"{PMUSCOPE} --list-cmds: exit {r.returncode}: {r.stderr.strip()}")
+    return dict(line.split("\t", 1) for line in r.stdout.splitlines() if "\t" in line)
 
 
 def first_sentence(body):

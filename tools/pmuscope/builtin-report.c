@@ -12,13 +12,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtin.h"
 #include "cli.h"
 #include "datafile.h"
 #include "symbols.h"
@@ -906,72 +906,77 @@ static void profile_free(struct prof *p)
 	df_close(&p->df);
 }
 
+struct report_args {
+	struct prof p;
+	enum report_format fmt;
+	const char *symfs;		/* --symfs */
+	unsigned long long top;		/* -n */
+};
+
+static int report_opt(void *ctx, const struct cli_option *opt, char *arg)
+{
+	struct report_args *a = ctx;
+	unsigned long long v;
+
+	switch (opt->value) {
+	case 'p':
+		if (parse_uint(arg, 0, 0x7fffffff, &v)) {
+			fprintf(stderr, "pmuscope: --pid needs a process id: '%s'\n", arg);
+			return EXIT_USAGE;
+		}
+		a->p.pid = v;
+		return 0;
+	case 's':
+		if (!strcmp(arg, "line")) {
+			a->p.by_line = 1;
+		} else if (strcmp(arg, "sym")) {
+			fprintf(stderr, "pmuscope: --sort takes sym or line: '%s'\n", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case 'n':
+		if (parse_uint(arg, 1, 1000000000, &a->top)) {
+			fprintf(stderr, "pmuscope: -n needs a number of rows, 1 or more: '%s'\n",
+				arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case 'J':
+		a->fmt = REPORT_JSON;
+		return 0;
+	case 'V':
+		a->fmt = REPORT_CSV;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+static const struct cli_option report_options[] = {
+	OPT_STRING("input", 'i', "FILE", "the recording (default pmuscope.data)", struct report_args,
+		   p.file),
+	OPT_CALLBACK(NULL, 'n', "TOP", "the TOP hottest rows", report_opt, 'n'),
+	OPT_STRING("symfs", 0, "DIR", "look for the binaries under DIR", struct report_args, symfs),
+	OPT_CALLBACK("pid", 0, "PID", "the samples of process PID only", report_opt, 'p'),
+	OPT_CALLBACK("sort", 0, "sym|line", "by function (sym) or by source line", report_opt, 's'),
+	OPT_CALLBACK("json", 0, NULL, "JSON output", report_opt, 'J'),
+	OPT_CALLBACK("csv", 0, NULL, "CSV output", report_opt, 'V'),
+	OPT_HELP("help", 'h'),
+	OPT_END(),
+};
+
+const struct cli_options report_cli = { "report", report_options, report_usage };
+
 int cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "symfs", required_argument, NULL, 'S' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "csv", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	enum report_format fmt = REPORT_TABLE;
-	const char *symfs = NULL;
-	unsigned long long top = 0, v;
-	struct prof p = { .file = "pmuscope.data", .pid = -1 };
+	struct report_args a = { .p = { .file = "pmuscope.data", .pid = -1 }, .fmt = REPORT_TABLE };
 	struct entry **rows = NULL;
 	char err[512];
 	size_t n = 0;
-	int opt, ret;
+	int ret;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+i:n:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'i':
-			p.file = optarg;
-			break;
-		case 'S':
-			symfs = optarg;
-			break;
-		case 'p':
-			if (parse_uint(optarg, 0, 0x7fffffff, &v)) {
-				fprintf(stderr, "pmuscope: --pid needs a process id: '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			p.pid = v;
-			break;
-		case 's':
-			if (!strcmp(optarg, "line")) {
-				p.by_line = 1;
-			} else if (strcmp(optarg, "sym")) {
-				fprintf(stderr, "pmuscope: --sort takes sym or line: '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			if (parse_uint(optarg, 1, 1000000000, &top)) {
-				fprintf(stderr, "pmuscope: -n needs a number of rows, 1 or more: '%s'\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'J':
-			fmt = REPORT_JSON;
-			break;
-		case 'V':
-			fmt = REPORT_CSV;
-			break;
-		case 'h':
-			report_usage(stdout);
-			return 0;
-		default:
-			report_usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	if (cli_parse(&report_cli, argc, argv, &a, &ret))
+		return ret;
 	if (optind < argc) {
 		fprintf(stderr, "pmuscope: report takes no argument: '%s' (the file is -i FILE)\n",
 			argv[optind]);
@@ -980,52 +985,52 @@ int cmd_report(int argc, char **argv)
 	if (!sym_available()) {
 		fprintf(stderr,
 			"pmuscope: this pmuscope was built without elfutils: copy %s and run pmuscope report on a machine that has it, with --symfs\n",
-			p.file);
+			a.p.file);
 		return EXIT_UNSUPPORTED;
 	}
-	ret = df_open(&p.df, p.file, err, sizeof(err));
+	ret = df_open(&a.p.df, a.p.file, err, sizeof(err));
 	if (ret) {
 		if (ret == -EBADMSG || ret == -EPROTO)
-			fprintf(stderr, "pmuscope: %s: %s\n", p.file, err);
+			fprintf(stderr, "pmuscope: %s: %s\n", a.p.file, err);
 		else
 			fprintf(stderr, "pmuscope: %s\n", err);
 		return 1;
 	}
-	for (unsigned int i = 0; i < p.df.info.nr_events; i++)
-		report_event_key(p.df.info.evs, i, p.df.info.kernel_el, p.keys[i],
-				 sizeof(p.keys[i]));
-	profile_metric_events(&p);
-	p.syms = sym_new(symfs);
+	for (unsigned int i = 0; i < a.p.df.info.nr_events; i++)
+		report_event_key(a.p.df.info.evs, i, a.p.df.info.kernel_el, a.p.keys[i],
+				 sizeof(a.p.keys[i]));
+	profile_metric_events(&a.p);
+	a.p.syms = sym_new(a.symfs);
 	ret = 1;
-	if (!p.syms) {
+	if (!a.p.syms) {
 		fprintf(stderr, "pmuscope: %s\n", strerror(ENOMEM));
 		goto out;
 	}
-	if (profile_scan(&p) || profile_samples(&p))
+	if (profile_scan(&a.p) || profile_samples(&a.p))
 		goto out;
-	if (!p.complete)
+	if (!a.p.complete)
 		fprintf(stderr, "pmuscope: %s: the recording did not finish (no END chunk): reporting what was written\n",
-			p.file);
-	rows = calloc(p.nentries ? p.nentries : 1, sizeof(*rows));
+			a.p.file);
+	rows = calloc(a.p.nentries ? a.p.nentries : 1, sizeof(*rows));
 	if (!rows) {
 		fprintf(stderr, "pmuscope: %s\n", strerror(ENOMEM));
 		goto out;
 	}
-	for (size_t b = 0; b < p.nbuckets; b++)
-		for (struct entry *e = p.buckets[b]; e; e = e->next)
+	for (size_t b = 0; b < a.p.nbuckets; b++)
+		for (struct entry *e = a.p.buckets[b]; e; e = e->next)
 			rows[n++] = e;
 	qsort(rows, n, sizeof(*rows), entry_order);
-	if (top && top < n)
-		n = top;
-	if (fmt == REPORT_JSON)
-		print_json(&p, rows, n);
-	else if (fmt == REPORT_CSV)
-		print_csv(&p, rows, n);
+	if (a.top && a.top < n)
+		n = a.top;
+	if (a.fmt == REPORT_JSON)
+		print_json(&a.p, rows, n);
+	else if (a.fmt == REPORT_CSV)
+		print_csv(&a.p, rows, n);
 	else
-		print_table(&p, rows, n);
+		print_table(&a.p, rows, n);
 	ret = 0;
 out:
 	free(rows);
-	profile_free(&p);
+	profile_free(&a.p);
 	return ret;
 }

@@ -27,7 +27,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <grp.h>
 #include <limits.h>
 #include <linux/capability.h>
@@ -48,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "builtin.h"
 #include "cli.h"
 
 #ifndef CAP_PERFMON
@@ -1677,25 +1677,87 @@ static void exp_free(struct exp *e)
 	free(e);
 }
 
+struct export_args {
+	struct exp *e;
+	const char *listen_arg, *dir, *user, *logpath;
+	unsigned long long count, duration, timeout;
+	unsigned int interval_ms;
+	int user_given, interval_given;
+};
+
+static int export_opt(void *ctx, const struct cli_option *opt, char *arg)
+{
+	struct export_args *x = ctx;
+
+	switch (opt->value) {
+	case 'e':
+	case 'C':
+	case 'a':
+		return common_opt(opt->value, arg, &x->e->o) < 0 ? EXIT_USAGE : 0;
+	case 'I':
+		if (parse_interval(arg, &x->interval_ms))
+			return EXIT_USAGE;
+		x->interval_given = 1;
+		return 0;
+	case 'n':
+		if (parse_uint(arg, 1, 1000000000, &x->count)) {
+			fprintf(stderr, "pmuscope: -n needs a count of writes, 1 or more: '%s'\n",
+				arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case 'O':
+		if (parse_uint(arg, 1, 3600, &x->timeout)) {
+			fprintf(stderr, "pmuscope: --timeout needs 1 to 3600 seconds: '%s'\n",
+				arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case 'U':
+		x->user = arg;
+		x->user_given = 1;
+		return 0;
+	case 'W':
+		x->e->log_values = 1;
+		return 0;
+	case 'D':
+		if (parse_uint(arg, 1, 31536000, &x->duration)) {
+			fprintf(stderr, "pmuscope: --duration needs 1 to 31536000 seconds: '%s'\n",
+				arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+static const struct cli_option export_options[] = {
+	OPT_CALLBACK(NULL, 'e', "EVENT[,EVENT...]", "the events (pmuscope list)", export_opt, 'e'),
+	OPT_CALLBACK(NULL, 'C', "CPUS", "these CPUs (0-3,6) instead of every online one",
+		     export_opt, 'C'),
+	OPT_CALLBACK(NULL, 'I', "MS", "--textfile: write every MS milliseconds", export_opt, 'I'),
+	OPT_STRING("listen", 0, "[ADDR:]PORT", "serve the metrics over HTTP",
+		   struct export_args, listen_arg),
+	OPT_STRING("textfile", 0, "DIR", "write the metrics into DIR/pmuscope.prom",
+		   struct export_args, dir),
+	OPT_CALLBACK("timeout", 0, "S", "--listen: a request's timeout", export_opt, 'O'),
+	OPT_CALLBACK("user", 0, "NAME", "the user to run as once set up", export_opt, 'U'),
+	OPT_STRING("log", 0, "FILE", "the log (default: stderr)", struct export_args, logpath),
+	OPT_CALLBACK("log-values", 0, NULL, "log the values served", export_opt, 'W'),
+	OPT_CALLBACK("duration", 0, "S", "stop after S seconds", export_opt, 'D'),
+	OPT_CALLBACK("count", 'n', "COUNT", "--textfile: COUNT writes", export_opt, 'n'),
+	OPT_CALLBACK("all-cpus", 'a', NULL, "every online CPU", export_opt, 'a'),
+	OPT_HELP("help", 'h'),
+	OPT_END(),
+};
+
+const struct cli_options export_cli = { "export", export_options, export_usage };
+
 int cmd_export(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "listen", required_argument, NULL, 'L' },
-		{ "textfile", required_argument, NULL, 'T' },
-		{ "timeout", required_argument, NULL, 'O' },
-		{ "user", required_argument, NULL, 'U' },
-		{ "log", required_argument, NULL, 'G' },
-		{ "log-values", no_argument, NULL, 'W' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *listen_arg = NULL, *dir = NULL, *user = "nobody", *logpath = NULL;
-	unsigned long long count = 0, duration = 0, timeout = 10;
-	unsigned int interval_ms = 15000;
-	int opt, ret, user_given = 0, interval_given = 0, lfd = -1, sfd = -1, keep_perfmon;
+	struct export_args x = { .user = "nobody", .timeout = 10, .interval_ms = 15000 };
+	int ret, lfd = -1, sfd = -1, keep_perfmon;
 	int was_root = !getuid() || !geteuid();
 	uid_t uid = 0;
 	gid_t gid = 0;
@@ -1711,95 +1773,40 @@ int cmd_export(int argc, char **argv)
 		return 1;
 	}
 	e->log = stderr;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+e:C:aI:n:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'e':
-		case 'C':
-		case 'a':
-			if (common_opt(opt, optarg, &e->o) < 0)
-				goto usage_err;
-			break;
-		case 'I':
-			if (parse_interval(optarg, &interval_ms))
-				goto usage_err;
-			interval_given = 1;
-			break;
-		case 'n':
-			if (parse_uint(optarg, 1, 1000000000, &count)) {
-				fprintf(stderr, "pmuscope: -n needs a count of writes, 1 or more: '%s'\n",
-					optarg);
-				goto usage_err;
-			}
-			break;
-		case 'L':
-			listen_arg = optarg;
-			break;
-		case 'T':
-			dir = optarg;
-			break;
-		case 'O':
-			if (parse_uint(optarg, 1, 3600, &timeout)) {
-				fprintf(stderr, "pmuscope: --timeout needs 1 to 3600 seconds: '%s'\n",
-					optarg);
-				goto usage_err;
-			}
-			break;
-		case 'U':
-			user = optarg;
-			user_given = 1;
-			break;
-		case 'G':
-			logpath = optarg;
-			break;
-		case 'W':
-			e->log_values = 1;
-			break;
-		case 'D':
-			if (parse_uint(optarg, 1, 31536000, &duration)) {
-				fprintf(stderr, "pmuscope: --duration needs 1 to 31536000 seconds: '%s'\n",
-					optarg);
-				goto usage_err;
-			}
-			break;
-		case 'h':
-			export_usage(stdout);
-			exp_free(e);
-			return 0;
-		default:
-			export_usage(stderr);
-			goto usage_err;
-		}
+	x.e = e;
+	if (cli_parse(&export_cli, argc, argv, &x, &ret)) {
+		exp_free(e);
+		return ret;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "pmuscope: export runs no command: '%s'\n", argv[optind]);
 		goto usage_err;
 	}
-	if (!listen_arg == !dir) {
+	if (!x.listen_arg == !x.dir) {
 		fprintf(stderr, "pmuscope: export needs --listen [ADDR:]PORT or --textfile DIR (one of them)\n");
 		export_usage(stderr);
 		goto usage_err;
 	}
-	if (listen_arg && (interval_given || count)) {
+	if (x.listen_arg && (x.interval_given || x.count)) {
 		fprintf(stderr, "pmuscope: -I and -n go with --textfile: with --listen, each scrape reads the counts\n");
 		goto usage_err;
 	}
-	if (listen_arg && exp_parse_listen(listen_arg, &ss, &sslen))
+	if (x.listen_arg && exp_parse_listen(x.listen_arg, &ss, &sslen))
 		goto usage_err;
-	if (dir && stat(dir, &st)) {
-		fprintf(stderr, "pmuscope: --textfile %s: %s\n", dir, strerror(errno));
+	if (x.dir && stat(x.dir, &st)) {
+		fprintf(stderr, "pmuscope: --textfile %s: %s\n", x.dir, strerror(errno));
 		exp_free(e);
 		return 1;
 	}
-	if (dir && !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "pmuscope: --textfile %s: not a directory\n", dir);
+	if (x.dir && !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "pmuscope: --textfile %s: not a directory\n", x.dir);
 		exp_free(e);
 		return 1;
 	}
 	/* Who to become: known before anything is set up. */
-	if ((was_root || user_given) && exp_lookup_user(user, &uid, &gid))
+	if ((was_root || x.user_given) && exp_lookup_user(x.user, &uid, &gid))
 		goto usage_err;
-	e->timeout_ms = timeout * 1000;
+	e->timeout_ms = x.timeout * 1000;
 
 	ret = choose_cpus_events(&e->o, default_events, nr_default_events);
 	if (ret) {
@@ -1816,12 +1823,12 @@ int cmd_export(int argc, char **argv)
 			e->cpu_ids[e->ncpus++] = cpu;
 		}
 	}
-	if (logpath) {
-		int fd = open(logpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	if (x.logpath) {
+		int fd = open(x.logpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
 
 		e->log = fd >= 0 ? fdopen(fd, "a") : NULL;
 		if (!e->log) {
-			fprintf(stderr, "pmuscope: cannot open the log %s: %s\n", logpath,
+			fprintf(stderr, "pmuscope: cannot open the log %s: %s\n", x.logpath,
 				strerror(errno));
 			if (fd >= 0)
 				close(fd);
@@ -1873,30 +1880,30 @@ int cmd_export(int argc, char **argv)
 		if (aret)
 			exp_say(e, "the AMU is not exported: %s", pmuscope_errmsg(e->h));
 	}
-	if (listen_arg) {
-		lfd = exp_listen(&ss, sslen, listen_arg, url, sizeof(url));
+	if (x.listen_arg) {
+		lfd = exp_listen(&ss, sslen, x.listen_arg, url, sizeof(url));
 		if (lfd < 0)
 			goto out;
 	}
 	keep_perfmon = e->amu;
-	ret = exp_drop_root(e, user, uid, gid, &keep_perfmon);
+	ret = exp_drop_root(e, x.user, uid, gid, &keep_perfmon);
 	if (ret)
 		goto out;
 	/* Root dropped, CAP_PERFMON not kept: the AMU cannot be read any more. */
 	if (was_root && geteuid() && !keep_perfmon)
 		e->amu = 0;
-	if (dir) {
-		ret = exp_textfile_probe(dir);
+	if (x.dir) {
+		ret = exp_textfile_probe(x.dir);
 		if (ret)
 			goto out;
 	}
-	if (duration)
-		e->end_ms = exp_now_ms() + duration * 1000;
+	if (x.duration)
+		e->end_ms = exp_now_ms() + x.duration * 1000;
 	pmuscope_cpulist_format(e->o.cpus, PMUSCOPE_CPU_WORDS, cpus, sizeof(cpus));
 	exp_say(e, "%u events on CPU%s %s, read with %s%s", e->o.nr, strpbrk(cpus, ",-") ? "s" : "",
 		cpus, e->use_snapshot ? "snapshots" : "PMUSCOPE_IOC_READ",
 		e->amu ? ", and the AMU" : "");
-	if (listen_arg) {
+	if (x.listen_arg) {
 		sigset_t stop;
 
 		sigemptyset(&stop);
@@ -1911,8 +1918,8 @@ int cmd_export(int argc, char **argv)
 		exp_say(e, "serving %s", url);
 		ret = exp_serve(e, lfd, sfd);
 	} else {
-		exp_say(e, "writing %s/%s every %u ms", dir, EXP_TEXTFILE, interval_ms);
-		ret = exp_textfile_loop(e, dir, interval_ms, count);
+		exp_say(e, "writing %s/%s every %u ms", x.dir, EXP_TEXTFILE, x.interval_ms);
+		ret = exp_textfile_loop(e, x.dir, x.interval_ms, x.count);
 	}
 out:
 	if (sfd >= 0)

@@ -11,7 +11,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "builtin.h"
 #include "cli.h"
 
 #define AMU_KEY_LEN	48
@@ -611,61 +611,52 @@ static void amu_time(struct amu_out *o, const struct pmuscope_amu_cpu *cur, unsi
 	o->mono = now;
 }
 
+struct amu_args {
+	struct stat_opts o;		/* first: stat_opt() */
+	unsigned long long count;	/* -n */
+};
+
+static int amu_opt(void *ctx, const struct cli_option *opt, char *arg)
+{
+	struct amu_args *a = ctx;
+
+	(void)opt;
+	if (parse_uint(arg, 1, 1000000000, &a->count)) {
+		fprintf(stderr, "pmuscope: -n needs a count of intervals, 1 or more: '%s'\n",
+			arg);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static const struct cli_option amu_options[] = {
+	OPT_CPUS(),
+	OPT_INTERVAL(),
+	OPT_JSON(),
+	OPT_CSV(),
+	OPT_CALLBACK("count", 'n', "COUNT", "COUNT intervals (default 1)", amu_opt, 'n'),
+	OPT_ALL_CPUS(),
+	OPT_HELP("help", 'h'),
+	OPT_END(),
+};
+
+const struct cli_options amu_cli = { "amu", amu_options, amu_usage };
+
 int cmd_amu(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		{ "csv", no_argument, NULL, 'V' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct stat_opts o = { .fmt = REPORT_TABLE, .interval_ms = 1000 };
+	struct amu_args a = { .o = { .fmt = REPORT_TABLE, .interval_ms = 1000 }, .count = 1 };
 	struct pmuscope_amu_cpu *prev = NULL, *cur = NULL, *tmp;
 	struct amu_out out = { 0 };
 	struct pmuscope_cpu_info info;
 	struct pmuscope *h = NULL;
-	unsigned long long count = 1;
 	unsigned int ncpus = 0, readable = 0;
 	struct timespec t0, next;
 	sigset_t sigs, oldmask;
-	int opt, ret, n, status = 0, reaped = 0;
+	int ret, n, status = 0, reaped = 0;
 	char err[512];
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+C:aI:n:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'C':
-		case 'a':
-			if (common_opt(opt, optarg, &o) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'I':
-			if (parse_interval(optarg, &o.interval_ms))
-				return EXIT_USAGE;
-			break;
-		case 'n':
-			if (parse_uint(optarg, 1, 1000000000, &count)) {
-				fprintf(stderr, "pmuscope: -n needs a count of intervals, 1 or more: '%s'\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'J':
-			o.fmt = REPORT_JSON;
-			break;
-		case 'V':
-			o.fmt = REPORT_CSV;
-			break;
-		case 'h':
-			amu_usage(stdout);
-			return 0;
-		default:
-			amu_usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	if (cli_parse(&amu_cli, argc, argv, &a, &ret))
+		return ret;
 	if (optind < argc) {
 		fprintf(stderr, "pmuscope: amu runs no command: '%s'\n", argv[optind]);
 		amu_usage(stderr);
@@ -673,15 +664,15 @@ int cmd_amu(int argc, char **argv)
 	}
 
 	/* Offline CPUs may be asked for: their record says so. */
-	if (!o.cpus_given && pmuscope_online_cpus(o.cpus, PMUSCOPE_CPU_WORDS)) {
+	if (!a.o.cpus_given && pmuscope_online_cpus(a.o.cpus, PMUSCOPE_CPU_WORDS)) {
 		fprintf(stderr, "pmuscope: %s not found: is the pmuscope module loaded? (insmod pmuscope.ko)\n",
 			pmuscope_sysfs_root());
 		return EXIT_DRIVER;
 	}
 	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
-		if (!cpu_chosen(&o, cpu))
+		if (!cpu_chosen(&a.o, cpu))
 			continue;
-		if (o.cpus_given && pmuscope_cpu_info(cpu, &info)) {
+		if (a.o.cpus_given && pmuscope_cpu_info(cpu, &info)) {
 			fprintf(stderr, "pmuscope: cpu%d does not exist\n", cpu);
 			return 1;
 		}
@@ -700,11 +691,11 @@ int cmd_amu(int argc, char **argv)
 		perror("pmuscope");
 		goto out;
 	}
-	n = pmuscope_amu_read(h, o.cpus, PMUSCOPE_CPU_WORDS, prev, ncpus, &out.freq);
+	n = pmuscope_amu_read(h, a.o.cpus, PMUSCOPE_CPU_WORDS, prev, ncpus, &out.freq);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	out.mono = amu_now();
 	if (n < 0) {
-		ret = amu_failed(h, &o, n);
+		ret = amu_failed(h, &a.o, n);
 		goto out;
 	}
 	for (int i = 0; i < n; i++)
@@ -719,7 +710,7 @@ int cmd_amu(int argc, char **argv)
 		ret = EXIT_UNSUPPORTED;
 		goto out;
 	}
-	out.fmt = o.fmt;
+	out.fmt = a.o.fmt;
 	out.n = n;
 	if (out.freq)
 		out.first_ticks = amu_read_ticks(prev, n);
@@ -730,20 +721,20 @@ int cmd_amu(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
 	next = t0;
 	ret = 0;
-	for (unsigned long long seq = 0; seq < count; seq++) {
+	for (unsigned long long seq = 0; seq < a.count; seq++) {
 		int m;
 
-		next.tv_sec += o.interval_ms / 1000;
-		next.tv_nsec += (o.interval_ms % 1000) * 1000000L;
+		next.tv_sec += a.o.interval_ms / 1000;
+		next.tv_nsec += (a.o.interval_ms % 1000) * 1000000L;
 		if (next.tv_nsec >= 1000000000L) {
 			next.tv_sec++;
 			next.tv_nsec -= 1000000000L;
 		}
 		if (stat_wait(&next, -1, &status, &reaped))
 			break;
-		m = pmuscope_amu_read(h, o.cpus, PMUSCOPE_CPU_WORDS, cur, ncpus, &out.freq);
+		m = pmuscope_amu_read(h, a.o.cpus, PMUSCOPE_CPU_WORDS, cur, ncpus, &out.freq);
 		if (m < 0) {
-			ret = amu_failed(h, &o, m);
+			ret = amu_failed(h, &a.o, m);
 			break;
 		}
 		if (m != n) {

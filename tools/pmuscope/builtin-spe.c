@@ -15,7 +15,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "builtin.h"
 #include "cli.h"
 #include "spe_report.h"
 #include "spe_source.h"
@@ -223,30 +223,145 @@ static uint64_t spe_print_status(const struct spe_source *src, void *st, uint64_
 	return freq;
 }
 
+struct spe_record_args {
+	struct spe_opts o;
+	const char *out;		/* -o */
+	unsigned long long seconds;	/* -d */
+	int cpus_given, all_cpus, els, cx_given;
+};
+
+static int spe_record_opt(void *ctx, const struct cli_option *opt, char *arg)
+{
+	struct spe_record_args *a = ctx;
+	unsigned long long v;
+	char err[400];
+
+	switch (opt->value) {
+	case 'C':
+		if (pmuscope_cpulist_parse(arg, a->o.cpus, SPE_MAX_CPUS / 64, err, sizeof(err))) {
+			fprintf(stderr, "pmuscope: %s\n", err);
+			return EXIT_USAGE;
+		}
+		a->cpus_given = 1;
+		return 0;
+	case 'a':
+		a->all_cpus = 1;
+		return 0;
+	case 'd':
+		if (parse_uint(arg, 1, 86400, &a->seconds)) {
+			fprintf(stderr, "pmuscope: -d needs seconds, 1 to 86400: '%s'\n", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case 'm':
+		if (parse_uint(arg, PMUSCOPE_SPE_KIB_MIN, PMUSCOPE_SPE_KIB_MAX, &v) ||
+		    (v & (v - 1))) {
+			fprintf(stderr, "pmuscope: -m needs a power of 2 from %d to %d KiB: '%s'\n",
+				PMUSCOPE_SPE_KIB_MIN, PMUSCOPE_SPE_KIB_MAX, arg);
+			return EXIT_USAGE;
+		}
+		a->o.buffer_kib = v;
+		return 0;
+	case 'I':
+		if (parse_uint(arg, 0, PMUSCOPE_SPE_INTERVAL_MAX, &v) || v % 256) {
+			fprintf(stderr, "pmuscope: --interval needs a multiple of 256 up to %llu: '%s'\n",
+				(unsigned long long)PMUSCOPE_SPE_INTERVAL_MAX, arg);
+			return EXIT_USAGE;
+		}
+		a->o.interval = v;
+		return 0;
+	case 'f':
+		if (spe_filter_parse(arg, &a->o.ops)) {
+			fprintf(stderr, "pmuscope: --filter takes load, store, branch (comma-separated): '%s'\n",
+				arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case 'L':
+		if (parse_uint(arg, 0, 65535, &v)) {
+			fprintf(stderr, "pmuscope: --min-latency needs cycles, 0 to 65535: '%s'\n",
+				arg);
+			return EXIT_USAGE;
+		}
+		a->o.min_latency = v;
+		return 0;
+	case 'E': {
+		char *end;
+
+		errno = 0;
+		a->o.events = strtoull(arg, &end, 0);
+		if (errno || *end || !*arg || arg[0] == '-') {
+			fprintf(stderr, "pmuscope: --events needs a number (a PMSEVFR_EL1 mask): '%s'\n",
+				arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
+	default:
+		return 1;
+	}
+}
+
+/* The flags --jitter, --pa, --cx, --ts set in struct spe_opts (--cx: also cx_given). */
+static int spe_record_flag(void *ctx, const struct cli_option *opt, char *arg)
+{
+	struct spe_record_args *a = ctx;
+
+	(void)arg;
+	a->o.flags |= opt->value;
+	if (opt->value == PMUSCOPE_SPE_CX)
+		a->cx_given = 1;
+	return 0;
+}
+
+static int spe_record_el(void *ctx, const struct cli_option *opt, char *arg)
+{
+	struct spe_record_args *a = ctx;
+
+	(void)arg;
+	a->els |= opt->value;
+	return 0;
+}
+
+static const struct cli_option spe_record_options[] = {
+	OPT_CALLBACK(NULL, 'C', "CPUS", "these CPUs (0-3,6) instead of every online one",
+		     spe_record_opt, 'C'),
+	OPT_CALLBACK(NULL, 'a', NULL, "every online CPU", spe_record_opt, 'a'),
+	OPT_STRING(NULL, 'o', "FILE", "the file (default " SPE_DEFAULT_FILE ")",
+		   struct spe_record_args, out),
+	OPT_CALLBACK(NULL, 'd', "SECONDS", "record for SECONDS", spe_record_opt, 'd'),
+	OPT_CALLBACK(NULL, 'm', "KIB", "each CPU's ring, a power of 2", spe_record_opt, 'm'),
+	OPT_CALLBACK("interval", 0, "N", "operations between samples, a multiple of 256",
+		     spe_record_opt, 'I'),
+	OPT_CALLBACK("jitter", 0, NULL, "randomize the interval a little",
+		     spe_record_flag, PMUSCOPE_SPE_JITTER),
+	OPT_CALLBACK("filter", 0, "OPS", "sample only these operations: load, store, branch",
+		     spe_record_opt, 'f'),
+	OPT_CALLBACK("min-latency", 0, "N", "only operations of N cycles or more",
+		     spe_record_opt, 'L'),
+	OPT_CALLBACK("events", 0, "MASK", "only operations with all these Events bits",
+		     spe_record_opt, 'E'),
+	OPT_CALLBACK("el0", 0, NULL, "sample at EL0", spe_record_el, PMUSCOPE_SPE_EL0),
+	OPT_CALLBACK("el1", 0, NULL, "sample at EL1 (privileged)", spe_record_el, PMUSCOPE_SPE_EL1),
+	OPT_CALLBACK("pa", 0, NULL, "physical addresses (privileged)", spe_record_flag,
+		     PMUSCOPE_SPE_PA),
+	OPT_CALLBACK("cx", 0, NULL, "Context packets, the pid (privileged)", spe_record_flag,
+		     PMUSCOPE_SPE_CX),
+	OPT_CALLBACK("ts", 0, NULL, "Timestamp packets", spe_record_flag, PMUSCOPE_SPE_TS),
+	OPT_HELP("help", 'h'),
+	OPT_END(),
+};
+
+static const struct cli_options spe_record_cli = { "spe record", spe_record_options, spe_usage };
+
 static int spe_record(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "interval", required_argument, NULL, 'I' },
-		{ "jitter", no_argument, NULL, 'j' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "min-latency", required_argument, NULL, 'L' },
-		{ "events", required_argument, NULL, 'E' },
-		{ "el0", no_argument, NULL, '0' },
-		{ "el1", no_argument, NULL, '1' },
-		{ "pa", no_argument, NULL, 'P' },
-		{ "cx", no_argument, NULL, 'X' },
-		{ "ts", no_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct spe_opts o;
+	struct spe_record_args a = { .out = SPE_DEFAULT_FILE };
 	struct spe_rec rec;
 	struct spef_header h;
 	const struct spe_source *src = NULL;
-	unsigned long long v, seconds = 0;
-	const char *out = SPE_DEFAULT_FILE;
 	char why[NSOURCES][600], err[400], **cmd = NULL, profile[64];
-	int rets[NSOURCES], opt, cpus_given = 0, all_cpus = 0, els = 0, cx_given = 0, ret = 0;
+	int rets[NSOURCES], ret = 0;
 	int gate[2] = { -1, -1 }, child_status = 0, reaped = 0, ec;
 	void *st = NULL;
 	pid_t child = 0;
@@ -256,119 +371,26 @@ static int spe_record(int argc, char **argv)
 	struct sigaction sa;
 	uint64_t freq;
 
-	memset(&o, 0, sizeof(o));
 	memset(&rec, 0, sizeof(rec));
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+C:ao:d:m:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'C':
-			if (pmuscope_cpulist_parse(optarg, o.cpus, SPE_MAX_CPUS / 64, err,
-						   sizeof(err))) {
-				fprintf(stderr, "pmuscope: %s\n", err);
-				return EXIT_USAGE;
-			}
-			cpus_given = 1;
-			break;
-		case 'a':
-			all_cpus = 1;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'd':
-			if (parse_uint(optarg, 1, 86400, &seconds)) {
-				fprintf(stderr, "pmuscope: -d needs seconds, 1 to 86400: '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'm':
-			if (parse_uint(optarg, PMUSCOPE_SPE_KIB_MIN, PMUSCOPE_SPE_KIB_MAX, &v) ||
-			    (v & (v - 1))) {
-				fprintf(stderr, "pmuscope: -m needs a power of 2 from %d to %d KiB: '%s'\n",
-					PMUSCOPE_SPE_KIB_MIN, PMUSCOPE_SPE_KIB_MAX, optarg);
-				return EXIT_USAGE;
-			}
-			o.buffer_kib = v;
-			break;
-		case 'I':
-			if (parse_uint(optarg, 0, PMUSCOPE_SPE_INTERVAL_MAX, &v) || v % 256) {
-				fprintf(stderr, "pmuscope: --interval needs a multiple of 256 up to %llu: '%s'\n",
-					(unsigned long long)PMUSCOPE_SPE_INTERVAL_MAX, optarg);
-				return EXIT_USAGE;
-			}
-			o.interval = v;
-			break;
-		case 'j':
-			o.flags |= PMUSCOPE_SPE_JITTER;
-			break;
-		case 'f':
-			if (spe_filter_parse(optarg, &o.ops)) {
-				fprintf(stderr, "pmuscope: --filter takes load, store, branch (comma-separated): '%s'\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'L':
-			if (parse_uint(optarg, 0, 65535, &v)) {
-				fprintf(stderr, "pmuscope: --min-latency needs cycles, 0 to 65535: '%s'\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			o.min_latency = v;
-			break;
-		case 'E': {
-			char *end;
-
-			errno = 0;
-			o.events = strtoull(optarg, &end, 0);
-			if (errno || *end || !*optarg || optarg[0] == '-') {
-				fprintf(stderr, "pmuscope: --events needs a number (a PMSEVFR_EL1 mask): '%s'\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		}
-		case '0':
-			els |= PMUSCOPE_SPE_EL0;
-			break;
-		case '1':
-			els |= PMUSCOPE_SPE_EL1;
-			break;
-		case 'P':
-			o.flags |= PMUSCOPE_SPE_PA;
-			break;
-		case 'X':
-			o.flags |= PMUSCOPE_SPE_CX;
-			cx_given = 1;
-			break;
-		case 'T':
-			o.flags |= PMUSCOPE_SPE_TS;
-			break;
-		case 'h':
-			spe_usage(stdout);
-			return 0;
-		default:
-			spe_usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (cpus_given && all_cpus) {
+	if (cli_parse(&spe_record_cli, argc, argv, &a, &ret))
+		return ret;
+	if (a.cpus_given && a.all_cpus) {
 		fprintf(stderr, "pmuscope: -C and -a exclude each other\n");
 		return EXIT_USAGE;
 	}
 	if (optind < argc) {
 		cmd = argv + optind;
-		if (seconds) {
+		if (a.seconds) {
 			fprintf(stderr, "pmuscope: -d and a command: choose one\n");
 			return EXIT_USAGE;
 		}
 	}
-	if (!els)
-		els = cmd || geteuid() ? PMUSCOPE_SPE_EL0 : PMUSCOPE_SPE_EL0 | PMUSCOPE_SPE_EL1;
-	o.flags |= els;
-	if (cmd && !cx_given && !geteuid())
-		o.flags |= PMUSCOPE_SPE_CX;
-	if (!cpus_given && spe_online_cpus(o.cpus, SPE_MAX_CPUS / 64)) {
+	if (!a.els)
+		a.els = cmd || geteuid() ? PMUSCOPE_SPE_EL0 : PMUSCOPE_SPE_EL0 | PMUSCOPE_SPE_EL1;
+	a.o.flags |= a.els;
+	if (cmd && !a.cx_given && !geteuid())
+		a.o.flags |= PMUSCOPE_SPE_CX;
+	if (!a.cpus_given && spe_online_cpus(a.o.cpus, SPE_MAX_CPUS / 64)) {
 		fprintf(stderr, "pmuscope: cannot tell which CPUs are online: give them with -C\n");
 		return EXIT_USAGE;
 	}
@@ -376,7 +398,7 @@ static int spe_record(int argc, char **argv)
 	/* The first source that can profile these CPUs. */
 	for (size_t i = 0; i < NSOURCES; i++) {
 		why[i][0] = '\0';
-		rets[i] = spe_sources[i]->open(&o, &st, why[i], sizeof(why[i]));
+		rets[i] = spe_sources[i]->open(&a.o, &st, why[i], sizeof(why[i]));
 		if (!rets[i]) {
 			src = spe_sources[i];
 			break;
@@ -406,7 +428,7 @@ static int spe_record(int argc, char **argv)
 	fprintf(stderr, "pmuscope: SPE source: %s%s\n", src->name,
 		!strcmp(src->name, "kernel") ? " (the pmuscope driver's SPE session)" :
 		!strcmp(src->name, "perf") ? " (perf's arm_spe PMU)" : "");
-	if (cmd && !(o.flags & PMUSCOPE_SPE_CX))
+	if (cmd && !(a.o.flags & PMUSCOPE_SPE_CX))
 		fprintf(stderr, "pmuscope: no Context packets (--cx needs privilege): report cannot tell the command's samples from others on these CPUs\n");
 
 	memset(&h, 0, sizeof(h));
@@ -415,11 +437,11 @@ static int spe_record(int argc, char **argv)
 	h.flags = !strcmp(src->name, "perf") ? SPEF_SOURCE_PERF : SPEF_SOURCE_KERNEL;
 	if (pmuscope_emulated(profile, sizeof(profile)))
 		h.flags |= SPEF_EMULATED;
-	h.spe_flags = o.flags;
-	h.ops = o.ops;
-	h.min_latency = o.min_latency;
-	h.interval = o.interval;
-	h.events = o.events;
+	h.spe_flags = a.o.flags;
+	h.ops = a.o.ops;
+	h.min_latency = a.o.min_latency;
+	h.interval = a.o.interval;
+	h.events = a.o.events;
 	{
 		char **full = calloc(argc + 2, sizeof(char *));
 
@@ -431,7 +453,7 @@ static int spe_record(int argc, char **argv)
 		full[1] = "spe";
 		for (int i = 0; i < argc; i++)
 			full[i + 2] = argv[i];
-		ret = spef_create(&rec.w, out, &h, argc + 2, full, err, sizeof(err));
+		ret = spef_create(&rec.w, a.out, &h, argc + 2, full, err, sizeof(err));
 		free(full);
 	}
 	if (ret) {
@@ -517,9 +539,9 @@ static int spe_record(int argc, char **argv)
 				break;
 			}
 		}
-		if (seconds) {
+		if (a.seconds) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) / 1e9 >= seconds)
+			if (now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) / 1e9 >= a.seconds)
 				break;
 		}
 	}
@@ -545,7 +567,7 @@ static int spe_record(int argc, char **argv)
 		reaped = 1;
 	}
 	fprintf(stderr, "pmuscope: %llu chunks, %llu bytes of SPE data written to %s; %llu bytes lost before chunks\n",
-		(unsigned long long)rec.chunks, (unsigned long long)rec.bytes, out,
+		(unsigned long long)rec.chunks, (unsigned long long)rec.bytes, a.out,
 		(unsigned long long)rec.lost);
 	freq = spe_print_status(src, st, rec.flags_seen);
 	if (freq)
@@ -646,21 +668,56 @@ static void spe_json_u(const char *key, uint64_t v, int comma)
 	printf("%s\"%s\":%llu", comma ? "," : "", key, (unsigned long long)v);
 }
 
+struct spe_report_args {
+	const char *in;			/* -i */
+	unsigned long long top;		/* --top */
+	long pid;			/* --pid */
+	int json, all_pids;
+};
+
+static int spe_report_opt(void *ctx, const struct cli_option *opt, char *arg)
+{
+	struct spe_report_args *a = ctx;
+	unsigned long long v;
+
+	switch (opt->value) {
+	case 'n':
+		if (parse_uint(arg, 1, 1000000, &a->top)) {
+			fprintf(stderr, "pmuscope: --top needs a number, 1 or more: '%s'\n", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case 'p':
+		if (parse_uint(arg, 1, 0x7fffffff, &v)) {
+			fprintf(stderr, "pmuscope: --pid needs a process id: '%s'\n", arg);
+			return EXIT_USAGE;
+		}
+		a->pid = v;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+static const struct cli_option spe_report_options[] = {
+	OPT_STRING(NULL, 'i', "FILE", "the recording (default " SPE_DEFAULT_FILE ")",
+		   struct spe_report_args, in),
+	OPT_SET("json", 0, "JSON output", struct spe_report_args, json, 1),
+	OPT_CALLBACK("top", 'n', "N", "the N hottest PCs (default 10)", spe_report_opt, 'n'),
+	OPT_CALLBACK("pid", 0, "PID", "the samples of process PID only", spe_report_opt, 'p'),
+	OPT_SET("all-pids", 0, "every process, also without Context packets",
+		struct spe_report_args, all_pids, 1),
+	OPT_HELP("help", 'h'),
+	OPT_END(),
+};
+
+static const struct cli_options spe_report_cli = { "spe report", spe_report_options, spe_usage };
+
 static int spe_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all-pids", no_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const char *const flag_names[4] = { "lost", "collision", "stopped", "final" };
-	const char *in = SPE_DEFAULT_FILE;
-	unsigned long long top = 10, v;
-	int json = 0, opt, all_pids = 0, ret = 0;
-	long pid = -1;
+	struct spe_report_args ra = { .in = SPE_DEFAULT_FILE, .top = 10, .pid = -1 };
+	int ret = 0;
 	struct spef f;
 	struct spe_stats s;
 	struct pmuscope_spe_chunk c;
@@ -673,44 +730,13 @@ static int spe_report(int argc, char **argv)
 	struct sym_table *syms = NULL;
 	struct spe_fn *fns = NULL;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+i:n:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'i':
-			in = optarg;
-			break;
-		case 'J':
-			json = 1;
-			break;
-		case 'n':
-			if (parse_uint(optarg, 1, 1000000, &top)) {
-				fprintf(stderr, "pmuscope: --top needs a number, 1 or more: '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'p':
-			if (parse_uint(optarg, 1, 0x7fffffff, &v)) {
-				fprintf(stderr, "pmuscope: --pid needs a process id: '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			pid = v;
-			break;
-		case 'A':
-			all_pids = 1;
-			break;
-		case 'h':
-			spe_usage(stdout);
-			return 0;
-		default:
-			spe_usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	if (cli_parse(&spe_report_cli, argc, argv, &ra, &ret))
+		return ret;
 	if (optind < argc) {
 		spe_usage(stderr);
 		return EXIT_USAGE;
 	}
-	ret = spef_read(in, &f, err, sizeof(err));
+	ret = spef_read(ra.in, &f, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "pmuscope: %s\n", err);
 		return 1;
@@ -720,8 +746,8 @@ static int spe_report(int argc, char **argv)
 		return 1;
 	}
 	/* A first pass: are there Context packets to restrict to a pid with? */
-	if (!all_pids && (pid > 0 || f.h.pid)) {
-		uint32_t want = pid > 0 ? (uint32_t)pid : f.h.pid;
+	if (!ra.all_pids && (ra.pid > 0 || f.h.pid)) {
+		uint32_t want = ra.pid > 0 ? (uint32_t)ra.pid : f.h.pid;
 
 		while (pmuscope_spe_chunk_next(f.chunks, f.h.data_size, &off, &c, &data, err,
 					       sizeof(err)) == 1)
@@ -734,7 +760,7 @@ static int spe_report(int argc, char **argv)
 			snprintf(note, sizeof(note),
 				 "NOT restricted to pid %u: the data has no Context packets (record with --cx, as root, on a kernel with CONFIG_PID_IN_CONTEXTIDR): every process on the CPUs is counted",
 				 want);
-			if (pid > 0)
+			if (ra.pid > 0)
 				ret = EXIT_UNSUPPORTED;
 		}
 		spe_stats_free(&s);
@@ -753,12 +779,12 @@ static int spe_report(int argc, char **argv)
 			ret = 1;
 			goto out;
 		}
-	hot = calloc(top, sizeof(*hot));
+	hot = calloc(ra.top, sizeof(*hot));
 	if (!hot) {
 		ret = 1;
 		goto out;
 	}
-	nhot = spe_stats_top(&s, hot, top);
+	nhot = spe_stats_top(&s, hot, ra.top);
 	if (f.maps && sym_available()) {
 		maps_copy = strndup(f.maps, f.h.maps_size);
 		if (maps_copy)
@@ -790,9 +816,9 @@ static int spe_report(int argc, char **argv)
 		free(all);
 	}
 
-	if (json) {
+	if (ra.json) {
 		printf("{\"file\":");
-		report_json_str(stdout, in);
+		report_json_str(stdout, ra.in);
 		printf(",\"source\":\"%s\",\"emulated\":%s",
 		       f.h.flags & SPEF_SOURCE_PERF ? "perf" : "kernel",
 		       f.h.flags & SPEF_EMULATED ? "true" : "false");
@@ -833,7 +859,7 @@ static int spe_report(int argc, char **argv)
 			printf("}");
 		}
 		printf("],\"functions\":[");
-		for (size_t i = 0; i < nfns && i < top; i++) {
+		for (size_t i = 0; i < nfns && i < ra.top; i++) {
 			printf("%s{\"function\":", i ? "," : "");
 			report_json_str(stdout, fns[i].name);
 			printf(",\"samples\":%llu}", (unsigned long long)fns[i].count);
@@ -865,7 +891,7 @@ static int spe_report(int argc, char **argv)
 		goto out;
 	}
 
-	printf("# SPE report of %s: source %s%s\n", in,
+	printf("# SPE report of %s: source %s%s\n", ra.in,
 	       f.h.flags & SPEF_SOURCE_PERF ? "perf (arm_spe PMU)" : "kernel (pmuscope driver)",
 	       f.h.flags & SPEF_EMULATED ? ", EMULATED (register model, not hardware)" : "");
 	printf("# command:");
@@ -906,7 +932,7 @@ static int spe_report(int argc, char **argv)
 		printf("  (user functions not resolved: the file has no maps of a command)\n");
 	if (nfns && syms) {
 		printf("\nHottest functions:\n  %10s %7s  %s\n", "samples", "share", "function");
-		for (size_t i = 0; i < nfns && i < top; i++)
+		for (size_t i = 0; i < nfns && i < ra.top; i++)
 			printf("  %10llu %6.2f%%  %s\n", (unsigned long long)fns[i].count,
 			       s.records ? 100.0 * fns[i].count / s.records : 0.0, fns[i].name);
 	}
@@ -969,40 +995,41 @@ out:
 }
 
 /* ------------------------------------------------------------------ dump */
+struct spe_dump_args {
+	const char *in;			/* -i */
+};
+
+static const struct cli_option spe_dump_options[] = {
+	OPT_STRING(NULL, 'i', "FILE", "the recording (default " SPE_DEFAULT_FILE ")",
+		   struct spe_dump_args, in),
+	OPT_HELP(NULL, 'h'),
+	OPT_END(),
+};
+
+static const struct cli_options spe_dump_cli = { "spe dump", spe_dump_options, spe_usage };
+
 static int spe_dump(int argc, char **argv)
 {
-	const char *in = SPE_DEFAULT_FILE;
+	struct spe_dump_args d = { .in = SPE_DEFAULT_FILE };
 	struct pmuscope_spe_chunk c;
 	const unsigned char *data;
 	char err[600], line[400], flags[64];
 	struct spef f;
 	size_t off = 0, n = 0;
-	int opt;
+	int ret;
 
-	optind = 1;
-	while ((opt = getopt(argc, argv, "+i:h")) != -1) {
-		switch (opt) {
-		case 'i':
-			in = optarg;
-			break;
-		case 'h':
-			spe_usage(stdout);
-			return 0;
-		default:
-			spe_usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
+	if (cli_parse(&spe_dump_cli, argc, argv, &d, &ret))
+		return ret;
 	if (optind < argc) {
 		spe_usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (spef_read(in, &f, err, sizeof(err))) {
+	if (spef_read(d.in, &f, err, sizeof(err))) {
 		fprintf(stderr, "pmuscope: %s\n", err);
 		return 1;
 	}
 	printf("# %s: pmuscope SPE file version %u, source %s%s, counter %llu Hz, start %llu, spe flags 0x%x, pid %u%s\n",
-	       in, f.h.version, f.h.flags & SPEF_SOURCE_PERF ? "perf" : "kernel",
+	       d.in, f.h.version, f.h.flags & SPEF_SOURCE_PERF ? "perf" : "kernel",
 	       f.h.flags & SPEF_EMULATED ? " (EMULATED)" : "", (unsigned long long)f.h.freq,
 	       (unsigned long long)f.h.start_time, f.h.spe_flags, f.h.pid,
 	       f.h.finished ? "" : ", NOT FINISHED");
@@ -1033,18 +1060,35 @@ static int spe_dump(int argc, char **argv)
 	return 0;
 }
 
+/* spe's own options: --help, -h (and help), compared literally. */
+static const struct cli_option spe_options[] = {
+	OPT_HELP("help", 'h'),
+	OPT_END(),
+};
+
+const struct cli_options spe_cli = { "spe", spe_options, spe_usage };
+
+const struct cli_command spe_commands[] = {
+	{ "record", spe_record, "[OPTIONS] [-d S | -- CMD]", "sample operations into a file", 0,
+	  &spe_record_cli, NULL, NULL },
+	{ "report", spe_report, "[OPTIONS]", "the hottest PCs and functions, the latencies", 0,
+	  &spe_report_cli, NULL, NULL },
+	{ "dump", spe_dump, "[-i FILE]", "every packet", 0, &spe_dump_cli, NULL, NULL },
+};
+
+const unsigned int nr_spe_commands = sizeof(spe_commands) / sizeof(spe_commands[0]);
+
 int cmd_spe(int argc, char **argv)
 {
+	const struct cli_command *c;
+
 	if (argc < 2) {
 		spe_usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "record"))
-		return spe_record(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "report"))
-		return spe_report(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "dump"))
-		return spe_dump(argc - 1, argv + 1);
+	c = cli_command_find(spe_commands, nr_spe_commands, argv[1]);
+	if (c)
+		return c->fn(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		spe_usage(stdout);
 		return 0;

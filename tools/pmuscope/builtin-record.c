@@ -19,7 +19,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -31,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "builtin.h"
 #include "cli.h"
 #include "datafile.h"
 
@@ -443,94 +443,97 @@ static void record_leftover_maps(struct record *rc)
 	}
 }
 
+struct record_args {
+	struct stat_opts o;		/* first: stat_opt() */
+	struct pmuscope_stream_cfg scfg;
+	const char *out;		/* -o */
+	int have_c, have_f;
+};
+
+static int record_opt(void *ctx, const struct cli_option *opt, char *arg)
+{
+	struct record_args *a = ctx;
+	unsigned long long v;
+
+	switch (opt->value) {
+	case 'c':
+		if (parse_uint(arg, PMUSCOPE_STREAM_PERIOD_MIN, PMUSCOPE_STREAM_PERIOD_MAX, &v)) {
+			fprintf(stderr, "pmuscope: -c needs %u to %llu events: '%s'\n",
+				PMUSCOPE_STREAM_PERIOD_MIN,
+				(unsigned long long)PMUSCOPE_STREAM_PERIOD_MAX, arg);
+			return EXIT_USAGE;
+		}
+		a->scfg.sample_period = v;
+		a->have_c = 1;
+		return 0;
+	case 'F':
+		if (parse_uint(arg, 1, 1000, &v)) {
+			fprintf(stderr, "pmuscope: -F needs 1 to 1000 samples a second: '%s'\n",
+				arg);
+			return EXIT_USAGE;
+		}
+		a->scfg.period_ms = (1000 + v / 2) / v;
+		a->have_f = 1;
+		return 0;
+	case 'm':
+		if (parse_uint(arg, PMUSCOPE_STREAM_KIB_MIN, PMUSCOPE_STREAM_KIB_MAX, &v) ||
+		    (v & (v - 1))) {
+			fprintf(stderr, "pmuscope: -m needs a power of 2 from %d to %d KiB: '%s'\n",
+				PMUSCOPE_STREAM_KIB_MIN, PMUSCOPE_STREAM_KIB_MAX, arg);
+			return EXIT_USAGE;
+		}
+		a->scfg.ring_kib = v;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+static const struct cli_option record_options[] = {
+	OPT_EVENTS(),
+	OPT_CPUS(),
+	OPT_STRING("output", 'o', "FILE", "the file (default pmuscope.data)", struct record_args, out),
+	OPT_CALLBACK("count", 'c', "N", "a sample every N events of the first event", record_opt, 'c'),
+	OPT_CALLBACK("freq", 'F', "HZ", "HZ samples a second (timer-driven)", record_opt, 'F'),
+	OPT_ALL_CPUS(),
+	OPT_CALLBACK("mmap-kib", 'm', "KIB", "each CPU's ring, a power of 2", record_opt, 'm'),
+	OPT_HELP("help", 'h'),
+	OPT_END(),
+};
+
+const struct cli_options record_cli = { "record", record_options, record_usage };
+
 int cmd_record(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "mmap-kib", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct stat_opts o = { 0 };
-	struct pmuscope_stream_cfg scfg = {
-		.sample_index = 0, .sample_period = RECORD_PERIOD_DEFAULT,
+	struct record_args a = {
+		.scfg = { .sample_index = 0, .sample_period = RECORD_PERIOD_DEFAULT },
+		.out = "pmuscope.data",
 	};
 	struct record rc = { .child = -1 };
 	struct df_info info = { 0 };
 	struct df_end end = { 0 };
-	const char *out = "pmuscope.data";
-	unsigned long long v;
 	char err[512];
 	sigset_t sigs, oldmask;
-	int opt, ret, sfd = -1, masked = 0, stop = 0, have_c = 0, have_f = 0, code = 1;
+	int ret, sfd = -1, masked = 0, stop = 0, code;
 	char **full = NULL;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+e:c:F:C:am:o:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			if (parse_uint(optarg, PMUSCOPE_STREAM_PERIOD_MIN, PMUSCOPE_STREAM_PERIOD_MAX,
-				       &v)) {
-				fprintf(stderr, "pmuscope: -c needs %u to %llu events: '%s'\n",
-					PMUSCOPE_STREAM_PERIOD_MIN,
-					(unsigned long long)PMUSCOPE_STREAM_PERIOD_MAX, optarg);
-				return EXIT_USAGE;
-			}
-			scfg.sample_period = v;
-			have_c = 1;
-			break;
-		case 'F':
-			if (parse_uint(optarg, 1, 1000, &v)) {
-				fprintf(stderr, "pmuscope: -F needs 1 to 1000 samples a second: '%s'\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			scfg.period_ms = (1000 + v / 2) / v;
-			have_f = 1;
-			break;
-		case 'e':
-		case 'C':
-		case 'a':
-			if (common_opt(opt, optarg, &o) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'm':
-			if (parse_uint(optarg, PMUSCOPE_STREAM_KIB_MIN, PMUSCOPE_STREAM_KIB_MAX, &v) ||
-			    (v & (v - 1))) {
-				fprintf(stderr, "pmuscope: -m needs a power of 2 from %d to %d KiB: '%s'\n",
-					PMUSCOPE_STREAM_KIB_MIN, PMUSCOPE_STREAM_KIB_MAX, optarg);
-				return EXIT_USAGE;
-			}
-			scfg.ring_kib = v;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'h':
-			record_usage(stdout);
-			return 0;
-		default:
-			record_usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (have_c && have_f) {
+	if (cli_parse(&record_cli, argc, argv, &a, &code))
+		return code;
+	code = 1;
+	if (a.have_c && a.have_f) {
 		fprintf(stderr, "pmuscope: -c and -F exclude each other\n");
 		return EXIT_USAGE;
 	}
-	if (o.cpus_given && o.all_cpus) {
+	if (a.o.cpus_given && a.o.all_cpus) {
 		fprintf(stderr, "pmuscope: -C and -a exclude each other\n");
 		return EXIT_USAGE;
 	}
-	if (have_f)
-		scfg.sample_index = PMUSCOPE_STREAM_NO_EVENT;
+	if (a.have_f)
+		a.scfg.sample_index = PMUSCOPE_STREAM_NO_EVENT;
 	if (optind < argc)
-		o.cmd = &argv[optind];
+		a.o.cmd = &argv[optind];
 
-	ret = choose_cpus_events(&o, record_default_events,
+	ret = choose_cpus_events(&a.o, record_default_events,
 				 sizeof(record_default_events) / sizeof(record_default_events[0]));
 	if (ret)
 		return ret;
@@ -549,10 +552,10 @@ int cmd_record(int argc, char **argv)
 	 * switch each would cost more than the sample); the poll() timeout
 	 * below reads the rest.
 	 */
-	scfg.wakeup_kib = (scfg.ring_kib ? scfg.ring_kib : PMUSCOPE_STREAM_KIB_DEFAULT) / 4;
-	ret = pmuscope_configure(rc.h, o.evs, o.nr, o.cpus, PMUSCOPE_CPU_WORDS);
+	a.scfg.wakeup_kib = (a.scfg.ring_kib ? a.scfg.ring_kib : PMUSCOPE_STREAM_KIB_DEFAULT) / 4;
+	ret = pmuscope_configure(rc.h, a.o.evs, a.o.nr, a.o.cpus, PMUSCOPE_CPU_WORDS);
 	if (!ret)
-		ret = pmuscope_stream_start(rc.h, &scfg);
+		ret = pmuscope_stream_start(rc.h, &a.scfg);
 	if (ret) {
 		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(rc.h));
 		ret = exit_code_of(ret);
@@ -568,17 +571,17 @@ int cmd_record(int argc, char **argv)
 	full[0] = "pmuscope";
 	memcpy(full + 1, argv, argc * sizeof(*argv));
 	info.freq = pmuscope_counter_freq();
-	info.nr_events = o.nr;
-	memcpy(info.evs, o.evs, o.nr * sizeof(o.evs[0]));
+	info.nr_events = a.o.nr;
+	memcpy(info.evs, a.o.evs, a.o.nr * sizeof(a.o.evs[0]));
 	info.kernel_el = pmuscope_kernel_el();
-	info.period_ms = scfg.period_ms;
-	info.sample_index = scfg.sample_index;
-	info.sample_period = have_f ? 0 : scfg.sample_period;
+	info.period_ms = a.scfg.period_ms;
+	info.sample_index = a.scfg.sample_index;
+	info.sample_period = a.have_f ? 0 : a.scfg.sample_period;
 	info.argc = argc + 1;
 	info.argv = full;
 	info.start_time = pmuscope_counter_now();
-	if (df_create(&rc.w, out, &info)) {
-		fprintf(stderr, "pmuscope: cannot write %s: %s\n", out,
+	if (df_create(&rc.w, a.out, &info)) {
+		fprintf(stderr, "pmuscope: cannot write %s: %s\n", a.out,
 			strerror(rc.w.failed ? rc.w.failed : errno));
 		goto out;
 	}
@@ -594,7 +597,7 @@ int cmd_record(int argc, char **argv)
 		perror("pmuscope: signalfd");
 		goto out;
 	}
-	if (o.cmd && record_spawn(&rc, &o, &oldmask, &code) < 0) {
+	if (a.o.cmd && record_spawn(&rc, &a.o, &oldmask, &code) < 0) {
 		ret = code;
 		goto out;
 	}
@@ -610,7 +613,7 @@ int cmd_record(int argc, char **argv)
 	if (rc.child > 0)
 		ptrace(PTRACE_CONT, rc.child, 0, 0);
 
-	while (!stop && !(o.cmd && !rc.nt)) {
+	while (!stop && !(a.o.cmd && !rc.nt)) {
 		struct pollfd pfd[2] = {
 			{ .fd = pmuscope_fd(rc.h), .events = POLLIN },
 			{ .fd = sfd, .events = POLLIN },
@@ -624,7 +627,7 @@ int cmd_record(int argc, char **argv)
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD)
 				continue;
-			if (!o.cmd) {
+			if (!a.o.cmd) {
 				stop = 1;
 				continue;
 			}
@@ -632,7 +635,7 @@ int cmd_record(int argc, char **argv)
 			if (si.ssi_code != SI_KERNEL || getpgid(rc.child) != getpgrp())
 				kill(rc.child, si.ssi_signo);
 		}
-		if (o.cmd)
+		if (a.o.cmd)
 			record_reap(&rc);
 		if ((pfd[0].revents & POLLIN) && record_read(&rc, 0) < 0)
 			goto out;
@@ -653,16 +656,16 @@ int cmd_record(int argc, char **argv)
 	df_write_end(&rc.w, &end);
 	ret = df_finish(&rc.w);
 	if (ret) {
-		fprintf(stderr, "pmuscope: cannot write %s: %s\n", out, strerror(-ret));
+		fprintf(stderr, "pmuscope: cannot write %s: %s\n", a.out, strerror(-ret));
 		ret = 1;
 		goto out;
 	}
 	fprintf(stderr, "pmuscope record: %llu samples, %llu lost, written to %s\n",
-		(unsigned long long)rc.samples, (unsigned long long)rc.lost, out);
+		(unsigned long long)rc.samples, (unsigned long long)rc.lost, a.out);
 	if (rc.throttled)
 		fprintf(stderr, "pmuscope record: sampling throttled %llu times (too many interrupts: a larger -c)\n",
 			(unsigned long long)rc.throttled);
-	ret = o.cmd ? rc.child_status : 0;
+	ret = a.o.cmd ? rc.child_status : 0;
 out:
 	if (rc.w.f)
 		df_finish(&rc.w);

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pmuscope stat: count events on CPUs, or of a command. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "cli.h"
+
+static void stat_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pmuscope stat [-e EVENT[,EVENT...]] [-C CPUS | -a] [-I MS]\n"
+		"                     [--per-cpu] [--json | --csv] [-- CMD [ARG...]]\n"
+		"  EVENT: NAME[:u|k|h...]  (pmuscope list), rHEX for raw numbers\n"
+		"  With a command and neither -a nor -C, only the command and the\n"
+		"  children it creates are counted, wherever they run.\n");
+}
+
+static const struct cli_option stat_options[] = {
+	OPT_EVENTS(),
+	OPT_CPUS(),
+	OPT_INTERVAL(),
+	OPT_JSON(),
+	OPT_CSV(),
+	OPT_CALLBACK("per-cpu", 0, NULL, "a column per CPU", stat_opt, 'P'),
+	OPT_ALL_CPUS(),
+	OPT_HELP("help", 'h'),
+	OPT_END(),
+};
+
+const struct cli_options stat_cli = { "stat", stat_options, stat_usage };
+
+
+/*
+ * Fill @r from one read (@vals, CPU by CPU). With @prev (the previous read,
+ * same layout), the counts are those of the interval: the raw difference,
+ * scaled by the interval's own enabled/running times.
+ */
+static void stat_fill(struct report *r, const struct stat_opts *o,
+		      const struct pmuscope_count *vals, unsigned int nv,
+		      const struct pmuscope_count *prev)
+{
+	for (unsigned int i = 0; i < o->nr; i++) {
+		struct report_counter *c = &r->c[i];
+
+		memset(c, 0, sizeof(*c));
+		c->number = o->evs[i].number;
+		c->flags = o->evs[i].flags;
+		c->name = o->evs[i].name;
+		c->label = o->evs[i].label;
+	}
+	r->ncounters = o->nr;
+	r->ncpus = 0;
+	for (unsigned int v = 0; v < nv; v++) {
+		const struct pmuscope_count *x = &vals[v];
+		uint64_t count = x->scaled, enabled = x->time_enabled;
+		uint64_t running = x->time_running;
+		struct report_counter *c;
+		unsigned int k;
+
+		if (x->index >= o->nr)
+			continue;	/* not ours: never from a sane driver */
+		c = &r->c[x->index];
+		if (prev) {
+			const struct pmuscope_count *p = &prev[v];
+
+			count = x->count >= p->count ? x->count - p->count : 0;
+			enabled = x->time_enabled >= p->time_enabled ?
+				  x->time_enabled - p->time_enabled : 0;
+			running = x->time_running >= p->time_running ?
+				  x->time_running - p->time_running : 0;
+			count = pmuscope_scale(count, enabled, running);
+		}
+		c->count += count;
+		c->time_enabled += enabled;
+		c->time_running += running;
+		c->vflags |= x->flags;
+
+		for (k = 0; k < r->ncpus; k++)
+			if (r->cpu_ids[k] == (int)x->cpu)
+				break;
+		if (k == r->ncpus) {
+			if (r->ncpus == REPORT_MAX_CPUS)
+				continue;	/* in the totals, not listed */
+			r->cpu_ids[r->ncpus++] = x->cpu;
+		}
+		c->cpu_count[k] = count;
+		c->cpu_vflags[k] = x->flags;
+	}
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct stat_opts o = { .fmt = REPORT_TABLE };
+	struct pmuscope_count *vals = NULL, *prev_vals = NULL;
+	struct report *cur = NULL, *total = NULL;
+	struct pmuscope *h = NULL;
+	char err[512], ready_byte;
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
+	sigset_t sigs, oldmask;
+	int masked = 0;
+	int ret, status = 0, go[2] = { -1, -1 }, ready[2] = { -1, -1 }, first = 1, reaped = 0;
+	unsigned int nv = 0, room, ncpus = 0;
+	struct timespec t0, next;
+	pid_t child = -1;
+
+	if (cli_parse(&stat_cli, argc, argv, &o, &ret))
+		return ret;
+	if (optind < argc)
+		o.cmd = &argv[optind];
+
+	ret = choose_cpus_events(&o, default_events, nr_default_events);
+	if (ret)
+		return ret;
+	for (int w = 0; w < PMUSCOPE_CPU_WORDS; w++)
+		ncpus += __builtin_popcountll(o.cpus[w]);
+
+	ret = pmuscope_open(&h, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "pmuscope: %s\n", err);
+		return open_exit_code(ret);
+	}
+	/*
+	 * A command and no CPUs asked for: the command's own counts, as perf
+	 * stat gives them. The child configures its own thread, with inherit
+	 * and enable-on-exec, before exec: what pmuscope runs before the
+	 * exec is not counted. The direct backend counts CPUs only.
+	 */
+	o.task = o.cmd && !o.cpus_given && !o.all_cpus;
+	if (o.task && !(pmuscope_features(h) & PMUSCOPE_FEAT_TASK)) {
+		fprintf(stderr, "pmuscope: the driver cannot count a task (API version 1, or no perf support): counting all CPUs (-a)\n");
+		o.task = 0;
+	}
+	ret = o.task ? 0 : pmuscope_configure(h, o.evs, o.nr, o.cpus, PMUSCOPE_CPU_WORDS);
+	if (ret) {
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
+		pmuscope_close(h);
+		return exit_code_of(ret);
+	}
+	room = o.nr * ncpus;
+	vals = calloc(room, sizeof(*vals));
+	prev_vals = calloc(room, sizeof(*prev_vals));
+	cur = calloc(1, sizeof(*cur));
+	total = calloc(1, sizeof(*total));
+	ret = 1;
+	if (!vals || !prev_vals || !cur || !total)
+		goto out;
+	pmuscope_cpulist_format(o.cpus, PMUSCOPE_CPU_WORDS, total->cpus, sizeof(total->cpus));
+	total->per_cpu = o.per_cpu;
+	total->kernel_el = pmuscope_kernel_el();
+	total->command = o.cmd;
+	total->exit_status = -1;
+	if (o.task) {
+		total->cpus[0] = '\0';
+		total->per_cpu = 0;
+	}
+	total->task = o.task;
+	cur->task = o.task;
+	memcpy(cur->cpus, total->cpus, sizeof(cur->cpus));
+	cur->per_cpu = total->per_cpu;
+	cur->kernel_el = total->kernel_el;
+	cur->command = o.cmd;
+	cur->exit_status = -1;
+	cur->kind = REPORT_INTERVAL;
+
+	/*
+	 * SIGCHLD ignored (inherited from whoever started pmuscope) would
+	 * reap the command unseen and send no SIGCHLD: the default while
+	 * pmuscope waits, the inherited one for the command.
+	 */
+	sigaction(SIGCHLD, &dfl, &old_chld);
+	stat_signals(&sigs);
+	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
+	masked = 1;
+	if (o.cmd) {
+		/*
+		 * As perf does: the child gets ready (signal mask, CPU
+		 * affinity) and says so on ready[], then waits on go[] for
+		 * counting to start. Counting then covers exec and the
+		 * command, not the child's side of fork(), whose share would
+		 * otherwise depend on which of the two the scheduler ran first.
+		 */
+		if (pipe2(go, O_CLOEXEC) || pipe2(ready, O_CLOEXEC)) {
+			perror("pmuscope: pipe");
+			if (go[0] >= 0)
+				close(go[0]);
+			goto out;
+		}
+		child = fork();
+		if (child == 0) {
+			cpu_set_t set;
+			char c;
+
+			close(go[1]);
+			close(ready[0]);
+			sigaction(SIGCHLD, &old_chld, NULL);
+			sigprocmask(SIG_SETMASK, &oldmask, NULL);
+			if (o.cpus_given) {
+				CPU_ZERO(&set);
+				for (int cpu = 0; cpu < CPU_SETSIZE && cpu < PMUSCOPE_MAX_CPUS; cpu++)
+					if (cpu_chosen(&o, cpu))
+						CPU_SET(cpu, &set);
+				if (sched_setaffinity(0, sizeof(set), &set)) {
+					fprintf(stderr, "pmuscope: cannot pin '%s' to CPUs %s: %s\n",
+						o.cmd[0], total->cpus, strerror(errno));
+					_exit(126);
+				}
+			}
+			/* Its exit status (before exec) is then pmuscope's. */
+			if (o.task) {
+				int cret = pmuscope_configure_task(h, o.evs, o.nr, 0,
+								   PMUSCOPE_CFG_INHERIT |
+								   PMUSCOPE_CFG_ENABLE_ON_EXEC);
+
+				if (cret) {
+					fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
+					_exit(exit_code_of(cret));
+				}
+			}
+			if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+				_exit(127);
+			execvp(o.cmd[0], o.cmd);
+			fprintf(stderr, "pmuscope: cannot run '%s': %s\n", o.cmd[0], strerror(errno));
+			_exit(127);
+		}
+		close(go[0]);
+		close(ready[1]);
+		if (child < 0) {
+			perror("pmuscope: fork");
+			goto out;
+		}
+		/*
+		 * EOF: the child failed to get ready and is exiting (the
+		 * signals are blocked: the read is not interrupted).
+		 */
+		if (read(ready[0], &ready_byte, 1) != 1) {
+			close(go[1]);
+			go[1] = -1;
+			while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+				;
+			ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			goto out;
+		}
+		close(ready[0]);
+		ready[0] = -1;
+	}
+
+	/*
+	 * Counting starts here: keep the path to the wait short and fixed.
+	 * Not even the vDSO's clock_gettime(), whose retry loop runs again
+	 * when a tick updates the clock under it.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* A task session is armed already: it starts at the command's exec. */
+	if (!o.task && (pmuscope_reset(h) || pmuscope_enable(h))) {
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
+		if (child > 0) {
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+		}
+		goto out;
+	}
+	/*
+	 * The go: a child killed meanwhile (a Ctrl-C reaches its process
+	 * group too) makes this EPIPE, not SIGPIPE (ignored for the write);
+	 * its SIGCHLD then ends the wait below.
+	 */
+	if (child > 0) {
+		struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
+
+		sigaction(SIGPIPE, &ign, &old_pipe);
+		if (write(go[1], "g", 1) != 1)
+			kill(child, SIGKILL);
+		sigaction(SIGPIPE, &old_pipe, NULL);
+	}
+	if (!o.interval_ms) {
+		stat_wait(NULL, child, &status, &reaped);
+	} else {
+		next = t0;
+		for (;;) {
+			next.tv_sec += o.interval_ms / 1000;
+			next.tv_nsec += (o.interval_ms % 1000) * 1000000L;
+			if (next.tv_nsec >= 1000000000L) {
+				next.tv_sec++;
+				next.tv_nsec -= 1000000000L;
+			}
+			if (stat_wait(&next, child, &status, &reaped))
+				break;
+			if (pmuscope_read(h, vals, room, &nv)) {
+				fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
+				continue;
+			}
+			stat_fill(cur, &o, vals, nv, first ? NULL : prev_vals);
+			cur->time_s = now_s() - (t0.tv_sec + t0.tv_nsec / 1e9);
+			report_print(stdout, cur, o.fmt, first);
+			first = 0;
+			memcpy(prev_vals, vals, nv * sizeof(*vals));
+		}
+	}
+	if (child > 0 && !reaped)
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
+	pmuscope_disable(h);
+	total->elapsed_s = now_s() - (t0.tv_sec + t0.tv_nsec / 1e9);
+	if (child > 0) {
+		close(go[1]);
+		go[1] = -1;
+		total->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) :
+				     128 + WTERMSIG(status);
+	}
+	if (pmuscope_read(h, vals, room, &nv)) {
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
+		goto out;
+	}
+	if (o.interval_ms) {
+		/* The last, partial interval, then the total. */
+		stat_fill(cur, &o, vals, nv, first ? NULL : prev_vals);
+		cur->time_s = total->elapsed_s;
+		report_print(stdout, cur, o.fmt, first);
+		first = 0;
+	}
+	stat_fill(total, &o, vals, nv, NULL);
+	total->kind = REPORT_TOTAL;
+	report_print(stdout, total, o.fmt, first);
+	ret = child > 0 ? total->exit_status : 0;
+out:
+	if (masked) {
+		/*
+		 * A SIGINT or SIGTERM still pending (a group kill, taken
+		 * after the command's end) acts when unblocked: the report
+		 * is out by then.
+		 */
+		fflush(stdout);
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		sigaction(SIGCHLD, &old_chld, NULL);
+	}
+	if (ready[0] >= 0)
+		close(ready[0]);
+	if (go[1] >= 0)
+		close(go[1]);
+	free(vals);
+	free(prev_vals);
+	free(cur);
+	free(total);
+	pmuscope_close(h);
+	return ret;
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope CLI: the run loop's waits of stat, snapshot, amu, export and
+ * record: the signals a run takes, its deadlines and the clock.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run-wait.h"
+
+/*
+ * stat keeps SIGINT, SIGTERM and SIGCHLD blocked and takes them with
+ * sigtimedwait(): no handler, no window between checking for a signal and
+ * going to sleep in which one could be missed. The command gets the mask
+ * it was started with back before exec.
+ */
+void stat_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGCHLD);
+}
+
+double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Wait until @deadline (CLOCK_MONOTONIC; NULL: none) or the end of the run:
+ * the command's exit (reaped into *status) or, without a command, SIGINT or
+ * SIGTERM. A SIGINT or SIGTERM sent to pmuscope itself (kill) is passed on
+ * to the command; one from the terminal (si_code SI_KERNEL) reached the
+ * command's process group already and is not sent twice. Returns 1 when
+ * counting should stop, 0 at the deadline. The command's end is taken
+ * from its SIGCHLD (pending already if it ended first): the same path
+ * either way, so what pmuscope itself adds to the counts stays fixed.
+ */
+int stat_wait(const struct timespec *deadline, pid_t child, int *status, int *reaped)
+{
+	struct timespec now, rel;
+	siginfo_t si;
+	sigset_t set;
+	int sig;
+
+	stat_signals(&set);
+	for (;;) {
+		if (deadline) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			rel.tv_sec = deadline->tv_sec - now.tv_sec;
+			rel.tv_nsec = deadline->tv_nsec - now.tv_nsec;
+			if (rel.tv_nsec < 0) {
+				rel.tv_sec--;
+				rel.tv_nsec += 1000000000L;
+			}
+			if (rel.tv_sec < 0)
+				return 0;
+		}
+		sig = sigtimedwait(&set, &si, deadline ? &rel : NULL);
+		if (sig < 0) {
+			if (errno == EAGAIN)
+				return 0;
+			continue;	/* EINTR: SIGSTOP/SIGCONT */
+		}
+		if (sig == SIGCHLD) {
+			if (child > 0 && waitpid(child, status, WNOHANG) == child) {
+				*reaped = 1;
+				return 1;
+			}
+			continue;	/* the command stopped or went on */
+		}
+		if (child <= 0)
+			return 1;
+		/*
+		 * From the terminal (SI_KERNEL) to a command still in our
+		 * process group: it has its own copy. Otherwise pass it on.
+		 * (A kill of the whole group reaches the command twice: no
+		 * way to tell it from a kill of pmuscope alone.)
+		 */
+		if (si.si_code != SI_KERNEL || getpgid(child) != getpgrp())
+			kill(child, sig);
+	}
+}
