@@ -354,53 +354,59 @@ static const struct cli_option spe_record_options[] = {
 
 static const struct cli_options spe_record_cli = { "spe record", spe_record_options, spe_usage };
 
-static int spe_record(int argc, char **argv)
-{
-	struct spe_record_args a = { .out = SPE_DEFAULT_FILE };
+/* A spe record run: what its phases share. */
+struct spe_run {
+	struct spe_record_args a;
+	char **cmd;			/* -- CMD, or NULL */
+	const struct spe_source *src;
+	void *st;			/* the source's state */
 	struct spe_rec rec;
-	struct spef_header h;
-	const struct spe_source *src = NULL;
-	char why[NSOURCES][600], err[400], **cmd = NULL, profile[64];
-	int rets[NSOURCES], ret = 0;
-	int gate[2] = { -1, -1 }, child_status = 0, reaped = 0, ec;
-	void *st = NULL;
-	pid_t child = 0;
-	char *maps = NULL;
-	size_t maps_len = 0;
-	struct timespec t0, now;
-	struct sigaction sa;
-	uint64_t freq;
+	int gate[2];			/* the command's start */
+	pid_t child;
+	int child_status, reaped;
+	char *maps;			/* the command's last /proc/PID/maps */
+	size_t maps_len;
+};
 
-	memset(&rec, 0, sizeof(rec));
-	if (cli_parse(&spe_record_cli, argc, argv, &a, &ret))
-		return ret;
-	if (a.cpus_given && a.all_cpus) {
+/* What the options leave to decide, once all are seen: 0, or an exit status. */
+static int spe_record_check(struct spe_run *r, int argc, char **argv)
+{
+	struct spe_record_args *a = &r->a;
+
+	if (a->cpus_given && a->all_cpus) {
 		fprintf(stderr, "pmuscope: -C and -a exclude each other\n");
 		return EXIT_USAGE;
 	}
 	if (optind < argc) {
-		cmd = argv + optind;
-		if (a.seconds) {
+		r->cmd = argv + optind;
+		if (a->seconds) {
 			fprintf(stderr, "pmuscope: -d and a command: choose one\n");
 			return EXIT_USAGE;
 		}
 	}
-	if (!a.els)
-		a.els = cmd || geteuid() ? PMUSCOPE_SPE_EL0 : PMUSCOPE_SPE_EL0 | PMUSCOPE_SPE_EL1;
-	a.o.flags |= a.els;
-	if (cmd && !a.cx_given && !geteuid())
-		a.o.flags |= PMUSCOPE_SPE_CX;
-	if (!a.cpus_given && spe_online_cpus(a.o.cpus, SPE_MAX_CPUS / 64)) {
+	if (!a->els)
+		a->els = r->cmd || geteuid() ? PMUSCOPE_SPE_EL0 : PMUSCOPE_SPE_EL0 | PMUSCOPE_SPE_EL1;
+	a->o.flags |= a->els;
+	if (r->cmd && !a->cx_given && !geteuid())
+		a->o.flags |= PMUSCOPE_SPE_CX;
+	if (!a->cpus_given && spe_online_cpus(a->o.cpus, SPE_MAX_CPUS / 64)) {
 		fprintf(stderr, "pmuscope: cannot tell which CPUs are online: give them with -C\n");
 		return EXIT_USAGE;
 	}
+	return 0;
+}
 
-	/* The first source that can profile these CPUs. */
+/* The first source that can profile these CPUs: 0, or an exit status. */
+static int spe_record_source(struct spe_run *r)
+{
+	char why[NSOURCES][600];
+	int rets[NSOURCES], busy = 0, unsupported = 0;
+
 	for (size_t i = 0; i < NSOURCES; i++) {
 		why[i][0] = '\0';
-		rets[i] = spe_sources[i]->open(&a.o, &st, why[i], sizeof(why[i]));
+		rets[i] = spe_sources[i]->open(&r->a.o, &r->st, why[i], sizeof(why[i]));
 		if (!rets[i]) {
-			src = spe_sources[i];
+			r->src = spe_sources[i];
 			break;
 		}
 		if (rets[i] != -EOPNOTSUPP && rets[i] != -ENODEV && rets[i] != -ENOENT &&
@@ -410,148 +416,152 @@ static int spe_record(int argc, char **argv)
 			return exit_code_of(rets[i]);
 		}
 	}
-	if (!src) {
-		int busy = 0, unsupported = 0;
-
-		fprintf(stderr, "pmuscope: no SPE source can profile these CPUs:\n");
-		for (size_t i = 0; i < NSOURCES; i++) {
-			fprintf(stderr, "  %s: %s\n", spe_sources[i]->name,
-				why[i][0] ? why[i] : strerror(-rets[i]));
-			busy |= rets[i] == -EBUSY;
-			unsupported |= rets[i] == -EOPNOTSUPP;
-		}
-#ifndef PMUSCOPE_HAVE_SPE_PERF
-		fprintf(stderr, "  perf: this pmuscope was built without perf's arm_spe source\n");
-#endif
-		return busy ? EXIT_BUSY : unsupported ? EXIT_UNSUPPORTED : EXIT_DRIVER;
+	if (r->src)
+		return 0;
+	fprintf(stderr, "pmuscope: no SPE source can profile these CPUs:\n");
+	for (size_t i = 0; i < NSOURCES; i++) {
+		fprintf(stderr, "  %s: %s\n", spe_sources[i]->name,
+			why[i][0] ? why[i] : strerror(-rets[i]));
+		busy |= rets[i] == -EBUSY;
+		unsupported |= rets[i] == -EOPNOTSUPP;
 	}
-	fprintf(stderr, "pmuscope: SPE source: %s%s\n", src->name,
-		!strcmp(src->name, "kernel") ? " (the pmuscope driver's SPE session)" :
-		!strcmp(src->name, "perf") ? " (perf's arm_spe PMU)" : "");
-	if (cmd && !(a.o.flags & PMUSCOPE_SPE_CX))
-		fprintf(stderr, "pmuscope: no Context packets (--cx needs privilege): report cannot tell the command's samples from others on these CPUs\n");
+#ifndef PMUSCOPE_HAVE_SPE_PERF
+	fprintf(stderr, "  perf: this pmuscope was built without perf's arm_spe source\n");
+#endif
+	return busy ? EXIT_BUSY : unsupported ? EXIT_UNSUPPORTED : EXIT_DRIVER;
+}
+
+/* The file, its header and the command line: 0, or 1 (said on stderr). */
+static int spe_record_file(struct spe_run *r, int argc, char **argv)
+{
+	const struct spe_record_args *a = &r->a;
+	struct spef_header h;
+	char err[400], profile[64], **full;
+	int ret;
 
 	memset(&h, 0, sizeof(h));
 	h.freq = pmuscope_counter_freq();
 	h.start_time = pmuscope_counter_now();
-	h.flags = !strcmp(src->name, "perf") ? SPEF_SOURCE_PERF : SPEF_SOURCE_KERNEL;
+	h.flags = !strcmp(r->src->name, "perf") ? SPEF_SOURCE_PERF : SPEF_SOURCE_KERNEL;
 	if (pmuscope_emulated(profile, sizeof(profile)))
 		h.flags |= SPEF_EMULATED;
-	h.spe_flags = a.o.flags;
-	h.ops = a.o.ops;
-	h.min_latency = a.o.min_latency;
-	h.interval = a.o.interval;
-	h.events = a.o.events;
-	{
-		char **full = calloc(argc + 2, sizeof(char *));
-
-		if (!full) {
-			src->close(st);
-			return 1;
-		}
-		full[0] = "pmuscope";
-		full[1] = "spe";
-		for (int i = 0; i < argc; i++)
-			full[i + 2] = argv[i];
-		ret = spef_create(&rec.w, a.out, &h, argc + 2, full, err, sizeof(err));
-		free(full);
-	}
+	h.spe_flags = a->o.flags;
+	h.ops = a->o.ops;
+	h.min_latency = a->o.min_latency;
+	h.interval = a->o.interval;
+	h.events = a->o.events;
+	full = calloc(argc + 2, sizeof(char *));
+	if (!full)
+		return 1;
+	full[0] = "pmuscope";
+	full[1] = "spe";
+	for (int i = 0; i < argc; i++)
+		full[i + 2] = argv[i];
+	ret = spef_create(&r->rec.w, a->out, &h, argc + 2, full, err, sizeof(err));
+	free(full);
 	if (ret) {
 		fprintf(stderr, "pmuscope: %s\n", err);
-		src->close(st);
 		return 1;
 	}
+	return 0;
+}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = spe_on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (cmd) {
-		if (pipe2(gate, O_CLOEXEC)) {
-			perror("pmuscope: pipe");
-			src->close(st);
-			return 1;
-		}
-		child = fork();
-		if (child < 0) {
-			perror("pmuscope: fork");
-			src->close(st);
-			return 1;
-		}
-		if (!child) {
-			char go;
+/* The command, forked and waiting on gate[] for the go: 0, or 1. */
+static int spe_record_fork(struct spe_run *r)
+{
+	if (pipe2(r->gate, O_CLOEXEC)) {
+		perror("pmuscope: pipe");
+		return 1;
+	}
+	r->child = fork();
+	if (r->child < 0) {
+		perror("pmuscope: fork");
+		return 1;
+	}
+	if (!r->child) {
+		char go;
 
-			close(gate[1]);
-			signal(SIGINT, SIG_DFL);
-			signal(SIGTERM, SIG_DFL);
-			if (read(gate[0], &go, 1) != 1)
-				_exit(127);
-			execvp(cmd[0], cmd);
-			fprintf(stderr, "pmuscope: cannot run %s: %s\n", cmd[0], strerror(errno));
+		close(r->gate[1]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (read(r->gate[0], &go, 1) != 1)
 			_exit(127);
-		}
-		close(gate[0]);
+		execvp(r->cmd[0], r->cmd);
+		fprintf(stderr, "pmuscope: cannot run %s: %s\n", r->cmd[0], strerror(errno));
+		_exit(127);
 	}
-	ret = src->enable(st);
-	if (ret) {
-		fprintf(stderr, "pmuscope: SPE source %s: cannot enable: %s\n", src->name,
-			strerror(-ret));
-		if (child > 0) {
-			close(gate[1]);
-			waitpid(child, NULL, 0);
-		}
-		src->close(st);
-		return exit_code_of(ret);
+	close(r->gate[0]);
+	return 0;
+}
+
+/* The command's memory map, kept for report while it runs. */
+static void spe_record_maps(struct spe_run *r)
+{
+	char path[64], *text;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", r->child);
+	text = spe_read_text(path, &len);
+	if (text && len) {
+		free(r->maps);
+		r->maps = text;
+		r->maps_len = len;
+	} else {
+		free(text);
 	}
-	if (child > 0) {
-		if (write(gate[1], "g", 1) != 1)
-			perror("pmuscope: starting the command");
-		close(gate[1]);
-	}
+}
+
+/*
+ * Drain the data until -d's seconds, the command's exit, or SIGINT or
+ * SIGTERM: 0, or the negative errno of a failed read.
+ */
+static int spe_record_loop(struct spe_run *r)
+{
+	struct timespec t0, now;
+
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		int n = src->drain(st, 100, spe_emit, &rec);
+		int n = r->src->drain(r->st, 100, spe_emit, &r->rec);
 
 		if (n < 0 && n != -EINTR) {
 			fprintf(stderr, "pmuscope: reading the SPE data: %s\n", strerror(-n));
-			ret = n;
-			break;
+			return n;
 		}
 		if (spe_stop_signal)
-			break;
-		if (child > 0) {
-			char path[64], *text;
-			size_t len;
-			pid_t w;
-
-			snprintf(path, sizeof(path), "/proc/%d/maps", child);
-			text = spe_read_text(path, &len);
-			if (text && len) {
-				free(maps);
-				maps = text;
-				maps_len = len;
-			} else {
-				free(text);
-			}
-			w = waitpid(child, &child_status, WNOHANG);
-			if (w == child) {
-				reaped = 1;
-				break;
+			return 0;
+		if (r->child > 0) {
+			spe_record_maps(r);
+			if (waitpid(r->child, &r->child_status, WNOHANG) == r->child) {
+				r->reaped = 1;
+				return 0;
 			}
 		}
-		if (a.seconds) {
+		if (r->a.seconds) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) / 1e9 >= a.seconds)
-				break;
+			if (now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) / 1e9 >= r->a.seconds)
+				return 0;
 		}
 	}
-	ec = src->disable(st);
+}
+
+/*
+ * The stop: the last data, the command reaped, what was written and
+ * lost said, the file finished. @ret: the loop's; the exit status.
+ */
+static int spe_record_end(struct spe_run *r, int ret)
+{
+	const struct spe_source *src = r->src;
+	char err[400];
+	uint64_t freq;
+	int ec;
+
+	ec = src->disable(r->st);
 	if (ec)
 		fprintf(stderr, "pmuscope: SPE source %s: cannot stop: %s\n", src->name,
 			strerror(-ec));
 	/* What the CPUs handed over at the stop. */
 	for (int k = 0; k < 1000; k++) {
-		int n = src->drain(st, 0, spe_emit, &rec);
+		int n = src->drain(r->st, 0, spe_emit, &r->rec);
 
 		if (n <= 0) {
 			if (n < 0 && n != -EINTR)
@@ -560,33 +570,82 @@ static int spe_record(int argc, char **argv)
 			break;
 		}
 	}
-	if (child > 0 && !reaped) {
+	if (r->child > 0 && !r->reaped) {
 		if (spe_stop_signal)
-			kill(child, spe_stop_signal);
-		waitpid(child, &child_status, 0);
-		reaped = 1;
+			kill(r->child, spe_stop_signal);
+		waitpid(r->child, &r->child_status, 0);
+		r->reaped = 1;
 	}
 	fprintf(stderr, "pmuscope: %llu chunks, %llu bytes of SPE data written to %s; %llu bytes lost before chunks\n",
-		(unsigned long long)rec.chunks, (unsigned long long)rec.bytes, a.out,
-		(unsigned long long)rec.lost);
-	freq = spe_print_status(src, st, rec.flags_seen);
+		(unsigned long long)r->rec.chunks, (unsigned long long)r->rec.bytes, r->a.out,
+		(unsigned long long)r->rec.lost);
+	freq = spe_print_status(src, r->st, r->rec.flags_seen);
 	if (freq)
-		rec.w.h.freq = freq;	/* the source's word over CNTFRQ_EL0's */
-	src->close(st);
-	if (spef_finish(&rec.w, child > 0 ? (uint32_t)child : 0, maps, maps_len, err,
-			sizeof(err))) {
+		r->rec.w.h.freq = freq;	/* the source's word over CNTFRQ_EL0's */
+	src->close(r->st);
+	if (spef_finish(&r->rec.w, r->child > 0 ? (uint32_t)r->child : 0, r->maps, r->maps_len,
+			err, sizeof(err))) {
 		fprintf(stderr, "pmuscope: %s\n", err);
 		ret = ret ? ret : -EIO;
 	}
-	free(maps);
-	if (rec.error && !ret)
-		ret = rec.error;
+	free(r->maps);
+	if (r->rec.error && !ret)
+		ret = r->rec.error;
 	if (ret)
 		return 1;
-	if (child > 0 && reaped)
-		return WIFEXITED(child_status) ? WEXITSTATUS(child_status) :
-		       128 + WTERMSIG(child_status);
+	if (r->child > 0 && r->reaped)
+		return WIFEXITED(r->child_status) ? WEXITSTATUS(r->child_status) :
+		       128 + WTERMSIG(r->child_status);
 	return 0;
+}
+
+static int spe_record(int argc, char **argv)
+{
+	struct spe_run r = { .a = { .out = SPE_DEFAULT_FILE }, .gate = { -1, -1 } };
+	struct sigaction sa;
+	int ret;
+
+	if (cli_parse(&spe_record_cli, argc, argv, &r.a, &ret))
+		return ret;
+	ret = spe_record_check(&r, argc, argv);
+	if (!ret)
+		ret = spe_record_source(&r);
+	if (ret)
+		return ret;
+	fprintf(stderr, "pmuscope: SPE source: %s%s\n", r.src->name,
+		!strcmp(r.src->name, "kernel") ? " (the pmuscope driver's SPE session)" :
+		!strcmp(r.src->name, "perf") ? " (perf's arm_spe PMU)" : "");
+	if (r.cmd && !(r.a.o.flags & PMUSCOPE_SPE_CX))
+		fprintf(stderr, "pmuscope: no Context packets (--cx needs privilege): report cannot tell the command's samples from others on these CPUs\n");
+	if (spe_record_file(&r, argc, argv))
+		goto fail;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = spe_on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (r.cmd && spe_record_fork(&r))
+		goto fail;
+	ret = r.src->enable(r.st);
+	if (ret) {
+		fprintf(stderr, "pmuscope: SPE source %s: cannot enable: %s\n", r.src->name,
+			strerror(-ret));
+		if (r.child > 0) {
+			close(r.gate[1]);
+			waitpid(r.child, NULL, 0);
+		}
+		r.src->close(r.st);
+		return exit_code_of(ret);
+	}
+	if (r.child > 0) {
+		if (write(r.gate[1], "g", 1) != 1)
+			perror("pmuscope: starting the command");
+		close(r.gate[1]);
+	}
+	return spe_record_end(&r, spe_record_loop(&r));
+fail:
+	r.src->close(r.st);
+	return 1;
 }
 
 /* ---------------------------------------------------------------- report */
@@ -713,265 +772,282 @@ static const struct cli_option spe_report_options[] = {
 
 static const struct cli_options spe_report_cli = { "spe report", spe_report_options, spe_usage };
 
-static int spe_report(int argc, char **argv)
-{
-	static const char *const flag_names[4] = { "lost", "collision", "stopped", "final" };
-	struct spe_report_args ra = { .in = SPE_DEFAULT_FILE, .top = 10, .pid = -1 };
-	int ret = 0;
+/* A spe report: what its phases share. */
+struct spe_rep {
+	struct spe_report_args a;
 	struct spef f;
 	struct spe_stats s;
+	char note[300];			/* what --pid did */
+	struct spe_pc *hot;		/* the --top hottest PCs */
+	size_t nhot;
+	struct spe_map *maps;		/* the command's, from the file */
+	size_t nmaps;
+	char *maps_copy;
+	struct sym_table *syms;
+	struct spe_fn *fns;		/* every function sampled, hottest first */
+	size_t nfns;
+};
+
+/*
+ * A first pass: are there Context packets to restrict to a pid with?
+ * (--pid, or the file's command without --all-pids.) 0, with *@ret
+ * EXIT_UNSUPPORTED when --pid cannot be honoured; 1 out of memory.
+ */
+static int spe_report_pid(struct spe_rep *r, int *ret)
+{
 	struct pmuscope_spe_chunk c;
 	const unsigned char *data;
-	char err[600], note[300] = "";
-	struct spe_pc *hot = NULL;
-	size_t nhot, off = 0, nmaps = 0, nfns = 0;
-	struct spe_map *maps = NULL;
-	char *maps_copy = NULL;
-	struct sym_table *syms = NULL;
-	struct spe_fn *fns = NULL;
+	char err[600];
+	size_t off = 0;
 
-	if (cli_parse(&spe_report_cli, argc, argv, &ra, &ret))
-		return ret;
-	if (optind < argc) {
-		spe_usage(stderr);
-		return EXIT_USAGE;
-	}
-	ret = spef_read(ra.in, &f, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "pmuscope: %s\n", err);
-		return 1;
-	}
-	if (spe_stats_init(&s)) {
-		spef_free(&f);
-		return 1;
-	}
-	/* A first pass: are there Context packets to restrict to a pid with? */
-	if (!ra.all_pids && (ra.pid > 0 || f.h.pid)) {
-		uint32_t want = ra.pid > 0 ? (uint32_t)ra.pid : f.h.pid;
+	if (!r->a.all_pids && (r->a.pid > 0 || r->f.h.pid)) {
+		uint32_t want = r->a.pid > 0 ? (uint32_t)r->a.pid : r->f.h.pid;
 
-		while (pmuscope_spe_chunk_next(f.chunks, f.h.data_size, &off, &c, &data, err,
+		while (pmuscope_spe_chunk_next(r->f.chunks, r->f.h.data_size, &off, &c, &data, err,
 					       sizeof(err)) == 1)
-			spe_stats_chunk(&s, &c, data);
-		if (s.with_context) {
-			s.pid_filter = 1;
-			s.pid = want;
-			snprintf(note, sizeof(note), "restricted to pid %u (Context packets)", want);
+			spe_stats_chunk(&r->s, &c, data);
+		if (r->s.with_context) {
+			r->s.pid_filter = 1;
+			r->s.pid = want;
+			snprintf(r->note, sizeof(r->note), "restricted to pid %u (Context packets)", want);
 		} else {
-			snprintf(note, sizeof(note),
+			snprintf(r->note, sizeof(r->note),
 				 "NOT restricted to pid %u: the data has no Context packets (record with --cx, as root, on a kernel with CONFIG_PID_IN_CONTEXTIDR): every process on the CPUs is counted",
 				 want);
-			if (ra.pid > 0)
-				ret = EXIT_UNSUPPORTED;
+			if (r->a.pid > 0)
+				*ret = EXIT_UNSUPPORTED;
 		}
-		spe_stats_free(&s);
-		if (spe_stats_init(&s)) {
-			spef_free(&f);
+		spe_stats_free(&r->s);
+		if (spe_stats_init(&r->s))
+			return 1;
+		r->s.pid_filter = r->note[0] == 'r';
+		r->s.pid = want;
+	}
+	return 0;
+}
+
+/* Count every record; the hottest PCs; the symbols: 0, or 1 out of memory. */
+static int spe_report_scan(struct spe_rep *r)
+{
+	struct pmuscope_spe_chunk c;
+	const unsigned char *data;
+	char err[600];
+	size_t off = 0;
+
+	while (pmuscope_spe_chunk_next(r->f.chunks, r->f.h.data_size, &off, &c, &data, err,
+				       sizeof(err)) == 1)
+		if (spe_stats_chunk(&r->s, &c, data)) {
+			fprintf(stderr, "pmuscope: out of memory\n");
 			return 1;
 		}
-		s.pid_filter = note[0] == 'r';
-		s.pid = want;
-		off = 0;
+	r->hot = calloc(r->a.top, sizeof(*r->hot));
+	if (!r->hot)
+		return 1;
+	r->nhot = spe_stats_top(&r->s, r->hot, r->a.top);
+	if (r->f.maps && sym_available()) {
+		r->maps_copy = strndup(r->f.maps, r->f.h.maps_size);
+		if (r->maps_copy)
+			r->nmaps = spe_maps_parse(r->maps_copy, &r->maps);
+		r->syms = sym_new(NULL);
 	}
-	while (pmuscope_spe_chunk_next(f.chunks, f.h.data_size, &off, &c, &data, err,
-				       sizeof(err)) == 1)
-		if (spe_stats_chunk(&s, &c, data)) {
-			fprintf(stderr, "pmuscope: out of memory\n");
-			ret = 1;
-			goto out;
-		}
-	hot = calloc(ra.top, sizeof(*hot));
-	if (!hot) {
-		ret = 1;
-		goto out;
-	}
-	nhot = spe_stats_top(&s, hot, ra.top);
-	if (f.maps && sym_available()) {
-		maps_copy = strndup(f.maps, f.h.maps_size);
-		if (maps_copy)
-			nmaps = spe_maps_parse(maps_copy, &maps);
-		syms = sym_new(NULL);
-	}
-	/* Functions: every PC resolved, summed by name. */
-	if (syms || !sym_available()) {
-		struct spe_pc *all = calloc(s.nr_pcs ? s.nr_pcs : 1, sizeof(*all));
-		size_t nall = all ? spe_stats_top(&s, all, s.nr_pcs) : 0;
+	return 0;
+}
 
-		fns = calloc(nall ? nall : 1, sizeof(*fns));
-		for (size_t i = 0; fns && i < nall; i++) {
+static void spe_report_functions(struct spe_rep *r)
+{
+	/* Every PC resolved, summed by name. */
+	if (r->syms || !sym_available()) {
+		struct spe_pc *all = calloc(r->s.nr_pcs ? r->s.nr_pcs : 1, sizeof(*all));
+		size_t nall = all ? spe_stats_top(&r->s, all, r->s.nr_pcs) : 0;
+
+		r->fns = calloc(nall ? nall : 1, sizeof(*r->fns));
+		for (size_t i = 0; r->fns && i < nall; i++) {
 			char buf[300];
-			const char *name = spe_resolve(syms, maps, nmaps, &all[i], buf, sizeof(buf));
+			const char *name = spe_resolve(r->syms, r->maps, r->nmaps, &all[i], buf, sizeof(buf));
 			size_t k;
 
-			for (k = 0; k < nfns && strcmp(fns[k].name, name); k++)
+			for (k = 0; k < r->nfns && strcmp(r->fns[k].name, name); k++)
 				;
-			if (k == nfns) {
-				fns[k].name = strdup(name);
-				if (!fns[k].name)
+			if (k == r->nfns) {
+				r->fns[k].name = strdup(name);
+				if (!r->fns[k].name)
 					break;
-				nfns++;
+				r->nfns++;
 			}
-			fns[k].count += all[i].count;
+			r->fns[k].count += all[i].count;
 		}
-		qsort(fns, nfns, sizeof(*fns), spe_fn_cmp);
+		qsort(r->fns, r->nfns, sizeof(*r->fns), spe_fn_cmp);
 		free(all);
 	}
 
-	if (ra.json) {
-		printf("{\"file\":");
-		report_json_str(stdout, ra.in);
-		printf(",\"source\":\"%s\",\"emulated\":%s",
-		       f.h.flags & SPEF_SOURCE_PERF ? "perf" : "kernel",
-		       f.h.flags & SPEF_EMULATED ? "true" : "false");
-		printf(",\"command\":[");
-		for (uint32_t i = 0; i < f.h.argc; i++) {
-			printf("%s", i ? "," : "");
-			report_json_str(stdout, f.argv[i]);
-		}
-		printf("],\"pid\":%u,\"pid_filter\":%s", s.pid_filter ? s.pid : f.h.pid,
-		       s.pid_filter ? "true" : "false");
-		if (note[0]) {
-			printf(",\"note\":");
-			report_json_str(stdout, note);
-		}
-		spe_json_u("records", s.records, 1);
-		spe_json_u("loads", s.loads, 1);
-		spe_json_u("stores", s.stores, 1);
-		spe_json_u("branches", s.branches, 1);
-		spe_json_u("other", s.other, 1);
-		spe_json_u("filtered_out", s.filtered_out, 1);
-		spe_json_u("partial_records", s.partial, 1);
-		spe_json_u("bad_packets", s.bad_packets, 1);
-		spe_json_u("chunks", s.chunks, 1);
-		spe_json_u("data_bytes", s.data_bytes, 1);
-		spe_json_u("lost_bytes", s.lost_bytes, 1);
-		printf(",\"chunk_flags\":{");
-		for (unsigned int b = 0; b < 4; b++)
-			spe_json_u(flag_names[b], s.chunk_flags[b], b);
-		printf("},\"hot_pcs\":[");
-		for (size_t i = 0; i < nhot; i++) {
-			char buf[300];
+}
 
-			printf("%s{\"pc\":\"0x%llx\",\"el\":%u,\"samples\":%llu,\"function\":",
-			       i ? "," : "", (unsigned long long)hot[i].pc, hot[i].el,
-			       (unsigned long long)hot[i].count);
-			report_json_str(stdout, spe_resolve(syms, maps, nmaps, &hot[i], buf,
-							    sizeof(buf)));
-			printf("}");
-		}
-		printf("],\"functions\":[");
-		for (size_t i = 0; i < nfns && i < ra.top; i++) {
-			printf("%s{\"function\":", i ? "," : "");
-			report_json_str(stdout, fns[i].name);
-			printf(",\"samples\":%llu}", (unsigned long long)fns[i].count);
-		}
-		printf("],\"load_latency\":{\"loads\":%llu,\"mean\":%.2f,\"max\":%llu,\"buckets\":[",
-		       (unsigned long long)s.lat_loads,
-		       s.lat_loads ? (double)s.lat_sum / s.lat_loads : 0.0,
-		       (unsigned long long)s.lat_max);
-		for (unsigned int b = 0; b < SPE_LAT_BUCKETS; b++) {
-			printf("%s{\"min\":%u,", b ? "," : "", spe_lat_edges[b]);
-			if (b + 1 < SPE_LAT_BUCKETS)
-				printf("\"max\":%u,", spe_lat_edges[b + 1] - 1);
-			printf("\"count\":%llu}", (unsigned long long)s.lat_hist[b]);
-		}
-		printf("]},\"data_source\":[");
-		for (unsigned int i = 0; i < s.nr_src; i++)
-			printf("%s{\"source\":%llu,\"loads\":%llu}", i ? "," : "",
-			       (unsigned long long)s.src_value[i], (unsigned long long)s.src_count[i]);
-		printf("],\"events\":{");
-		for (unsigned int b = 0, k = 0; b < SPE_EV_BITS; b++) {
-			const char *name = pmuscope_spe_event_name(b);
+static void spe_report_json(const struct spe_rep *r)
+{
+	static const char *const flag_names[4] = { "lost", "collision", "stopped", "final" };
 
-			if (!name)
-				continue;
-			printf("%s\"%s\":{\"records\":%llu,\"loads\":%llu}", k++ ? "," : "", name,
-			       (unsigned long long)s.ev[b], (unsigned long long)s.ev_loads[b]);
-		}
-		printf("}}\n");
-		goto out;
+	printf("{\"file\":");
+	report_json_str(stdout, r->a.in);
+	printf(",\"source\":\"%s\",\"emulated\":%s",
+	       r->f.h.flags & SPEF_SOURCE_PERF ? "perf" : "kernel",
+	       r->f.h.flags & SPEF_EMULATED ? "true" : "false");
+	printf(",\"command\":[");
+	for (uint32_t i = 0; i < r->f.h.argc; i++) {
+		printf("%s", i ? "," : "");
+		report_json_str(stdout, r->f.argv[i]);
 	}
-
-	printf("# SPE report of %s: source %s%s\n", ra.in,
-	       f.h.flags & SPEF_SOURCE_PERF ? "perf (arm_spe PMU)" : "kernel (pmuscope driver)",
-	       f.h.flags & SPEF_EMULATED ? ", EMULATED (register model, not hardware)" : "");
-	printf("# command:");
-	for (uint32_t i = 0; i < f.h.argc; i++)
-		printf(" %s", f.argv[i]);
-	printf("\n");
-	if (!f.h.finished)
-		printf("# WARNING: the recording did not finish (its file has no final header)\n");
-	if (note[0])
-		printf("# %s\n", note);
-	printf("# %llu records: %llu loads, %llu stores, %llu branches, %llu other%s",
-	       (unsigned long long)s.records, (unsigned long long)s.loads,
-	       (unsigned long long)s.stores, (unsigned long long)s.branches,
-	       (unsigned long long)s.other, s.filtered_out ? "" : "\n");
-	if (s.filtered_out)
-		printf(" (%llu of other processes left out)\n", (unsigned long long)s.filtered_out);
-	printf("# %llu bytes of data in %llu chunks; lost %llu bytes; chunks flagged lost %llu, collision %llu, stopped %llu, final %llu\n",
-	       (unsigned long long)s.data_bytes, (unsigned long long)s.chunks,
-	       (unsigned long long)s.lost_bytes, (unsigned long long)s.chunk_flags[0],
-	       (unsigned long long)s.chunk_flags[1], (unsigned long long)s.chunk_flags[2],
-	       (unsigned long long)s.chunk_flags[3]);
-	if (s.bad_packets || s.partial)
-		printf("# WARNING: %llu bad packets, %llu records cut short\n",
-		       (unsigned long long)s.bad_packets, (unsigned long long)s.partial);
-	printf("\nHottest PCs:\n  %10s %7s %4s  %-18s  %s\n", "samples", "share", "EL", "PC",
-	       "function");
-	for (size_t i = 0; i < nhot; i++) {
+	printf("],\"pid\":%u,\"pid_filter\":%s", r->s.pid_filter ? r->s.pid : r->f.h.pid,
+	       r->s.pid_filter ? "true" : "false");
+	if (r->note[0]) {
+		printf(",\"note\":");
+		report_json_str(stdout, r->note);
+	}
+	spe_json_u("records", r->s.records, 1);
+	spe_json_u("loads", r->s.loads, 1);
+	spe_json_u("stores", r->s.stores, 1);
+	spe_json_u("branches", r->s.branches, 1);
+	spe_json_u("other", r->s.other, 1);
+	spe_json_u("filtered_out", r->s.filtered_out, 1);
+	spe_json_u("partial_records", r->s.partial, 1);
+	spe_json_u("bad_packets", r->s.bad_packets, 1);
+	spe_json_u("chunks", r->s.chunks, 1);
+	spe_json_u("data_bytes", r->s.data_bytes, 1);
+	spe_json_u("lost_bytes", r->s.lost_bytes, 1);
+	printf(",\"chunk_flags\":{");
+	for (unsigned int b = 0; b < 4; b++)
+		spe_json_u(flag_names[b], r->s.chunk_flags[b], b);
+	printf("},\"hot_pcs\":[");
+	for (size_t i = 0; i < r->nhot; i++) {
 		char buf[300];
 
-		printf("  %10llu %6.2f%% el%u  0x%016llx  %s\n", (unsigned long long)hot[i].count,
-		       s.records ? 100.0 * hot[i].count / s.records : 0.0, hot[i].el,
-		       (unsigned long long)hot[i].pc,
-		       spe_resolve(syms, maps, nmaps, &hot[i], buf, sizeof(buf)));
+		printf("%s{\"pc\":\"0x%llx\",\"el\":%u,\"samples\":%llu,\"function\":",
+		       i ? "," : "", (unsigned long long)r->hot[i].pc, r->hot[i].el,
+		       (unsigned long long)r->hot[i].count);
+		report_json_str(stdout, spe_resolve(r->syms, r->maps, r->nmaps, &r->hot[i], buf,
+						    sizeof(buf)));
+		printf("}");
+	}
+	printf("],\"functions\":[");
+	for (size_t i = 0; i < r->nfns && i < r->a.top; i++) {
+		printf("%s{\"function\":", i ? "," : "");
+		report_json_str(stdout, r->fns[i].name);
+		printf(",\"samples\":%llu}", (unsigned long long)r->fns[i].count);
+	}
+	printf("],\"load_latency\":{\"loads\":%llu,\"mean\":%.2f,\"max\":%llu,\"buckets\":[",
+	       (unsigned long long)r->s.lat_loads,
+	       r->s.lat_loads ? (double)r->s.lat_sum / r->s.lat_loads : 0.0,
+	       (unsigned long long)r->s.lat_max);
+	for (unsigned int b = 0; b < SPE_LAT_BUCKETS; b++) {
+		printf("%s{\"min\":%u,", b ? "," : "", spe_lat_edges[b]);
+		if (b + 1 < SPE_LAT_BUCKETS)
+			printf("\"max\":%u,", spe_lat_edges[b + 1] - 1);
+		printf("\"count\":%llu}", (unsigned long long)r->s.lat_hist[b]);
+	}
+	printf("]},\"data_source\":[");
+	for (unsigned int i = 0; i < r->s.nr_src; i++)
+		printf("%s{\"source\":%llu,\"loads\":%llu}", i ? "," : "",
+		       (unsigned long long)r->s.src_value[i], (unsigned long long)r->s.src_count[i]);
+	printf("],\"events\":{");
+	for (unsigned int b = 0, k = 0; b < SPE_EV_BITS; b++) {
+		const char *name = pmuscope_spe_event_name(b);
+
+		if (!name)
+			continue;
+		printf("%s\"%s\":{\"records\":%llu,\"loads\":%llu}", k++ ? "," : "", name,
+		       (unsigned long long)r->s.ev[b], (unsigned long long)r->s.ev_loads[b]);
+	}
+	printf("}}\n");
+}
+
+/* The text report's head, the hottest PCs and functions. */
+static void spe_report_text(const struct spe_rep *r)
+{
+	printf("# SPE report of %s: source %s%s\n", r->a.in,
+	       r->f.h.flags & SPEF_SOURCE_PERF ? "perf (arm_spe PMU)" : "kernel (pmuscope driver)",
+	       r->f.h.flags & SPEF_EMULATED ? ", EMULATED (register model, not hardware)" : "");
+	printf("# command:");
+	for (uint32_t i = 0; i < r->f.h.argc; i++)
+		printf(" %s", r->f.argv[i]);
+	printf("\n");
+	if (!r->f.h.finished)
+		printf("# WARNING: the recording did not finish (its file has no final header)\n");
+	if (r->note[0])
+		printf("# %s\n", r->note);
+	printf("# %llu records: %llu loads, %llu stores, %llu branches, %llu other%s",
+	       (unsigned long long)r->s.records, (unsigned long long)r->s.loads,
+	       (unsigned long long)r->s.stores, (unsigned long long)r->s.branches,
+	       (unsigned long long)r->s.other, r->s.filtered_out ? "" : "\n");
+	if (r->s.filtered_out)
+		printf(" (%llu of other processes left out)\n", (unsigned long long)r->s.filtered_out);
+	printf("# %llu bytes of data in %llu chunks; lost %llu bytes; chunks flagged lost %llu, collision %llu, stopped %llu, final %llu\n",
+	       (unsigned long long)r->s.data_bytes, (unsigned long long)r->s.chunks,
+	       (unsigned long long)r->s.lost_bytes, (unsigned long long)r->s.chunk_flags[0],
+	       (unsigned long long)r->s.chunk_flags[1], (unsigned long long)r->s.chunk_flags[2],
+	       (unsigned long long)r->s.chunk_flags[3]);
+	if (r->s.bad_packets || r->s.partial)
+		printf("# WARNING: %llu bad packets, %llu records cut short\n",
+		       (unsigned long long)r->s.bad_packets, (unsigned long long)r->s.partial);
+	printf("\nHottest PCs:\n  %10s %7s %4s  %-18s  %s\n", "samples", "share", "EL", "PC",
+	       "function");
+	for (size_t i = 0; i < r->nhot; i++) {
+		char buf[300];
+
+		printf("  %10llu %6.2f%% el%u  0x%016llx  %s\n", (unsigned long long)r->hot[i].count,
+		       r->s.records ? 100.0 * r->hot[i].count / r->s.records : 0.0, r->hot[i].el,
+		       (unsigned long long)r->hot[i].pc,
+		       spe_resolve(r->syms, r->maps, r->nmaps, &r->hot[i], buf, sizeof(buf)));
 	}
 	if (!sym_available())
 		printf("  (functions not resolved: this pmuscope was built without elfutils)\n");
-	else if (!f.maps)
+	else if (!r->f.maps)
 		printf("  (user functions not resolved: the file has no maps of a command)\n");
-	if (nfns && syms) {
+	if (r->nfns && r->syms) {
 		printf("\nHottest functions:\n  %10s %7s  %s\n", "samples", "share", "function");
-		for (size_t i = 0; i < nfns && i < ra.top; i++)
-			printf("  %10llu %6.2f%%  %s\n", (unsigned long long)fns[i].count,
-			       s.records ? 100.0 * fns[i].count / s.records : 0.0, fns[i].name);
+		for (size_t i = 0; i < r->nfns && i < r->a.top; i++)
+			printf("  %10llu %6.2f%%  %s\n", (unsigned long long)r->fns[i].count,
+			       r->s.records ? 100.0 * r->fns[i].count / r->s.records : 0.0, r->fns[i].name);
 	}
+}
+
+/* The text report's load latency, data sources, events and CPUs. */
+static void spe_report_hist(const struct spe_rep *r)
+{
 	printf("\nLoad latency (total, cycles): %llu loads, mean %.1f, max %llu\n",
-	       (unsigned long long)s.lat_loads, s.lat_loads ? (double)s.lat_sum / s.lat_loads : 0.0,
-	       (unsigned long long)s.lat_max);
+	       (unsigned long long)r->s.lat_loads, r->s.lat_loads ? (double)r->s.lat_sum / r->s.lat_loads : 0.0,
+	       (unsigned long long)r->s.lat_max);
 	for (unsigned int b = 0; b < SPE_LAT_BUCKETS; b++) {
 		char range[32];
-		unsigned int bar = s.lat_loads ? (unsigned int)(40 * s.lat_hist[b] / s.lat_loads) : 0;
+		unsigned int bar = r->s.lat_loads ? (unsigned int)(40 * r->s.lat_hist[b] / r->s.lat_loads) : 0;
 
 		if (b + 1 < SPE_LAT_BUCKETS)
 			snprintf(range, sizeof(range), "%u-%u", spe_lat_edges[b], spe_lat_edges[b + 1] - 1);
 		else
 			snprintf(range, sizeof(range), "%u+", spe_lat_edges[b]);
-		printf("  %10s %10llu %6.2f%% %.*s\n", range, (unsigned long long)s.lat_hist[b],
-		       s.lat_loads ? 100.0 * s.lat_hist[b] / s.lat_loads : 0.0, bar,
+		printf("  %10s %10llu %6.2f%% %.*s\n", range, (unsigned long long)r->s.lat_hist[b],
+		       r->s.lat_loads ? 100.0 * r->s.lat_hist[b] / r->s.lat_loads : 0.0, bar,
 		       "########################################");
 	}
 	printf("\nData source of loads (IMPLEMENTATION DEFINED encoding): %llu loads\n",
-	       (unsigned long long)s.src_loads);
-	for (unsigned int i = 0; i < s.nr_src; i++)
-		printf("  source %-6llu %10llu %6.2f%%\n", (unsigned long long)s.src_value[i],
-		       (unsigned long long)s.src_count[i],
-		       100.0 * s.src_count[i] / s.src_loads);
-	if (s.src_other)
-		printf("  other        %10llu\n", (unsigned long long)s.src_other);
+	       (unsigned long long)r->s.src_loads);
+	for (unsigned int i = 0; i < r->s.nr_src; i++)
+		printf("  source %-6llu %10llu %6.2f%%\n", (unsigned long long)r->s.src_value[i],
+		       (unsigned long long)r->s.src_count[i],
+		       100.0 * r->s.src_count[i] / r->s.src_loads);
+	if (r->s.src_other)
+		printf("  other        %10llu\n", (unsigned long long)r->s.src_other);
 	printf("\nEvents:            %10s %10s %8s\n", "records", "loads", "of loads");
 	for (unsigned int b = 0; b < SPE_EV_BITS; b++) {
 		const char *name = pmuscope_spe_event_name(b);
 
-		if (!name || (!s.ev[b] && b > 11))
+		if (!name || (!r->s.ev[b] && b > 11))
 			continue;
-		printf("  %-16s %10llu %10llu %7.2f%%\n", name, (unsigned long long)s.ev[b],
-		       (unsigned long long)s.ev_loads[b],
-		       s.loads ? 100.0 * s.ev_loads[b] / s.loads : 0.0);
+		printf("  %-16s %10llu %10llu %7.2f%%\n", name, (unsigned long long)r->s.ev[b],
+		       (unsigned long long)r->s.ev_loads[b],
+		       r->s.loads ? 100.0 * r->s.ev_loads[b] / r->s.loads : 0.0);
 	}
 	printf("\nPer CPU:\n");
 	for (unsigned int cpu = 0; cpu < SPE_REPORT_CPUS; cpu++) {
-		const struct spe_cpu_acct *a = &s.cpu[cpu];
+		const struct spe_cpu_acct *a = &r->s.cpu[cpu];
 
 		if (!a->chunks)
 			continue;
@@ -980,17 +1056,51 @@ static int spe_report(int argc, char **argv)
 		       (unsigned long long)a->lost, (unsigned long long)a->flags[0],
 		       (unsigned long long)a->flags[1], (unsigned long long)a->flags[2]);
 	}
+}
+
+static int spe_report(int argc, char **argv)
+{
+	struct spe_rep r = { .a = { .in = SPE_DEFAULT_FILE, .top = 10, .pid = -1 } };
+	char err[600];
+	int ret = 0;
+
+	if (cli_parse(&spe_report_cli, argc, argv, &r.a, &ret))
+		return ret;
+	if (optind < argc) {
+		spe_usage(stderr);
+		return EXIT_USAGE;
+	}
+	ret = spef_read(r.a.in, &r.f, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "pmuscope: %s\n", err);
+		return 1;
+	}
+	if (spe_stats_init(&r.s) || spe_report_pid(&r, &ret)) {
+		spef_free(&r.f);
+		return 1;
+	}
+	if (spe_report_scan(&r)) {
+		ret = 1;
+		goto out;
+	}
+	spe_report_functions(&r);
+	if (r.a.json) {
+		spe_report_json(&r);
+	} else {
+		spe_report_text(&r);
+		spe_report_hist(&r);
+	}
 out:
-	for (size_t i = 0; i < nfns; i++)
-		free(fns[i].name);
-	free(fns);
-	if (syms)
-		sym_free(syms);
-	free(maps);
-	free(maps_copy);
-	free(hot);
-	spe_stats_free(&s);
-	spef_free(&f);
+	for (size_t i = 0; i < r.nfns; i++)
+		free(r.fns[i].name);
+	free(r.fns);
+	if (r.syms)
+		sym_free(r.syms);
+	free(r.maps);
+	free(r.maps_copy);
+	free(r.hot);
+	spe_stats_free(&r.s);
+	spef_free(&r.f);
 	return ret;
 }
 

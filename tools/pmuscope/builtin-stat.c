@@ -98,33 +98,41 @@ static void stat_fill(struct report *r, const struct stat_opts *o,
 	}
 }
 
-int cmd_stat(int argc, char **argv)
+/* A stat run: what its phases share. */
+struct stat_run {
+	struct stat_opts o;		/* first: stat_opt() */
+	struct pmuscope *h;
+	struct pmuscope_count *vals, *prev_vals;
+	unsigned int nv, room;
+	struct report *cur, *total;
+	struct sigaction old_chld;
+	sigset_t oldmask;
+	int masked;
+	int go[2], ready[2];		/* the command's start (stat_fork()) */
+	pid_t child;
+	int status, reaped, first;
+	struct timespec t0;
+};
+
+/*
+ * The session: the driver opened, the CPUs or the task configured, the
+ * buffers and the reports' fixed parts: 0, or an exit status.
+ */
+static int stat_setup(struct stat_run *s)
 {
-	struct stat_opts o = { .fmt = REPORT_TABLE };
-	struct pmuscope_count *vals = NULL, *prev_vals = NULL;
-	struct report *cur = NULL, *total = NULL;
-	struct pmuscope *h = NULL;
-	char err[512], ready_byte;
-	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
-	sigset_t sigs, oldmask;
-	int masked = 0;
-	int ret, status = 0, go[2] = { -1, -1 }, ready[2] = { -1, -1 }, first = 1, reaped = 0;
-	unsigned int nv = 0, room, ncpus = 0;
-	struct timespec t0, next;
-	pid_t child = -1;
+	struct stat_opts *o = &s->o;
+	struct report *cur, *total;
+	unsigned int ncpus = 0;
+	char err[512];
+	int ret;
 
-	if (cli_parse(&stat_cli, argc, argv, &o, &ret))
-		return ret;
-	if (optind < argc)
-		o.cmd = &argv[optind];
-
-	ret = choose_cpus_events(&o, default_events, nr_default_events);
+	ret = choose_cpus_events(o, default_events, nr_default_events);
 	if (ret)
 		return ret;
 	for (int w = 0; w < PMUSCOPE_CPU_WORDS; w++)
-		ncpus += __builtin_popcountll(o.cpus[w]);
+		ncpus += __builtin_popcountll(o->cpus[w]);
 
-	ret = pmuscope_open(&h, err, sizeof(err));
+	ret = pmuscope_open(&s->h, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "pmuscope: %s\n", err);
 		return open_exit_code(ret);
@@ -135,222 +143,287 @@ int cmd_stat(int argc, char **argv)
 	 * and enable-on-exec, before exec: what pmuscope runs before the
 	 * exec is not counted. The direct backend counts CPUs only.
 	 */
-	o.task = o.cmd && !o.cpus_given && !o.all_cpus;
-	if (o.task && !(pmuscope_features(h) & PMUSCOPE_FEAT_TASK)) {
+	o->task = o->cmd && !o->cpus_given && !o->all_cpus;
+	if (o->task && !(pmuscope_features(s->h) & PMUSCOPE_FEAT_TASK)) {
 		fprintf(stderr, "pmuscope: the driver cannot count a task (API version 1, or no perf support): counting all CPUs (-a)\n");
-		o.task = 0;
+		o->task = 0;
 	}
-	ret = o.task ? 0 : pmuscope_configure(h, o.evs, o.nr, o.cpus, PMUSCOPE_CPU_WORDS);
+	ret = o->task ? 0 : pmuscope_configure(s->h, o->evs, o->nr, o->cpus, PMUSCOPE_CPU_WORDS);
 	if (ret) {
-		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
-		pmuscope_close(h);
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(s->h));
+		pmuscope_close(s->h);
+		s->h = NULL;
 		return exit_code_of(ret);
 	}
-	room = o.nr * ncpus;
-	vals = calloc(room, sizeof(*vals));
-	prev_vals = calloc(room, sizeof(*prev_vals));
-	cur = calloc(1, sizeof(*cur));
-	total = calloc(1, sizeof(*total));
-	ret = 1;
-	if (!vals || !prev_vals || !cur || !total)
-		goto out;
-	pmuscope_cpulist_format(o.cpus, PMUSCOPE_CPU_WORDS, total->cpus, sizeof(total->cpus));
-	total->per_cpu = o.per_cpu;
+	s->room = o->nr * ncpus;
+	s->vals = calloc(s->room, sizeof(*s->vals));
+	s->prev_vals = calloc(s->room, sizeof(*s->prev_vals));
+	s->cur = cur = calloc(1, sizeof(*cur));
+	s->total = total = calloc(1, sizeof(*total));
+	if (!s->vals || !s->prev_vals || !cur || !total)
+		return 1;
+	pmuscope_cpulist_format(o->cpus, PMUSCOPE_CPU_WORDS, total->cpus, sizeof(total->cpus));
+	total->per_cpu = o->per_cpu;
 	total->kernel_el = pmuscope_kernel_el();
-	total->command = o.cmd;
+	total->command = o->cmd;
 	total->exit_status = -1;
-	if (o.task) {
+	if (o->task) {
 		total->cpus[0] = '\0';
 		total->per_cpu = 0;
 	}
-	total->task = o.task;
-	cur->task = o.task;
+	total->task = o->task;
+	cur->task = o->task;
 	memcpy(cur->cpus, total->cpus, sizeof(cur->cpus));
 	cur->per_cpu = total->per_cpu;
 	cur->kernel_el = total->kernel_el;
-	cur->command = o.cmd;
+	cur->command = o->cmd;
 	cur->exit_status = -1;
 	cur->kind = REPORT_INTERVAL;
+	return 0;
+}
 
-	/*
-	 * SIGCHLD ignored (inherited from whoever started pmuscope) would
-	 * reap the command unseen and send no SIGCHLD: the default while
-	 * pmuscope waits, the inherited one for the command.
-	 */
-	sigaction(SIGCHLD, &dfl, &old_chld);
-	stat_signals(&sigs);
-	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
-	masked = 1;
-	if (o.cmd) {
-		/*
-		 * As perf does: the child gets ready (signal mask, CPU
-		 * affinity) and says so on ready[], then waits on go[] for
-		 * counting to start. Counting then covers exec and the
-		 * command, not the child's side of fork(), whose share would
-		 * otherwise depend on which of the two the scheduler ran first.
-		 */
-		if (pipe2(go, O_CLOEXEC) || pipe2(ready, O_CLOEXEC)) {
-			perror("pmuscope: pipe");
-			if (go[0] >= 0)
-				close(go[0]);
-			goto out;
-		}
-		child = fork();
-		if (child == 0) {
-			cpu_set_t set;
-			char c;
+/* The child, between fork() and exec: it never returns. */
+static void __attribute__((noreturn)) stat_child(struct stat_run *s)
+{
+	struct stat_opts *o = &s->o;
+	cpu_set_t set;
+	char c;
 
-			close(go[1]);
-			close(ready[0]);
-			sigaction(SIGCHLD, &old_chld, NULL);
-			sigprocmask(SIG_SETMASK, &oldmask, NULL);
-			if (o.cpus_given) {
-				CPU_ZERO(&set);
-				for (int cpu = 0; cpu < CPU_SETSIZE && cpu < PMUSCOPE_MAX_CPUS; cpu++)
-					if (cpu_chosen(&o, cpu))
-						CPU_SET(cpu, &set);
-				if (sched_setaffinity(0, sizeof(set), &set)) {
-					fprintf(stderr, "pmuscope: cannot pin '%s' to CPUs %s: %s\n",
-						o.cmd[0], total->cpus, strerror(errno));
-					_exit(126);
-				}
-			}
-			/* Its exit status (before exec) is then pmuscope's. */
-			if (o.task) {
-				int cret = pmuscope_configure_task(h, o.evs, o.nr, 0,
-								   PMUSCOPE_CFG_INHERIT |
-								   PMUSCOPE_CFG_ENABLE_ON_EXEC);
-
-				if (cret) {
-					fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
-					_exit(exit_code_of(cret));
-				}
-			}
-			if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
-				_exit(127);
-			execvp(o.cmd[0], o.cmd);
-			fprintf(stderr, "pmuscope: cannot run '%s': %s\n", o.cmd[0], strerror(errno));
-			_exit(127);
+	close(s->go[1]);
+	close(s->ready[0]);
+	sigaction(SIGCHLD, &s->old_chld, NULL);
+	sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+	if (o->cpus_given) {
+		CPU_ZERO(&set);
+		for (int cpu = 0; cpu < CPU_SETSIZE && cpu < PMUSCOPE_MAX_CPUS; cpu++)
+			if (cpu_chosen(o, cpu))
+				CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			fprintf(stderr, "pmuscope: cannot pin '%s' to CPUs %s: %s\n",
+				o->cmd[0], s->total->cpus, strerror(errno));
+			_exit(126);
 		}
-		close(go[0]);
-		close(ready[1]);
-		if (child < 0) {
-			perror("pmuscope: fork");
-			goto out;
-		}
-		/*
-		 * EOF: the child failed to get ready and is exiting (the
-		 * signals are blocked: the read is not interrupted).
-		 */
-		if (read(ready[0], &ready_byte, 1) != 1) {
-			close(go[1]);
-			go[1] = -1;
-			while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-				;
-			ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-			goto out;
-		}
-		close(ready[0]);
-		ready[0] = -1;
 	}
+	/* Its exit status (before exec) is then pmuscope's. */
+	if (o->task) {
+		int cret = pmuscope_configure_task(s->h, o->evs, o->nr, 0,
+						   PMUSCOPE_CFG_INHERIT |
+						   PMUSCOPE_CFG_ENABLE_ON_EXEC);
 
+		if (cret) {
+			fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(s->h));
+			_exit(exit_code_of(cret));
+		}
+	}
+	if (write(s->ready[1], "r", 1) != 1 || read(s->go[0], &c, 1) != 1)
+		_exit(127);
+	execvp(o->cmd[0], o->cmd);
+	fprintf(stderr, "pmuscope: cannot run '%s': %s\n", o->cmd[0], strerror(errno));
+	_exit(127);
+}
+
+/*
+ * As perf does: the child gets ready (signal mask, CPU affinity) and says
+ * so on ready[], then waits on go[] for counting to start. Counting then
+ * covers exec and the command, not the child's side of fork(), whose
+ * share would otherwise depend on which of the two the scheduler ran
+ * first. 0 with the child ready, or 1 with *@code the exit status (the
+ * child's, when it could not get ready).
+ */
+static int stat_fork(struct stat_run *s, int *code)
+{
+	char ready_byte;
+
+	if (pipe2(s->go, O_CLOEXEC) || pipe2(s->ready, O_CLOEXEC)) {
+		perror("pmuscope: pipe");
+		if (s->go[0] >= 0)
+			close(s->go[0]);
+		*code = 1;
+		return 1;
+	}
+	s->child = fork();
+	if (s->child == 0)
+		stat_child(s);
+	close(s->go[0]);
+	close(s->ready[1]);
+	if (s->child < 0) {
+		perror("pmuscope: fork");
+		*code = 1;
+		return 1;
+	}
+	/*
+	 * EOF: the child failed to get ready and is exiting (the
+	 * signals are blocked: the read is not interrupted).
+	 */
+	if (read(s->ready[0], &ready_byte, 1) != 1) {
+		close(s->go[1]);
+		s->go[1] = -1;
+		while (waitpid(s->child, &s->status, 0) < 0 && errno == EINTR)
+			;
+		*code = WIFEXITED(s->status) ? WEXITSTATUS(s->status) : 128 + WTERMSIG(s->status);
+		return 1;
+	}
+	close(s->ready[0]);
+	s->ready[0] = -1;
+	return 0;
+}
+
+/* With -I: an interval's counts every MS ms until the end of the run. */
+static void stat_intervals(struct stat_run *s)
+{
+	struct timespec next = s->t0;
+
+	for (;;) {
+		next.tv_sec += s->o.interval_ms / 1000;
+		next.tv_nsec += (s->o.interval_ms % 1000) * 1000000L;
+		if (next.tv_nsec >= 1000000000L) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000L;
+		}
+		if (stat_wait(&next, s->child, &s->status, &s->reaped))
+			break;
+		if (pmuscope_read(s->h, s->vals, s->room, &s->nv)) {
+			fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(s->h));
+			continue;
+		}
+		stat_fill(s->cur, &s->o, s->vals, s->nv, s->first ? NULL : s->prev_vals);
+		s->cur->time_s = now_s() - (s->t0.tv_sec + s->t0.tv_nsec / 1e9);
+		report_print(stdout, s->cur, s->o.fmt, s->first);
+		s->first = 0;
+		memcpy(s->prev_vals, s->vals, s->nv * sizeof(*s->vals));
+	}
+}
+
+/*
+ * Count from the go to the end of the run (the command's exit, or SIGINT
+ * or SIGTERM): 0, or 1 when counting could not start.
+ */
+static int stat_count(struct stat_run *s)
+{
 	/*
 	 * Counting starts here: keep the path to the wait short and fixed.
 	 * Not even the vDSO's clock_gettime(), whose retry loop runs again
 	 * when a tick updates the clock under it.
 	 */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_MONOTONIC, &s->t0);
 	/* A task session is armed already: it starts at the command's exec. */
-	if (!o.task && (pmuscope_reset(h) || pmuscope_enable(h))) {
-		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
-		if (child > 0) {
-			kill(child, SIGKILL);
-			waitpid(child, NULL, 0);
+	if (!s->o.task && (pmuscope_reset(s->h) || pmuscope_enable(s->h))) {
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(s->h));
+		if (s->child > 0) {
+			kill(s->child, SIGKILL);
+			waitpid(s->child, NULL, 0);
 		}
-		goto out;
+		return 1;
 	}
 	/*
 	 * The go: a child killed meanwhile (a Ctrl-C reaches its process
 	 * group too) makes this EPIPE, not SIGPIPE (ignored for the write);
 	 * its SIGCHLD then ends the wait below.
 	 */
-	if (child > 0) {
+	if (s->child > 0) {
 		struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
 
 		sigaction(SIGPIPE, &ign, &old_pipe);
-		if (write(go[1], "g", 1) != 1)
-			kill(child, SIGKILL);
+		if (write(s->go[1], "g", 1) != 1)
+			kill(s->child, SIGKILL);
 		sigaction(SIGPIPE, &old_pipe, NULL);
 	}
-	if (!o.interval_ms) {
-		stat_wait(NULL, child, &status, &reaped);
-	} else {
-		next = t0;
-		for (;;) {
-			next.tv_sec += o.interval_ms / 1000;
-			next.tv_nsec += (o.interval_ms % 1000) * 1000000L;
-			if (next.tv_nsec >= 1000000000L) {
-				next.tv_sec++;
-				next.tv_nsec -= 1000000000L;
-			}
-			if (stat_wait(&next, child, &status, &reaped))
-				break;
-			if (pmuscope_read(h, vals, room, &nv)) {
-				fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
-				continue;
-			}
-			stat_fill(cur, &o, vals, nv, first ? NULL : prev_vals);
-			cur->time_s = now_s() - (t0.tv_sec + t0.tv_nsec / 1e9);
-			report_print(stdout, cur, o.fmt, first);
-			first = 0;
-			memcpy(prev_vals, vals, nv * sizeof(*vals));
-		}
-	}
-	if (child > 0 && !reaped)
-		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+	if (!s->o.interval_ms)
+		stat_wait(NULL, s->child, &s->status, &s->reaped);
+	else
+		stat_intervals(s);
+	if (s->child > 0 && !s->reaped)
+		while (waitpid(s->child, &s->status, 0) < 0 && errno == EINTR)
 			;
-	pmuscope_disable(h);
-	total->elapsed_s = now_s() - (t0.tv_sec + t0.tv_nsec / 1e9);
-	if (child > 0) {
-		close(go[1]);
-		go[1] = -1;
-		total->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) :
-				     128 + WTERMSIG(status);
+	pmuscope_disable(s->h);
+	return 0;
+}
+
+/* The end: the last interval and the total: the exit status. */
+static int stat_print(struct stat_run *s)
+{
+	struct report *total = s->total;
+
+	total->elapsed_s = now_s() - (s->t0.tv_sec + s->t0.tv_nsec / 1e9);
+	if (s->child > 0) {
+		close(s->go[1]);
+		s->go[1] = -1;
+		total->exit_status = WIFEXITED(s->status) ? WEXITSTATUS(s->status) :
+				     128 + WTERMSIG(s->status);
 	}
-	if (pmuscope_read(h, vals, room, &nv)) {
-		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
-		goto out;
+	if (pmuscope_read(s->h, s->vals, s->room, &s->nv)) {
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(s->h));
+		return 1;
 	}
-	if (o.interval_ms) {
+	if (s->o.interval_ms) {
 		/* The last, partial interval, then the total. */
-		stat_fill(cur, &o, vals, nv, first ? NULL : prev_vals);
-		cur->time_s = total->elapsed_s;
-		report_print(stdout, cur, o.fmt, first);
-		first = 0;
+		stat_fill(s->cur, &s->o, s->vals, s->nv, s->first ? NULL : s->prev_vals);
+		s->cur->time_s = total->elapsed_s;
+		report_print(stdout, s->cur, s->o.fmt, s->first);
+		s->first = 0;
 	}
-	stat_fill(total, &o, vals, nv, NULL);
+	stat_fill(total, &s->o, s->vals, s->nv, NULL);
 	total->kind = REPORT_TOTAL;
-	report_print(stdout, total, o.fmt, first);
-	ret = child > 0 ? total->exit_status : 0;
-out:
-	if (masked) {
+	report_print(stdout, total, s->o.fmt, s->first);
+	return s->child > 0 ? total->exit_status : 0;
+}
+
+static void stat_free(struct stat_run *s)
+{
+	if (s->masked) {
 		/*
 		 * A SIGINT or SIGTERM still pending (a group kill, taken
 		 * after the command's end) acts when unblocked: the report
 		 * is out by then.
 		 */
 		fflush(stdout);
-		sigprocmask(SIG_SETMASK, &oldmask, NULL);
-		sigaction(SIGCHLD, &old_chld, NULL);
+		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+		sigaction(SIGCHLD, &s->old_chld, NULL);
 	}
-	if (ready[0] >= 0)
-		close(ready[0]);
-	if (go[1] >= 0)
-		close(go[1]);
-	free(vals);
-	free(prev_vals);
-	free(cur);
-	free(total);
-	pmuscope_close(h);
+	if (s->ready[0] >= 0)
+		close(s->ready[0]);
+	if (s->go[1] >= 0)
+		close(s->go[1]);
+	free(s->vals);
+	free(s->prev_vals);
+	free(s->cur);
+	free(s->total);
+	pmuscope_close(s->h);
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct stat_run s = {
+		.o = { .fmt = REPORT_TABLE },
+		.go = { -1, -1 }, .ready = { -1, -1 }, .child = -1, .first = 1,
+	};
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t sigs;
+	int ret;
+
+	if (cli_parse(&stat_cli, argc, argv, &s.o, &ret))
+		return ret;
+	if (optind < argc)
+		s.o.cmd = &argv[optind];
+
+	ret = stat_setup(&s);
+	if (ret)
+		goto out;
+	/*
+	 * SIGCHLD ignored (inherited from whoever started pmuscope) would
+	 * reap the command unseen and send no SIGCHLD: the default while
+	 * pmuscope waits, the inherited one for the command.
+	 */
+	sigaction(SIGCHLD, &dfl, &s.old_chld);
+	stat_signals(&sigs);
+	sigprocmask(SIG_BLOCK, &sigs, &s.oldmask);
+	s.masked = 1;
+	if (s.o.cmd && stat_fork(&s, &ret))
+		goto out;
+	ret = stat_count(&s);
+	if (!ret)
+		ret = stat_print(&s);
+out:
+	stat_free(&s);
 	return ret;
 }
