@@ -614,6 +614,12 @@ static void amu_time(struct amu_out *o, const struct pmuscope_amu_cpu *cur, unsi
 struct amu_args {
 	struct stat_opts o;		/* first: stat_opt() */
 	unsigned long long count;	/* -n */
+
+	struct pmuscope *h;		/* the run: amu_first() on */
+	unsigned int ncpus;
+	struct pmuscope_amu_cpu *prev, *cur;	/* the last two reads */
+	struct amu_out out;
+	struct timespec t0;		/* the first read */
 };
 
 static int amu_opt(void *ctx, const struct cli_option *opt, char *arg)
@@ -642,18 +648,116 @@ static const struct cli_option amu_options[] = {
 
 const struct cli_options amu_cli = { "amu", amu_options, amu_usage };
 
+/* The CPUs: -C's (which must exist), else every online one: 0, or an exit status. */
+static int amu_cpus(struct amu_args *a)
+{
+	struct pmuscope_cpu_info info;
+
+	/* Offline CPUs may be asked for: their record says so. */
+	if (!a->o.cpus_given && pmuscope_online_cpus(a->o.cpus, PMUSCOPE_CPU_WORDS)) {
+		fprintf(stderr, "pmuscope: %s not found: is the pmuscope module loaded? (insmod pmuscope.ko)\n",
+			pmuscope_sysfs_root());
+		return EXIT_DRIVER;
+	}
+	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
+		if (!cpu_chosen(&a->o, cpu))
+			continue;
+		if (a->o.cpus_given && pmuscope_cpu_info(cpu, &info)) {
+			fprintf(stderr, "pmuscope: cpu%d does not exist\n", cpu);
+			return 1;
+		}
+		a->ncpus++;
+	}
+	return 0;
+}
+
+/* The driver opened and the first read, which some CPU must answer: 0, or an exit status. */
+static int amu_first(struct amu_args *a)
+{
+	struct amu_out *out = &a->out;
+	unsigned int readable = 0;
+	char err[512];
+	int ret, n;
+
+	ret = pmuscope_open(&a->h, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "pmuscope: %s\n", err);
+		return open_exit_code(ret);
+	}
+	a->prev = calloc(a->ncpus, sizeof(*a->prev));
+	a->cur = calloc(a->ncpus, sizeof(*a->cur));
+	if (!a->prev || !a->cur) {
+		perror("pmuscope");
+		return 1;
+	}
+	n = pmuscope_amu_read(a->h, a->o.cpus, PMUSCOPE_CPU_WORDS, a->prev, a->ncpus, &out->freq);
+	clock_gettime(CLOCK_MONOTONIC, &a->t0);
+	out->mono = amu_now();
+	if (n < 0)
+		return amu_failed(a->h, &a->o, n);
+	for (int i = 0; i < n; i++)
+		readable += a->prev[i].state == PMUSCOPE_AMU_READ_OK;
+	if (!readable) {
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, "pmuscope: cpu%u: %s\n", a->prev[i].cpu,
+				amu_state_text(a->prev[i].state));
+		fprintf(stderr, "pmuscope: no CPU asked for has an AMU to read%s\n",
+			pmuscope_features(a->h) & PMUSCOPE_FEAT_AMU ? "" :
+			" (the driver uses no CPU's AMU: no PMUSCOPE_FEAT_AMU)");
+		return EXIT_UNSUPPORTED;
+	}
+	out->fmt = a->o.fmt;
+	out->n = n;
+	if (out->freq)
+		out->first_ticks = amu_read_ticks(a->prev, n);
+	amu_collect_keys(out, a->prev, n);
+	return 0;
+}
+
+/* -n intervals of MS ms, until SIGINT or SIGTERM: 0, or an exit status. */
+static int amu_loop(struct amu_args *a)
+{
+	struct amu_out *out = &a->out;
+	struct pmuscope_amu_cpu *tmp;
+	struct timespec next = a->t0;
+	int status = 0, reaped = 0;
+
+	for (unsigned long long seq = 0; seq < a->count; seq++) {
+		int m;
+
+		next.tv_sec += a->o.interval_ms / 1000;
+		next.tv_nsec += (a->o.interval_ms % 1000) * 1000000L;
+		if (next.tv_nsec >= 1000000000L) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000L;
+		}
+		if (stat_wait(&next, -1, &status, &reaped))
+			break;
+		m = pmuscope_amu_read(a->h, a->o.cpus, PMUSCOPE_CPU_WORDS, a->cur, a->ncpus,
+				      &out->freq);
+		if (m < 0)
+			return amu_failed(a->h, &a->o, m);
+		if (m != (int)out->n) {
+			fprintf(stderr, "pmuscope: AMU read: %d records, then %d\n", (int)out->n, m);
+			return 1;
+		}
+		out->seq = seq;
+		amu_time(out, a->cur, out->n);
+		out->prev = a->prev;
+		out->cur = a->cur;
+		amu_print(stdout, out);
+		tmp = a->prev;
+		a->prev = a->cur;
+		a->cur = tmp;
+	}
+	return 0;
+}
+
 int cmd_amu(int argc, char **argv)
 {
 	struct amu_args a = { .o = { .fmt = REPORT_TABLE, .interval_ms = 1000 }, .count = 1 };
-	struct pmuscope_amu_cpu *prev = NULL, *cur = NULL, *tmp;
-	struct amu_out out = { 0 };
-	struct pmuscope_cpu_info info;
-	struct pmuscope *h = NULL;
-	unsigned int ncpus = 0, readable = 0;
-	struct timespec t0, next;
 	sigset_t sigs, oldmask;
-	int ret, n, status = 0, reaped = 0;
-	char err[512];
+	int ret;
 
 	if (cli_parse(&amu_cli, argc, argv, &a, &ret))
 		return ret;
@@ -662,101 +766,23 @@ int cmd_amu(int argc, char **argv)
 		amu_usage(stderr);
 		return EXIT_USAGE;
 	}
-
-	/* Offline CPUs may be asked for: their record says so. */
-	if (!a.o.cpus_given && pmuscope_online_cpus(a.o.cpus, PMUSCOPE_CPU_WORDS)) {
-		fprintf(stderr, "pmuscope: %s not found: is the pmuscope module loaded? (insmod pmuscope.ko)\n",
-			pmuscope_sysfs_root());
-		return EXIT_DRIVER;
-	}
-	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
-		if (!cpu_chosen(&a.o, cpu))
-			continue;
-		if (a.o.cpus_given && pmuscope_cpu_info(cpu, &info)) {
-			fprintf(stderr, "pmuscope: cpu%d does not exist\n", cpu);
-			return 1;
-		}
-		ncpus++;
-	}
-
-	ret = pmuscope_open(&h, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "pmuscope: %s\n", err);
-		return open_exit_code(ret);
-	}
-	prev = calloc(ncpus, sizeof(*prev));
-	cur = calloc(ncpus, sizeof(*cur));
-	ret = 1;
-	if (!prev || !cur) {
-		perror("pmuscope");
+	ret = amu_cpus(&a);
+	if (ret)
+		return ret;
+	ret = amu_first(&a);
+	if (ret)
 		goto out;
-	}
-	n = pmuscope_amu_read(h, a.o.cpus, PMUSCOPE_CPU_WORDS, prev, ncpus, &out.freq);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	out.mono = amu_now();
-	if (n < 0) {
-		ret = amu_failed(h, &a.o, n);
-		goto out;
-	}
-	for (int i = 0; i < n; i++)
-		readable += prev[i].state == PMUSCOPE_AMU_READ_OK;
-	if (!readable) {
-		for (int i = 0; i < n; i++)
-			fprintf(stderr, "pmuscope: cpu%u: %s\n", prev[i].cpu,
-				amu_state_text(prev[i].state));
-		fprintf(stderr, "pmuscope: no CPU asked for has an AMU to read%s\n",
-			pmuscope_features(h) & PMUSCOPE_FEAT_AMU ? "" :
-			" (the driver uses no CPU's AMU: no PMUSCOPE_FEAT_AMU)");
-		ret = EXIT_UNSUPPORTED;
-		goto out;
-	}
-	out.fmt = a.o.fmt;
-	out.n = n;
-	if (out.freq)
-		out.first_ticks = amu_read_ticks(prev, n);
-	amu_collect_keys(&out, prev, n);
 
 	/* SIGINT and SIGTERM end the run between intervals (stat_wait()). */
 	stat_signals(&sigs);
 	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
-	next = t0;
-	ret = 0;
-	for (unsigned long long seq = 0; seq < a.count; seq++) {
-		int m;
-
-		next.tv_sec += a.o.interval_ms / 1000;
-		next.tv_nsec += (a.o.interval_ms % 1000) * 1000000L;
-		if (next.tv_nsec >= 1000000000L) {
-			next.tv_sec++;
-			next.tv_nsec -= 1000000000L;
-		}
-		if (stat_wait(&next, -1, &status, &reaped))
-			break;
-		m = pmuscope_amu_read(h, a.o.cpus, PMUSCOPE_CPU_WORDS, cur, ncpus, &out.freq);
-		if (m < 0) {
-			ret = amu_failed(h, &a.o, m);
-			break;
-		}
-		if (m != n) {
-			fprintf(stderr, "pmuscope: AMU read: %d records, then %d\n", n, m);
-			ret = 1;
-			break;
-		}
-		out.seq = seq;
-		amu_time(&out, cur, n);
-		out.prev = prev;
-		out.cur = cur;
-		amu_print(stdout, &out);
-		tmp = prev;
-		prev = cur;
-		cur = tmp;
-	}
+	ret = amu_loop(&a);
 	/* A signal still pending acts now: the output is out by then. */
 	fflush(stdout);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 out:
-	free(prev);
-	free(cur);
-	pmuscope_close(h);
+	free(a.prev);
+	free(a.cur);
+	pmuscope_close(a.h);
 	return ret;
 }

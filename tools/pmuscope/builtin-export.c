@@ -1683,6 +1683,13 @@ struct export_args {
 	unsigned long long count, duration, timeout;
 	unsigned int interval_ms;
 	int user_given, interval_given;
+	int was_root;			/* started by root */
+	uid_t uid;			/* who to become (--user) */
+	gid_t gid;
+	struct sockaddr_storage ss;	/* --listen's address */
+	socklen_t sslen;
+	int lfd, sfd;			/* the socket, the signalfd */
+	char url[128];
 };
 
 static int export_opt(void *ctx, const struct cli_option *opt, char *arg)
@@ -1754,68 +1761,53 @@ static const struct cli_option export_options[] = {
 
 const struct cli_options export_cli = { "export", export_options, export_usage };
 
-int cmd_export(int argc, char **argv)
+/* What the options leave to decide, once all are seen: 0, or an exit status. */
+static int export_check(struct export_args *x, int argc, char **argv)
 {
-	struct export_args x = { .user = "nobody", .timeout = 10, .interval_ms = 15000 };
-	int ret, lfd = -1, sfd = -1, keep_perfmon;
-	int was_root = !getuid() || !geteuid();
-	uid_t uid = 0;
-	gid_t gid = 0;
-	struct sockaddr_storage ss;
-	socklen_t sslen = 0;
-	char err[512], url[128] = "", cpus[256];
-	sigset_t sigs, oldmask;
 	struct stat st;
-	struct exp *e = calloc(1, sizeof(*e));
 
-	if (!e) {
-		perror("pmuscope");
-		return 1;
-	}
-	e->log = stderr;
-	x.e = e;
-	if (cli_parse(&export_cli, argc, argv, &x, &ret)) {
-		exp_free(e);
-		return ret;
-	}
 	if (optind < argc) {
 		fprintf(stderr, "pmuscope: export runs no command: '%s'\n", argv[optind]);
-		goto usage_err;
+		return EXIT_USAGE;
 	}
-	if (!x.listen_arg == !x.dir) {
+	if (!x->listen_arg == !x->dir) {
 		fprintf(stderr, "pmuscope: export needs --listen [ADDR:]PORT or --textfile DIR (one of them)\n");
 		export_usage(stderr);
-		goto usage_err;
+		return EXIT_USAGE;
 	}
-	if (x.listen_arg && (x.interval_given || x.count)) {
+	if (x->listen_arg && (x->interval_given || x->count)) {
 		fprintf(stderr, "pmuscope: -I and -n go with --textfile: with --listen, each scrape reads the counts\n");
-		goto usage_err;
+		return EXIT_USAGE;
 	}
-	if (x.listen_arg && exp_parse_listen(x.listen_arg, &ss, &sslen))
-		goto usage_err;
-	if (x.dir && stat(x.dir, &st)) {
-		fprintf(stderr, "pmuscope: --textfile %s: %s\n", x.dir, strerror(errno));
-		exp_free(e);
+	if (x->listen_arg && exp_parse_listen(x->listen_arg, &x->ss, &x->sslen))
+		return EXIT_USAGE;
+	if (x->dir && stat(x->dir, &st)) {
+		fprintf(stderr, "pmuscope: --textfile %s: %s\n", x->dir, strerror(errno));
 		return 1;
 	}
-	if (x.dir && !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "pmuscope: --textfile %s: not a directory\n", x.dir);
-		exp_free(e);
+	if (x->dir && !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "pmuscope: --textfile %s: not a directory\n", x->dir);
 		return 1;
 	}
 	/* Who to become: known before anything is set up. */
-	if ((was_root || x.user_given) && exp_lookup_user(x.user, &uid, &gid))
-		goto usage_err;
-	e->timeout_ms = x.timeout * 1000;
+	if ((x->was_root || x->user_given) && exp_lookup_user(x->user, &x->uid, &x->gid))
+		return EXIT_USAGE;
+	return 0;
+}
 
+/* The CPUs, the events and their labels, the log: 0, or an exit status. */
+static int export_setup(struct export_args *x)
+{
+	struct exp *e = x->e;
+	int ret;
+
+	e->timeout_ms = x->timeout * 1000;
 	ret = choose_cpus_events(&e->o, default_events, nr_default_events);
-	if (ret) {
-		exp_free(e);
+	if (ret)
 		return ret;
-	}
 	exp_event_labels(e);
 	if (exp_check_dups(e))
-		goto usage_err;
+		return EXIT_USAGE;
 	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
 		e->slot[cpu] = -1;
 		if (cpu_chosen(&e->o, cpu)) {
@@ -1823,37 +1815,38 @@ int cmd_export(int argc, char **argv)
 			e->cpu_ids[e->ncpus++] = cpu;
 		}
 	}
-	if (x.logpath) {
-		int fd = open(x.logpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	if (x->logpath) {
+		int fd = open(x->logpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
 
 		e->log = fd >= 0 ? fdopen(fd, "a") : NULL;
 		if (!e->log) {
-			fprintf(stderr, "pmuscope: cannot open the log %s: %s\n", x.logpath,
+			fprintf(stderr, "pmuscope: cannot open the log %s: %s\n", x->logpath,
 				strerror(errno));
 			if (fd >= 0)
 				close(fd);
 			e->log = stderr;
-			exp_free(e);
 			return 1;
 		}
 	}
-	/* SIGINT and SIGTERM: taken by the loops (signalfd, stat_wait()), never lost. */
-	stat_signals(&sigs);
-	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
-	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+/* The session counting, its buffers, the AMU: 0, or an exit status. */
+static int export_session(struct exp *e)
+{
+	char err[512];
+	int ret;
 
 	ret = pmuscope_open(&e->h, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "pmuscope: %s\n", err);
-		ret = open_exit_code(ret);
-		goto out;
+		return open_exit_code(ret);
 	}
 	e->features = pmuscope_features(e->h);
 	ret = pmuscope_configure(e->h, e->o.evs, e->o.nr, e->o.cpus, PMUSCOPE_CPU_WORDS);
 	if (ret) {
 		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(e->h));
-		ret = exit_code_of(ret);
-		goto out;
+		return exit_code_of(ret);
 	}
 	e->room = e->o.nr * e->ncpus;
 	e->vals = calloc(e->room, sizeof(*e->vals));
@@ -1862,14 +1855,13 @@ int cmd_export(int argc, char **argv)
 	e->sc = calloc(e->ncpus, sizeof(*e->sc));
 	e->amu_recs = calloc(e->ncpus, sizeof(*e->amu_recs));
 	e->a = calloc(e->ncpus, sizeof(*e->a));
-	ret = 1;
 	if (!e->vals || !e->sinfo || !e->v || !e->sc || !e->amu_recs || !e->a) {
 		perror("pmuscope");
-		goto out;
+		return 1;
 	}
 	if (pmuscope_reset(e->h) || pmuscope_enable(e->h)) {
 		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(e->h));
-		goto out;
+		return 1;
 	}
 	e->use_snapshot = !!(e->features & PMUSCOPE_FEAT_SNAPSHOT);
 	/* The AMU, where the driver reads one: read once now, to know. */
@@ -1880,56 +1872,99 @@ int cmd_export(int argc, char **argv)
 		if (aret)
 			exp_say(e, "the AMU is not exported: %s", pmuscope_errmsg(e->h));
 	}
-	if (x.listen_arg) {
-		lfd = exp_listen(&ss, sslen, x.listen_arg, url, sizeof(url));
-		if (lfd < 0)
-			goto out;
+	return 0;
+}
+
+/*
+ * The socket or the textfile, root dropped, then serve or write until
+ * the end (--duration, -n, SIGINT or SIGTERM): the exit status.
+ */
+static int export_run(struct export_args *x)
+{
+	struct exp *e = x->e;
+	char cpus[256];
+	int ret, keep_perfmon;
+
+	if (x->listen_arg) {
+		x->lfd = exp_listen(&x->ss, x->sslen, x->listen_arg, x->url, sizeof(x->url));
+		if (x->lfd < 0)
+			return 1;
 	}
 	keep_perfmon = e->amu;
-	ret = exp_drop_root(e, x.user, uid, gid, &keep_perfmon);
+	ret = exp_drop_root(e, x->user, x->uid, x->gid, &keep_perfmon);
 	if (ret)
-		goto out;
+		return ret;
 	/* Root dropped, CAP_PERFMON not kept: the AMU cannot be read any more. */
-	if (was_root && geteuid() && !keep_perfmon)
+	if (x->was_root && geteuid() && !keep_perfmon)
 		e->amu = 0;
-	if (x.dir) {
-		ret = exp_textfile_probe(x.dir);
+	if (x->dir) {
+		ret = exp_textfile_probe(x->dir);
 		if (ret)
-			goto out;
+			return ret;
 	}
-	if (x.duration)
-		e->end_ms = exp_now_ms() + x.duration * 1000;
+	if (x->duration)
+		e->end_ms = exp_now_ms() + x->duration * 1000;
 	pmuscope_cpulist_format(e->o.cpus, PMUSCOPE_CPU_WORDS, cpus, sizeof(cpus));
 	exp_say(e, "%u events on CPU%s %s, read with %s%s", e->o.nr, strpbrk(cpus, ",-") ? "s" : "",
 		cpus, e->use_snapshot ? "snapshots" : "PMUSCOPE_IOC_READ",
 		e->amu ? ", and the AMU" : "");
-	if (x.listen_arg) {
+	if (x->listen_arg) {
 		sigset_t stop;
 
 		sigemptyset(&stop);
 		sigaddset(&stop, SIGINT);
 		sigaddset(&stop, SIGTERM);
-		sfd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
-		if (sfd < 0) {
+		x->sfd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
+		if (x->sfd < 0) {
 			perror("pmuscope: signalfd");
-			ret = 1;
-			goto out;
+			return 1;
 		}
-		exp_say(e, "serving %s", url);
-		ret = exp_serve(e, lfd, sfd);
-	} else {
-		exp_say(e, "writing %s/%s every %u ms", x.dir, EXP_TEXTFILE, x.interval_ms);
-		ret = exp_textfile_loop(e, x.dir, x.interval_ms, x.count);
+		exp_say(e, "serving %s", x->url);
+		return exp_serve(e, x->lfd, x->sfd);
 	}
-out:
-	if (sfd >= 0)
-		close(sfd);
-	if (lfd >= 0)
-		close(lfd);
-	exp_free(e);
+	exp_say(e, "writing %s/%s every %u ms", x->dir, EXP_TEXTFILE, x->interval_ms);
+	return exp_textfile_loop(e, x->dir, x->interval_ms, x->count);
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_args x = {
+		.user = "nobody", .timeout = 10, .interval_ms = 15000, .lfd = -1, .sfd = -1,
+	};
+	sigset_t sigs, oldmask;
+	int ret;
+
+	x.was_root = !getuid() || !geteuid();
+	x.e = calloc(1, sizeof(*x.e));
+	if (!x.e) {
+		perror("pmuscope");
+		return 1;
+	}
+	x.e->log = stderr;
+	if (cli_parse(&export_cli, argc, argv, &x, &ret)) {
+		exp_free(x.e);
+		return ret;
+	}
+	ret = export_check(&x, argc, argv);
+	if (!ret)
+		ret = export_setup(&x);
+	if (ret) {
+		exp_free(x.e);
+		return ret;
+	}
+	/* SIGINT and SIGTERM: taken by the loops (signalfd, stat_wait()), never lost. */
+	stat_signals(&sigs);
+	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
+	signal(SIGPIPE, SIG_IGN);
+
+	ret = export_session(x.e);
+	if (!ret)
+		ret = export_run(&x);
+	if (x.sfd >= 0)
+		close(x.sfd);
+	if (x.lfd >= 0)
+		close(x.lfd);
+	exp_free(x.e);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	return ret;
-usage_err:
-	exp_free(e);
-	return EXIT_USAGE;
 }

@@ -503,119 +503,103 @@ static const struct cli_option record_options[] = {
 
 const struct cli_options record_cli = { "record", record_options, record_usage };
 
-int cmd_record(int argc, char **argv)
+/* What the options leave to decide, once all are seen: 0, or an exit status. */
+static int record_check(struct record_args *a, int argc, char **argv)
 {
-	struct record_args a = {
-		.scfg = { .sample_index = 0, .sample_period = RECORD_PERIOD_DEFAULT },
-		.out = "pmuscope.data",
-	};
-	struct record rc = { .child = -1 };
-	struct df_info info = { 0 };
-	struct df_end end = { 0 };
-	char err[512];
-	sigset_t sigs, oldmask;
-	int ret, sfd = -1, masked = 0, stop = 0, code;
-	char **full = NULL;
-
-	if (cli_parse(&record_cli, argc, argv, &a, &code))
-		return code;
-	code = 1;
-	if (a.have_c && a.have_f) {
+	if (a->have_c && a->have_f) {
 		fprintf(stderr, "pmuscope: -c and -F exclude each other\n");
 		return EXIT_USAGE;
 	}
-	if (a.o.cpus_given && a.o.all_cpus) {
+	if (a->o.cpus_given && a->o.all_cpus) {
 		fprintf(stderr, "pmuscope: -C and -a exclude each other\n");
 		return EXIT_USAGE;
 	}
-	if (a.have_f)
-		a.scfg.sample_index = PMUSCOPE_STREAM_NO_EVENT;
+	if (a->have_f)
+		a->scfg.sample_index = PMUSCOPE_STREAM_NO_EVENT;
 	if (optind < argc)
-		a.o.cmd = &argv[optind];
+		a->o.cmd = &argv[optind];
+	return choose_cpus_events(&a->o, record_default_events,
+				  sizeof(record_default_events) / sizeof(record_default_events[0]));
+}
 
-	ret = choose_cpus_events(&a.o, record_default_events,
-				 sizeof(record_default_events) / sizeof(record_default_events[0]));
-	if (ret)
-		return ret;
-	ret = pmuscope_open(&rc.h, err, sizeof(err));
+/* The session and its stream of samples: 0, or an exit status. */
+static int record_session(struct record *rc, struct record_args *a)
+{
+	char err[512];
+	int ret;
+
+	ret = pmuscope_open(&rc->h, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "pmuscope: %s\n", err);
 		return open_exit_code(ret);
 	}
-	if (!(pmuscope_features(rc.h) & PMUSCOPE_FEAT_STREAM)) {
+	if (!(pmuscope_features(rc->h) & PMUSCOPE_FEAT_STREAM)) {
 		fprintf(stderr, "pmuscope: the driver has no streams of samples (no PMUSCOPE_FEAT_STREAM)\n");
-		ret = EXIT_UNSUPPORTED;
-		goto out;
+		return EXIT_UNSUPPORTED;
 	}
 	/*
 	 * Woken at a quarter of the ring, not at each sample (a context
 	 * switch each would cost more than the sample); the poll() timeout
-	 * below reads the rest.
+	 * in record_loop() reads the rest.
 	 */
-	a.scfg.wakeup_kib = (a.scfg.ring_kib ? a.scfg.ring_kib : PMUSCOPE_STREAM_KIB_DEFAULT) / 4;
-	ret = pmuscope_configure(rc.h, a.o.evs, a.o.nr, a.o.cpus, PMUSCOPE_CPU_WORDS);
+	a->scfg.wakeup_kib = (a->scfg.ring_kib ? a->scfg.ring_kib : PMUSCOPE_STREAM_KIB_DEFAULT) / 4;
+	ret = pmuscope_configure(rc->h, a->o.evs, a->o.nr, a->o.cpus, PMUSCOPE_CPU_WORDS);
 	if (!ret)
-		ret = pmuscope_stream_start(rc.h, &a.scfg);
+		ret = pmuscope_stream_start(rc->h, &a->scfg);
 	if (ret) {
-		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(rc.h));
-		ret = exit_code_of(ret);
-		goto out;
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(rc->h));
+		return exit_code_of(ret);
 	}
-	ret = 1;
-	rc.buf = malloc(RECORD_BUF);
+	return 0;
+}
+
+/* The read buffer, the file and its header: 0, or 1 (said on stderr). */
+static int record_file(struct record *rc, const struct record_args *a, int argc, char **argv)
+{
+	struct df_info info = { 0 };
+	char **full;
+	int ret = 1;
+
+	rc->buf = malloc(RECORD_BUF);
 	full = calloc(argc + 2, sizeof(*full));
-	if (!rc.buf || !full) {
+	if (!rc->buf || !full) {
 		perror("pmuscope");
 		goto out;
 	}
 	full[0] = "pmuscope";
 	memcpy(full + 1, argv, argc * sizeof(*argv));
 	info.freq = pmuscope_counter_freq();
-	info.nr_events = a.o.nr;
-	memcpy(info.evs, a.o.evs, a.o.nr * sizeof(a.o.evs[0]));
+	info.nr_events = a->o.nr;
+	memcpy(info.evs, a->o.evs, a->o.nr * sizeof(a->o.evs[0]));
 	info.kernel_el = pmuscope_kernel_el();
-	info.period_ms = a.scfg.period_ms;
-	info.sample_index = a.scfg.sample_index;
-	info.sample_period = a.have_f ? 0 : a.scfg.sample_period;
+	info.period_ms = a->scfg.period_ms;
+	info.sample_index = a->scfg.sample_index;
+	info.sample_period = a->have_f ? 0 : a->scfg.sample_period;
 	info.argc = argc + 1;
 	info.argv = full;
 	info.start_time = pmuscope_counter_now();
-	if (df_create(&rc.w, a.out, &info)) {
-		fprintf(stderr, "pmuscope: cannot write %s: %s\n", a.out,
-			strerror(rc.w.failed ? rc.w.failed : errno));
+	if (df_create(&rc->w, a->out, &info)) {
+		fprintf(stderr, "pmuscope: cannot write %s: %s\n", a->out,
+			strerror(rc->w.failed ? rc->w.failed : errno));
 		goto out;
 	}
+	ret = 0;
+out:
+	free(full);
+	return ret;
+}
 
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
-	masked = 1;
-	sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		perror("pmuscope: signalfd");
-		goto out;
-	}
-	if (a.o.cmd && record_spawn(&rc, &a.o, &oldmask, &code) < 0) {
-		ret = code;
-		goto out;
-	}
-	if (pmuscope_reset(rc.h) || pmuscope_enable(rc.h)) {
-		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(rc.h));
-		if (rc.child > 0) {
-			kill(rc.child, SIGKILL);
-			while (waitpid(-1, NULL, __WALL) > 0)
-				;
-		}
-		goto out;
-	}
-	if (rc.child > 0)
-		ptrace(PTRACE_CONT, rc.child, 0, 0);
+/*
+ * The samples into the file until the command's exit (its last task), or
+ * without one SIGINT or SIGTERM: 0, or -1 when the file cannot be written.
+ */
+static int record_loop(struct record *rc, const struct record_args *a, int sfd)
+{
+	int stop = 0;
 
-	while (!stop && !(a.o.cmd && !rc.nt)) {
+	while (!stop && !(a->o.cmd && !rc->nt)) {
 		struct pollfd pfd[2] = {
-			{ .fd = pmuscope_fd(rc.h), .events = POLLIN },
+			{ .fd = pmuscope_fd(rc->h), .events = POLLIN },
 			{ .fd = sfd, .events = POLLIN },
 		};
 		struct signalfd_siginfo si;
@@ -627,45 +611,114 @@ int cmd_record(int argc, char **argv)
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD)
 				continue;
-			if (!a.o.cmd) {
+			if (!a->o.cmd) {
 				stop = 1;
 				continue;
 			}
 			/* As stat: the terminal's reached the command already. */
-			if (si.ssi_code != SI_KERNEL || getpgid(rc.child) != getpgrp())
-				kill(rc.child, si.ssi_signo);
+			if (si.ssi_code != SI_KERNEL || getpgid(rc->child) != getpgrp())
+				kill(rc->child, si.ssi_signo);
 		}
-		if (a.o.cmd)
-			record_reap(&rc);
-		if ((pfd[0].revents & POLLIN) && record_read(&rc, 0) < 0)
-			goto out;
+		if (a->o.cmd)
+			record_reap(rc);
+		if ((pfd[0].revents & POLLIN) && record_read(rc, 0) < 0)
+			return -1;
 	}
-	pmuscope_disable(rc.h);
+	return 0;
+}
+
+/* The stop: what is left in the ring, the file finished: the exit status. */
+static int record_end(struct record *rc, const struct record_args *a)
+{
+	struct df_end end = { 0 };
+	int ret;
+
+	pmuscope_disable(rc->h);
 	/* What is still in the ring. */
-	while ((ret = record_read(&rc, 0)) > 0)
+	while ((ret = record_read(rc, 0)) > 0)
 		;
-	if (ret < 0) {
-		ret = 1;
-		goto out;
-	}
-	record_leftover_maps(&rc);
+	if (ret < 0)
+		return 1;
+	record_leftover_maps(rc);
 	end.time = pmuscope_counter_now();
-	end.samples = rc.samples;
-	end.lost = rc.lost;
-	end.throttled = rc.throttled;
-	df_write_end(&rc.w, &end);
-	ret = df_finish(&rc.w);
+	end.samples = rc->samples;
+	end.lost = rc->lost;
+	end.throttled = rc->throttled;
+	df_write_end(&rc->w, &end);
+	ret = df_finish(&rc->w);
 	if (ret) {
-		fprintf(stderr, "pmuscope: cannot write %s: %s\n", a.out, strerror(-ret));
-		ret = 1;
-		goto out;
+		fprintf(stderr, "pmuscope: cannot write %s: %s\n", a->out, strerror(-ret));
+		return 1;
 	}
 	fprintf(stderr, "pmuscope record: %llu samples, %llu lost, written to %s\n",
-		(unsigned long long)rc.samples, (unsigned long long)rc.lost, a.out);
-	if (rc.throttled)
+		(unsigned long long)rc->samples, (unsigned long long)rc->lost, a->out);
+	if (rc->throttled)
 		fprintf(stderr, "pmuscope record: sampling throttled %llu times (too many interrupts: a larger -c)\n",
-			(unsigned long long)rc.throttled);
-	ret = a.o.cmd ? rc.child_status : 0;
+			(unsigned long long)rc->throttled);
+	return a->o.cmd ? rc->child_status : 0;
+}
+
+/*
+ * The command started (stopped at its exec: record_spawn()) and let go,
+ * counting enabled: 0, or an exit status.
+ */
+static int record_start(struct record *rc, const struct record_args *a, sigset_t *oldmask)
+{
+	int code = 1;
+
+	if (a->o.cmd && record_spawn(rc, &a->o, oldmask, &code) < 0)
+		return code;
+	if (pmuscope_reset(rc->h) || pmuscope_enable(rc->h)) {
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(rc->h));
+		if (rc->child > 0) {
+			kill(rc->child, SIGKILL);
+			while (waitpid(-1, NULL, __WALL) > 0)
+				;
+		}
+		return 1;
+	}
+	if (rc->child > 0)
+		ptrace(PTRACE_CONT, rc->child, 0, 0);
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_args a = {
+		.scfg = { .sample_index = 0, .sample_period = RECORD_PERIOD_DEFAULT },
+		.out = "pmuscope.data",
+	};
+	struct record rc = { .child = -1 };
+	sigset_t sigs, oldmask;
+	int ret, sfd = -1, masked = 0;
+
+	if (cli_parse(&record_cli, argc, argv, &a, &ret))
+		return ret;
+	ret = record_check(&a, argc, argv);
+	if (ret)
+		return ret;
+	ret = record_session(&rc, &a);
+	if (!ret)
+		ret = record_file(&rc, &a, argc, argv);
+	if (ret)
+		goto out;
+
+	ret = 1;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &sigs, &oldmask);
+	masked = 1;
+	sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		perror("pmuscope: signalfd");
+		goto out;
+	}
+	ret = record_start(&rc, &a, &oldmask);
+	if (ret)
+		goto out;
+	ret = record_loop(&rc, &a, sfd) ? 1 : record_end(&rc, &a);
 out:
 	if (rc.w.f)
 		df_finish(&rc.w);
@@ -673,7 +726,6 @@ out:
 		close(sfd);
 	if (masked)
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
-	free(full);
 	free(rc.buf);
 	free(rc.pids);
 	free(rc.mapped);
