@@ -1166,59 +1166,61 @@ static const char exp_index_html[] =
 	"<p>Arm PMU counts, Activity Monitors and the driver's flags of this machine, as Prometheus metrics: <a href=\"/metrics\">/metrics</a>.</p>\n"
 	"</body></html>\n";
 
-/* A whole request in c->req: answer it into c->out. */
-static void http_handle(struct exp *e, struct conn *c)
+/*
+ * The request line of c->req, METHOD SP TARGET SP HTTP/1.x, into @method
+ * and @target: the line after it, or NULL (answered: 400 or 505).
+ */
+static char *http_request_line(struct conn *c, char *method, size_t msize, char *target,
+			       size_t tsize)
 {
-	char method[16], target[EXP_REQ_MAX], pathbuf[EXP_REQ_MAX], accept[EXP_REQ_MAX];
-	char *p, *eol, *path;
-	size_t alen = 0;
-	int head, om, ret;
-	struct timespec t0;
+	char *p = c->req, *eol = strchr(p, '\n'), *sp1, *sp2;
+	const char *version;
+	size_t mlen;
 
-	accept[0] = '\0';
-	c->req[c->rlen] = '\0';
-	if (memchr(c->req, '\0', c->rlen)) {
-		http_error(c, 400, "Bad Request", NULL, 0);
-		return;
-	}
-	/* Request line: METHOD SP TARGET SP HTTP/1.x */
-	p = c->req;
-	eol = strchr(p, '\n');
 	if (!eol) {
 		http_error(c, 400, "Bad Request", NULL, 0);
-		return;
+		return NULL;
 	}
 	*eol = '\0';
 	if (eol > p && eol[-1] == '\r')
 		eol[-1] = '\0';
-	{
-		char *sp1 = strchr(p, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
-		const char *version = sp2 ? sp2 + 1 : "";
-		size_t mlen = sp1 ? (size_t)(sp1 - p) : 0;
-
-		if (!sp1 || !sp2 || !mlen || mlen >= sizeof(method) || sp2 == sp1 + 1 ||
-		    strchr(version, ' ')) {
-			http_error(c, 400, "Bad Request", NULL, 0);
-			return;
-		}
-		for (size_t i = 0; i < mlen; i++)
-			if (!http_tchar((unsigned char)p[i])) {
-				http_error(c, 400, "Bad Request", NULL, 0);
-				return;
-			}
-		memcpy(method, p, mlen);
-		method[mlen] = '\0';
-		snprintf(target, sizeof(target), "%.*s", (int)(sp2 - sp1 - 1), sp1 + 1);
-		if (strcmp(version, "HTTP/1.1") && strcmp(version, "HTTP/1.0")) {
-			if (!strncmp(version, "HTTP/", 5) && isdigit((unsigned char)version[5]))
-				http_error(c, 505, "HTTP Version Not Supported", NULL, 0);
-			else
-				http_error(c, 400, "Bad Request", NULL, 0);
-			return;
-		}
+	sp1 = strchr(p, ' ');
+	sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+	version = sp2 ? sp2 + 1 : "";
+	mlen = sp1 ? (size_t)(sp1 - p) : 0;
+	if (!sp1 || !sp2 || !mlen || mlen >= msize || sp2 == sp1 + 1 || strchr(version, ' ')) {
+		http_error(c, 400, "Bad Request", NULL, 0);
+		return NULL;
 	}
-	/* Headers: NAME ":" VALUE, until the empty line; Accept is kept. */
-	for (p = eol + 1; *p; p = eol + 1) {
+	for (size_t i = 0; i < mlen; i++)
+		if (!http_tchar((unsigned char)p[i])) {
+			http_error(c, 400, "Bad Request", NULL, 0);
+			return NULL;
+		}
+	memcpy(method, p, mlen);
+	method[mlen] = '\0';
+	snprintf(target, tsize, "%.*s", (int)(sp2 - sp1 - 1), sp1 + 1);
+	if (strcmp(version, "HTTP/1.1") && strcmp(version, "HTTP/1.0")) {
+		if (!strncmp(version, "HTTP/", 5) && isdigit((unsigned char)version[5]))
+			http_error(c, 505, "HTTP Version Not Supported", NULL, 0);
+		else
+			http_error(c, 400, "Bad Request", NULL, 0);
+		return NULL;
+	}
+	return eol + 1;
+}
+
+/*
+ * The headers from @p: NAME ":" VALUE, until the empty line; the Accept
+ * ones joined into @accept (@asize). 0, or -1 (answered: 400).
+ */
+static int http_headers(struct conn *c, char *p, char *accept, size_t asize)
+{
+	size_t alen = 0;
+	char *eol;
+
+	accept[0] = '\0';
+	for (; *p; p = eol + 1) {
 		char *colon, *v;
 
 		eol = strchr(p, '\n');
@@ -1232,22 +1234,67 @@ static void http_handle(struct exp *e, struct conn *c)
 		colon = strchr(p, ':');
 		if (!colon || colon == p) {
 			http_error(c, 400, "Bad Request", NULL, 0);
-			return;
+			return -1;
 		}
 		for (char *q = p; q < colon; q++)
 			if (!http_tchar((unsigned char)*q)) {
 				http_error(c, 400, "Bad Request", NULL, 0);
-				return;
+				return -1;
 			}
 		if (colon - p == 6 && !strncasecmp(p, "accept", 6)) {
 			for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
 				;
-			alen += snprintf(accept + alen, sizeof(accept) - alen, "%s%s",
-					 alen ? "," : "", v);
-			if (alen >= sizeof(accept))
-				alen = sizeof(accept) - 1;
+			alen += snprintf(accept + alen, asize - alen, "%s%s", alen ? "," : "", v);
+			if (alen >= asize)
+				alen = asize - 1;
 		}
 	}
+	return 0;
+}
+
+/* GET /metrics: scrape, answer, log. */
+static void http_metrics(struct exp *e, struct conn *c, const char *target, int om)
+{
+	struct timespec t0;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	e->scrapes++;
+	ret = exp_scrape(e, om);
+	if (ret) {
+		char body[1024];
+		int n = snprintf(body, sizeof(body), "pmuscope export: scrape failed: %.900s\n",
+				 e->err);
+
+		exp_log(e, "scrape %llu: GET %s from %s: 500: %s", (unsigned long long)e->scrapes,
+			target, c->peer, e->err);
+		http_answer(c, 500, "Internal Server Error", "text/plain; charset=utf-8", NULL, body,
+			    n < (int)sizeof(body) ? n : (int)sizeof(body) - 1, 0);
+		return;
+	}
+	http_answer(c, 200, "OK", om ? EXP_CT_OM : EXP_CT_TEXT, NULL, e->body.p, e->body.len, 0);
+	exp_log(e, "scrape %llu: GET %s from %s: 200, %s, %zu bytes in %.2f ms",
+		(unsigned long long)e->scrapes, target, c->peer,
+		om ? "OpenMetrics 1.0.0" : "text 0.0.4", e->body.len, exp_since_ms(&t0));
+	exp_log_values(e);
+}
+
+/* A whole request in c->req: answer it into c->out. */
+static void http_handle(struct exp *e, struct conn *c)
+{
+	char method[16], target[EXP_REQ_MAX], pathbuf[EXP_REQ_MAX], accept[EXP_REQ_MAX];
+	char *p, *path;
+	int head, om;
+
+	accept[0] = '\0';
+	c->req[c->rlen] = '\0';
+	if (memchr(c->req, '\0', c->rlen)) {
+		http_error(c, 400, "Bad Request", NULL, 0);
+		return;
+	}
+	p = http_request_line(c, method, sizeof(method), target, sizeof(target));
+	if (!p || http_headers(c, p, accept, sizeof(accept)))
+		return;
 
 	head = !strcmp(method, "HEAD");
 	if (!head && strcmp(method, "GET")) {
@@ -1281,25 +1328,7 @@ static void http_handle(struct exp *e, struct conn *c)
 		http_answer(c, 200, "OK", om ? EXP_CT_OM : EXP_CT_TEXT, NULL, NULL, -1, 1);
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	e->scrapes++;
-	ret = exp_scrape(e, om);
-	if (ret) {
-		char body[1024];
-		int n = snprintf(body, sizeof(body), "pmuscope export: scrape failed: %.900s\n",
-				 e->err);
-
-		exp_log(e, "scrape %llu: GET %s from %s: 500: %s", (unsigned long long)e->scrapes,
-			target, c->peer, e->err);
-		http_answer(c, 500, "Internal Server Error", "text/plain; charset=utf-8", NULL, body,
-			    n < (int)sizeof(body) ? n : (int)sizeof(body) - 1, 0);
-		return;
-	}
-	http_answer(c, 200, "OK", om ? EXP_CT_OM : EXP_CT_TEXT, NULL, e->body.p, e->body.len, 0);
-	exp_log(e, "scrape %llu: GET %s from %s: 200, %s, %zu bytes in %.2f ms",
-		(unsigned long long)e->scrapes, target, c->peer,
-		om ? "OpenMetrics 1.0.0" : "text 0.0.4", e->body.len, exp_since_ms(&t0));
-	exp_log_values(e);
+	http_metrics(e, c, target, om);
 }
 
 /* Is the request in c->req whole: up to the empty line after the headers? */
