@@ -1,12 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 """Host tests of the tree's own conventions: `make help` lists every target
 the Makefile declares phony (the help text is the rules' own "## " comments,
-so a new target without one would be missing from it)."""
+so a new target without one would be missing from it), and the design maps
+checker (make lint) finds a file missing from a map and a name left over."""
 
 import os
 import re
 import subprocess
+import sys
+import tempfile
 import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
+check_map = __import__("check-map")
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
@@ -24,6 +30,50 @@ class MakeHelp(unittest.TestCase):
         listed = {line.split()[0] for line in out.splitlines()[1:] if line.strip()}
         self.assertEqual(sorted(phony - listed), [], "targets without a \"## \" help text")
         self.assertEqual(sorted(listed - phony), [], "help lists targets that are not phony")
+
+
+MAP = """Title
+=====
+
+Sources (``drivers/``):
+
+=========================  ==========================
+file                       contents
+=========================  ==========================
+``a.c``                    the a, on
+                           two lines
+``b.h``                    the b
+=========================  ==========================
+"""
+
+
+class DesignMap(unittest.TestCase):
+    def run_check(self, files):
+        with tempfile.TemporaryDirectory() as top:
+            os.mkdir(os.path.join(top, "Documentation"))
+            with open(os.path.join(top, "Documentation", "x.rst"), "w") as f:
+                f.write(MAP)
+            return check_map.check(top, (("drivers", "Documentation/x.rst"),),
+                                   lambda d: set(files))
+
+    def test_map_equal_to_files(self):
+        self.assertEqual(self.run_check({"a.c", "b.h"}), [])
+
+    def test_file_missing_from_map(self):
+        self.assertEqual(self.run_check({"a.c", "b.h", "c.c"}),
+                         ["Documentation/x.rst: drivers/c.c is not in the map"])
+
+    def test_name_without_file(self):
+        self.assertEqual(self.run_check({"a.c"}),
+                         ["Documentation/x.rst: the map names drivers/b.h, which does not exist"])
+
+    def test_no_map(self):
+        with tempfile.TemporaryDirectory() as top:
+            os.mkdir(os.path.join(top, "Documentation"))
+            with open(os.path.join(top, "Documentation", "x.rst"), "w") as f:
+                f.write("Title\n=====\n")
+            self.assertEqual(len(check_map.check(top, (("tools", "Documentation/x.rst"),),
+                                                 lambda d: set())), 1)
 
 
 if __name__ == "__main__":
