@@ -763,7 +763,7 @@ int cmd_amu(int argc, char **argv)
 		return ret;
 	if (optind < argc) {
 		fprintf(stderr, "pmuscope: amu runs no command: '%s'\n", argv[optind]);
-		amu_usage(stderr);
+		cli_usage_with_options(stderr, &amu_cli);
 		return EXIT_USAGE;
 	}
 	ret = amu_cpus(&a);

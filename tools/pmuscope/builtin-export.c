@@ -1640,20 +1640,7 @@ static void export_usage(FILE *f)
 		"  Counts the events on the CPUs (default: all online; events as stat) in\n"
 		"  one session, opened once and never reset, and exports the counts, their\n"
 		"  enabled and running times, the driver's flags, snapshot figures and the\n"
-		"  Activity Monitors as Prometheus metrics:\n"
-		"  --listen [ADDR:]PORT  HTTP on ADDR (default 127.0.0.1; IPv6 in brackets):\n"
-		"                        GET /metrics (text 0.0.4, or OpenMetrics 1.0.0 when\n"
-		"                        the Accept header asks for it)\n"
-		"  --timeout S           a client's time to send its request and take the\n"
-		"                        answer, 1 to 3600 s (default 10)\n"
-		"  --textfile DIR        write DIR/pmuscope.prom (atomically) every MS ms\n"
-		"                        (-I, default 15000), COUNT times (-n, default: until\n"
-		"                        stopped), for node_exporter's textfile collector\n"
-		"  --user NAME           started as root: become NAME (default nobody; or\n"
-		"                        UID[:GID]) once the session is set up\n"
-		"  --log FILE            one line per scrape there, not on stderr;\n"
-		"  --log-values          with every sample served\n"
-		"  --duration S          stop after S seconds (default: at SIGTERM or SIGINT)\n");
+		"  Activity Monitors as Prometheus metrics:\n");
 }
 
 /* Two events with the same series: refused. */
@@ -1769,20 +1756,29 @@ static int export_opt(void *ctx, const struct cli_option *opt, char *arg)
 }
 
 static const struct cli_option export_options[] = {
-	OPT_CALLBACK(NULL, 'e', "EVENT[,EVENT...]", "the events (pmuscope list)", export_opt, 'e'),
+	OPT_CALLBACK(NULL, 'e', "EVENT[,EVENT...]", "the events, as stat's (pmuscope list)",
+		     export_opt, 'e'),
 	OPT_CALLBACK(NULL, 'C', "CPUS", "these CPUs (0-3,6) instead of every online one",
 		     export_opt, 'C'),
-	OPT_CALLBACK(NULL, 'I', "MS", "--textfile: write every MS milliseconds", export_opt, 'I'),
-	OPT_STRING("listen", 0, "[ADDR:]PORT", "serve the metrics over HTTP",
-		   struct export_args, listen_arg),
-	OPT_STRING("textfile", 0, "DIR", "write the metrics into DIR/pmuscope.prom",
+	OPT_CALLBACK(NULL, 'I', "MS", "--textfile: write every MS milliseconds (default 15000)",
+		     export_opt, 'I'),
+	OPT_STRING("listen", 0, "[ADDR:]PORT", "serve the metrics over HTTP on ADDR (default "
+		   "127.0.0.1; IPv6 in brackets): GET /metrics (text 0.0.4, or OpenMetrics 1.0.0 "
+		   "when the Accept header asks for it)", struct export_args, listen_arg),
+	OPT_STRING("textfile", 0, "DIR", "write DIR/pmuscope.prom (atomically) every MS ms "
+		   "(-I), COUNT times (-n), for node_exporter's textfile collector",
 		   struct export_args, dir),
-	OPT_CALLBACK("timeout", 0, "S", "--listen: a request's timeout", export_opt, 'O'),
-	OPT_CALLBACK("user", 0, "NAME", "the user to run as once set up", export_opt, 'U'),
-	OPT_STRING("log", 0, "FILE", "the log (default: stderr)", struct export_args, logpath),
-	OPT_CALLBACK("log-values", 0, NULL, "log the values served", export_opt, 'W'),
-	OPT_CALLBACK("duration", 0, "S", "stop after S seconds", export_opt, 'D'),
-	OPT_CALLBACK("count", 'n', "COUNT", "--textfile: COUNT writes", export_opt, 'n'),
+	OPT_CALLBACK("timeout", 0, "S", "--listen: a client's time to send its request and take "
+		     "the answer, 1 to 3600 s (default 10)", export_opt, 'O'),
+	OPT_CALLBACK("user", 0, "NAME", "started as root: become NAME (default nobody; or "
+		     "UID[:GID]) once the session is set up", export_opt, 'U'),
+	OPT_STRING("log", 0, "FILE", "one line per scrape there, not on stderr",
+		   struct export_args, logpath),
+	OPT_CALLBACK("log-values", 0, NULL, "with every sample served in the log", export_opt, 'W'),
+	OPT_CALLBACK("duration", 0, "S", "stop after S seconds (default: at SIGTERM or SIGINT)",
+		     export_opt, 'D'),
+	OPT_CALLBACK("count", 'n', "COUNT", "--textfile: COUNT writes (default: until stopped)",
+		     export_opt, 'n'),
 	OPT_CALLBACK("all-cpus", 'a', NULL, "every online CPU", export_opt, 'a'),
 	OPT_HELP("help", 'h'),
 	OPT_END(),
@@ -1801,7 +1797,7 @@ static int export_check(struct export_args *x, int argc, char **argv)
 	}
 	if (!x->listen_arg == !x->dir) {
 		fprintf(stderr, "pmuscope: export needs --listen [ADDR:]PORT or --textfile DIR (one of them)\n");
-		export_usage(stderr);
+		cli_usage_with_options(stderr, &export_cli);
 		return EXIT_USAGE;
 	}
 	if (x->listen_arg && (x->interval_given || x->count)) {

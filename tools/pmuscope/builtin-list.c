@@ -73,7 +73,7 @@ int cmd_list(int argc, char **argv)
 	int n = collect_types(types, 16);
 
 	if (argc > 1 && !json) {
-		list_usage(stderr);
+		cli_usage_with_options(stderr, &list_cli);
 		return EXIT_USAGE;
 	}
 	if (!n) {

@@ -104,7 +104,7 @@ int cmd_read(int argc, char **argv)
 	int first = 1, found = 0, perf;
 
 	if (argc > 1 && !json) {
-		read_usage(stderr);
+		cli_usage_with_options(stderr, &read_cli);
 		return EXIT_USAGE;
 	}
 	if (read_denied()) {

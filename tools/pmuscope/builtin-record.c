@@ -72,10 +72,8 @@ static void record_usage(FILE *f)
 		"  the counts of every event (default: cycles,instructions where\n"
 		"  implemented), into FILE (default pmuscope.data) for pmuscope report.\n"
 		"  With CMD: until CMD and everything it started have ended (traced with\n"
-		"  ptrace, for their maps); else until SIGINT or SIGTERM.\n"
-		"  -m KIB  the driver's ring, a power of 2 from %d to %d KiB (default %d)\n",
-		RECORD_PERIOD_DEFAULT, PMUSCOPE_STREAM_KIB_MIN, PMUSCOPE_STREAM_KIB_MAX,
-		PMUSCOPE_STREAM_KIB_DEFAULT);
+		"  ptrace, for their maps); else until SIGINT or SIGTERM.\n",
+		RECORD_PERIOD_DEFAULT);
 }
 
 static int add_u32(uint32_t **v, size_t *n, size_t *room, uint32_t x)
@@ -493,10 +491,14 @@ static const struct cli_option record_options[] = {
 	OPT_EVENTS(),
 	OPT_CPUS(),
 	OPT_STRING("output", 'o', "FILE", "the file (default pmuscope.data)", struct record_args, out),
-	OPT_CALLBACK("count", 'c', "N", "a sample every N events of the first event", record_opt, 'c'),
-	OPT_CALLBACK("freq", 'F', "HZ", "HZ samples a second (timer-driven)", record_opt, 'F'),
+	OPT_CALLBACK("count", 'c', "N", "a sample every N events of the first event (default "
+		     CLI_STR(RECORD_PERIOD_DEFAULT) ")", record_opt, 'c'),
+	OPT_CALLBACK("freq", 'F', "HZ", "HZ samples a second, 1 to 1000 (timer-driven)",
+		     record_opt, 'F'),
 	OPT_ALL_CPUS(),
-	OPT_CALLBACK("mmap-kib", 'm', "KIB", "each CPU's ring, a power of 2", record_opt, 'm'),
+	OPT_CALLBACK("mmap-kib", 'm', "KIB", "the driver's ring of each CPU, a power of 2 from "
+		     CLI_STR(PMUSCOPE_STREAM_KIB_MIN) " to " CLI_STR(PMUSCOPE_STREAM_KIB_MAX)
+		     " KiB (default " CLI_STR(PMUSCOPE_STREAM_KIB_DEFAULT) ")", record_opt, 'm'),
 	OPT_HELP("help", 'h'),
 	OPT_END(),
 };

@@ -106,12 +106,7 @@ static void report_usage(FILE *f)
 		"                       [-n TOP] [--json | --csv]\n"
 		"  The hottest functions of a recording of pmuscope record (default\n"
 		"  pmuscope.data): share of the samples, and each event's counts since the\n"
-		"  previous sample of the same CPU, with IPC and miss ratios.\n"
-		"  --symfs DIR   look for the recorded files under DIR (a copy of the\n"
-		"                recording machine's root)\n"
-		"  --pid PID     samples of process PID only\n"
-		"  --sort line   by source line (where the files have debug information)\n"
-		"  -n TOP        the TOP first rows only\n");
+		"  previous sample of the same CPU, with IPC and miss ratios.\n");
 }
 
 /* ------------------------------------------------------------ the maps */
@@ -955,10 +950,12 @@ static int report_opt(void *ctx, const struct cli_option *opt, char *arg)
 static const struct cli_option report_options[] = {
 	OPT_STRING("input", 'i', "FILE", "the recording (default pmuscope.data)", struct report_args,
 		   p.file),
-	OPT_CALLBACK(NULL, 'n', "TOP", "the TOP hottest rows", report_opt, 'n'),
-	OPT_STRING("symfs", 0, "DIR", "look for the binaries under DIR", struct report_args, symfs),
+	OPT_CALLBACK(NULL, 'n', "TOP", "the TOP first rows only", report_opt, 'n'),
+	OPT_STRING("symfs", 0, "DIR", "look for the recorded files under DIR (a copy of the "
+		   "recording machine's root)", struct report_args, symfs),
 	OPT_CALLBACK("pid", 0, "PID", "the samples of process PID only", report_opt, 'p'),
-	OPT_CALLBACK("sort", 0, "sym|line", "by function (sym) or by source line", report_opt, 's'),
+	OPT_CALLBACK("sort", 0, "sym|line", "by function (sym), or by source line (line: where "
+		     "the files have debug information)", report_opt, 's'),
 	OPT_CALLBACK("json", 0, NULL, "JSON output", report_opt, 'J'),
 	OPT_CALLBACK("csv", 0, NULL, "CSV output", report_opt, 'V'),
 	OPT_HELP("help", 'h'),

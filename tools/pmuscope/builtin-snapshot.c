@@ -17,13 +17,7 @@ static void snapshot_usage(FILE *f)
 		"                         [--software | --hardware] [--lead US] [--json | --csv]\n"
 		"  Counts the events on the CPUs (default: all online) and, MS ms after\n"
 		"  enabling (default 100) and every MS ms after, takes COUNT snapshots\n"
-		"  (default 1): the counters of every CPU captured at one instant.\n"
-		"  --software  never the hardware capture (FEAT_PMUv3_SS)\n"
-		"  --hardware  the hardware capture on every CPU, or fail\n"
-		"  --lead US   the capture deadline's lead over the request, 1 to %d us\n"
-		"              (%d without CAP_PERFMON; default: the driver's, %d)\n",
-		PMUSCOPE_SNAP_LEAD_US_MAX, PMUSCOPE_SNAP_LEAD_US_UNPRIV,
-		PMUSCOPE_SNAP_LEAD_US_DEFAULT);
+		"  (default 1): the counters of every CPU captured at one instant.\n");
 }
 
 struct snapshot_args {
@@ -81,8 +75,10 @@ static const struct cli_option snapshot_options[] = {
 		     snapshot_opt, 'S'),
 	OPT_CALLBACK("hardware", 0, NULL, "the hardware capture on every CPU, or fail",
 		     snapshot_opt, 'H'),
-	OPT_CALLBACK("lead", 0, "US", "the capture deadline's lead over the request",
-		     snapshot_opt, 'L'),
+	OPT_CALLBACK("lead", 0, "US", "the capture deadline's lead over the request, 1 to "
+		     CLI_STR(PMUSCOPE_SNAP_LEAD_US_MAX) " us (" CLI_STR(PMUSCOPE_SNAP_LEAD_US_UNPRIV)
+		     " without CAP_PERFMON; default: the driver's, "
+		     CLI_STR(PMUSCOPE_SNAP_LEAD_US_DEFAULT) ")", snapshot_opt, 'L'),
 	OPT_CALLBACK("count", 'n', "COUNT", "take COUNT snapshots (default 1)", snapshot_opt, 'n'),
 	OPT_ALL_CPUS(),
 	OPT_HELP("help", 'h'),
@@ -190,7 +186,7 @@ int cmd_snapshot(int argc, char **argv)
 		return ret;
 	if (optind < argc) {
 		fprintf(stderr, "pmuscope: snapshot runs no command: '%s'\n", argv[optind]);
-		snapshot_usage(stderr);
+		cli_usage_with_options(stderr, &snapshot_cli);
 		return EXIT_USAGE;
 	}
 	if ((a.flags & PMUSCOPE_SNAP_F_SOFTWARE) && (a.flags & PMUSCOPE_SNAP_F_HARDWARE)) {

@@ -53,26 +53,13 @@ static void spe_usage(FILE *f)
 		"  record: sample operations of the CPUs (default: all online) with the\n"
 		"  Statistical Profiling Extension into FILE (default " SPE_DEFAULT_FILE "),\n"
 		"  for SECONDS, while CMD runs, or until SIGINT or SIGTERM.\n"
-		"    --interval N     operations between samples, a multiple of 256 (default:\n"
-		"                     the CPU's minimum)\n"
-		"    --jitter         randomize the interval a little\n"
-		"    --filter OPS     sample only these operations: load, store, branch\n"
-		"    --min-latency N  only operations of N cycles or more (total latency)\n"
-		"    --events MASK    only operations with all these Events bits (PMSEVFR_EL1)\n"
-		"    --el0, --el1     where to sample (default: EL0 with CMD or unprivileged,\n"
-		"                     else both); EL1 needs privilege\n"
-		"    --pa, --cx       physical addresses, Context packets (the pid): privileged;\n"
-		"                     --cx is on by default with CMD when running as root\n"
-		"    --ts             Timestamp packets\n"
-		"    -m KIB           each CPU's ring, a power of 2 (default %d)\n"
 		"  report: the hottest PCs and functions, the load latency histogram, the\n"
 		"  data sources and the cache and TLB events of loads, and what was lost.\n"
-		"    --top N          the N hottest PCs (default 10)\n"
-		"    --pid PID        only records whose Context packet is PID (default: the\n"
-		"                     recorded command, when the file has Context packets)\n"
-		"  dump: every chunk and packet, as perf report -D prints arm_spe data.\n",
-		PMUSCOPE_SPE_KIB_DEFAULT);
+		"  dump: every chunk and packet, as perf report -D prints arm_spe data.\n");
 }
+
+/* spe's usage, that of each subcommand too, lists the options of all (below). */
+static const struct cli_options *const spe_sections[5];
 
 /* ---------------------------------------------------------------- record */
 static volatile sig_atomic_t spe_stop_signal;
@@ -330,29 +317,32 @@ static const struct cli_option spe_record_options[] = {
 	OPT_STRING(NULL, 'o', "FILE", "the file (default " SPE_DEFAULT_FILE ")",
 		   struct spe_record_args, out),
 	OPT_CALLBACK(NULL, 'd', "SECONDS", "record for SECONDS", spe_record_opt, 'd'),
-	OPT_CALLBACK(NULL, 'm', "KIB", "each CPU's ring, a power of 2", spe_record_opt, 'm'),
-	OPT_CALLBACK("interval", 0, "N", "operations between samples, a multiple of 256",
-		     spe_record_opt, 'I'),
+	OPT_CALLBACK(NULL, 'm', "KIB", "each CPU's ring, a power of 2 (default "
+		     CLI_STR(PMUSCOPE_SPE_KIB_DEFAULT) ")", spe_record_opt, 'm'),
+	OPT_CALLBACK("interval", 0, "N", "operations between samples, a multiple of 256 "
+		     "(default: the CPU's minimum)", spe_record_opt, 'I'),
 	OPT_CALLBACK("jitter", 0, NULL, "randomize the interval a little",
 		     spe_record_flag, PMUSCOPE_SPE_JITTER),
 	OPT_CALLBACK("filter", 0, "OPS", "sample only these operations: load, store, branch",
 		     spe_record_opt, 'f'),
-	OPT_CALLBACK("min-latency", 0, "N", "only operations of N cycles or more",
+	OPT_CALLBACK("min-latency", 0, "N", "only operations of N cycles or more (total latency)",
 		     spe_record_opt, 'L'),
-	OPT_CALLBACK("events", 0, "MASK", "only operations with all these Events bits",
+	OPT_CALLBACK("events", 0, "MASK", "only operations with all these Events bits (PMSEVFR_EL1)",
 		     spe_record_opt, 'E'),
-	OPT_CALLBACK("el0", 0, NULL, "sample at EL0", spe_record_el, PMUSCOPE_SPE_EL0),
+	OPT_CALLBACK("el0", 0, NULL, "sample at EL0 (default: EL0 alone with CMD or unprivileged, "
+		     "else EL0 and EL1)", spe_record_el, PMUSCOPE_SPE_EL0),
 	OPT_CALLBACK("el1", 0, NULL, "sample at EL1 (privileged)", spe_record_el, PMUSCOPE_SPE_EL1),
 	OPT_CALLBACK("pa", 0, NULL, "physical addresses (privileged)", spe_record_flag,
 		     PMUSCOPE_SPE_PA),
-	OPT_CALLBACK("cx", 0, NULL, "Context packets, the pid (privileged)", spe_record_flag,
-		     PMUSCOPE_SPE_CX),
+	OPT_CALLBACK("cx", 0, NULL, "Context packets, the pid (privileged; on by default with CMD "
+		     "when running as root)", spe_record_flag, PMUSCOPE_SPE_CX),
 	OPT_CALLBACK("ts", 0, NULL, "Timestamp packets", spe_record_flag, PMUSCOPE_SPE_TS),
 	OPT_HELP("help", 'h'),
 	OPT_END(),
 };
 
-static const struct cli_options spe_record_cli = { "spe record", spe_record_options, spe_usage };
+static const struct cli_options spe_record_cli = { "spe record", spe_record_options, spe_usage,
+						   spe_sections };
 
 /* A spe record run: what its phases share. */
 struct spe_run {
@@ -763,14 +753,16 @@ static const struct cli_option spe_report_options[] = {
 		   struct spe_report_args, in),
 	OPT_SET("json", 0, "JSON output", struct spe_report_args, json, 1),
 	OPT_CALLBACK("top", 'n', "N", "the N hottest PCs (default 10)", spe_report_opt, 'n'),
-	OPT_CALLBACK("pid", 0, "PID", "the samples of process PID only", spe_report_opt, 'p'),
+	OPT_CALLBACK("pid", 0, "PID", "only records whose Context packet is PID (default: the "
+		     "recorded command, when the file has Context packets)", spe_report_opt, 'p'),
 	OPT_SET("all-pids", 0, "every process, also without Context packets",
 		struct spe_report_args, all_pids, 1),
 	OPT_HELP("help", 'h'),
 	OPT_END(),
 };
 
-static const struct cli_options spe_report_cli = { "spe report", spe_report_options, spe_usage };
+static const struct cli_options spe_report_cli = { "spe report", spe_report_options, spe_usage,
+						   spe_sections };
 
 /* A spe report: what its phases share. */
 struct spe_rep {
@@ -1067,7 +1059,7 @@ static int spe_report(int argc, char **argv)
 	if (cli_parse(&spe_report_cli, argc, argv, &r.a, &ret))
 		return ret;
 	if (optind < argc) {
-		spe_usage(stderr);
+		cli_usage_with_options(stderr, &spe_report_cli);
 		return EXIT_USAGE;
 	}
 	ret = spef_read(r.a.in, &r.f, err, sizeof(err));
@@ -1116,7 +1108,8 @@ static const struct cli_option spe_dump_options[] = {
 	OPT_END(),
 };
 
-static const struct cli_options spe_dump_cli = { "spe dump", spe_dump_options, spe_usage };
+static const struct cli_options spe_dump_cli = { "spe dump", spe_dump_options, spe_usage,
+						   spe_sections };
 
 static int spe_dump(int argc, char **argv)
 {
@@ -1131,7 +1124,7 @@ static int spe_dump(int argc, char **argv)
 	if (cli_parse(&spe_dump_cli, argc, argv, &d, &ret))
 		return ret;
 	if (optind < argc) {
-		spe_usage(stderr);
+		cli_usage_with_options(stderr, &spe_dump_cli);
 		return EXIT_USAGE;
 	}
 	if (spef_read(d.in, &f, err, sizeof(err))) {
@@ -1176,7 +1169,11 @@ static const struct cli_option spe_options[] = {
 	OPT_END(),
 };
 
-const struct cli_options spe_cli = { "spe", spe_options, spe_usage };
+const struct cli_options spe_cli = { "spe", spe_options, spe_usage, spe_sections };
+
+static const struct cli_options *const spe_sections[5] = {
+	&spe_cli, &spe_record_cli, &spe_report_cli, &spe_dump_cli, NULL
+};
 
 const struct cli_command spe_commands[] = {
 	{ "record", spe_record, "[OPTIONS] [-d S | -- CMD]", "sample operations into a file", 0,
@@ -1193,17 +1190,17 @@ int cmd_spe(int argc, char **argv)
 	const struct cli_command *c;
 
 	if (argc < 2) {
-		spe_usage(stderr);
+		cli_usage_with_options(stderr, &spe_cli);
 		return EXIT_USAGE;
 	}
 	c = cli_command_find(spe_commands, nr_spe_commands, argv[1]);
 	if (c)
 		return c->fn(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		spe_usage(stdout);
+		cli_usage_with_options(stdout, &spe_cli);
 		return 0;
 	}
 	fprintf(stderr, "pmuscope: unknown spe command '%s'\n", argv[1]);
-	spe_usage(stderr);
+	cli_usage_with_options(stderr, &spe_cli);
 	return EXIT_USAGE;
 }

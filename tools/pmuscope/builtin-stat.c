@@ -20,7 +20,6 @@ static void stat_usage(FILE *f)
 	fprintf(f,
 		"usage: pmuscope stat [-e EVENT[,EVENT...]] [-C CPUS | -a] [-I MS]\n"
 		"                     [--per-cpu] [--json | --csv] [-- CMD [ARG...]]\n"
-		"  EVENT: NAME[:u|k|h...]  (pmuscope list), rHEX for raw numbers\n"
 		"  With a command and neither -a nor -C, only the command and the\n"
 		"  children it creates are counted, wherever they run.\n");
 }

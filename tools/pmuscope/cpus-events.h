@@ -42,7 +42,8 @@ void default_set(struct stat_opts *o, const char *const *names, size_t n);
 int stat_opt(void *ctx, const struct cli_option *opt, char *arg);
 
 #define OPT_EVENTS() \
-	OPT_CALLBACK(NULL, 'e', "EVENT[,EVENT...]", "the events (pmuscope list), rHEX for raw numbers", \
+	OPT_CALLBACK(NULL, 'e', "EVENT[,EVENT...]", \
+		     "the events: NAME[:u|k|h...] (pmuscope list), rHEX for raw numbers", \
 		     stat_opt, 'e')
 #define OPT_CPUS() \
 	OPT_CALLBACK(NULL, 'C', "CPUS", "these CPUs (0-3,6) instead of every online one", stat_opt, 'C')

@@ -106,7 +106,7 @@ static int help(int argc, char **argv)
 		fprintf(stderr, "pmuscope: unknown command '%s'\n", argv[argc - 1]);
 		return EXIT_USAGE;
 	}
-	c->opts->usage(stdout);
+	cli_usage_with_options(stdout, c->opts);
 	return 0;
 }
 

@@ -120,7 +120,7 @@ int cli_parse(const struct cli_options *c, int argc, char **argv, void *ctx, int
 			return 0;
 		o = cli_find(c->opts, val);
 		if (!o) {	/* '?': getopt said why */
-			c->usage(stderr);
+			cli_usage_with_options(stderr, c);
 			*code = EXIT_USAGE;
 			return 1;
 		}
@@ -137,12 +137,108 @@ int cli_parse(const struct cli_options *c, int argc, char **argv, void *ctx, int
 				return 1;
 			break;
 		case CLI_OPT_HELP:
-			c->usage(stdout);
+			cli_usage_with_options(stdout, c);
 			*code = 0;
 			return 1;
 		case CLI_OPT_END:
 			break;
 		}
+	}
+}
+
+#define USAGE_OPT_INDENT	4	/* before "-X", "--NAME" */
+#define USAGE_OPT_MAX		26	/* longer: the help on the next line */
+#define USAGE_OPT_WIDTH		79	/* the help wrapped before */
+
+/* The width of "-X, --NAME ARG", "    --NAME ARG" or "-X ARG" (long names aligned). */
+static int option_width(const struct cli_option *o)
+{
+	int w = o->short_name ? 2 + (o->long_name ? 2 : 0) : 4;
+
+	if (o->long_name)
+		w += 2 + strlen(o->long_name);
+	if (o->argname)
+		w += 1 + strlen(o->argname);
+	return w;
+}
+
+static int print_option(FILE *f, const struct cli_option *o)
+{
+	int w = 0;
+
+	if (o->short_name)
+		w += fprintf(f, "-%c%s", o->short_name, o->long_name ? ", " : "");
+	else
+		w += fprintf(f, "    ");
+	if (o->long_name)
+		w += fprintf(f, "--%s", o->long_name);
+	if (o->argname)
+		w += fprintf(f, " %s", o->argname);
+	return w;
+}
+
+/* @text's words from column @col on, the lines wrapped at USAGE_OPT_WIDTH to @indent. */
+static void print_wrapped(FILE *f, const char *text, int col, int indent)
+{
+	int first = 1;
+
+	for (const char *p = text; *p; ) {
+		int n;
+
+		p += strspn(p, " ");
+		n = strcspn(p, " ");
+		if (!n)
+			break;
+		if (!first && col + 1 + n > USAGE_OPT_WIDTH)
+			col = fprintf(f, "\n%*s", indent, "") - 1;
+		else if (!first)
+			col += fprintf(f, " ");
+		col += fprintf(f, "%.*s", n, p);
+		p += n;
+		first = 0;
+	}
+	fputc('\n', f);
+}
+
+/* The options of @opts, a line each (more where the help wraps). */
+static void usage_options(FILE *f, const struct cli_option *opts)
+{
+	int width = 0, col;
+
+	for (unsigned int i = 0; opts[i].kind != CLI_OPT_END; i++) {
+		int w = option_width(&opts[i]);
+
+		if (w <= USAGE_OPT_MAX && w > width)
+			width = w;
+	}
+	col = USAGE_OPT_INDENT + width + 2;
+	for (unsigned int i = 0; opts[i].kind != CLI_OPT_END; i++) {
+		int w = fprintf(f, "%*s", USAGE_OPT_INDENT, "") + print_option(f, &opts[i]);
+
+		if (w + 2 > col) {
+			fputc('\n', f);
+			w = 0;
+		}
+		fprintf(f, "%*s", col - w, "");
+		print_wrapped(f, opts[i].help ? opts[i].help : "", col, col);
+	}
+}
+
+void cli_usage_with_options(FILE *f, const struct cli_options *c)
+{
+	c->usage(f);
+	if (!c->sections) {
+		if (c->opts[0].kind != CLI_OPT_END) {
+			fprintf(f, "\noptions:\n");
+			usage_options(f, c->opts);
+		}
+		return;
+	}
+	for (const struct cli_options *const *s = c->sections; *s; s++) {
+		if ((*s)->opts[0].kind == CLI_OPT_END)
+			continue;
+		fprintf(f, "\npmuscope %s options:\n", (*s)->path);
+		usage_options(f, (*s)->opts);
 	}
 }
 

@@ -6,8 +6,10 @@
  * (long name, short letter, argument name, help, what it sets) ended by
  * OPT_END(). From it cli_parse() makes getopt_long()'s option array and
  * short-option string at run time (plain getopt() when no option has a
- * long name), and pmuscope --list-opts prints it for the bash completion
- * and the man pages (scripts/gen-completion.py, scripts/gen-man.py).
+ * long name), cli_usage_with_options() prints it after the command's
+ * synopsis for --help, and pmuscope --list-opts prints it for the bash
+ * completion and the man pages (scripts/gen-completion.py,
+ * scripts/gen-man.py): one table, four uses.
  */
 #ifndef PMUSCOPE_PARSE_OPTIONS_H
 #define PMUSCOPE_PARSE_OPTIONS_H
@@ -35,7 +37,7 @@ struct cli_option {
 	const char *long_name;	/* --NAME, or NULL */
 	int short_name;		/* -X, or 0 */
 	const char *argname;	/* the argument's name; NULL: takes none */
-	const char *help;	/* one line, for --list-opts */
+	const char *help;	/* one line: --help wraps it, --list-opts as is */
 	size_t offset;		/* CLI_OPT_SET, CLI_OPT_STRING */
 	int value;		/* CLI_OPT_SET; CLI_OPT_CALLBACK: free for .fn */
 	cli_option_fn fn;	/* CLI_OPT_CALLBACK */
@@ -48,15 +50,24 @@ struct cli_option {
 #define OPT_CALLBACK(l, s, a, h, f, v) \
 	{ CLI_OPT_CALLBACK, l, s, a, h, 0, v, f }
 #define OPT_HELP(l, s) \
-	{ CLI_OPT_HELP, l, s, NULL, "this help", 0, 0, NULL }
+	{ CLI_OPT_HELP, l, s, NULL, "the usage", 0, 0, NULL }
 #define OPT_END() \
 	{ CLI_OPT_END, NULL, 0, NULL, NULL, 0, 0, NULL }
+
+/* A number macro as a string, for a help string: CLI_STR(PMUSCOPE_SPE_KIB_DEFAULT). */
+#define CLI_STR_(x)	#x
+#define CLI_STR(x)	CLI_STR_(x)
 
 /* A command's (or subcommand's) options and usage text. */
 struct cli_options {
 	const char *path;		/* "stat", "spe record" */
 	const struct cli_option *opts;
-	void (*usage)(FILE *f);		/* --help; on stderr after a bad option */
+	/* The synopsis and notes, that cli_usage_with_options() follows
+	 * with the options: --help; on stderr after a bad option. */
+	void (*usage)(FILE *f);
+	/* The commands whose options the usage lists, each under its path,
+	 * NULL-ended (spe: itself and its subcommands); NULL: this one's. */
+	const struct cli_options *const *sections;
 };
 
 /*
@@ -66,6 +77,12 @@ struct cli_options {
  * message and the usage on stderr; an action's own status).
  */
 int cli_parse(const struct cli_options *c, int argc, char **argv, void *ctx, int *code);
+/*
+ * A command's usage, as perf's usage_with_options(): its synopsis and
+ * notes (@c->usage), then "options:" and a line an option from its table,
+ * "-X, --NAME ARG" then the help, aligned, in the table's order.
+ */
+void cli_usage_with_options(FILE *f, const struct cli_options *c);
 /* pmuscope --list-opts: one line an option, "-X" and/or "--NAME", "="
  * after those taking an argument, a tab, the argument's name, a tab, the help. */
 void cli_list_opts(FILE *f, const struct cli_option *opts);
