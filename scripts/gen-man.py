@@ -10,11 +10,13 @@ term (the three ``pmuscope spe ...`` entries make pmuscope-spe(1)), and
 each group becomes a reST document: NAME (the one-line summary of the CLI's
 own command table, `pmuscope --list-cmds` of the host binary
 tools/build/host/pmuscope, made first, else the entry's first sentence),
-SYNOPSIS (the terms), DESCRIPTION (the entries), the subsections the
-entries link to (`Snapshot output`_) or that name the command
-(``pmuscope record``), EXIT STATUS (cli.rst's "Exit status") and SEE ALSO.
-pmuscope(1) gets the list of commands and every subsection. Each document
-is rendered with docutils' manpage writer.
+SYNOPSIS (the terms), DESCRIPTION (the entries), OPTIONS (each option of
+the command and of its subcommands, from `pmuscope --list-opts CMD [SUB]`:
+the tables that getopt, --help and the bash completion use too), the
+subsections the entries link to (`Snapshot output`_) or that name the
+command (``pmuscope record``), EXIT STATUS (cli.rst's "Exit status") and
+SEE ALSO. pmuscope(1) gets the list of commands, the global options and
+every subsection. Each document is rendered with docutils' manpage writer.
 
     scripts/gen-man.py [--out DIR] [--rst]   # default DIR: build/man
 
@@ -119,18 +121,74 @@ def parse_cli(text):
     return entries, strip_blank(notes), subsections
 
 
+def host_cli(*args, check=True):
+    """The output of the host `pmuscope ARGS` (made first, once), or None
+    when it fails and not check."""
+    if not getattr(host_cli, "made", False):
+        r = subprocess.run(["make", "-s", "--no-print-directory", "-C", str(TOP / "tools"),
+                            "build/host/pmuscope"], capture_output=True, text=True)
+        if r.returncode:
+            die(f"cannot make {PMUSCOPE}:\n{r.stdout}{r.stderr}")
+        host_cli.made = True
+    r = subprocess.run([str(PMUSCOPE), *args], capture_output=True, text=True,
+                       env=dict(os.environ, PMUSCOPE_SYSFS="/nonexistent"))
+    if r.returncode:
+        if not check:
+            return None
+        die(f"{PMUSCOPE} {' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
+    return r.stdout
+
+
 def usage_summaries():
     """{command: one-line summary} from `pmuscope --list-cmds` (the
     command table, tools/pmuscope/commands.c)."""
-    r = subprocess.run(["make", "-s", "--no-print-directory", "-C", str(TOP / "tools"),
-                        "build/host/pmuscope"], capture_output=True, text=True)
-    if r.returncode:
-        die(f"cannot make {PMUSCOPE}:\n{r.stdout}{r.stderr}")
-    r = subprocess.run([str(PMUSCOPE), "--list-cmds"], capture_output=True, text=True,
-                       env=dict(os.environ, PMUSCOPE_SYSFS="/nonexistent"))
-    if r.returncode:
-        die(f"{PMUSCOPE} --list-cmds: exit {r.returncode}: {r.stderr.strip()}")
-    return dict(line.split("\t", 1) for line in r.stdout.splitlines() if "\t" in line)
+    return dict(line.split("\t", 1) for line in host_cli("--list-cmds").splitlines()
+                if "\t" in line)
+
+
+def subcommands(cmd):
+    """The subcommands of cmd from `pmuscope --list-cmds CMD` (spe: record,
+    report, dump), [] when it has none."""
+    out = host_cli("--list-cmds", cmd, check=False)
+    return [line.split("\t")[0] for line in (out or "").splitlines()
+            if line.split("\t")[0] != "help"]
+
+
+def options(path):
+    """[(names, argument, help)] of `pmuscope --list-opts PATH` ("" the
+    global options; names: ["-n", "--count"])."""
+    out = host_cli("--list-opts", *path.split(), check=False)
+    if out is None:
+        die(f"{CLI_RST} documents 'pmuscope {path}', which pmuscope --list-opts does not know")
+    opts = []
+    for line in out.splitlines():
+        fields = line.split("\t")
+        if len(fields) != 3 or not fields[0].strip():
+            die(f"pmuscope --list-opts {path}: not NAMES<tab>ARG<tab>HELP: {line!r}")
+        opts.append(([w.rstrip("=") for w in fields[0].split()], fields[1], fields[2]))
+    return opts
+
+
+def rst_text(text):
+    """text as reST text: its inline markup characters escaped, and the
+    first one unless a letter or digit (no list or field list)."""
+    text = re.sub(r"([\\`*_|])", r"\\\1", text)
+    return "\\" + text if text and not text[0].isalnum() and text[0] != "\\" else text
+
+
+def options_section(paths):
+    """The OPTIONS section's lines for the commands paths ("" the global
+    options, "stat", "spe record"): a definition list, under a heading
+    per command when more than one has options; None when none has."""
+    found = [(p, o) for p in paths for o in [options(p)] if o]
+    out = []
+    for path, opts in found:
+        if len(found) > 1:
+            out += heading(f"pmuscope {path}", "-")
+        for names, arg, text in opts:
+            term = ", ".join(f"``{n}``" for n in names)
+            out += [term + (f" *{rst_text(arg)}*" if arg else ""), "   " + rst_text(text), ""]
+    return out or None
 
 
 def first_sentence(body):
@@ -172,9 +230,10 @@ def resolve_links(lines, present, known):
     return LINK.sub(sub, text).splitlines()
 
 
-def document(name, summary, synopsis, body, extra, exit_status, see_also, known):
-    """A man page as reST: extra is [(title, lines)], shown as sections;
-    known: the sections of pmuscope(1)."""
+def document(name, summary, synopsis, body, opts, extra, exit_status, see_also, known):
+    """A man page as reST: opts the OPTIONS section's lines (or None);
+    extra is [(title, lines)], shown as sections; known: the sections of
+    pmuscope(1)."""
     present = {t.lower() for t, _ in extra}
     bar = "=" * len(name)
     sub = "-" * len(summary)
@@ -186,6 +245,8 @@ def document(name, summary, synopsis, body, extra, exit_status, see_also, known)
         out += [s, ""]
     out += heading("DESCRIPTION", "=")
     out += resolve_links(body, present, known) + [""]
+    if opts:
+        out += heading("OPTIONS", "=") + opts
     for title, lines in extra:
         out += heading(title.upper(), "=")
         out += resolve_links(lines, present, known) + [""]
@@ -301,8 +362,8 @@ def pages():
     synopsis = ["``pmuscope COMMAND [ARGS]``"] + [t for c, items in groups.items()
                                                  for t, _ in items]
     known = {t.lower() for t, _ in others}
-    out.append(("pmuscope", document("pmuscope", SUMMARY, synopsis, body, others,
-                                     exit_status, names, known)))
+    out.append(("pmuscope", document("pmuscope", SUMMARY, synopsis, body, options_section([""]),
+                                     others, exit_status, names, known)))
 
     for cmd, items in groups.items():
         summary = summaries.get(cmd) or first_sentence(items[0][1])
@@ -317,9 +378,10 @@ def pages():
         extra = [(t, lines) for t, lines in others
                  if t.lower() in wanted or mentions(lines, cmd)]
         see = ["pmuscope"] + [n for n in names if n != "pmuscope-" + cmd]
+        opts = options_section([cmd] + [f"{cmd} {s}" for s in subcommands(cmd)])
         out.append(("pmuscope-" + cmd,
                     document("pmuscope-" + cmd, summary, [t for t, _ in items], body,
-                             extra, exit_status, see, known)))
+                             opts, extra, exit_status, see, known)))
     return out
 
 
