@@ -22,7 +22,7 @@ GUEST_DONE = "pmuscope-guest: done"
 # init's lines around each test script; the exit status is the number of
 # the script's failed checks (tests/guest/lib.sh).
 GUEST_RUNNING = re.compile(r"^pmuscope-guest: running (\S+)$")
-GUEST_EXIT = re.compile(r"^pmuscope-guest: (\S+) exit (\d+)$")
+GUEST_EXIT = re.compile(r"^pmuscope-guest: (\S+) exit (\d+)(?: at [\d.]+ s)?$")
 
 # Anything that must never appear on a passing run's console. kmemleak's
 # "N new suspected memory leaks" is not here: the gate judges its reports

@@ -89,6 +89,13 @@ class ConsoleTest(unittest.TestCase):
         # A script that never reported its exit status fails too.
         lines = pc.report(pc.parse(ok.replace("pmuscope-guest: t-discovery.sh exit 0\n", "")), "a53")
         self.assertIn("FAIL a53/guest/t-discovery.sh exit status (none on the console)", lines)
+        # init says when each script ended: the exit status is read the same.
+        timed = ok.replace("t-discovery.sh exit 0", "t-discovery.sh exit 0 at 12.34 s")
+        self.assertIn("PASS a53/guest/t-discovery.sh exit status: no failed check",
+                      pc.report(pc.parse(timed), "a53"))
+        lines = pc.report(pc.parse(timed.replace("exit 0 at", "exit 3 at")), "a53")
+        self.assertIn("FAIL a53/guest/t-discovery.sh exit status: 3 failed check(s) or test "
+                      "program(s)", lines)
 
     def test_failed_kunit_case(self):
         log = KUNIT_OK.replace("        ok 2 neoverse-n1", "        not ok 2 neoverse-n1")
