@@ -457,7 +457,7 @@ static int record_opt(void *ctx, const struct cli_option *opt, char *arg)
 	case 'c':
 		if (parse_uint(arg, PMUSCOPE_STREAM_PERIOD_MIN, PMUSCOPE_STREAM_PERIOD_MAX, &v)) {
 			fprintf(stderr, "pmuscope: -c needs %u to %llu events: '%s'\n",
-				PMUSCOPE_STREAM_PERIOD_MIN,
+				(unsigned int)PMUSCOPE_STREAM_PERIOD_MIN,
 				(unsigned long long)PMUSCOPE_STREAM_PERIOD_MAX, arg);
 			return EXIT_USAGE;
 		}

@@ -465,7 +465,7 @@ static int profile_scan(struct prof *p)
 				if (r.type == PMUSCOPE_REC_SAMPLE && r.nr > PMUSCOPE_MAX_EVENTS) {
 					snprintf(err, sizeof(err),
 						 "record at byte %zu: %u counts, at most %u",
-						 roff - r.size, r.nr, PMUSCOPE_MAX_EVENTS);
+						 roff - r.size, r.nr, (unsigned int)PMUSCOPE_MAX_EVENTS);
 					ret = -EBADMSG;
 					break;
 				}

@@ -1044,7 +1044,7 @@ static int perf_open(const struct spe_opts *o, void **state, char *why, size_t w
 			      o->buffer_kib > PMUSCOPE_SPE_KIB_MAX ||
 			      (o->buffer_kib & (o->buffer_kib - 1)))) {
 		snprintf(why, whylen, "buffer %u KiB: a power of 2 from %u to %u", o->buffer_kib,
-			 PMUSCOPE_SPE_KIB_MIN, PMUSCOPE_SPE_KIB_MAX);
+			 (unsigned int)PMUSCOPE_SPE_KIB_MIN, (unsigned int)PMUSCOPE_SPE_KIB_MAX);
 		return -EINVAL;
 	}
 	aux_bytes = (uint64_t)(o->buffer_kib ? o->buffer_kib : PMUSCOPE_SPE_KIB_DEFAULT) * 1024;

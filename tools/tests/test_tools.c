@@ -1221,7 +1221,7 @@ static void test_amu_cli(void)
 	amu_sysfs("emu", 1);
 
 	/* The fake's rule: even CPUs 2000 MHz, busy 50%, IPC 1.5, 25% stalled. */
-	cli(&r, "sys", "FAKE_PMUSCOPE_LOG=" "/dev/null", "amu", "-I", "10", NULL);
+	cli(&r, "sys", "FAKE_PMUSCOPE_LOG=" "/dev/null", "amu", "-I", "10", (char *)NULL);
 	result(r.status == 0 && strstr(r.flat, "\nCPU MHz BUSY% IPC MEM_STALL% STALL_BACKEND 0x0300\n"),
 	       "amu cli: default (all online CPUs) exits 0; the columns, group-1 counters by name or number (%d)",
 	       r.status);
@@ -1235,7 +1235,7 @@ static void test_amu_cli(void)
 	cli_free(&r);
 
 	snprintf(path, sizeof(path), "FAKE_PMUSCOPE_LOG=%s/ioctls", amu_dir);
-	cli(&r, "sys", path, "amu", "-C", "1,3", "-I", "10", "-n", "3", NULL);
+	cli(&r, "sys", path, "amu", "-C", "1,3", "-I", "10", "-n", "3", (char *)NULL);
 	{
 		static const char one[] = "amu_read cpus_size=8 nr_records=2 record_size=360\n";
 		char logp[400], *log;
@@ -1257,7 +1257,7 @@ static void test_amu_cli(void)
 
 	/* Unavailable metrics: '-' and a footnote. */
 	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:const-broken,3:mem-disabled", "amu", "-C", "0-3", "-I",
-	    "10", NULL);
+	    "10", (char *)NULL);
 	result(r.status == 0 && strstr(r.flat, "\n1 -[1] -[1] 0.50 10.00 2,000 4,000\n") &&
 	       strstr(r.out, "\n[1] the constant-rate counter is broken on this CPU (erratum"),
 	       "amu cli: CONST_BROKEN: no frequency or busy share, '-' with its footnote; IPC and stalls kept");
@@ -1265,12 +1265,12 @@ static void test_amu_cli(void)
 	       strstr(r.out, "\n[2] the counter it needs is not implemented, or firmware did not enable it\n"),
 	       "amu cli: memory-stall counter disabled by firmware: '-' and why");
 	cli_free(&r);
-	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=0:lost", "amu", "-C", "0-1", "-I", "10", NULL);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=0:lost", "amu", "-C", "0-1", "-I", "10", (char *)NULL);
 	result(r.status == 0 && strstr(r.flat, "\n0 -[1] -[1] -[1] -[1] -[1] -[1]\n") &&
 	       strstr(r.out, "\n[1] lost: ") && strstr(r.flat, "\n1 3000.0 "),
 	       "amu cli: LOST: every value of the CPU '-', said lost, no number");
 	cli_free(&r);
-	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=0:idle,1:aux-zero", "amu", "-C", "0-1", "-I", "10", NULL);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=0:idle,1:aux-zero", "amu", "-C", "0-1", "-I", "10", (char *)NULL);
 	result(r.status == 0 && strstr(r.flat, "\n0 -[1] 0.00 -[1] -[1] 1,000 2,000\n") &&
 	       strstr(r.out, "[1] nothing to divide by: no cycles counted (idle"),
 	       "amu cli: idle all the interval: busy 0.00, the rest has nothing to divide by");
@@ -1278,14 +1278,14 @@ static void test_amu_cli(void)
 	       strstr(r.out, "[2] group 1 reads zero on this CPU (AMCR_EL0.CG1RZ)"),
 	       "amu cli: AUX_ZERO (CG1RZ): group-1 counters '-', group 0 kept");
 	cli_free(&r);
-	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:no-g1", "amu", "-C", "0-1", "-I", "10", NULL);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:no-g1", "amu", "-C", "0-1", "-I", "10", (char *)NULL);
 	result(r.status == 0 && strstr(r.flat, "\n1 3000.0 100.00 0.50 10.00 -[1] -[1]\n") &&
 	       strstr(r.out, "[1] no such counter on this CPU"),
 	       "amu cli: a CPU without another CPU's group-1 counter: '-', no such counter");
 	cli_free(&r);
 
 	/* No CPU read at an interval's end: its length by the monotonic clock. */
-	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:gone", "amu", "-C", "1", "-I", "10", "-n", "2", NULL);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:gone", "amu", "-C", "1", "-I", "10", "-n", "2", (char *)NULL);
 	{
 		double a0 = -1, a1 = -1, b0 = -1, b1 = -1;
 		const char *i2 = strstr(r.out, "AMU interval 2: ");
@@ -1307,7 +1307,7 @@ static void test_amu_cli(void)
 	cli_free(&r);
 
 	/* CPUs without an AMU to read: said plainly. */
-	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=2:absent,3:disabled,4:offline", "amu", "-I", "10", NULL);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=2:absent,3:disabled,4:offline", "amu", "-I", "10", (char *)NULL);
 	result(r.status == 0 && strstr(r.out, "\ncpu2: no AMU\n") &&
 	       strstr(r.out, "\ncpu3: AMU not used (amu=0, or the kernel does not use it; amu=1 forces it)\n") &&
 	       strstr(r.out, "\ncpu4: offline\n") && strstr(r.flat, "\n1 3000.0 "),
@@ -1315,7 +1315,7 @@ static void test_amu_cli(void)
 	       r.status);
 	cli_free(&r);
 	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=0:absent,1:disabled,2:offline", "amu", "-C", "0-2", "-I",
-	    "10", "--json", NULL);
+	    "10", "--json", (char *)NULL);
 	result(r.status == 3 && !*r.out && strstr(r.err, "pmuscope: cpu0: no AMU\n") &&
 	       strstr(r.err, "pmuscope: cpu1: AMU not used (amu=0") &&
 	       strstr(r.err, "pmuscope: cpu2: offline\n") &&
@@ -1323,20 +1323,20 @@ static void test_amu_cli(void)
 	       "amu cli: no CPU asked for has an AMU: exit 3, why on stderr, nothing on stdout (%d)",
 	       r.status);
 	cli_free(&r);
-	cli(&r, "sys", "FAKE_PMUSCOPE_FEATURES=1;FAKE_PMUSCOPE_AMU_ERRNO=1", "amu", "-I", "10", NULL);
+	cli(&r, "sys", "FAKE_PMUSCOPE_FEATURES=1;FAKE_PMUSCOPE_AMU_ERRNO=1", "amu", "-I", "10", (char *)NULL);
 	result(r.status == 3 && strstr(r.err, "no PMUSCOPE_FEAT_AMU"),
 	       "amu cli: a driver without PMUSCOPE_FEAT_AMU: exit 3, said so (%d)", r.status);
 	cli_free(&r);
-	cli(&r, "sys", "FAKE_PMUSCOPE_AMU_ERRNO=25", "amu", "-I", "10", NULL);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU_ERRNO=25", "amu", "-I", "10", (char *)NULL);
 	result(r.status == 3 && strstr(r.err, "older than API version 4"),
 	       "amu cli: ENOTTY (an older driver): exit 3, said so (%d)", r.status);
 	cli_free(&r);
-	cli(&r, "sys", "FAKE_PMUSCOPE_AMU_ERRNO=1", "amu", "-I", "10", NULL);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU_ERRNO=1", "amu", "-I", "10", (char *)NULL);
 	result(r.status == 5 && strstr(r.err, "need root (CAP_PERFMON or CAP_SYS_ADMIN)") && !*r.out,
 	       "amu cli: EPERM: exit 5 (permission, as every command), root or CAP_PERFMON needed (%d)",
 	       r.status);
 	cli_free(&r);
-	cli(&r, "sys", "FAKE_PMUSCOPE_AMU_ERRNO=5", "amu", "-I", "10", NULL);
+	cli(&r, "sys", "FAKE_PMUSCOPE_AMU_ERRNO=5", "amu", "-I", "10", (char *)NULL);
 	result(r.status == 1 && strstr(r.err, "AMU read failed: Input/output error"),
 	       "amu cli: another error: exit 1 (%d)", r.status);
 	cli_free(&r);
@@ -1349,27 +1349,27 @@ static void test_amu_cli(void)
 		};
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-			cli(&r, "sys", NULL, "amu", bad[i][0], bad[i][1], NULL);
+			cli(&r, "sys", NULL, "amu", bad[i][0], bad[i][1], (char *)NULL);
 			result(r.status == 2 && *r.err && !*r.out, "amu cli: usage error '%s%s%s': exit 2 (%d)",
 			       bad[i][0], bad[i][1] ? " " : "", bad[i][1] ? bad[i][1] : "", r.status);
 			cli_free(&r);
 		}
 	}
-	cli(&r, "sys", NULL, "amu", "-C", "7", NULL);
+	cli(&r, "sys", NULL, "amu", "-C", "7", (char *)NULL);
 	result(r.status == 1 && strstr(r.err, "cpu7 does not exist"),
 	       "amu cli: a CPU that does not exist: exit 1, named (%d)", r.status);
 	cli_free(&r);
-	cli(&r, "sys", NULL, "amu", "--help", NULL);
+	cli(&r, "sys", NULL, "amu", "--help", (char *)NULL);
 	result(r.status == 0 && strstr(r.out, "[-C CPUS | -a] [-I MS] [-n COUNT] [--json | --csv]"),
 	       "amu cli: --help");
 	cli_free(&r);
-	cli(&r, "sys", NULL, "--help", NULL);
+	cli(&r, "sys", NULL, "--help", (char *)NULL);
 	result(r.status == 0 && strstr(r.out, "\n  amu [OPTIONS] "), "amu cli: in pmuscope --help");
 	cli_free(&r);
 
 	/* JSON: valid, raw counts and metrics, null where unavailable. */
 	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:const-broken,2:absent", "amu", "-C", "0-2", "-I", "10",
-	    "-n", "2", "--json", NULL);
+	    "-n", "2", "--json", (char *)NULL);
 	result(r.status == 0 && count_lines(r.out) == 2 && json_lines_valid(r.out),
 	       "amu cli: --json -n 2: two lines, each a valid JSON object (python3 -m json.tool)");
 	result(strstr(r.out, "{\"type\":\"amu\",\"seq\":0,\"time_s\":") &&
@@ -1398,7 +1398,7 @@ static void test_amu_cli(void)
 		"INST_RETIRED,STALL_BACKEND_MEM,STALL_BACKEND,0x0300\n";
 
 	cli(&r, "sys", "FAKE_PMUSCOPE_AMU=1:lost", "amu", "-C", "0-1", "-I", "10", "-n", "2", "--csv",
-	    NULL);
+	    (char *)NULL);
 	result(r.status == 0 && !strncmp(r.out, csv_head, strlen(csv_head)) &&
 	       count_lines(r.out) == 5,
 	       "amu cli: --csv: the header once, then a row per CPU and interval");
@@ -1409,7 +1409,7 @@ static void test_amu_cli(void)
 	cli_free(&r);
 
 	/* The emulated driver: the banner on stderr, stdout still JSON. */
-	cli(&r, "emu", NULL, "amu", "-I", "10", "--json", NULL);
+	cli(&r, "emu", NULL, "amu", "-I", "10", "--json", (char *)NULL);
 	result(r.status == 0 && strstr(r.err, "pmuscope: EMULATED CPU (pmuscope_emu.ko, register model "
 					      "profile neoverse-n1): not hardware") &&
 	       json_lines_valid(r.out),
