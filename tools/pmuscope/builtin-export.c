@@ -737,11 +737,12 @@ static int exp_lookup_user(const char *name, uid_t *uid, gid_t *gid)
 {
 	unsigned long long u, g;
 	struct passwd *pw;
-	char num[32];
 	const char *colon = strchr(name, ':');
 	FILE *f;
 
 	if (isdigit((unsigned char)name[0])) {
+		char num[32];
+
 		snprintf(num, sizeof(num), "%.*s", colon ? (int)(colon - name) : (int)strlen(name),
 			 name);
 		if (parse_uint(num, 0, 0xfffffffeULL, &u) ||
@@ -983,13 +984,14 @@ static int exp_textfile_loop(struct exp *e, const char *dir, unsigned int interv
 {
 	struct timespec next, end, t0;
 	unsigned long long written = 0;
-	int status = 0, reaped = 0, ret;
+	int status = 0, reaped = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	end.tv_sec = e->end_ms / 1000;
 	end.tv_nsec = (e->end_ms % 1000) * 1000000L;
 	for (;;) {
 		const struct timespec *deadline = &next;
+		int ret;
 
 		next.tv_sec += interval_ms / 1000;
 		next.tv_nsec += (interval_ms % 1000) * 1000000L;
@@ -1123,7 +1125,7 @@ static int http_wants_om(const char *accept)
 
 	while (p && *p) {
 		const char *end = strchr(p, ','), *semi, *q;
-		size_t tlen, len = end ? (size_t)(end - p) : strlen(p);
+		size_t len = end ? (size_t)(end - p) : strlen(p);
 		char range[256];
 		double qv = 1;
 
@@ -1140,6 +1142,7 @@ static int http_wants_om(const char *accept)
 		}
 		{
 			const char *t = range;
+			size_t tlen;
 
 			while (*t == ' ' || *t == '\t')
 				t++;
@@ -1221,7 +1224,7 @@ static int http_headers(struct conn *c, char *p, char *accept, size_t asize)
 
 	accept[0] = '\0';
 	for (; *p; p = eol + 1) {
-		char *colon, *v;
+		char *colon;
 
 		eol = strchr(p, '\n');
 		if (!eol)
@@ -1242,6 +1245,8 @@ static int http_headers(struct conn *c, char *p, char *accept, size_t asize)
 				return -1;
 			}
 		if (colon - p == 6 && !strncasecmp(p, "accept", 6)) {
+			char *v;
+
 			for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
 				;
 			alen += snprintf(accept + alen, asize - alen, "%s%s", alen ? "," : "", v);
@@ -1350,10 +1355,11 @@ static void conn_start_write(struct exp *e, struct conn *c, int64_t now)
 
 static void conn_readable(struct exp *e, struct conn *c, int64_t now)
 {
-	char sink[4096];
 	ssize_t n;
 
 	if (c->state == CONN_LINGER) {
+		char sink[4096];
+
 		n = recv(c->fd, sink, sizeof(sink), 0);
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
 			conn_close(c);
@@ -1662,7 +1668,7 @@ static void exp_event_labels(struct exp *e)
 {
 	for (unsigned int i = 0; i < e->o.nr; i++) {
 		const struct pmuscope_event_spec *ev = &e->o.evs[i];
-		const char *name = ev->flags & PMUSCOPE_EV_RAW ? NULL :
+		const char *name = (ev->flags & PMUSCOPE_EV_RAW) ? NULL :
 				   pmuscope_event_name(ev->number);
 		size_t off = 0;
 

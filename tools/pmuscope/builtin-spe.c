@@ -789,11 +789,11 @@ static int spe_report_pid(struct spe_rep *r, int *ret)
 {
 	struct pmuscope_spe_chunk c;
 	const unsigned char *data;
-	char err[600];
 	size_t off = 0;
 
 	if (!r->a.all_pids && (r->a.pid > 0 || r->f.h.pid)) {
 		uint32_t want = r->a.pid > 0 ? (uint32_t)r->a.pid : r->f.h.pid;
+		char err[600];
 
 		while (pmuscope_spe_chunk_next(r->f.chunks, r->f.h.data_size, &off, &c, &data, err,
 					       sizeof(err)) == 1)

@@ -21,7 +21,7 @@ const struct cli_options version_cli = { "version", version_options, version_usa
 
 int cmd_version(int argc, char **argv)
 {
-	char profile[64], path[600], backend[16] = "";
+	char profile[64], path[600];
 	FILE *f;
 
 	(void)argc;	/* version takes no options: pmuscope version --help too */
@@ -34,6 +34,8 @@ int cmd_version(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/backend", pmuscope_sysfs_root());
 	f = fopen(path, "r");
 	if (f) {
+		char backend[16] = "";
+
 		if (fscanf(f, "%15s", backend) == 1)
 			printf("backend: %s (%s)\n", backend,
 			       strcmp(backend, "perf") ?

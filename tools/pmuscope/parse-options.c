@@ -102,7 +102,7 @@ int cli_parse(const struct cli_options *c, int argc, char **argv, void *ctx, int
 {
 	struct option longs[CLI_MAX_OPTIONS + 1];
 	char shorts[2 * CLI_MAX_OPTIONS + 2];
-	int val, has_long;
+	int has_long;
 
 	if (count_options(c->opts) > CLI_MAX_OPTIONS) {
 		fprintf(stderr, "pmuscope: %s: more than %d options\n", c->path, CLI_MAX_OPTIONS);
@@ -113,6 +113,7 @@ int cli_parse(const struct cli_options *c, int argc, char **argv, void *ctx, int
 	optind = 1;
 	for (;;) {
 		const struct cli_option *o;
+		int val;
 
 		val = has_long ? getopt_long(argc, argv, shorts, longs, NULL) :
 				 getopt(argc, argv, shorts);

@@ -49,10 +49,11 @@ int stat_wait(const struct timespec *deadline, pid_t child, int *status, int *re
 	struct timespec now, rel;
 	siginfo_t si;
 	sigset_t set;
-	int sig;
 
 	stat_signals(&set);
 	for (;;) {
+		int sig;
+
 		if (deadline) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			rel.tv_sec = deadline->tv_sec - now.tv_sec;

@@ -736,7 +736,7 @@ int spe_perf_consume(struct spe_perf_ring *r, struct spe_perf_acct *acct, int na
 			uint64_t v[3];
 			struct sid s;
 
-			if (h.size < sizeof(h) + sizeof(v) || n < h.size) {
+			if (h.size < sizeof(h) + sizeof(v) || h.size > sizeof(rec)) {
 				r->malformed++;
 				r->pending |= PMUSCOPE_SPE_C_LOST;
 			} else {

@@ -141,7 +141,6 @@ int spe_stats_chunk(struct spe_stats *s, const struct pmuscope_spe_chunk *c,
 {
 	struct pmuscope_spe_record r;
 	size_t off = 0;
-	int ret;
 
 	s->chunks++;
 	s->data_bytes += c->data_size;
@@ -160,7 +159,8 @@ int spe_stats_chunk(struct spe_stats *s, const struct pmuscope_spe_chunk *c,
 				a->flags[b]++;
 	}
 	while (pmuscope_spe_record_next(data, c->data_size, &off, &r) == 1) {
-		ret = spe_stats_record(s, &r);
+		int ret = spe_stats_record(s, &r);
+
 		if (ret)
 			return ret;
 	}

@@ -278,11 +278,11 @@ int spef_read(const char *path, struct spef *s, char *err, size_t errlen)
 			break;
 	}
 	if (ferror(f)) {
-		ret = -errno;
+		ret = errno ? -errno : -EIO;
 		spef_err(err, errlen, "cannot read %s: %s", path, strerror(errno));
 		fclose(f);
 		free(buf);
-		return ret ? ret : -EIO;
+		return ret;
 	}
 	fclose(f);
 	ret = spef_parse(buf, size, s, err, errlen);

@@ -90,7 +90,10 @@ static const struct {
 
 static double report_metric(const struct report_metrics *m, unsigned int i)
 {
-	return *(const double *)((const char *)m + report_metric_fields[i].offset);
+	double v;
+
+	memcpy(&v, (const char *)m + report_metric_fields[i].offset, sizeof(v));
+	return v;
 }
 
 void report_thousands(uint64_t v, char *buf, size_t len)
@@ -541,7 +544,6 @@ static void report_snap_table(FILE *f, const struct report_snapshot *s)
 	};
 	int w[NCOLS], wc[PMUSCOPE_MAX_EVENTS];
 	char key[PMUSCOPE_MAX_EVENTS][96], methods[512], num[32], vf[64];
-	uint32_t any;
 
 	report_snap_methods(s, methods, sizeof(methods));
 	fprintf(f, "snapshot at %llu ticks (%llu Hz): skew %llu ticks (",
@@ -589,6 +591,7 @@ static void report_snap_table(FILE *f, const struct report_snapshot *s)
 		uint64_t v[] = { r->info.time, r->info.skew,
 				 pmuscope_ticks_ns(r->info.skew, s->freq),
 				 r->info.frozen, r->info.spread };
+		uint32_t any = 0;
 
 		fprintf(f, "%-4u %-8s", r->info.cpu, pmuscope_snap_method_name(r->info.method));
 		for (int c = C_TIME; c <= C_SPREAD; c++) {
@@ -600,7 +603,6 @@ static void report_snap_table(FILE *f, const struct report_snapshot *s)
 		}
 		pmuscope_snap_flags_str(r->info.flags, vf, sizeof(vf));
 		fprintf(f, " %-*s", w[C_FLAGS], *vf ? vf : "-");
-		any = 0;
 		for (unsigned int i = 0; i < s->nevents; i++) {
 			report_thousands(r->count[i], num, sizeof(num));
 			fprintf(f, " %*s", wc[i], num);
@@ -682,9 +684,11 @@ static void report_snap_json(FILE *f, const struct report_snapshot *s)
 
 static void report_snap_csv(FILE *f, const struct report_snapshot *s, int first)
 {
-	char key[96], flags[64];
+	char flags[64];
 
 	if (first) {
+		char key[96];
+
 		fprintf(f, "seq,time_s,cpu,method,time,skew,skew_ns,frozen,spread,flags");
 		for (unsigned int i = 0; i < s->nevents; i++) {
 			report_event_key(s->evs, i, s->kernel_el, key, sizeof(key));

@@ -1004,7 +1004,6 @@ static void test_sigill_smp(void)
 	struct pmuscope *h;
 	unsigned long fast, reads;
 	char buf[128], name[24];
-	int status;
 
 	snprintf(tag, sizeof(tag), "pmuscope-el0 sigill");
 	tap_tag = tag;
@@ -1019,6 +1018,7 @@ static void test_sigill_smp(void)
 	for (int cpu = 0; cpu < 2; cpu++) {
 		const char *where = cpu ? "on CPU 1, while this thread spins granted on CPU 0" :
 				    "on CPU 0 too, while this thread spins granted there";
+		int status;
 
 		status = child_access(v[1].index, 0, cpu, h, nr, &fast, &reads);
 		tap(is_sigill(status), "another process reading %s %s (%lu of %lu reads fast): %s",
@@ -1117,7 +1117,6 @@ static void test_detach(const char *how, const char *helper_path, gid_t gid)
 		gid_t groups[1] = { gid };
 		struct pmuscope *h;
 		uint64_t v;
-		char rfd[16], gfd[16];
 		int leader = -1;
 
 		close(ready[0]);
@@ -1184,6 +1183,8 @@ static void test_detach(const char *how, const char *helper_path, gid_t gid)
 			 * in the new image): only perf's detach ends the
 			 * thread's events, not the session's close.
 			 */
+			char rfd[16], gfd[16];
+
 			fcntl(pmuscope_fd(h), F_SETFD, 0);
 			snprintf(rfd, sizeof(rfd), "%d", ready[1]);
 			snprintf(gfd, sizeof(gfd), "%d", go[0]);
@@ -1309,13 +1310,15 @@ struct watch {
 
 static void watch_note(pid_t pid, struct watch *w, double secs)
 {
-	char path[64], buf[512], wchan[64] = "?", stack[160] = "", state = '?';
+	char path[64], wchan[64] = "?", stack[160] = "", state = '?';
 	int cpu = -1;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	f = fopen(path, "r");
 	if (f) {
+		char buf[512];
+
 		if (fgets(buf, sizeof(buf), f)) {
 			const char *p = strrchr(buf, ')');
 			int field = 2;
@@ -1684,7 +1687,7 @@ static void bench_one(unsigned int nev)
 	struct pmuscope_read rd = {
 		.size = sizeof(rd), .values = (uintptr_t)vals, .nr_values = 64,
 	};
-	uint64_t c[MAXN], sink[MAXN];
+	uint64_t c[MAXN];
 	struct pmuscope_self_stats st0, st1;
 	struct ctr_view v;
 	struct pmuscope *h = self_session(specs, nev, 0);
@@ -1716,6 +1719,8 @@ static void bench_one(unsigned int nev)
 			ill_armed = 0;
 			tap(0, "bench: the raw MRS floor trapped");
 		} else {
+			uint64_t sink[MAXN];
+
 			ill_armed = 1;
 			if (nev == 1)
 				BENCH(t, floor1(sink));

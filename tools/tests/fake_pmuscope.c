@@ -154,9 +154,10 @@ static int fake_open(const char *path, int flags, mode_t mode, const char *sym)
 int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	va_list ap;
 
 	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
 		va_start(ap, flags);
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
@@ -167,9 +168,10 @@ int open(const char *path, int flags, ...)
 int open64(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	va_list ap;
 
 	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
 		va_start(ap, flags);
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
@@ -261,7 +263,7 @@ static struct pmuscope_value fake_value(unsigned int cpu, unsigned int k, unsign
 					unsigned int n, uint64_t enabled)
 {
 	uint32_t flags = fake_val_flags(cpu);
-	unsigned int m = flags & PMUSCOPE_VAL_OFFLINE ? 0 : n;
+	unsigned int m = (flags & PMUSCOPE_VAL_OFFLINE) ? 0 : n;
 	uint64_t count = 1000ULL * (m + 1) * (k + 1) + i;
 
 	if (getenv("FAKE_PMUSCOPE_BACKWARDS") && m % 2)
@@ -270,7 +272,7 @@ static struct pmuscope_value fake_value(unsigned int cpu, unsigned int k, unsign
 		enabled = 1000000;
 	return (struct pmuscope_value){
 		.count = count, .time_enabled = enabled,
-		.time_running = flags & PMUSCOPE_VAL_MULTIPLEXED ? enabled / 2 : enabled,
+		.time_running = (flags & PMUSCOPE_VAL_MULTIPLEXED) ? enabled / 2 : enabled,
 		.cpu = cpu, .index = i, .flags = flags, .counter = i,
 	};
 }
@@ -335,12 +337,12 @@ static int fake_snapshot(struct pmuscope_snapshot *sn)
 			continue;
 		cpus[k] = (struct pmuscope_snap_cpu){
 			.cpu = cpu,
-			.flags = fake_val_flags(cpu) & PMUSCOPE_VAL_OFFLINE ? PMUSCOPE_SNAPCPU_OFFLINE : 0,
-			.method = sn->flags & PMUSCOPE_SNAP_F_SOFTWARE ? PMUSCOPE_SNAP_SOFTWARE :
+			.flags = (fake_val_flags(cpu) & PMUSCOPE_VAL_OFFLINE) ? PMUSCOPE_SNAPCPU_OFFLINE : 0,
+			.method = (sn->flags & PMUSCOPE_SNAP_F_SOFTWARE) ? PMUSCOPE_SNAP_SOFTWARE :
 				  PMUSCOPE_SNAP_HARDWARE,
 			.time = 1000000 + 1000ULL * fake_snaps + 4 * k,
 			.skew = 4 * k,
-			.frozen = sn->flags & PMUSCOPE_SNAP_F_SOFTWARE ? 3 : 0,
+			.frozen = (sn->flags & PMUSCOPE_SNAP_F_SOFTWARE) ? 3 : 0,
 		};
 		for (unsigned int i = 0; i < fake_nr_events; i++)
 			vals[k * fake_nr_events + i] = fake_value(cpu, k, i, fake_snaps, 1000);

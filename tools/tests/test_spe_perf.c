@@ -398,18 +398,19 @@ static void t_data_wrap(void)
 	struct fake *f = &F;
 	struct got *g = &G;
 	uint64_t start = DATA_SIZE - 20;	/* a header and a record across the end */
-	int ret, ok = 1;
+	int ok = 1;
 
 	fake_init(f, 0);
 	f->pc.data_head = f->pc.data_tail = start;
 	for (int i = 0; i < 3; i++) {
+		int ret;
+
 		memset(g, 0, sizeof(*g));
 		put_aux_rec(f, aux_put(f, 64, (unsigned char)i), 64, 0, 0, 0);
 		put_rec(f, PERF_RECORD_ITRACE_START, (uint64_t[]){ 42 }, 1, 0, 0);
 		ret = drain(f, g, 0, 0);
 		ok &= ret == 1 && pattern_ok(g->d[0], 64, (unsigned char)i) &&
 			f->pc.data_tail == f->pc.data_head;
-		start = f->pc.data_head;
 	}
 	check(ok && f->r.itrace_starts == 3 && f->pc.aux_tail == 192,
 	      "data ring wrap (records across the end)", "itrace %llu aux_tail %llu",
@@ -1033,8 +1034,6 @@ static void t_open_run(void)
 
 int main(void)
 {
-	char cmd[128];
-
 	t_simple();
 	t_time();
 	t_wrap_multi();
@@ -1051,6 +1050,8 @@ int main(void)
 	t_open_errors();
 	t_open_run();
 	if (tmpdir[0]) {
+		char cmd[128];
+
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 		if (system(cmd))
 			fprintf(stderr, "could not remove %s\n", tmpdir);

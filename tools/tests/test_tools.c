@@ -729,7 +729,7 @@ enum amu_tweak {
 
 #define AMU_NAN	(-1.0)	/* expected unavailable */
 
-static const struct {
+static const struct amu_case {
 	const char *what;
 	enum amu_tweak tweak;
 	uint64_t freq, dtime, dcore, dconst, dinst, dmem;
@@ -808,7 +808,7 @@ static void test_amu_metrics(void)
 	int ret;
 
 	for (size_t i = 0; i < sizeof(amu_cases) / sizeof(amu_cases[0]); i++) {
-		__typeof__(amu_cases[0]) *c = &amu_cases[i];
+		const struct amu_case *c = &amu_cases[i];
 		double want[] = { c->hz, c->busy, c->ipc, c->mem };
 		int ok;
 
@@ -1057,11 +1057,13 @@ static char *slurp(const char *path)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
-	int ch;
 
-	if (f && m)
+	if (f && m) {
+		int ch;
+
 		while ((ch = fgetc(f)) != EOF)
 			fputc(ch, m);
+	}
 	if (f)
 		fclose(f);
 	if (m)
@@ -1084,7 +1086,7 @@ static void cli_free(struct cli_run *r)
  */
 static void cli(struct cli_run *r, const char *sysfs, const char *env, ...)
 {
-	char *argv[32], outp[400], errp[400], path[600], envbuf[512], *save = NULL;
+	char *argv[32], outp[400], errp[400], path[600], *save = NULL;
 	const char *a;
 	va_list ap;
 	int argc = 0, st;
@@ -1104,7 +1106,7 @@ static void cli(struct cli_run *r, const char *sysfs, const char *env, ...)
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		char fake[600], root[400];
+		char fake[600], root[400], envbuf[512];
 
 		snprintf(fake, sizeof(fake), "%s/fake_pmuscope.so", amu_bin);
 		snprintf(root, sizeof(root), "%s/%s", amu_dir, sysfs);
@@ -1527,7 +1529,7 @@ static void test_spe_packets(void)
 		  "Bad packet!" },
 	};
 	struct pmuscope_spe_pkt p;
-	char desc[256], line[400];
+	char desc[256];
 	size_t off;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1567,6 +1569,7 @@ static void test_spe_packets(void)
 		static const unsigned char b[] = { 0x98, 0x2c, 0x01 };
 		static const char want[] =
 			".  00000010:  98 2c 01                                        LAT 300 TOT";
+		char line[400];
 
 		pmuscope_spe_pkt_get(b, sizeof(b), &p);
 		pmuscope_spe_pkt_line(&p, b, 16, line, sizeof(line));
