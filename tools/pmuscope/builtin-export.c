@@ -722,6 +722,7 @@ static void exp_log_values(struct exp *e)
 		const char *nl = memchr(p, '\n', end - p);
 		int n = nl ? nl - p : end - p;
 
+		/* cppcheck-suppress knownConditionTrueFalse ; n is 0 on an empty line (nl == p) */
 		if (n && *p != '#')
 			fprintf(e->log, "pmuscope export: scrape %llu value: %.*s\n",
 				(unsigned long long)e->scrapes, n, p);

@@ -86,6 +86,7 @@ static void read_usage(FILE *f)
  * the usage on stderr); the table says so to --list-opts and help.
  */
 struct read_args {
+	/* cppcheck-suppress unusedStructMember ; named by the option table (OPT_SET: offsetof) */
 	int json;
 };
 

@@ -395,6 +395,7 @@ static pid_t record_spawn(struct record *rc, const struct stat_opts *o, const si
 			_exit(126);
 		}
 		raise(SIGSTOP);
+		/* cppcheck-suppress unreachableCode ; raise(SIGSTOP) returns when resumed */
 		execvp(o->cmd[0], o->cmd);
 		fprintf(stderr, "pmuscope: cannot run '%s': %s\n", o->cmd[0], strerror(errno));
 		_exit(127);

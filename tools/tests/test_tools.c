@@ -1106,6 +1106,7 @@ static void cli(struct cli_run *r, const char *sysfs, const char *env, ...)
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
+		/* cppcheck-suppress variableScope ; putenv() keeps it: it lives to execv() */
 		char fake[600], root[400], envbuf[512];
 
 		snprintf(fake, sizeof(fake), "%s/fake_pmuscope.so", amu_bin);
