@@ -45,4 +45,5 @@ if [ -n "$findings" ]; then
 else
 	echo "checkpatch --strict: no findings ($(echo $files | wc -w) files)"
 fi
+"$PMUSCOPE_TOP/scripts/static-check.sh" || status=1
 exit $status

@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(
 	make gcc libc6-dev bc bison flex libssl-dev libelf-dev libdw-dev cpio kmod
-	xz-utils rsync python3 python3-docutils perl sparse
+	xz-utils rsync python3 python3-docutils perl sparse cppcheck
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-arm linux-source-6.12 linux-source-6.1
 	dkms man-db prometheus abigail-tools
