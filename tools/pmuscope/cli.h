@@ -10,7 +10,7 @@
 #include "exit-codes.h"
 #include "parse-options.h"
 #include "pmuscope.h"
-#include "report.h"
+#include "stat-output.h"
 #include "run-wait.h"
 
 #endif

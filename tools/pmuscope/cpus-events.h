@@ -7,7 +7,7 @@
 
 #include "parse-options.h"
 #include "pmuscope.h"
-#include "report.h"
+#include "stat-output.h"
 
 struct stat_opts {
 	struct pmuscope_event_spec evs[PMUSCOPE_MAX_EVENTS];

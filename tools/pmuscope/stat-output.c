@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "stat-output.h"
 
 #define EV_SW_INCR		0x00
 #define EV_L1D_CACHE_REFILL	0x03

@@ -25,7 +25,7 @@
 
 #include "datafile.h"
 #include "pmuscope.h"
-#include "report.h"
+#include "stat-output.h"
 #include "spe_report.h"
 #include "spefile.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* pmuscope CLI: what a stat run or interval reports, and its formats. */
-#ifndef PMUSCOPE_REPORT_H
-#define PMUSCOPE_REPORT_H
+#ifndef PMUSCOPE_STAT_OUTPUT_H
+#define PMUSCOPE_STAT_OUTPUT_H
 
 #include <stdint.h>
 #include <stdio.h>
