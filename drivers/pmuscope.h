@@ -627,6 +627,13 @@ struct pmuscope_session {
 	u32 cfg_flags;			/* PMUSCOPE_CFG_* (task targets) */
 	struct task_struct *task;	/* TARGET_TASK: a reference */
 	/*
+	 * What counts the events: &pmuscope_direct_ops (the counters of
+	 * hw[], with MRS/MSR; also while not configured) or
+	 * &pmuscope_perf_ops (perf events). Chosen at CONFIG, back to the
+	 * direct engine's at release.
+	 */
+	const struct pmuscope_backend_ops *ops;
+	/*
 	 * Counted by perf events (the perf backend, or a task target):
 	 * [slot * nr_events + i], slot a CPU or a PMU type. NULL: counted by
 	 * the direct engine on the counters of hw[].
@@ -667,6 +674,73 @@ struct pmuscope_session {
 	 */
 	struct pmuscope_el0 *el0;
 };
+
+/* The counters of @sess on @cpu: [i] the counter of event i. */
+static inline u8 *pmuscope_sess_hw(struct pmuscope_session *sess, unsigned int cpu)
+{
+	return &sess->hw[cpu * PMUSCOPE_MAX_EVENTS];
+}
+
+/* A SNAPSHOT of the CPUs of a session (pmuscope_backend_ops.snapshot). */
+struct pmuscope_snap_args {
+	struct pmuscope_session *sess;
+	u32 flags;
+	u64 deadline;			/* system counter; 0: capture at once */
+	u64 now;			/* ktime_get_ns() of the request */
+	struct pmuscope_snap_cpu *cpus;	/* one per CPU of the session, in order */
+};
+
+/**
+ * struct pmuscope_backend_ops - the backend-specific half of a session's
+ * operations: the direct engine's (drivers/pmuscope_direct.c) or perf's
+ * (drivers/pmuscope_perf.c), chosen at CONFIG (pmuscope_session.ops).
+ * The session code (drivers/pmuscope_session.c) checks the arguments and
+ * the session's state, takes the locks and calls these.
+ * @name: "direct" or "perf".
+ * @hw_counters: the events count on the counters of pmuscope_session.hw[],
+ *	which the driver reads with MRS: READ and SNAPSHOT on the session's
+ *	only CPU, hardware snapshots, STREAM and SWINC are possible.
+ * @configure: take the counters of the configuration the session already
+ *	describes (ev[], nr_events, and cpus and hw[], or target, task and
+ *	cfg_flags). On error nothing is left. Caller holds cpus_read_lock(),
+ *	pmuscope_drv.lock and the session's lock, as for @release,
+ *	@enable, @disable and @reset.
+ * @release: give back every counter of a configured session.
+ * @enable: start every counter of the session.
+ * @disable: stop them.
+ * @reset: zero the counts and times of every counter.
+ * @read: READ's values, into @vals (@nr of them: nr_events per CPU in
+ *	ascending CPU order, or per task). Caller holds cpus_read_lock()
+ *	and the session's lock.
+ * @snapshot: every value at one instant into the session's value buffer,
+ *	and each CPU's capture into @a->cpus. Caller holds cpus_read_lock()
+ *	and the session's lock.
+ * @stream: program the session's CPUs for what its last STREAM asked
+ *	(stream_ms, stream_index, stream_period); NULL: no streams.
+ *	Caller holds cpus_read_lock() and pmuscope_drv.lock.
+ * @swinc: increment the SW_INCR events of @event_mask on @cpu @count
+ *	times (-EINVAL: an event that is not SW_INCR at the kernel's EL,
+ *	-ENXIO: @cpu offline); NULL: no SWINC (-EOPNOTSUPP). Locks as
+ *	@stream.
+ */
+struct pmuscope_backend_ops {
+	const char *name;
+	bool hw_counters;
+	int (*configure)(struct pmuscope_session *sess);
+	void (*release)(struct pmuscope_session *sess);
+	void (*enable)(struct pmuscope_session *sess);
+	void (*disable)(struct pmuscope_session *sess);
+	void (*reset)(struct pmuscope_session *sess);
+	void (*read)(struct pmuscope_session *sess, struct pmuscope_value *vals, u32 nr);
+	int (*snapshot)(struct pmuscope_session *sess, struct pmuscope_snap_args *a,
+			u32 lead_us);
+	void (*stream)(struct pmuscope_session *sess);
+	int (*swinc)(struct pmuscope_session *sess, u64 event_mask, unsigned int cpu,
+		     u32 count);
+};
+
+extern const struct pmuscope_backend_ops pmuscope_direct_ops;
+extern const struct pmuscope_backend_ops pmuscope_perf_ops;
 
 struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu);
 void pmuscope_session_free(struct pmuscope_session *sess);
@@ -807,12 +881,6 @@ void pmuscope_session_describe(const struct pmuscope_session *sess,
 /* Sessions counted by perf events (drivers/pmuscope_perf.c). */
 int pmuscope_perf_probe(void);
 void pmuscope_perf_exit(void);
-int pmuscope_psess_configure(struct pmuscope_session *sess);
-void pmuscope_psess_release(struct pmuscope_session *sess);
-void pmuscope_psess_enable(struct pmuscope_session *sess, bool enable);
-void pmuscope_psess_reset(struct pmuscope_session *sess);
-u32 pmuscope_psess_nr_values(const struct pmuscope_session *sess);
-void pmuscope_psess_read(struct pmuscope_session *sess, struct pmuscope_value *vals);
 void pmuscope_psess_read_one(struct pmuscope_session *sess, unsigned int cpu,
 			     unsigned int i, struct pmuscope_value *v);
 void pmuscope_perf_cpu_online(unsigned int cpu);
@@ -1085,6 +1153,16 @@ struct pmuscope_driver {
 };
 
 extern struct pmuscope_driver pmuscope_drv;
+
+static inline struct pmuscope_pmu *pmuscope_pmu_of(unsigned int cpu)
+{
+	return &pmuscope_drv.cpus[cpu]->pmu;
+}
+
+/* The direct engine's sessions (drivers/pmuscope_direct.c). */
+bool pmuscope_direct_read_here(struct pmuscope_session *sess);
+bool pmuscope_direct_snap_here(struct pmuscope_session *sess, u32 flags,
+			       struct pmuscope_snap_result *res);
 
 int pmuscope_sysfs_alloc(struct pmuscope_driver *drv);
 int pmuscope_sysfs_publish(struct pmuscope_driver *drv);

@@ -38,6 +38,7 @@
 #include <linux/workqueue.h>
 
 #include "pmuscope.h"
+#include "pmuscope_hw.h"
 #include "pmuscope_modifiers.h"
 
 /* The kernel's credentials, for perf_event_create_kernel_counter(). */
@@ -317,7 +318,7 @@ static void pmuscope_el0_release(struct pmuscope_session *sess)
 /* ------------------------------------------------------------- sessions */
 
 /* Release every counter of @sess; caller holds the session locks. */
-void pmuscope_psess_release(struct pmuscope_session *sess)
+static void pmuscope_psess_release(struct pmuscope_session *sess)
 {
 	unsigned int slot;
 
@@ -341,7 +342,7 @@ void pmuscope_psess_release(struct pmuscope_session *sess)
  * Create the counters of a configuration that sess->ev, nr_events, target,
  * task/cpus and cfg_flags already describe. On error nothing is left.
  */
-int pmuscope_psess_configure(struct pmuscope_session *sess)
+static int pmuscope_psess_configure(struct pmuscope_session *sess)
 {
 	unsigned int slot, slots = pmuscope_psess_slots(sess);
 	int ret = 0;
@@ -412,7 +413,7 @@ static void pmuscope_pev_hold(struct pmuscope_pevent *pev, bool enable)
 	}
 }
 
-void pmuscope_psess_enable(struct pmuscope_session *sess, bool enable)
+static void pmuscope_psess_enable(struct pmuscope_session *sess, bool enable)
 {
 	unsigned int slot, i;
 
@@ -438,7 +439,7 @@ void pmuscope_psess_enable(struct pmuscope_session *sess, bool enable)
 }
 
 /* RESET: counts and times from zero (the flags follow from them). */
-void pmuscope_psess_reset(struct pmuscope_session *sess)
+static void pmuscope_psess_reset(struct pmuscope_session *sess)
 {
 	u64 el0_offset[PMUSCOPE_MAX_EVENTS] = {};
 	unsigned int slot, i;
@@ -459,7 +460,7 @@ void pmuscope_psess_reset(struct pmuscope_session *sess)
 }
 
 /* Number of values a READ of @sess gives. */
-u32 pmuscope_psess_nr_values(const struct pmuscope_session *sess)
+static u32 pmuscope_psess_nr_values(const struct pmuscope_session *sess)
 {
 	if (sess->target == PMUSCOPE_TARGET_TASK)
 		return sess->nr_events;
@@ -470,7 +471,7 @@ u32 pmuscope_psess_nr_values(const struct pmuscope_session *sess)
  * READ: for CPUs, nr_events values per CPU in ascending CPU order; for a
  * task, one value per event (the PMU types of big.LITTLE summed).
  */
-void pmuscope_psess_read(struct pmuscope_session *sess, struct pmuscope_value *vals)
+static void pmuscope_psess_sum(struct pmuscope_session *sess, struct pmuscope_value *vals)
 {
 	unsigned int slot, i;
 
@@ -502,6 +503,14 @@ void pmuscope_psess_read(struct pmuscope_session *sess, struct pmuscope_value *v
 	}
 }
 
+/* READ: the values of @sess into @vals, @nr of them. */
+static void pmuscope_psess_read(struct pmuscope_session *sess, struct pmuscope_value *vals,
+				u32 nr)
+{
+	memset(vals, 0, nr * sizeof(*vals));
+	pmuscope_psess_sum(sess, vals);
+}
+
 /* One value: event @i of @sess on CPU @cpu (a CPU target). */
 void pmuscope_psess_read_one(struct pmuscope_session *sess, unsigned int cpu,
 			     unsigned int i, struct pmuscope_value *v)
@@ -518,6 +527,65 @@ void pmuscope_psess_read_one(struct pmuscope_session *sess, unsigned int cpu,
 	v->index = i;
 	v->counter = PMUSCOPE_COUNTER_NONE;
 }
+
+static void pmuscope_perf_enable(struct pmuscope_session *sess)
+{
+	pmuscope_psess_enable(sess, true);
+}
+
+static void pmuscope_perf_disable(struct pmuscope_session *sess)
+{
+	pmuscope_psess_enable(sess, false);
+}
+
+/* SNAPSHOT: the counters read one after another. */
+static int pmuscope_perf_snapshot(struct pmuscope_session *sess,
+				  struct pmuscope_snap_args *a, u32 lead_us)
+{
+	unsigned int cpu, pos = 0;
+	u64 t0, t1;
+
+	memset(sess->vbuf, 0, pmuscope_psess_nr_values(sess) * sizeof(*sess->vbuf));
+	t0 = pmuscope_hw_syscnt();
+	pmuscope_psess_sum(sess, sess->vbuf);
+	t1 = pmuscope_hw_syscnt();
+	for_each_cpu(cpu, sess->cpus) {
+		struct pmuscope_snap_cpu *sc = &a->cpus[pos++];
+
+		memset(sc, 0, sizeof(*sc));
+		sc->cpu = cpu;
+		/* Nothing counts on an offline CPU, nor in a disabled session. */
+		if (!cpu_online(cpu)) {
+			sc->method = PMUSCOPE_SNAP_IDLE;
+			sc->flags = PMUSCOPE_SNAPCPU_OFFLINE;
+		} else if (!sess->enabled) {
+			sc->method = PMUSCOPE_SNAP_IDLE;
+			sc->time = t0;
+		} else {
+			sc->method = PMUSCOPE_SNAP_PERF;
+			sc->time = t0;
+			sc->spread = t1 - t0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Sessions of the perf backend, and on the direct backend those of a task
+ * or with more events than counters (perf events on pmuscope's own PMU).
+ * perf's counters are perf's: no STREAM, no SWINC, no hardware snapshot.
+ */
+const struct pmuscope_backend_ops pmuscope_perf_ops = {
+	.name		= "perf",
+	.hw_counters	= false,
+	.configure	= pmuscope_psess_configure,
+	.release	= pmuscope_psess_release,
+	.enable		= pmuscope_perf_enable,
+	.disable	= pmuscope_perf_disable,
+	.reset		= pmuscope_psess_reset,
+	.read		= pmuscope_psess_read,
+	.snapshot	= pmuscope_perf_snapshot,
+};
 
 /* ------------------------------------------------------------ CPU hotplug */
 

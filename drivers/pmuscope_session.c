@@ -25,11 +25,6 @@
 #include "pmuscope_modifiers.h"
 #include "pmuscope_regs.h"
 
-static u8 *pmuscope_sess_hw(struct pmuscope_session *sess, unsigned int cpu)
-{
-	return &sess->hw[cpu * PMUSCOPE_MAX_EVENTS];
-}
-
 /* The counters of @sess on @cpu: the first @nr of @plan (NULL: none). */
 static void pmuscope_sess_set_hw(struct pmuscope_session *sess, unsigned int cpu,
 				 const u8 *plan, u32 nr)
@@ -45,36 +40,6 @@ static void pmuscope_sess_set_hw(struct pmuscope_session *sess, unsigned int cpu
 	}
 }
 
-static struct pmuscope_pmu *pmuscope_pmu_of(unsigned int cpu)
-{
-	return &pmuscope_drv.cpus[cpu]->pmu;
-}
-
-/*
- * Run @fn(@arg) for @cpu: on it if online, else here (its PMU is off).
- * The caller holds cpus_read_lock(), so the CPU stays as it is. For the
- * CPU we run on, @fn is called here with interrupts off, as
- * smp_call_function_single() would, without its cross-call bookkeeping
- * (the READ of a session on the reader's own CPU is the hot path).
- */
-static void pmuscope_on_cpu(unsigned int cpu, smp_call_func_t fn, void *arg)
-{
-	unsigned long flags;
-
-	if (cpu == get_cpu()) {
-		local_irq_save(flags);
-		fn(arg);
-		local_irq_restore(flags);
-		put_cpu();
-		return;
-	}
-	put_cpu();
-	if (cpu_online(cpu))
-		WARN_ON(smp_call_function_single(cpu, fn, arg, 1));
-	else
-		fn(arg);
-}
-
 void pmuscope_session_describe(const struct pmuscope_session *sess,
 			       char *buf, size_t len)
 {
@@ -85,163 +50,6 @@ void pmuscope_session_describe(const struct pmuscope_session *sess,
 	else
 		snprintf(buf, len, "session %u (pid %d, %s)", sess->id, sess->pid,
 			 sess->comm);
-}
-
-/* ------------------------------------------------------------ per-CPU ops */
-enum pmuscope_op {
-	PMUSCOPE_OP_ASSIGN,
-	PMUSCOPE_OP_RELEASE,
-	PMUSCOPE_OP_ENABLE,
-	PMUSCOPE_OP_DISABLE,
-	PMUSCOPE_OP_RESET,
-	PMUSCOPE_OP_READ,
-	PMUSCOPE_OP_SWINC,
-	PMUSCOPE_OP_STREAM,
-};
-
-struct pmuscope_op_args {
-	struct pmuscope_session *sess;
-	unsigned int cpu;
-	enum pmuscope_op op;
-	int ret;			/* ASSIGN: -EBUSY if a counter was taken */
-	struct pmuscope_value *vals;	/* READ: nr_events values */
-	u32 swinc_mask, swinc_count;	/* SWINC */
-};
-
-static void pmuscope_hwc_assign(struct pmuscope_hwc *hwc,
-				struct pmuscope_session *sess, u32 slot)
-{
-	memset(hwc, 0, sizeof(*hwc));
-	hwc->owner = sess;
-	hwc->slot = slot;
-	hwc->event = sess->ev[slot].event;
-	hwc->evtyper = sess->ev[slot].evtyper;
-}
-
-/* Runs on args->cpu (or anywhere while it is offline). */
-static void pmuscope_op_on_cpu(void *info)
-{
-	struct pmuscope_op_args *a = info;
-	struct pmuscope_session *sess = a->sess;
-	struct pmuscope_pmu *pmu = pmuscope_pmu_of(a->cpu);
-	u8 *hw = pmuscope_sess_hw(sess, a->cpu);
-	u64 now = ktime_get_ns();
-	unsigned long flags;
-	u32 i, batch = 0;
-
-	raw_spin_lock_irqsave(&pmu->lock, flags);
-	if (a->op == PMUSCOPE_OP_READ) {
-		pmuscope_pmu_read(pmu, hw, sess->nr_events, now, a->vals);
-		raw_spin_unlock_irqrestore(&pmu->lock, flags);
-		return;
-	}
-	/*
-	 * A perf event (task counter, pmuscope_ppmu.c) may have taken a
-	 * planned counter since the plan, or a thread running here may read
-	 * it at EL0 (pmuscope_el0.c): assign nothing on this CPU then.
-	 */
-	if (a->op == PMUSCOPE_OP_ASSIGN) {
-		for (i = 0; i < sess->nr_events; i++)
-			if (hw[i] != PMUSCOPE_NO_COUNTER &&
-			    (pmu->hwc[hw[i]].owner || (pmu->el0_open & BIT(hw[i])))) {
-				a->ret = -EBUSY;
-				raw_spin_unlock_irqrestore(&pmu->lock, flags);
-				return;
-			}
-	}
-	for (i = 0; i < sess->nr_events; i++) {
-		unsigned int idx = hw[i];
-
-		if (idx == PMUSCOPE_NO_COUNTER)
-			continue;
-		switch (a->op) {
-		case PMUSCOPE_OP_ASSIGN:
-			pmuscope_hwc_assign(&pmu->hwc[idx], sess, i);
-			pmu->allocated |= BIT(idx);
-			break;
-		case PMUSCOPE_OP_RELEASE:
-			if (pmu->hwc[idx].owner != sess)
-				break;	/* never assigned (a failed ASSIGN) */
-			pmuscope_hwc_set_enabled(pmu, idx, false, now);
-			pmu->hwc[idx].sample_period = 0;
-			WRITE_ONCE(pmu->hwc[idx].owner, NULL);
-			pmu->allocated &= ~BIT(idx);
-			break;
-		case PMUSCOPE_OP_ENABLE:
-			/* Started together below: one PMCNTENSET_EL0 write. */
-			if (pmu->hwc[idx].enabled)
-				break;
-			pmu->hwc[idx].enabled = true;
-			if (pmu->hw_ready)
-				batch |= BIT(idx);
-			break;
-		case PMUSCOPE_OP_DISABLE:
-			/* Stopped together below: one PMCNTENCLR_EL0 write. */
-			if (!pmu->hwc[idx].enabled)
-				break;
-			pmu->hwc[idx].enabled = false;
-			if (pmu->hwc[idx].on_hw)
-				batch |= BIT(idx);
-			break;
-		case PMUSCOPE_OP_RESET:
-			pmuscope_hwc_reset(pmu, idx, now);
-			break;
-		case PMUSCOPE_OP_STREAM:
-			pmuscope_hwc_set_sampling(pmu, idx, i == sess->stream_index ?
-						  sess->stream_period : 0, now);
-			break;
-		case PMUSCOPE_OP_READ:	/* pmuscope_pmu_read() above */
-		case PMUSCOPE_OP_SWINC:
-			break;
-		}
-	}
-	if (a->op == PMUSCOPE_OP_ENABLE)
-		pmuscope_pmu_start_mask(pmu, batch, now);
-	else if (a->op == PMUSCOPE_OP_DISABLE)
-		pmuscope_pmu_stop_mask(pmu, batch, now);
-	/* Time-based records: this session's timer here, or none of it. */
-	if (a->op == PMUSCOPE_OP_STREAM && sess->stream_ms)
-		pmuscope_stream_set_timer(pmu, sess, (u64)sess->stream_ms * NSEC_PER_MSEC);
-	else if ((a->op == PMUSCOPE_OP_STREAM || a->op == PMUSCOPE_OP_RELEASE) &&
-		 pmu->stream_sess == sess)
-		pmuscope_stream_set_timer(pmu, NULL, 0);
-	if (a->op == PMUSCOPE_OP_SWINC && pmu->hw_ready)
-		pmuscope_pmu_swinc(pmu, a->swinc_mask, a->swinc_count);
-	if (a->op == PMUSCOPE_OP_ENABLE && pmu->hw_ready &&
-	    pmuscope_pmu_needs_poll(pmu) && !hrtimer_active(&pmu->poll_timer))
-		hrtimer_start(&pmu->poll_timer, ns_to_ktime(pmuscope_engine.poll_ns),
-			      HRTIMER_MODE_REL_PINNED_HARD);
-	raw_spin_unlock_irqrestore(&pmu->lock, flags);
-}
-
-static void pmuscope_session_op(struct pmuscope_session *sess,
-				enum pmuscope_op op, struct pmuscope_value *vals)
-{
-	struct pmuscope_op_args a = { .sess = sess, .op = op };
-	unsigned int cpu;
-
-	for_each_cpu(cpu, sess->cpus) {
-		a.cpu = cpu;
-		a.vals = vals;
-		pmuscope_on_cpu(cpu, pmuscope_op_on_cpu, &a);
-		if (vals)
-			vals += sess->nr_events;
-	}
-}
-
-/* ASSIGN on every CPU; stops at the first CPU where a counter was taken. */
-static int pmuscope_session_assign(struct pmuscope_session *sess)
-{
-	struct pmuscope_op_args a = { .sess = sess, .op = PMUSCOPE_OP_ASSIGN };
-	unsigned int cpu;
-
-	for_each_cpu(cpu, sess->cpus) {
-		a.cpu = cpu;
-		pmuscope_on_cpu(cpu, pmuscope_op_on_cpu, &a);
-		if (a.ret)
-			return a.ret;
-	}
-	return 0;
 }
 
 /* --------------------------------------------------------- create/destroy */
@@ -269,6 +77,7 @@ struct pmuscope_session *pmuscope_session_alloc(int sysfs_cpu)
 	}
 	memset(sess->hw, PMUSCOPE_NO_COUNTER, nr_cpu_ids * PMUSCOPE_MAX_EVENTS);
 	mutex_init(&sess->lock);
+	sess->ops = &pmuscope_direct_ops;
 	sess->only_cpu = -1;
 	sess->stream_index = PMUSCOPE_STREAM_NO_EVENT;
 	sess->sysfs_cpu = sysfs_cpu;
@@ -328,10 +137,8 @@ static void pmuscope_session_release(struct pmuscope_session *sess)
 
 	if (!sess->configured)
 		return;
-	if (sess->pev)
-		pmuscope_psess_release(sess);
-	else
-		pmuscope_session_op(sess, PMUSCOPE_OP_RELEASE, NULL);
+	sess->ops->release(sess);
+	sess->ops = &pmuscope_direct_ops;
 	for_each_cpu(cpu, sess->cpus)
 		pmuscope_sess_set_hw(sess, cpu, NULL, 0);
 	cpumask_clear(sess->cpus);
@@ -518,16 +325,11 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 	for_each_cpu(cpu, cpus)
 		pmuscope_sess_set_hw(sess, cpu, &plan[cpu * PMUSCOPE_MAX_EVENTS], nr);
 	sess->target = PMUSCOPE_TARGET_CPUS;
-	if (pmuscope_backend_perf() || multiplex) {
-		ret = pmuscope_psess_configure(sess);
-	} else {
-		ret = pmuscope_session_assign(sess);
-		if (ret) {
-			pmuscope_session_op(sess, PMUSCOPE_OP_RELEASE, NULL);
-			pr_info_ratelimited("a task counter took a planned counter: CONFIG again\n");
-		}
-	}
+	sess->ops = pmuscope_backend_perf() || multiplex ? &pmuscope_perf_ops :
+		    &pmuscope_direct_ops;
+	ret = sess->ops->configure(sess);
 	if (ret) {
+		sess->ops = &pmuscope_direct_ops;
 		for_each_cpu(cpu, cpus)
 			pmuscope_sess_set_hw(sess, cpu, NULL, 0);
 		cpumask_clear(sess->cpus);
@@ -536,7 +338,7 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 		goto out;
 	}
 	pmuscope_session_set_vbuf(sess, &vbuf, nr * cpumask_weight(cpus));
-	sess->only_cpu = !sess->pev && cpumask_weight(cpus) == 1 ?
+	sess->only_cpu = sess->ops->hw_counters && cpumask_weight(cpus) == 1 ?
 			 cpumask_first(cpus) : -1;
 	sess->configured = true;
 	mutex_unlock(&sess->lock);
@@ -671,8 +473,10 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 	sess->target = PMUSCOPE_TARGET_TASK;
 	sess->cfg_flags = cfg_flags;
 	sess->task = get_task_struct(task);
-	ret = pmuscope_psess_configure(sess);
+	sess->ops = &pmuscope_perf_ops;
+	ret = sess->ops->configure(sess);
 	if (ret) {
+		sess->ops = &pmuscope_direct_ops;
 		/*
 		 * pmuscope_psess_configure() drops the task only once it has
 		 * counters to release; failing before (its own allocation),
@@ -714,11 +518,10 @@ int pmuscope_session_enable_locked(struct pmuscope_session *sess, bool enable)
 		return -ESHUTDOWN;
 	if (sess->enabled != enable) {
 		mutex_lock(&sess->lock);
-		if (sess->pev)
-			pmuscope_psess_enable(sess, enable);
+		if (enable)
+			sess->ops->enable(sess);
 		else
-			pmuscope_session_op(sess, enable ? PMUSCOPE_OP_ENABLE :
-					    PMUSCOPE_OP_DISABLE, NULL);
+			sess->ops->disable(sess);
 		sess->enabled = enable;
 		mutex_unlock(&sess->lock);
 	}
@@ -744,10 +547,7 @@ int pmuscope_session_reset_locked(struct pmuscope_session *sess)
 	if (!sess->configured)
 		return -EINVAL;
 	mutex_lock(&sess->lock);
-	if (sess->pev)
-		pmuscope_psess_reset(sess);
-	else
-		pmuscope_session_op(sess, PMUSCOPE_OP_RESET, NULL);
+	sess->ops->reset(sess);
 	mutex_unlock(&sess->lock);
 	return 0;
 }
@@ -764,139 +564,7 @@ int pmuscope_session_reset(struct pmuscope_session *sess)
 	return ret;
 }
 
-/*
- * The READ of a direct session that counts on one CPU, by a reader on that
- * CPU (the usual case: a daemon per CPU, or a program reading the CPU it
- * runs on): done here, interrupts off, without the CPU hotplug lock or a
- * cross call. None is needed: a CPU we run on is not torn down under us
- * while interrupts are off, and pmu->hw_ready (under pmu->lock) says
- * whether the PMU's registers are the driver's, as on every other path.
- * False when the reader is elsewhere. Caller holds sess->lock.
- */
-static bool pmuscope_session_read_here(struct pmuscope_session *sess)
-{
-	unsigned int cpu = sess->only_cpu;
-	struct pmuscope_pmu *pmu = pmuscope_pmu_of(cpu);
-	unsigned long flags;
-	u64 now;
-
-	raw_spin_lock_irqsave(&pmu->lock, flags);
-	if (cpu != smp_processor_id()) {
-		raw_spin_unlock_irqrestore(&pmu->lock, flags);
-		return false;
-	}
-	now = ktime_get_ns();
-	pmuscope_pmu_read(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
-			  now, sess->vbuf);
-	raw_spin_unlock_irqrestore(&pmu->lock, flags);
-	return true;
-}
-
 /* ---------------------------------------------------------------- snapshots */
-
-struct pmuscope_snap_args {
-	struct pmuscope_session *sess;
-	u32 flags;
-	u64 deadline;			/* system counter; 0: capture at once */
-	u64 now;			/* ktime_get_ns() of the request */
-	struct pmuscope_snap_cpu *cpus;	/* one per CPU of the session, in order */
-};
-
-/* The position of @cpu among the session's CPUs (ascending). */
-static unsigned int pmuscope_snap_pos(const struct pmuscope_session *sess,
-				      unsigned int cpu)
-{
-	return bitmap_weight(cpumask_bits(sess->cpus), cpu);
-}
-
-/* On each online CPU of the session, IRQs off (on_each_cpu_mask()). */
-static void pmuscope_snap_on_cpu(void *info)
-{
-	struct pmuscope_snap_args *a = info;
-	struct pmuscope_session *sess = a->sess;
-	unsigned int cpu = smp_processor_id();
-	unsigned int pos = pmuscope_snap_pos(sess, cpu);
-	struct pmuscope_pmu *pmu = pmuscope_pmu_of(cpu);
-
-	raw_spin_lock(&pmu->lock);
-	pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
-			      sess->hw_mask[cpu], a->flags, a->deadline, a->now,
-			      &sess->vbuf[pos * sess->nr_events], &a->cpus[pos]);
-	raw_spin_unlock(&pmu->lock);
-}
-
-/* The CPUs of a direct session at one deadline; offline ones at rest. */
-static int pmuscope_snap_direct(struct pmuscope_session *sess,
-				struct pmuscope_snap_args *a, u32 lead_us)
-{
-	cpumask_var_t online;
-	bool unsync = false;
-	unsigned int cpu;
-
-	if (!zalloc_cpumask_var(&online, GFP_KERNEL))
-		return -ENOMEM;
-	cpumask_and(online, sess->cpus, cpu_online_mask);
-	for_each_cpu(cpu, sess->cpus) {
-		struct pmuscope_pmu *pmu = pmuscope_pmu_of(cpu);
-		unsigned int pos = pmuscope_snap_pos(sess, cpu);
-		unsigned long flags;
-
-		if (cpumask_test_cpu(cpu, online))
-			continue;
-		raw_spin_lock_irqsave(&pmu->lock, flags);
-		pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
-				      sess->hw_mask[cpu], a->flags, 0, a->now,
-				      &sess->vbuf[pos * sess->nr_events], &a->cpus[pos]);
-		raw_spin_unlock_irqrestore(&pmu->lock, flags);
-	}
-	/*
-	 * One CPU needs no deadline: it captures as soon as it is asked.
-	 * Neither do CPUs whose wait the caller may not have now
-	 * (pmuscope_policy_snap_sync()): each captures as its interrupt comes.
-	 */
-	if (cpumask_weight(online) > 1) {
-		unsync = !pmuscope_policy_snap_sync(&pmuscope_snap_budget, lead_us, a->now);
-		if (!unsync)
-			a->deadline = pmuscope_hw_syscnt() +
-				div_u64((u64)lead_us * pmuscope_hw_syscnt_freq(), USEC_PER_SEC);
-	}
-	on_each_cpu_mask(online, pmuscope_snap_on_cpu, a, true);
-	if (unsync)
-		for_each_cpu(cpu, online)
-			a->cpus[pmuscope_snap_pos(sess, cpu)].flags |= PMUSCOPE_SNAPCPU_UNSYNCED;
-	free_cpumask_var(online);
-	return 0;
-}
-
-/* A session counted by perf events: read one after another. */
-static void pmuscope_snap_perf(struct pmuscope_session *sess, struct pmuscope_snap_cpu *cpus)
-{
-	unsigned int cpu, pos = 0;
-	u64 t0, t1;
-
-	memset(sess->vbuf, 0, pmuscope_psess_nr_values(sess) * sizeof(*sess->vbuf));
-	t0 = pmuscope_hw_syscnt();
-	pmuscope_psess_read(sess, sess->vbuf);
-	t1 = pmuscope_hw_syscnt();
-	for_each_cpu(cpu, sess->cpus) {
-		struct pmuscope_snap_cpu *sc = &cpus[pos++];
-
-		memset(sc, 0, sizeof(*sc));
-		sc->cpu = cpu;
-		/* Nothing counts on an offline CPU, nor in a disabled session. */
-		if (!cpu_online(cpu)) {
-			sc->method = PMUSCOPE_SNAP_IDLE;
-			sc->flags = PMUSCOPE_SNAPCPU_OFFLINE;
-		} else if (!sess->enabled) {
-			sc->method = PMUSCOPE_SNAP_IDLE;
-			sc->time = t0;
-		} else {
-			sc->method = PMUSCOPE_SNAP_PERF;
-			sc->time = t0;
-			sc->spread = t1 - t0;
-		}
-	}
-}
 
 /*
  * SNAPSHOT: every counter of @sess on every CPU of it at one instant (see
@@ -939,7 +607,7 @@ int pmuscope_session_snapshot_cpuslocked(struct pmuscope_session *sess, u32 flag
 	}
 	if (flags & PMUSCOPE_SNAP_F_HARDWARE) {
 		/* Hardware or nothing: every CPU must have a usable path. */
-		if (sess->pev) {
+		if (!sess->ops->hw_counters) {
 			ret = -EOPNOTSUPP;
 			goto out;
 		}
@@ -957,13 +625,9 @@ int pmuscope_session_snapshot_cpuslocked(struct pmuscope_session *sess, u32 flag
 	res->cpus = res->alloc;
 	a.cpus = res->cpus;
 	a.now = ktime_get_ns();
-	if (sess->pev) {
-		pmuscope_snap_perf(sess, res->cpus);
-	} else {
-		ret = pmuscope_snap_direct(sess, &a, lead_us ?: PMUSCOPE_SNAP_LEAD_US_DEFAULT);
-		if (ret)
-			goto out;
-	}
+	ret = sess->ops->snapshot(sess, &a, lead_us ?: PMUSCOPE_SNAP_LEAD_US_DEFAULT);
+	if (ret)
+		goto out;
 	for (i = 0; i < res->nr_cpus; i++) {
 		if (res->cpus[i].flags & PMUSCOPE_SNAPCPU_OFFLINE)
 			continue;
@@ -979,38 +643,6 @@ out:
 	return ret;
 }
 
-/*
- * The SNAPSHOT of a direct session that counts on one CPU, asked on that
- * CPU: done here, interrupts off, without the CPU hotplug lock, a cross
- * call or an allocation (see pmuscope_session_read_here()). False when
- * the caller is elsewhere, or asks for a hardware capture the CPU cannot
- * make (the slow path says so). Caller holds sess->lock.
- */
-static bool pmuscope_session_snap_here(struct pmuscope_session *sess, u32 flags,
-				       struct pmuscope_snap_result *res)
-{
-	unsigned int cpu = sess->only_cpu;
-	struct pmuscope_pmu *pmu = pmuscope_pmu_of(cpu);
-	unsigned long irqf;
-
-	raw_spin_lock_irqsave(&pmu->lock, irqf);
-	if (cpu != smp_processor_id() ||
-	    ((flags & PMUSCOPE_SNAP_F_HARDWARE) && !pmuscope_ss_usable(pmu))) {
-		raw_spin_unlock_irqrestore(&pmu->lock, irqf);
-		return false;
-	}
-	pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
-			      sess->hw_mask[cpu], flags, 0, ktime_get_ns(), sess->vbuf, &res->one);
-	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
-	res->vals = sess->vbuf;
-	res->nr_vals = sess->nr_events;
-	res->cpus = &res->one;
-	res->nr_cpus = 1;
-	res->skew = 0;
-	res->alloc = NULL;
-	return true;
-}
-
 /* The same, CPUs held still here (the ioctl); one CPU asked on it first. */
 int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
 			      u32 lead_us, u32 room_vals, u32 room_cpus,
@@ -1018,11 +650,11 @@ int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
 {
 	int ret;
 
-	/* pmuscope_session_snap_here() sets every field, or the slow path does. */
+	/* pmuscope_direct_snap_here() sets every field, or the slow path does. */
 	mutex_lock(&sess->lock);
 	if (sess->configured && sess->only_cpu >= 0 && sess->nr_events <= room_vals &&
 	    room_cpus && sess->nr_events <= sess->vbuf_n &&
-	    pmuscope_session_snap_here(sess, flags, res))
+	    pmuscope_direct_snap_here(sess, flags, res))
 		return 0;
 	mutex_unlock(&sess->lock);
 
@@ -1053,7 +685,7 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 		goto out;
 	/* A task has no CPU to interrupt; perf's counters are perf's. */
 	ret = -EOPNOTSUPP;
-	if (sess->target != PMUSCOPE_TARGET_CPUS || sess->pev)
+	if (sess->target != PMUSCOPE_TARGET_CPUS || !sess->ops->stream)
 		goto out;
 	/* Samples come from the overflow interrupt: none in poll mode. */
 	if (sampling && (pmuscope_engine.mode != PMUSCOPE_FOLD_IRQ || !pmuscope_engine.irq))
@@ -1087,7 +719,7 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	sess->stream_ms = st->period_ms;
 	sess->stream_index = st->sample_index;
 	sess->stream_period = sampling ? st->sample_period : 0;
-	pmuscope_session_op(sess, PMUSCOPE_OP_STREAM, NULL);
+	sess->ops->stream(sess);
 	ret = 0;
 out:
 	mutex_unlock(&pmuscope_drv.lock);
@@ -1114,7 +746,7 @@ int pmuscope_session_read_begin(struct pmuscope_session *sess, u32 room,
 	/* The hot path first: the session's lock alone. */
 	mutex_lock(&sess->lock);
 	if (sess->configured && sess->only_cpu >= 0 && sess->nr_events <= room &&
-	    sess->nr_events <= sess->vbuf_n && pmuscope_session_read_here(sess)) {
+	    sess->nr_events <= sess->vbuf_n && pmuscope_direct_read_here(sess)) {
 		*nr = sess->nr_events;
 		*vals = sess->vbuf;
 		return 0;
@@ -1128,7 +760,8 @@ int pmuscope_session_read_begin(struct pmuscope_session *sess, u32 room,
 		ret = -EINVAL;
 		goto out;
 	}
-	*nr = sess->pev ? pmuscope_psess_nr_values(sess) :
+	/* nr_events values per CPU, or for a task. */
+	*nr = sess->target == PMUSCOPE_TARGET_TASK ? sess->nr_events :
 	      sess->nr_events * cpumask_weight(sess->cpus);
 	if (room < *nr) {
 		ret = -ENOSPC;
@@ -1138,13 +771,7 @@ int pmuscope_session_read_begin(struct pmuscope_session *sess, u32 room,
 		ret = -EIO;
 		goto out;
 	}
-	if (sess->pev) {
-		memset(sess->vbuf, 0, *nr * sizeof(*sess->vbuf));
-		pmuscope_psess_read(sess, sess->vbuf);
-	} else {
-		/* Writes every value (pmuscope_pmu_read()). */
-		pmuscope_session_op(sess, PMUSCOPE_OP_READ, sess->vbuf);
-	}
+	sess->ops->read(sess, sess->vbuf, *nr);
 	*vals = sess->vbuf;
 out:
 	cpus_read_unlock();
@@ -1154,42 +781,19 @@ out:
 int pmuscope_session_swinc(struct pmuscope_session *sess, u64 event_mask,
 			   unsigned int cpu, u32 count)
 {
-	struct pmuscope_op_args a = {
-		.sess = sess, .cpu = cpu, .op = PMUSCOPE_OP_SWINC,
-		.swinc_count = count,
-	};
-	unsigned long mask = event_mask;
-	unsigned long i;
-	int ret = 0;
+	int ret;
 
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
 	/* perf's PMU: PMSWINC_EL0 is perf's register; and a task has no CPU. */
 	ret = -EOPNOTSUPP;
-	if (sess->pev)
+	if (!sess->ops->swinc)
 		goto out;
 	ret = -EINVAL;
 	if (!sess->configured || (event_mask >> sess->nr_events) ||
 	    cpu >= nr_cpu_ids || !cpumask_test_cpu(cpu, sess->cpus))
 		goto out;
-	for_each_set_bit(i, &mask, PMUSCOPE_MAX_EVENTS) {
-		unsigned int idx = pmuscope_sess_hw(sess, cpu)[i];
-
-		/*
-		 * SW_INCR, counting at the kernel's EL (EL1, or EL2 on a VHE
-		 * host), where the driver writes PMSWINC_EL0.
-		 */
-		if (sess->ev[i].event != 0 ||
-		    !(sess->ev[i].flags & pmuscope_kernel_flag(pmuscope_kernel_el())) ||
-		    idx == PMUSCOPE_CYCLE_IDX)
-			goto out;
-		a.swinc_mask |= BIT(idx);
-	}
-	ret = -ENXIO;
-	if (!cpu_online(cpu))
-		goto out;
-	pmuscope_on_cpu(cpu, pmuscope_op_on_cpu, &a);
-	ret = 0;
+	ret = sess->ops->swinc(sess, event_mask, cpu, count);
 out:
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();

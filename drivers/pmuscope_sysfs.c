@@ -515,10 +515,11 @@ static ssize_t pmuscope_counter_show_perf(struct pmuscope_cpu *pcpu,
 	char text[64];
 	u32 i;
 
-	for (i = 0; sess && sess->configured && sess->pev && i < sess->nr_events; i++)
+	for (i = 0; sess && sess->configured && !sess->ops->hw_counters &&
+	     i < sess->nr_events; i++)
 		if (sess->hw[pcpu->cpu * PMUSCOPE_MAX_EVENTS + i] == ca->idx)
 			break;
-	if (!sess || !sess->configured || !sess->pev || i == sess->nr_events)
+	if (!sess || !sess->configured || sess->ops->hw_counters || i == sess->nr_events)
 		return ca->what == PMUSCOPE_CF_VALUE ? -ENODATA :
 		       sysfs_emit(buf, "%s\n", ca->what == PMUSCOPE_CF_OWNER ?
 				  "free" : "none");
