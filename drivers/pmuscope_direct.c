@@ -50,21 +50,15 @@ static void pmuscope_on_cpu(unsigned int cpu, smp_call_func_t fn, void *arg)
 }
 
 /* ------------------------------------------------------------ per-CPU ops */
-enum pmuscope_op {
-	PMUSCOPE_OP_ASSIGN,
-	PMUSCOPE_OP_RELEASE,
-	PMUSCOPE_OP_ENABLE,
-	PMUSCOPE_OP_DISABLE,
-	PMUSCOPE_OP_RESET,
-	PMUSCOPE_OP_READ,
-	PMUSCOPE_OP_SWINC,
-	PMUSCOPE_OP_STREAM,
-};
 
+/*
+ * The arguments of an operation on one CPU of a session. Each
+ * pmuscope_direct_*_on_cpu() runs on @cpu (or anywhere while it is
+ * offline), IRQs off, and takes that CPU's pmu->lock.
+ */
 struct pmuscope_op_args {
 	struct pmuscope_session *sess;
 	unsigned int cpu;
-	enum pmuscope_op op;
 	int ret;			/* ASSIGN: -EBUSY if a counter was taken */
 	struct pmuscope_value *vals;	/* READ: nr_events values */
 	u32 swinc_mask, swinc_count;	/* SWINC */
@@ -80,8 +74,71 @@ static void pmuscope_hwc_assign(struct pmuscope_hwc *hwc,
 	hwc->evtyper = sess->ev[slot].evtyper;
 }
 
-/* Runs on args->cpu (or anywhere while it is offline). */
-static void pmuscope_op_on_cpu(void *info)
+/* ASSIGN: the counters planned here become the session's. */
+static void pmuscope_direct_assign_on_cpu(void *info)
+{
+	struct pmuscope_op_args *a = info;
+	struct pmuscope_session *sess = a->sess;
+	struct pmuscope_pmu *pmu = pmuscope_pmu_of(a->cpu);
+	u8 *hw = pmuscope_sess_hw(sess, a->cpu);
+	unsigned long flags;
+	u32 i;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	/*
+	 * A perf event (task counter, pmuscope_ppmu.c) may have taken a
+	 * planned counter since the plan, or a thread running here may read
+	 * it at EL0 (pmuscope_el0.c): assign nothing on this CPU then.
+	 */
+	for (i = 0; i < sess->nr_events; i++)
+		if (hw[i] != PMUSCOPE_NO_COUNTER &&
+		    (pmu->hwc[hw[i]].owner || (pmu->el0_open & BIT(hw[i])))) {
+			a->ret = -EBUSY;
+			goto out;
+		}
+	for (i = 0; i < sess->nr_events; i++) {
+		unsigned int idx = hw[i];
+
+		if (idx == PMUSCOPE_NO_COUNTER)
+			continue;
+		pmuscope_hwc_assign(&pmu->hwc[idx], sess, i);
+		pmu->allocated |= BIT(idx);
+	}
+out:
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
+/* RELEASE: the session's counters here stop and are free again. */
+static void pmuscope_direct_release_on_cpu(void *info)
+{
+	struct pmuscope_op_args *a = info;
+	struct pmuscope_session *sess = a->sess;
+	struct pmuscope_pmu *pmu = pmuscope_pmu_of(a->cpu);
+	u8 *hw = pmuscope_sess_hw(sess, a->cpu);
+	u64 now = ktime_get_ns();
+	unsigned long flags;
+	u32 i;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	for (i = 0; i < sess->nr_events; i++) {
+		unsigned int idx = hw[i];
+
+		/* None, or never assigned (a failed ASSIGN). */
+		if (idx == PMUSCOPE_NO_COUNTER || pmu->hwc[idx].owner != sess)
+			continue;
+		pmuscope_hwc_set_enabled(pmu, idx, false, now);
+		pmu->hwc[idx].sample_period = 0;
+		WRITE_ONCE(pmu->hwc[idx].owner, NULL);
+		pmu->allocated &= ~BIT(idx);
+	}
+	/* Time-based records: none of this session's here. */
+	if (pmu->stream_sess == sess)
+		pmuscope_stream_set_timer(pmu, NULL, 0);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
+/* ENABLE: the session's counters here start, all with one write. */
+static void pmuscope_direct_enable_on_cpu(void *info)
 {
 	struct pmuscope_op_args *a = info;
 	struct pmuscope_session *sess = a->sess;
@@ -92,100 +149,131 @@ static void pmuscope_op_on_cpu(void *info)
 	u32 i, batch = 0;
 
 	raw_spin_lock_irqsave(&pmu->lock, flags);
-	if (a->op == PMUSCOPE_OP_READ) {
-		pmuscope_pmu_read(pmu, hw, sess->nr_events, now, a->vals);
-		raw_spin_unlock_irqrestore(&pmu->lock, flags);
-		return;
-	}
-	/*
-	 * A perf event (task counter, pmuscope_ppmu.c) may have taken a
-	 * planned counter since the plan, or a thread running here may read
-	 * it at EL0 (pmuscope_el0.c): assign nothing on this CPU then.
-	 */
-	if (a->op == PMUSCOPE_OP_ASSIGN) {
-		for (i = 0; i < sess->nr_events; i++)
-			if (hw[i] != PMUSCOPE_NO_COUNTER &&
-			    (pmu->hwc[hw[i]].owner || (pmu->el0_open & BIT(hw[i])))) {
-				a->ret = -EBUSY;
-				raw_spin_unlock_irqrestore(&pmu->lock, flags);
-				return;
-			}
-	}
 	for (i = 0; i < sess->nr_events; i++) {
 		unsigned int idx = hw[i];
 
-		if (idx == PMUSCOPE_NO_COUNTER)
+		if (idx == PMUSCOPE_NO_COUNTER || pmu->hwc[idx].enabled)
 			continue;
-		switch (a->op) {
-		case PMUSCOPE_OP_ASSIGN:
-			pmuscope_hwc_assign(&pmu->hwc[idx], sess, i);
-			pmu->allocated |= BIT(idx);
-			break;
-		case PMUSCOPE_OP_RELEASE:
-			if (pmu->hwc[idx].owner != sess)
-				break;	/* never assigned (a failed ASSIGN) */
-			pmuscope_hwc_set_enabled(pmu, idx, false, now);
-			pmu->hwc[idx].sample_period = 0;
-			WRITE_ONCE(pmu->hwc[idx].owner, NULL);
-			pmu->allocated &= ~BIT(idx);
-			break;
-		case PMUSCOPE_OP_ENABLE:
-			/* Started together below: one PMCNTENSET_EL0 write. */
-			if (pmu->hwc[idx].enabled)
-				break;
-			pmu->hwc[idx].enabled = true;
-			if (pmu->hw_ready)
-				batch |= BIT(idx);
-			break;
-		case PMUSCOPE_OP_DISABLE:
-			/* Stopped together below: one PMCNTENCLR_EL0 write. */
-			if (!pmu->hwc[idx].enabled)
-				break;
-			pmu->hwc[idx].enabled = false;
-			if (pmu->hwc[idx].on_hw)
-				batch |= BIT(idx);
-			break;
-		case PMUSCOPE_OP_RESET:
-			pmuscope_hwc_reset(pmu, idx, now);
-			break;
-		case PMUSCOPE_OP_STREAM:
-			pmuscope_hwc_set_sampling(pmu, idx, i == sess->stream_index ?
-						  sess->stream_period : 0, now);
-			break;
-		case PMUSCOPE_OP_READ:	/* pmuscope_pmu_read() above */
-		case PMUSCOPE_OP_SWINC:
-			break;
-		}
+		pmu->hwc[idx].enabled = true;
+		if (pmu->hw_ready)
+			batch |= BIT(idx);
 	}
-	if (a->op == PMUSCOPE_OP_ENABLE)
-		pmuscope_pmu_start_mask(pmu, batch, now);
-	else if (a->op == PMUSCOPE_OP_DISABLE)
-		pmuscope_pmu_stop_mask(pmu, batch, now);
-	/* Time-based records: this session's timer here, or none of it. */
-	if (a->op == PMUSCOPE_OP_STREAM && sess->stream_ms)
-		pmuscope_stream_set_timer(pmu, sess, (u64)sess->stream_ms * NSEC_PER_MSEC);
-	else if ((a->op == PMUSCOPE_OP_STREAM || a->op == PMUSCOPE_OP_RELEASE) &&
-		 pmu->stream_sess == sess)
-		pmuscope_stream_set_timer(pmu, NULL, 0);
-	if (a->op == PMUSCOPE_OP_SWINC && pmu->hw_ready)
-		pmuscope_pmu_swinc(pmu, a->swinc_mask, a->swinc_count);
-	if (a->op == PMUSCOPE_OP_ENABLE && pmu->hw_ready &&
-	    pmuscope_pmu_needs_poll(pmu) && !hrtimer_active(&pmu->poll_timer))
+	/* Started together: one PMCNTENSET_EL0 write. */
+	pmuscope_pmu_start_mask(pmu, batch, now);
+	if (pmu->hw_ready && pmuscope_pmu_needs_poll(pmu) &&
+	    !hrtimer_active(&pmu->poll_timer))
 		hrtimer_start(&pmu->poll_timer, ns_to_ktime(pmuscope_engine.poll_ns),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	raw_spin_unlock_irqrestore(&pmu->lock, flags);
 }
 
-static void pmuscope_session_op(struct pmuscope_session *sess,
-				enum pmuscope_op op, struct pmuscope_value *vals)
+/* DISABLE: the session's counters here stop, all with one write. */
+static void pmuscope_direct_disable_on_cpu(void *info)
 {
-	struct pmuscope_op_args a = { .sess = sess, .op = op };
+	struct pmuscope_op_args *a = info;
+	struct pmuscope_session *sess = a->sess;
+	struct pmuscope_pmu *pmu = pmuscope_pmu_of(a->cpu);
+	u8 *hw = pmuscope_sess_hw(sess, a->cpu);
+	u64 now = ktime_get_ns();
+	unsigned long flags;
+	u32 i, batch = 0;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	for (i = 0; i < sess->nr_events; i++) {
+		unsigned int idx = hw[i];
+
+		if (idx == PMUSCOPE_NO_COUNTER || !pmu->hwc[idx].enabled)
+			continue;
+		pmu->hwc[idx].enabled = false;
+		if (pmu->hwc[idx].on_hw)
+			batch |= BIT(idx);
+	}
+	/* Stopped together: one PMCNTENCLR_EL0 write. */
+	pmuscope_pmu_stop_mask(pmu, batch, now);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
+/* RESET: the session's counts and times here from zero. */
+static void pmuscope_direct_reset_on_cpu(void *info)
+{
+	struct pmuscope_op_args *a = info;
+	struct pmuscope_session *sess = a->sess;
+	struct pmuscope_pmu *pmu = pmuscope_pmu_of(a->cpu);
+	u8 *hw = pmuscope_sess_hw(sess, a->cpu);
+	u64 now = ktime_get_ns();
+	unsigned long flags;
+	u32 i;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	for (i = 0; i < sess->nr_events; i++)
+		if (hw[i] != PMUSCOPE_NO_COUNTER)
+			pmuscope_hwc_reset(pmu, hw[i], now);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
+/* READ: the session's values here, into a->vals. */
+static void pmuscope_direct_read_on_cpu(void *info)
+{
+	struct pmuscope_op_args *a = info;
+	struct pmuscope_session *sess = a->sess;
+	struct pmuscope_pmu *pmu = pmuscope_pmu_of(a->cpu);
+	u8 *hw = pmuscope_sess_hw(sess, a->cpu);
+	u64 now = ktime_get_ns();
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	pmuscope_pmu_read(pmu, hw, sess->nr_events, now, a->vals);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
+/* STREAM: sampling and time-based records here as the session asks. */
+static void pmuscope_direct_stream_on_cpu(void *info)
+{
+	struct pmuscope_op_args *a = info;
+	struct pmuscope_session *sess = a->sess;
+	struct pmuscope_pmu *pmu = pmuscope_pmu_of(a->cpu);
+	u8 *hw = pmuscope_sess_hw(sess, a->cpu);
+	u64 now = ktime_get_ns();
+	unsigned long flags;
+	u32 i;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	for (i = 0; i < sess->nr_events; i++)
+		if (hw[i] != PMUSCOPE_NO_COUNTER)
+			pmuscope_hwc_set_sampling(pmu, hw[i], i == sess->stream_index ?
+						  sess->stream_period : 0, now);
+	/* Time-based records: this session's timer here, or none of it. */
+	if (sess->stream_ms)
+		pmuscope_stream_set_timer(pmu, sess, (u64)sess->stream_ms * NSEC_PER_MSEC);
+	else if (pmu->stream_sess == sess)
+		pmuscope_stream_set_timer(pmu, NULL, 0);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
+/* SWINC: PMSWINC_EL0 written a->swinc_count times, if the PMU is ours. */
+static void pmuscope_direct_swinc_on_cpu(void *info)
+{
+	struct pmuscope_op_args *a = info;
+	struct pmuscope_pmu *pmu = pmuscope_pmu_of(a->cpu);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	if (pmu->hw_ready)
+		pmuscope_pmu_swinc(pmu, a->swinc_mask, a->swinc_count);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+}
+
+/* @fn on every CPU of @sess; @vals (READ) nr_events values per CPU. */
+static void pmuscope_session_op(struct pmuscope_session *sess, smp_call_func_t fn,
+				struct pmuscope_value *vals)
+{
+	struct pmuscope_op_args a = { .sess = sess };
 	unsigned int cpu;
 
 	for_each_cpu(cpu, sess->cpus) {
 		a.cpu = cpu;
 		a.vals = vals;
-		pmuscope_on_cpu(cpu, pmuscope_op_on_cpu, &a);
+		pmuscope_on_cpu(cpu, fn, &a);
 		if (vals)
 			vals += sess->nr_events;
 	}
@@ -194,12 +282,12 @@ static void pmuscope_session_op(struct pmuscope_session *sess,
 /* ASSIGN on every CPU; stops at the first CPU where a counter was taken. */
 static int pmuscope_session_assign(struct pmuscope_session *sess)
 {
-	struct pmuscope_op_args a = { .sess = sess, .op = PMUSCOPE_OP_ASSIGN };
+	struct pmuscope_op_args a = { .sess = sess };
 	unsigned int cpu;
 
 	for_each_cpu(cpu, sess->cpus) {
 		a.cpu = cpu;
-		pmuscope_on_cpu(cpu, pmuscope_op_on_cpu, &a);
+		pmuscope_on_cpu(cpu, pmuscope_direct_assign_on_cpu, &a);
 		if (a.ret)
 			return a.ret;
 	}
@@ -341,7 +429,7 @@ static int pmuscope_direct_configure(struct pmuscope_session *sess)
 	int ret = pmuscope_session_assign(sess);
 
 	if (ret) {
-		pmuscope_session_op(sess, PMUSCOPE_OP_RELEASE, NULL);
+		pmuscope_session_op(sess, pmuscope_direct_release_on_cpu, NULL);
 		pr_info_ratelimited("a task counter took a planned counter: CONFIG again\n");
 	}
 	return ret;
@@ -349,42 +437,41 @@ static int pmuscope_direct_configure(struct pmuscope_session *sess)
 
 static void pmuscope_direct_release(struct pmuscope_session *sess)
 {
-	pmuscope_session_op(sess, PMUSCOPE_OP_RELEASE, NULL);
+	pmuscope_session_op(sess, pmuscope_direct_release_on_cpu, NULL);
 }
 
 static void pmuscope_direct_enable(struct pmuscope_session *sess)
 {
-	pmuscope_session_op(sess, PMUSCOPE_OP_ENABLE, NULL);
+	pmuscope_session_op(sess, pmuscope_direct_enable_on_cpu, NULL);
 }
 
 static void pmuscope_direct_disable(struct pmuscope_session *sess)
 {
-	pmuscope_session_op(sess, PMUSCOPE_OP_DISABLE, NULL);
+	pmuscope_session_op(sess, pmuscope_direct_disable_on_cpu, NULL);
 }
 
 static void pmuscope_direct_reset(struct pmuscope_session *sess)
 {
-	pmuscope_session_op(sess, PMUSCOPE_OP_RESET, NULL);
+	pmuscope_session_op(sess, pmuscope_direct_reset_on_cpu, NULL);
 }
 
 /* Writes every value (pmuscope_pmu_read()). */
 static void pmuscope_direct_read(struct pmuscope_session *sess,
 				 struct pmuscope_value *vals, u32 nr)
 {
-	pmuscope_session_op(sess, PMUSCOPE_OP_READ, vals);
+	pmuscope_session_op(sess, pmuscope_direct_read_on_cpu, vals);
 }
 
 static void pmuscope_direct_stream(struct pmuscope_session *sess)
 {
-	pmuscope_session_op(sess, PMUSCOPE_OP_STREAM, NULL);
+	pmuscope_session_op(sess, pmuscope_direct_stream_on_cpu, NULL);
 }
 
 static int pmuscope_direct_swinc(struct pmuscope_session *sess, u64 event_mask,
 				 unsigned int cpu, u32 count)
 {
 	struct pmuscope_op_args a = {
-		.sess = sess, .cpu = cpu, .op = PMUSCOPE_OP_SWINC,
-		.swinc_count = count,
+		.sess = sess, .cpu = cpu, .swinc_count = count,
 	};
 	unsigned long mask = event_mask;
 	unsigned long i;
@@ -404,7 +491,7 @@ static int pmuscope_direct_swinc(struct pmuscope_session *sess, u64 event_mask,
 	}
 	if (!cpu_online(cpu))
 		return -ENXIO;
-	pmuscope_on_cpu(cpu, pmuscope_op_on_cpu, &a);
+	pmuscope_on_cpu(cpu, pmuscope_direct_swinc_on_cpu, &a);
 	return 0;
 }
 
