@@ -218,49 +218,33 @@ static int pmuscope_cpu_check(unsigned int cpu)
 }
 
 /*
- * Configure @sess. Caller holds cpus_read_lock() and pmuscope_drv.lock.
- * Everything is checked, and placed on every CPU, before anything changes.
+ * Check @evs on every CPU of @cpus and place @new_ev (the same events) on
+ * its counters, into @plan ([cpu * PMUSCOPE_MAX_EVENTS + i]), before
+ * anything changes. *@multiplex: more events than a CPU has counters, to
+ * be multiplexed by perf on pmuscope's own PMU. Caller holds
+ * cpus_read_lock() and pmuscope_drv.lock.
  */
-int pmuscope_session_configure_locked(struct pmuscope_session *sess,
-				      const struct pmuscope_event *evs, u32 nr,
-				      const struct cpumask *cpus)
+static int pmuscope_session_plan(struct pmuscope_session *sess,
+				 const struct pmuscope_event *evs,
+				 const struct pmuscope_sess_event *new_ev, u32 nr,
+				 const struct cpumask *cpus, u8 *plan, bool *multiplex)
 {
-	struct pmuscope_sess_event new_ev[PMUSCOPE_MAX_EVENTS];
-	struct pmuscope_value *vbuf = NULL;
-	bool multiplex = false;
-	u8 *plan;
 	unsigned int cpu;
 	u32 i;
 	int ret;
 
-	lockdep_assert_held(&pmuscope_drv.lock);
-	if (!nr || nr > PMUSCOPE_MAX_EVENTS || cpumask_empty(cpus))
-		return -EINVAL;
-	if (sess->enabled || sess->spe)
-		return -EBUSY;
-	plan = kmalloc_array(nr_cpu_ids, PMUSCOPE_MAX_EVENTS, GFP_KERNEL);
-	if (!plan)
-		return -ENOMEM;
-	memset(plan, PMUSCOPE_NO_COUNTER, nr_cpu_ids * PMUSCOPE_MAX_EVENTS);
-	for (i = 0; i < nr; i++) {
-		new_ev[i].event = evs[i].event;
-		new_ev[i].flags = evs[i].flags;
-		new_ev[i].evtyper = pmuscope_evtyper(evs[i].event, evs[i].flags);
-	}
-
-	/* Validate everything, and plan every CPU, before touching anything. */
 	for_each_cpu(cpu, cpus) {
 		struct pmuscope_cpu *pcpu;
 		u32 mine = 0, free;
 
 		ret = pmuscope_cpu_check(cpu);
 		if (ret)
-			goto out;
+			return ret;
 		pcpu = pmuscope_drv.cpus[cpu];
 		for (i = 0; i < nr; i++) {
 			ret = pmuscope_event_check(&pcpu->caps, &evs[i]);
 			if (ret)
-				goto out;
+				return ret;
 		}
 		if (sess->configured && cpumask_test_cpu(cpu, sess->cpus))
 			for (i = 0; i < sess->nr_events; i++) {
@@ -295,54 +279,149 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 		    pmuscope_ppmu_type() >= 0) {
 			memset(&plan[cpu * PMUSCOPE_MAX_EVENTS], PMUSCOPE_NO_COUNTER,
 			       PMUSCOPE_MAX_EVENTS);
-			multiplex = true;
+			*multiplex = true;
 			ret = 0;
 		}
 		if (ret == -EBUSY)
 			pmuscope_report_busy(sess, cpu, pcpu->pmu.allocated & ~mine &
 					     pmuscope_counters_of(&pcpu->caps));
 		if (ret)
-			goto out;
+			return ret;
 	}
+	return 0;
+}
 
-	vbuf = pmuscope_vbuf_alloc(nr * cpumask_weight(cpus));
-	ret = -ENOMEM;
-	if (!vbuf)
-		goto out;
+/*
+ * A configuration for pmuscope_session_commit(): its events, the backend
+ * that counts them, READ's buffer for it (which the session takes), and
+ * the CPUs and their counters, or (@task not NULL) the task.
+ */
+struct pmuscope_sess_cfg {
+	const struct pmuscope_backend_ops *ops;
+	const struct pmuscope_sess_event *ev;
+	u32 nr;
+	struct pmuscope_value **vbuf;	/* *@vbuf NULL once the session has it */
+	u32 vbuf_n;
+	const struct cpumask *cpus;	/* TARGET_CPUS: the CPUs ... */
+	const u8 *plan;			/* ... and their counters */
+	struct task_struct *task;	/* TARGET_TASK: the task ... */
+	u32 cfg_flags;			/* ... and its PMUSCOPE_CFG_* */
+};
+
+/*
+ * Replace the configuration of @sess by @c, checked and planned: what it
+ * had is released, the new one described, and its backend takes the
+ * counters. On error the session is left with no configuration. Caller
+ * holds cpus_read_lock() and pmuscope_drv.lock.
+ */
+static int pmuscope_session_commit(struct pmuscope_session *sess,
+				   const struct pmuscope_sess_cfg *c)
+{
+	unsigned int cpu;
+	u32 i;
+	int ret;
 
 	mutex_lock(&sess->lock);
 	pmuscope_session_release(sess);
-	memcpy(sess->ev, new_ev, sizeof(new_ev[0]) * nr);
-	sess->nr_events = nr;
-	/*
-	 * Kernel PCs in its records only for a session that counts the
-	 * kernel, which the caller was allowed to (pmuscope_policy_check()).
-	 */
-	sess->kernel_pcs = false;
-	for (i = 0; i < nr; i++)
-		sess->kernel_pcs |= !!(new_ev[i].flags & (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2));
-	cpumask_copy(sess->cpus, cpus);
-	for_each_cpu(cpu, cpus)
-		pmuscope_sess_set_hw(sess, cpu, &plan[cpu * PMUSCOPE_MAX_EVENTS], nr);
-	sess->target = PMUSCOPE_TARGET_CPUS;
-	sess->ops = pmuscope_backend_perf() || multiplex ? &pmuscope_perf_ops :
-		    &pmuscope_direct_ops;
+	memcpy(sess->ev, c->ev, sizeof(c->ev[0]) * c->nr);
+	sess->nr_events = c->nr;
+	if (c->task) {
+		sess->target = PMUSCOPE_TARGET_TASK;
+		sess->cfg_flags = c->cfg_flags;
+		sess->task = get_task_struct(c->task);
+	} else {
+		/*
+		 * Kernel PCs in its records only for a session that counts
+		 * the kernel, which the caller was allowed to
+		 * (pmuscope_policy_check()).
+		 */
+		sess->kernel_pcs = false;
+		for (i = 0; i < c->nr; i++)
+			sess->kernel_pcs |= !!(c->ev[i].flags &
+					       (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2));
+		cpumask_copy(sess->cpus, c->cpus);
+		for_each_cpu(cpu, c->cpus)
+			pmuscope_sess_set_hw(sess, cpu, &c->plan[cpu * PMUSCOPE_MAX_EVENTS],
+					     c->nr);
+		sess->target = PMUSCOPE_TARGET_CPUS;
+	}
+	sess->ops = c->ops;
 	ret = sess->ops->configure(sess);
 	if (ret) {
 		sess->ops = &pmuscope_direct_ops;
-		for_each_cpu(cpu, cpus)
+		/*
+		 * The perf backend drops the task only once it has counters
+		 * to release; failing before (its own allocation), the
+		 * reference is still ours.
+		 */
+		if (sess->task) {
+			put_task_struct(sess->task);
+			sess->task = NULL;
+		}
+		for_each_cpu(cpu, sess->cpus)
 			pmuscope_sess_set_hw(sess, cpu, NULL, 0);
 		cpumask_clear(sess->cpus);
 		sess->nr_events = 0;
+		sess->target = PMUSCOPE_TARGET_CPUS;
+		sess->cfg_flags = 0;
 		mutex_unlock(&sess->lock);
-		goto out;
+		return ret;
 	}
-	pmuscope_session_set_vbuf(sess, &vbuf, nr * cpumask_weight(cpus));
-	sess->only_cpu = sess->ops->hw_counters && cpumask_weight(cpus) == 1 ?
-			 cpumask_first(cpus) : -1;
+	pmuscope_session_set_vbuf(sess, c->vbuf, c->vbuf_n);
+	sess->only_cpu = !c->task && sess->ops->hw_counters && cpumask_weight(c->cpus) == 1 ?
+			 cpumask_first(c->cpus) : -1;
 	sess->configured = true;
+	/* Armed: perf starts the counters at the task's next exec. */
+	if (c->cfg_flags & PMUSCOPE_CFG_ENABLE_ON_EXEC)
+		sess->enabled = true;
 	mutex_unlock(&sess->lock);
-	ret = 0;
+	return 0;
+}
+
+/*
+ * Configure @sess. Caller holds cpus_read_lock() and pmuscope_drv.lock.
+ * Everything is checked, and placed on every CPU, before anything changes.
+ */
+int pmuscope_session_configure_locked(struct pmuscope_session *sess,
+				      const struct pmuscope_event *evs, u32 nr,
+				      const struct cpumask *cpus)
+{
+	struct pmuscope_sess_event new_ev[PMUSCOPE_MAX_EVENTS];
+	struct pmuscope_value *vbuf = NULL;
+	struct pmuscope_sess_cfg c = {
+		.ev = new_ev, .nr = nr, .vbuf = &vbuf, .cpus = cpus,
+	};
+	bool multiplex = false;
+	u8 *plan;
+	u32 i;
+	int ret;
+
+	lockdep_assert_held(&pmuscope_drv.lock);
+	if (!nr || nr > PMUSCOPE_MAX_EVENTS || cpumask_empty(cpus))
+		return -EINVAL;
+	if (sess->enabled || sess->spe)
+		return -EBUSY;
+	plan = kmalloc_array(nr_cpu_ids, PMUSCOPE_MAX_EVENTS, GFP_KERNEL);
+	if (!plan)
+		return -ENOMEM;
+	memset(plan, PMUSCOPE_NO_COUNTER, nr_cpu_ids * PMUSCOPE_MAX_EVENTS);
+	for (i = 0; i < nr; i++) {
+		new_ev[i].event = evs[i].event;
+		new_ev[i].flags = evs[i].flags;
+		new_ev[i].evtyper = pmuscope_evtyper(evs[i].event, evs[i].flags);
+	}
+	ret = pmuscope_session_plan(sess, evs, new_ev, nr, cpus, plan, &multiplex);
+	if (ret)
+		goto out;
+	c.vbuf_n = nr * cpumask_weight(cpus);
+	vbuf = pmuscope_vbuf_alloc(c.vbuf_n);
+	ret = -ENOMEM;
+	if (!vbuf)
+		goto out;
+	c.plan = plan;
+	c.ops = pmuscope_backend_perf() || multiplex ? &pmuscope_perf_ops :
+		&pmuscope_direct_ops;
+	ret = pmuscope_session_commit(sess, &c);
 out:
 	kvfree(vbuf);
 	kfree(plan);
@@ -394,6 +473,54 @@ int pmuscope_session_configure(void **slot,
 }
 
 /*
+ * Check the events of a task configuration, into @new_ev: each must exist
+ * on at least one CPU type, and with PMUSCOPE_CFG_USER_READ fit on the
+ * counters of every CPU. Caller holds pmuscope_drv.lock.
+ */
+static int pmuscope_task_check(const struct pmuscope_event *evs, u32 nr, u32 cfg_flags,
+			       struct pmuscope_sess_event *new_ev)
+{
+	unsigned int cpu;
+	int ret;
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		int best = -ENODEV;
+
+		for_each_possible_cpu(cpu) {
+			struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[cpu];
+
+			if (!pcpu || !pcpu->probed)
+				continue;
+			ret = pmuscope_event_check(&pcpu->caps, &evs[i]);
+			if (!ret || ret == -EINVAL) {
+				best = ret;
+				break;
+			}
+			if (best == -ENODEV)
+				best = ret;
+		}
+		ret = best;
+		if (ret)
+			return ret;
+		new_ev[i].event = evs[i].event;
+		new_ev[i].flags = evs[i].flags;
+		new_ev[i].evtyper = pmuscope_evtyper(evs[i].event, evs[i].flags);
+	}
+	if (cfg_flags & PMUSCOPE_CFG_USER_READ)
+		for_each_possible_cpu(cpu) {
+			struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[cpu];
+
+			if (!pcpu || !pcpu->probed || !pcpu->caps.num_counters)
+				continue;
+			ret = pmuscope_check_el0_fit(pcpu->caps.num_counters, evs, nr);
+			if (ret)
+				return ret;
+		}
+	return 0;
+}
+
+/*
  * Configure the file's session (*@slot, or @fresh published there) to count
  * @task (a reference the session takes) wherever it runs, with perf
  * events. The caller checked who may count @task. An event must exist on
@@ -405,10 +532,12 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 {
 	struct pmuscope_sess_event new_ev[PMUSCOPE_MAX_EVENTS];
 	struct pmuscope_value *vbuf = NULL;
+	struct pmuscope_sess_cfg c = {
+		.ops = &pmuscope_perf_ops, .ev = new_ev, .nr = nr,
+		.vbuf = &vbuf, .vbuf_n = nr, .task = task, .cfg_flags = cfg_flags,
+	};
 	struct pmuscope_session *sess;
-	unsigned int cpu;
 	int ret = 0;
-	u32 i;
 
 	if (!pmuscope_backend_perf() && pmuscope_ppmu_type() < 0)
 		return -EOPNOTSUPP;
@@ -429,76 +558,14 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 		ret = -EBUSY;
 		goto out;
 	}
-	for (i = 0; i < nr; i++) {
-		int best = -ENODEV;
-
-		for_each_possible_cpu(cpu) {
-			struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[cpu];
-
-			if (!pcpu || !pcpu->probed)
-				continue;
-			ret = pmuscope_event_check(&pcpu->caps, &evs[i]);
-			if (!ret || ret == -EINVAL) {
-				best = ret;
-				break;
-			}
-			if (best == -ENODEV)
-				best = ret;
-		}
-		ret = best;
-		if (ret)
-			goto out;
-		new_ev[i].event = evs[i].event;
-		new_ev[i].flags = evs[i].flags;
-		new_ev[i].evtyper = pmuscope_evtyper(evs[i].event, evs[i].flags);
-	}
-	if (cfg_flags & PMUSCOPE_CFG_USER_READ)
-		for_each_possible_cpu(cpu) {
-			struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[cpu];
-
-			if (!pcpu || !pcpu->probed || !pcpu->caps.num_counters)
-				continue;
-			ret = pmuscope_check_el0_fit(pcpu->caps.num_counters, evs, nr);
-			if (ret)
-				goto out;
-		}
+	ret = pmuscope_task_check(evs, nr, cfg_flags, new_ev);
+	if (ret)
+		goto out;
 	vbuf = pmuscope_vbuf_alloc(nr);
 	ret = -ENOMEM;
 	if (!vbuf)
 		goto out;
-	mutex_lock(&sess->lock);
-	pmuscope_session_release(sess);
-	memcpy(sess->ev, new_ev, sizeof(new_ev[0]) * nr);
-	sess->nr_events = nr;
-	sess->target = PMUSCOPE_TARGET_TASK;
-	sess->cfg_flags = cfg_flags;
-	sess->task = get_task_struct(task);
-	sess->ops = &pmuscope_perf_ops;
-	ret = sess->ops->configure(sess);
-	if (ret) {
-		sess->ops = &pmuscope_direct_ops;
-		/*
-		 * pmuscope_psess_configure() drops the task only once it has
-		 * counters to release; failing before (its own allocation),
-		 * the reference is still ours.
-		 */
-		if (sess->task) {
-			put_task_struct(sess->task);
-			sess->task = NULL;
-		}
-		sess->nr_events = 0;
-		sess->target = PMUSCOPE_TARGET_CPUS;
-		sess->cfg_flags = 0;
-		mutex_unlock(&sess->lock);
-		goto out;
-	}
-	pmuscope_session_set_vbuf(sess, &vbuf, nr);
-	sess->only_cpu = -1;
-	sess->configured = true;
-	/* Armed: perf starts the counters at the task's next exec. */
-	if (cfg_flags & PMUSCOPE_CFG_ENABLE_ON_EXEC)
-		sess->enabled = true;
-	mutex_unlock(&sess->lock);
+	ret = pmuscope_session_commit(sess, &c);
 out:
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
