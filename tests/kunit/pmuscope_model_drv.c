@@ -17,7 +17,7 @@
 #include "../../drivers/pmuscope_el0.c"
 
 /*
- * The pure checks and placement of pmuscope_alloc.c are not copied: the
+ * The pure checks and placement of pmuscope_validate.c are not copied: the
  * suites test those of pmuscope.ko itself, exported to KUnit only
  * (EXPORT_SYMBOL_IF_KUNIT); pmuscope.ko is loaded first.
  */
