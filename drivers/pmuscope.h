@@ -38,7 +38,7 @@ static inline unsigned int pmuscope_kernel_el(void)
  * model; these hooks are empty in pmuscope.ko.
  */
 #ifdef PMUSCOPE_EMU
-#include "../tests/emu/pmuscope_emu.h"
+#include "pmuscope_emu_seam.h"
 #define PMUSCOPE_OTHER_MODULE		"pmuscope.ko"
 #else
 #define PMUSCOPE_OTHER_MODULE		"pmuscope_emu.ko"

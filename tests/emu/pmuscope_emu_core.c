@@ -31,7 +31,7 @@
 #include <linux/uaccess.h>
 
 #include "../kunit/pmuscope_model.h"
-#include "pmuscope_emu.h"
+#include "../../drivers/pmuscope_emu_seam.h"
 
 static char *pmuscope_emu_param_profile = "neoverse-n1";
 module_param_named(profile, pmuscope_emu_param_profile, charp, 0444);
