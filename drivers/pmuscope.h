@@ -251,92 +251,124 @@ enum pmuscope_ss_hw {
 	PMUSCOPE_NR_SS_HW
 };
 
-/* The PMU of one CPU. */
+/**
+ * struct pmuscope_pmu - the PMU of one CPU
+ * @lock: protects the running state of @hwc[] and the CPU's PMU registers,
+ *	and every field below but the probe's (@cpu, @nr_counters,
+ *	@evcnt_width, @usable, @pmuver): a raw spinlock taken with IRQs off,
+ *	on the CPU (or anywhere while it is offline). Innermost of the
+ *	engine's locks: inside pmuscope_drv.lock and a session's lock.
+ * @cpu: the CPU (set up at load).
+ * @nr_counters: PMCR_EL0.N (probe, at CPU online).
+ * @evcnt_width: 32, or 64 with PMUv3p5 (PMCR.LP = 1) (probe).
+ * @usable: PMU present on this CPU (probe).
+ * @hw_ready: registers initialised by pmuscope.
+ * @allocated: bit i: hwc[i] has an owner (changed with pmuscope_drv.lock
+ *	held too, or by a task counter of pmuscope_ppmu.c under @lock alone).
+ * @on_hw_mask: bit i: hwc[i] counting on the CPU.
+ * @hot: bit i: hwc[i] passes pmuscope_hwc_hot(), kept in step by
+ *	pmuscope_hwc_sync() at each change of its on_hw, irq_off or clock_on:
+ *	the folds' usual case tests one bit of it, not the counter's state.
+ * @overflows: 32-bit wraps folded.
+ * @interrupts: overflow interrupts taken.
+ * @irq_window: sampling's window: the system counter at its start (the
+ *	first overflow interrupt at least pmuscope_engine.window_ticks after
+ *	the last start, or the CPU coming online; nothing else). A sampling
+ *	counter takes at most sample_burst samples in it.
+ * @irq_busy: the overflow interrupt's own time (system-counter ticks) in
+ *	the window; over a quarter of the window it throttles sampling
+ *	counters however few samples that was (a slow CPU, or a debug kernel,
+ *	could otherwise spend all its time below sample_limit: perf's
+ *	perf_cpu_time_max_percent).
+ * @throttled: the sampling counters throttled, each of whose interrupt
+ *	@unthrottle_timer gives back a window after its own throttle
+ *	(hwc->throttled_at).
+ * @irq_entry: system counter at the interrupt's entry.
+ * @spurious: overflow interrupts with no overflow of ours.
+ * @resyncs: counters found clobbered or lost.
+ * @folds: counter reads that folded.
+ * @late_polls: polls later than fold_safe_ns.
+ * @ss_hw: snapshots (pmuscope_snapshot.c): enum pmuscope_ss_hw.
+ * @ss_pmecr_set: EL1: PMECR_EL1.SSE set by pmuscope.
+ * @ss_el2_set: VHE: MDCR_EL2.PMSSE set by pmuscope ...
+ * @ss_el2_old: ... and the value it had before.
+ * @ss_seen: a capture's witness copy was read: ...
+ * @ss_last_w: ... the witness counter ...
+ * @ss_last_copy: ... and its copy.
+ * @ss_captures: hardware captures used.
+ * @ss_fallbacks: hardware captures that failed.
+ * @sw_snapshots: software (frozen) snapshots.
+ * @stream_sess: streams (pmuscope_stream.c): the session whose time-based
+ *	records are made here ...
+ * @stream_ns: ... every so many ns ...
+ * @stream_timer: ... by this timer.
+ * @samples: sampling interrupts.
+ * @el0: EL0 access (pmuscope_el0.c): the thread's session that holds this
+ *	CPU's access from its switch-in to its switch-out (the run @el0_run).
+ * @el0_here: the session whose sentinel perf has added here (its thread
+ *	switched in); a grant without it is revoked at the end of perf's
+ *	batch (pmuscope_ppmu_enable()).
+ * @el0_run: see @el0.
+ * @el0_open: the counters EL0 may read meanwhile (before PMUv3p9 all of
+ *	them), on which no other owner's counter may go.
+ * @el0_userenr: the PMUSERENR_EL0 value written, 0 until every counter of
+ *	the session counts here.
+ * @pmuver: ID_AA64DFR0_EL1.PMUVer (probe).
+ * @poll_timer: folds the counters in poll mode (pinned to the CPU).
+ * @unthrottle_timer: see @throttled.
+ * @hwc: the counters, and hwc[PMUSCOPE_NO_COUNTER]: all zeros for ever, so
+ *	that an event without a counter is never on the hardware with no
+ *	test of its own where the folds look at hwc[n].on_hw (its bit, 32,
+ *	is never in pmu->hot). Last but two: READ's hot path reaches them
+ *	with short offsets.
+ * @scratch: a record's values.
+ * @rec: a record being made.
+ */
 struct pmuscope_pmu {
-	/* Protects the running state of hwc[] and the CPU's PMU registers. */
-	raw_spinlock_t lock;
+	raw_spinlock_t lock;		/* running state, registers */
 	unsigned int cpu;
-	u8 nr_counters;			/* PMCR_EL0.N */
-	u8 evcnt_width;			/* 32, or 64 with PMUv3p5 (PMCR.LP = 1) */
-	bool usable;			/* PMU present on this CPU */
-	bool hw_ready;			/* registers initialised by pmuscope */
-	u32 allocated;			/* bit i: hwc[i] has an owner */
-	u32 on_hw_mask;			/* bit i: hwc[i] counting on the CPU */
-	/*
-	 * Bit i: hwc[i] passes pmuscope_hwc_hot(), kept in step by
-	 * pmuscope_hwc_sync() at each change of its on_hw, irq_off or
-	 * clock_on: the folds' usual case tests one bit of it, not the
-	 * counter's state.
-	 */
+	u8 nr_counters;
+	u8 evcnt_width;
+	bool usable;
+	bool hw_ready;
+	u32 allocated;
+	u32 on_hw_mask;
 	u32 hot;
-	u64 overflows;			/* 32-bit wraps folded */
-	u64 interrupts;			/* overflow interrupts taken */
-	/*
-	 * Sampling's window: the system counter at its start (the first
-	 * overflow interrupt at least pmuscope_engine.window_ticks after
-	 * the last start, or the CPU coming online; nothing else). A
-	 * sampling counter takes at most sample_burst samples in it;
-	 * @irq_busy, the overflow interrupt's own time (system-counter
-	 * ticks) in it, over a quarter of the window throttles sampling
-	 * counters however few samples that was (a slow CPU, or a debug
-	 * kernel, could otherwise spend all its time below sample_limit:
-	 * perf's perf_cpu_time_max_percent). @throttled: the sampling
-	 * counters throttled, each of whose interrupt @unthrottle_timer
-	 * gives back a window after its own throttle (hwc->throttled_at).
-	 */
+	u64 overflows;
+	u64 interrupts;
 	u64 irq_window;
 	u64 irq_busy;
 	u32 throttled;
-	u64 irq_entry;			/* system counter at the interrupt's entry */
-	u64 spurious;			/* ... with no overflow of ours */
-	u64 resyncs;			/* counters found clobbered or lost */
-	u64 folds;			/* counter reads that folded */
-	u64 late_polls;			/* polls later than fold_safe_ns */
-	/* Snapshots (pmuscope_snapshot.c), also under @lock. */
-	u8 ss_hw;			/* enum pmuscope_ss_hw */
-	bool ss_pmecr_set;		/* EL1: PMECR_EL1.SSE set by pmuscope */
-	bool ss_el2_set;		/* VHE: MDCR_EL2.PMSSE set by pmuscope ... */
-	u8 ss_el2_old;			/* ... and the value it had before */
-	bool ss_seen;			/* a capture's witness copy was read: ... */
-	u8 ss_last_w;			/* ... the witness counter */
-	u64 ss_last_copy;		/* ... and its copy */
-	u64 ss_captures;		/* hardware captures used */
-	u64 ss_fallbacks;		/* hardware captures that failed */
-	u64 sw_snapshots;		/* software (frozen) snapshots */
-	/* Streams (pmuscope_stream.c), also under @lock. */
-	struct pmuscope_session *stream_sess;	/* time-based records here */
-	u64 stream_ns;				/* ... every so many ns */
+	u64 irq_entry;
+	u64 spurious;
+	u64 resyncs;
+	u64 folds;
+	u64 late_polls;
+	u8 ss_hw;
+	bool ss_pmecr_set;
+	bool ss_el2_set;
+	u8 ss_el2_old;
+	bool ss_seen;
+	u8 ss_last_w;
+	u64 ss_last_copy;
+	u64 ss_captures;
+	u64 ss_fallbacks;
+	u64 sw_snapshots;
+	struct pmuscope_session *stream_sess;
+	u64 stream_ns;
 	struct hrtimer stream_timer;
-	u64 samples;			/* sampling interrupts */
-	/*
-	 * EL0 access (pmuscope_el0.c), also under @lock. @el0 is the
-	 * thread's session that holds this CPU's access from its switch-in
-	 * to its switch-out (the run @el0_run); @el0_open the counters EL0
-	 * may read meanwhile (before PMUv3p9 all of them), on which no other
-	 * owner's counter may go; @el0_userenr the PMUSERENR_EL0 value
-	 * written, 0 until every counter of the session counts here.
-	 * @el0_here: the session whose sentinel perf has added here (its
-	 * thread switched in); a grant without it is revoked at the end of
-	 * perf's batch (pmuscope_ppmu_enable()).
-	 */
+	u64 samples;
 	struct pmuscope_el0 *el0;
 	struct pmuscope_el0 *el0_here;
 	unsigned long el0_run;
 	u32 el0_open;
 	u64 el0_userenr;
-	u8 pmuver;			/* ID_AA64DFR0_EL1.PMUVer */
+	u8 pmuver;
 	struct hrtimer poll_timer;
-	struct hrtimer unthrottle_timer;	/* see @irq_window */
-	/*
-	 * The counters, and hwc[PMUSCOPE_NO_COUNTER]: all zeros for ever,
-	 * so that an event without a counter is never on the hardware
-	 * with no test of its own where the folds look at hwc[n].on_hw
-	 * (its bit, 32, is never in pmu->hot).
-	 */
+	struct hrtimer unthrottle_timer;
 	struct pmuscope_hwc hwc[PMUSCOPE_NR_COUNTERS + 1];
-	/* Last: READ's hot path reaches hwc[] with short offsets. */
-	struct pmuscope_value scratch[PMUSCOPE_MAX_EVENTS];	/* a record's values */
-	u64 rec[PMUSCOPE_REC_MAX_WORDS];			/* a record being made */
+	struct pmuscope_value scratch[PMUSCOPE_MAX_EVENTS];
+	u64 rec[PMUSCOPE_REC_MAX_WORDS];
 };
 
 /*
@@ -561,33 +593,50 @@ struct pmuscope_ring_held {
 	u32 count;			/* how many, each written as @rec */
 };
 
-/*
- * The ring of a session's stream (pmuscope_stream.c): records from hard
- * IRQs on any CPU of the session, read by read(). What is pending (the
- * LOST record of @lost, the THROTTLED records held) is written, LOST
- * first, by the first writer or reader to find room for it.
+/**
+ * struct pmuscope_ring - the ring of a session's stream (pmuscope_stream.c)
+ * @lock: protects @head, @tail, the counts and what is pending (@lost and
+ *	its CPU and time, @held, @nr_held): a raw spinlock taken with IRQs
+ *	off, by writers in hard IRQ (inside their CPU's pmuscope_pmu.lock)
+ *	and by the reader, under @read_lock.
+ * @read_lock: one reader at a time (a mutex, outside @lock).
+ * @buf: vmalloc'ed, @size bytes.
+ * @size: a power of 2.
+ * @head: bytes written, ever.
+ * @tail: bytes read, ever.
+ * @lost: records dropped since the last LOST record ...
+ * @lost_time: ... the last one's time ...
+ * @lost_cpu: ... and CPU.
+ * @nr_held: THROTTLED records held, all CPUs ...
+ * @held: ... per CPU (nr_cpu_ids).
+ * @lost_total: records dropped, ever.
+ * @records: records written, ever.
+ * @wakeup: wake the reader at this many bytes; 0: each record (written
+ *	by STREAM with WRITE_ONCE(), read without the lock).
+ * @wait: the reader waits here.
+ * @work: wakes the reader out of the IRQ's locks.
+ *
+ * Records come from hard IRQs on any CPU of the session and are read by
+ * read(). What is pending (the LOST record of @lost, the THROTTLED records
+ * held) is written, LOST first, by the first writer or reader to find
+ * room for it.
  */
 struct pmuscope_ring {
-	/*
-	 * Protects head, tail, the counts and what is pending (@lost and
-	 * its CPU and time, @held, @nr_held); taken with IRQs off, by
-	 * writers in hard IRQ and by the reader, under @read_lock.
-	 */
-	raw_spinlock_t lock;
+	raw_spinlock_t lock;		/* head, tail, counts, pending */
 	struct mutex read_lock;		/* one reader at a time */
-	u8 *buf;			/* vmalloc'ed, @size bytes */
-	u32 size;			/* a power of 2 */
-	u64 head, tail;			/* bytes written, read: ever */
-	u64 lost;			/* records dropped since the last LOST record */
-	u64 lost_time;			/* ... the last one's time */
-	u32 lost_cpu;			/* ... and CPU */
-	u32 nr_held;			/* THROTTLED records held, all CPUs */
-	struct pmuscope_ring_held *held;	/* ... per CPU (nr_cpu_ids) */
-	u64 lost_total;			/* records dropped, ever */
-	u64 records;			/* records written, ever */
-	u32 wakeup;			/* wake the reader at this many bytes; 0: each record */
-	wait_queue_head_t wait;		/* the reader */
-	struct irq_work work;		/* wakes the reader out of the IRQ's locks */
+	u8 *buf;
+	u32 size;
+	u64 head, tail;
+	u64 lost;
+	u64 lost_time;
+	u32 lost_cpu;
+	u32 nr_held;
+	struct pmuscope_ring_held *held;
+	u64 lost_total;
+	u64 records;
+	u32 wakeup;
+	wait_queue_head_t wait;
+	struct irq_work work;
 };
 
 struct pmuscope_ring *pmuscope_ring_alloc(u32 kib);
@@ -606,72 +655,90 @@ struct pmuscope_sess_event {
 	u64 evtyper;
 };
 
-/*
- * One open file of /dev/pmuscope (created at its first CONFIG), or the
- * sysfs session of one CPU. Everything is protected by pmuscope_driver.lock.
+/**
+ * struct pmuscope_session - one open file of /dev/pmuscope (created at its
+ *	first CONFIG), or the sysfs session of one CPU
+ * @node: in pmuscope_driver.sessions.
+ * @id: its number, in messages and sysfs (given when put on the list).
+ * @pid: the opener's thread group (0: sysfs).
+ * @comm: the opener's name.
+ * @sysfs_cpu: >= 0: the sysfs session of that CPU.
+ * @configured: a CONFIG holds (changed under @lock too).
+ * @enabled: counting.
+ * @nr_events: its events (changed under @lock too) ...
+ * @ev: ... and what they are.
+ * @cpus: the CPUs it counts (a CPU target; changed under @lock too).
+ * @hw: [cpu * PMUSCOPE_MAX_EVENTS + i]: the counter of event i on that CPU
+ *	(changed under @lock too).
+ * @hw_mask: [cpu]: pmuscope_idx_mask() of its hw[], 0: none.
+ * @target: PMUSCOPE_TARGET_*.
+ * @cfg_flags: PMUSCOPE_CFG_* (task targets).
+ * @task: TARGET_TASK: a reference.
+ * @ops: what counts the events: &pmuscope_direct_ops (the counters of
+ *	@hw, with MRS/MSR; also while not configured) or &pmuscope_perf_ops
+ *	(perf events). Chosen at CONFIG, back to the direct engine's at
+ *	release (changed under @lock too).
+ * @pev: counted by perf events (&pmuscope_perf_ops):
+ *	[slot * nr_events + i], slot a CPU or a PMU type. NULL: counted by
+ *	the direct engine on the counters of @hw.
+ * @lock: taken inside pmuscope_drv.lock by everything that changes the
+ *	session (configure, enable, reset, release), and alone, inside
+ *	cpus_read_lock() (or without it on READ's and SNAPSHOT's hot path,
+ *	the reader on the session's only CPU), by its READ and SNAPSHOT: one
+ *	session's READ waits on no other session. Protects @vbuf and
+ *	@vbuf_n, READ's values, sized at CONFIG, and @only_cpu; a reader
+ *	holding it alone sees @configured, @nr_events, @cpus, @hw and @ops
+ *	as they are.
+ * @vbuf: READ's (and SNAPSHOT's) values.
+ * @vbuf_n: how many @vbuf holds.
+ * @only_cpu: a direct session of one CPU, that CPU (READ's hot path);
+ *	else -1.
+ * @ring: the stream (PMUSCOPE_IOC_STREAM): its ring, made by the first
+ *	STREAM and kept until the session is freed (read() uses it without a
+ *	lock: published with smp_store_release()).
+ * @stream_ms: what the last STREAM asked: time-based records every so many
+ *	ms ...
+ * @stream_index: ... samples of this event ...
+ * @stream_period: ... every so many events.
+ * @kernel_pcs: an event counts EL1/EL2: kernel PCs in records.
+ * @spe: the SPE session (PMUSCOPE_IOC_SPE_START): set once under
+ *	pmuscope_drv.lock, published with smp_store_release() for read()
+ *	and poll(); kept until the session is freed.
+ * @el0: EL0 access (PMUSCOPE_CFG_USER_READ): made at CONFIG (published
+ *	last, with release: mmap() reads it without a lock), freed with the
+ *	session; NULL: none.
+ *
+ * Everything is protected by pmuscope_drv.lock, but for what @lock, @ring,
+ * @spe and @el0 say.
  */
 struct pmuscope_session {
-	struct list_head node;		/* pmuscope_driver.sessions */
+	struct list_head node;
 	u32 id;
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
-	int sysfs_cpu;			/* >= 0: the sysfs session of that CPU */
+	int sysfs_cpu;
 	bool configured;
 	bool enabled;
 	u32 nr_events;
 	struct pmuscope_sess_event ev[PMUSCOPE_MAX_EVENTS];
 	cpumask_var_t cpus;
-	u8 *hw;				/* [cpu * PMUSCOPE_MAX_EVENTS + i]: counter */
-	u64 *hw_mask;			/* [cpu]: pmuscope_idx_mask() of its hw[], 0: none */
-	u32 target;			/* PMUSCOPE_TARGET_* */
-	u32 cfg_flags;			/* PMUSCOPE_CFG_* (task targets) */
-	struct task_struct *task;	/* TARGET_TASK: a reference */
-	/*
-	 * What counts the events: &pmuscope_direct_ops (the counters of
-	 * hw[], with MRS/MSR; also while not configured) or
-	 * &pmuscope_perf_ops (perf events). Chosen at CONFIG, back to the
-	 * direct engine's at release.
-	 */
+	u8 *hw;
+	u64 *hw_mask;
+	u32 target;
+	u32 cfg_flags;
+	struct task_struct *task;
 	const struct pmuscope_backend_ops *ops;
-	/*
-	 * Counted by perf events (the perf backend, or a task target):
-	 * [slot * nr_events + i], slot a CPU or a PMU type. NULL: counted by
-	 * the direct engine on the counters of hw[].
-	 */
 	struct pmuscope_pevent *pev;
-	/*
-	 * Taken inside pmuscope_drv.lock by everything that changes the
-	 * session (configure, enable, reset, release), and alone, inside
-	 * cpus_read_lock(), by its READ: one session's READ waits on no other
-	 * session. Protects @vbuf, READ's values, sized at CONFIG.
-	 */
-	struct mutex lock;
+	struct mutex lock;		/* READ's view, @vbuf */
 	struct pmuscope_value *vbuf;
 	u32 vbuf_n;
-	/* Under @lock: a direct session of one CPU, that CPU (READ's hot path); else -1. */
 	int only_cpu;
-	/*
-	 * The stream (PMUSCOPE_IOC_STREAM): its ring, made by the first
-	 * STREAM and kept until the session is freed (read() uses it
-	 * without a lock: published with smp_store_release()); and what the
-	 * last STREAM asked, under pmuscope_drv.lock.
-	 */
 	struct pmuscope_ring *ring;
 	u32 stream_ms;
 	u32 stream_index;
 	u64 stream_period;
-	bool kernel_pcs;		/* an event counts EL1/EL2: kernel PCs in records */
-	/*
-	 * The SPE session (PMUSCOPE_IOC_SPE_START): set once under
-	 * pmuscope_drv.lock, published with smp_store_release() for read()
-	 * and poll(); kept until the session is freed.
-	 */
+	bool kernel_pcs;
 	struct pmuscope_spe_sess *spe;
-	/*
-	 * EL0 access (PMUSCOPE_CFG_USER_READ): made at CONFIG (published
-	 * last, with release: mmap() reads it without a lock), freed with
-	 * the session; NULL: none.
-	 */
 	struct pmuscope_el0 *el0;
 };
 
@@ -962,47 +1029,63 @@ enum pmuscope_spe_act {
 	PMUSCOPE_SPE_ACT_FAULT,		/* a fault: stop this CPU, report */
 };
 
-/* An SPE session: its CPUs, what it asked, and the ring read() drains. */
+/**
+ * struct pmuscope_spe_sess - an SPE session: its CPUs, what it asked, and
+ *	the ring read() drains
+ * @sess: the session this is of.
+ * @cpus: the CPUs it profiles (set at START).
+ * @cfg: what START asked.
+ * @bufs: [nr_cpu_ids]: each CPU's two profiling buffers, one after the
+ *	other (allocated at START, freed with the session).
+ * @buf_size: bytes of one of them (hw_kib).
+ * @mm: charged to the starter's RLIMIT_MEMLOCK (account_locked_vm()), or
+ *	NULL ...
+ * @locked_pages: ... that many pages.
+ * @running: set at START, cleared at STOP (pmuscope_drv.lock); read by
+ *	read() and poll() without it.
+ * @freq: system counter, Hz.
+ * @lock: the ring of chunks. A CPU's copier (process context, never the
+ *	PMBIRQ; under its CPU's pmuscope_spe_pcpu.copy_lock) reserves a
+ *	chunk at @head under @lock, which it holds for O(1) work: the header,
+ *	with PMUSCOPE_SPE_C_BUSY in its flags, and @head. It copies the data
+ *	without the lock, in parallel with other CPUs' copiers, then commits
+ *	the chunk by storing its flags without BUSY (release). Raw, taken
+ *	with IRQs off; protects @head and @flush_at.
+ * @data: the ring's memory.
+ * @size: its bytes, a power of 2.
+ * @head: bytes reserved, ever: only grows (published with release, read
+ *	with acquire).
+ * @tail: bytes read, ever: moved by the one reader (@read_lock), which
+ *	copies the committed chunks from it and stops at the first BUSY one.
+ * @wakeup: bytes that make poll() readable.
+ * @flush_at: the end of the last FINAL/STOPPED chunk reserved (under
+ *	@lock): readable whatever @wakeup while @tail is below it. A
+ *	position, not a flag the reader clears, so that no flush is lost to
+ *	a copier racing the reader.
+ * @wait: the reader waits here.
+ * @wakes: times the copiers woke the reader.
+ * @read_lock: one reader at a time (a mutex): protects @tail's moves.
+ */
 struct pmuscope_spe_sess {
-	struct pmuscope_session *sess;	/* the session this is of */
+	struct pmuscope_session *sess;
 	cpumask_var_t cpus;
 	struct pmuscope_spe_config cfg;
-	/* [nr_cpu_ids]: each CPU's two profiling buffers, one after the other */
 	void **bufs;
-	u32 buf_size;			/* bytes of one of them (hw_kib) */
-	/* Charged to the starter's RLIMIT_MEMLOCK (account_locked_vm()), or NULL. */
+	u32 buf_size;
 	struct mm_struct *mm;
 	unsigned long locked_pages;
-	/* Set at START, cleared at STOP (driver lock); read by read()/poll(). */
 	bool running;
-	u64 freq;			/* system counter, Hz */
-	/*
-	 * The ring of chunks. A CPU's copier (process context, never the
-	 * PMBIRQ) reserves a chunk at @head under @lock, which it holds
-	 * for O(1) work: the header, with PMUSCOPE_SPE_C_BUSY in its flags,
-	 * and @head. It copies the data without the lock, in parallel with
-	 * other CPUs' copiers, then commits the chunk by storing its flags
-	 * without BUSY (release). The one reader (@read_lock) copies the
-	 * committed chunks from @tail, stops at the first BUSY one, and
-	 * moves @tail. @head and @tail are byte counts that only grow
-	 * (published with release, read with acquire).
-	 */
-	raw_spinlock_t lock;
+	u64 freq;
+	raw_spinlock_t lock;		/* reservations: @head */
 	u8 *data;
-	u32 size;			/* a power of 2 */
+	u32 size;
 	u64 head;
 	u64 tail;
-	u32 wakeup;			/* bytes that make poll() readable */
-	/*
-	 * The end of the last FINAL/STOPPED chunk reserved (under @lock):
-	 * readable whatever @wakeup while @tail is below it. A position,
-	 * not a flag the reader clears, so that no flush is lost to a
-	 * copier racing the reader.
-	 */
+	u32 wakeup;
 	u64 flush_at;
 	wait_queue_head_t wait;
-	atomic_t wakes;			/* times the copiers woke the reader */
-	struct mutex read_lock;
+	atomic_t wakes;
+	struct mutex read_lock;		/* one reader at a time */
 };
 
 /* A chunk's flag while its copier fills it (never seen by read()'s caller). */
@@ -1017,14 +1100,48 @@ struct pmuscope_spe_fill {
 	bool idle;			/* drained for a power-down */
 };
 
-/*
- * One CPU's SPE. @usable, @pmsidr, @pmbidr and @pmsver are written at CPU
- * online under pmuscope_drv.lock. Everything else but the copier's own
- * state is protected by @lock (a raw spinlock taken with IRQs off: the
- * PMBIRQ handler, cpu_pm and the cross calls take it on the CPU;
- * SPE_STATUS and the copier anywhere). @owner changes under
- * pmuscope_drv.lock and @lock both. The unit's registers are only
- * touched on the CPU, with @lock held.
+/**
+ * struct pmuscope_spe_pcpu - one CPU's SPE
+ * @usable: present, allowed, not owned by a higher EL.
+ * @pmsver: ID_AA64DFR0_EL1.PMSVer.
+ * @pmsidr: PMSIDR_EL1.
+ * @pmbidr: PMBIDR_EL1.
+ * @cpu: the CPU.
+ * @lock: protects everything below but the copier's own state (a raw
+ *	spinlock taken with IRQs off: the PMBIRQ handler, cpu_pm and the
+ *	cross calls take it on the CPU; SPE_STATUS and the copier anywhere).
+ *	The unit's registers are only touched on the CPU, with @lock held.
+ * @owner: the session profiling this CPU; changes under pmuscope_drv.lock
+ *	and @lock both.
+ * @regs: its registers for this CPU.
+ * @buf: the profiling buffers (the owner's).
+ * @pmblimitr: PMBLIMITR_EL1 of each, fill mode or discard.
+ * @buf_size: bytes of each, a multiple of PAGE_SIZE.
+ * @cur: the buffer the SPU writes into.
+ * @busy: BIT(i): buf[i] holds @pend[i], not copied yet.
+ * @oldest: with both busy: the one handed over first.
+ * @pend: what each buffer handed over holds.
+ * @online: between the cpuhp online and offline callbacks.
+ * @running: programmed and enabled on the CPU.
+ * @faulted: stopped by a fault until the session stops.
+ * @off: off while the session runs (idle, offline, waiting).
+ * @waiting: off: no free buffer; the copier restarts it.
+ * @in_idle: draining for a cpu_pm power-down: no wake-up.
+ * @off_since: system counter when it went off.
+ * @off_ticks: system counter ticks it was off (SPE_STATUS: ns).
+ * @lost_pending: bytes lost (DL) since the last hand-over.
+ * @flags_pending: PMUSCOPE_SPE_C_* for the next hand-over.
+ * @st: accounting (SPE_STATUS).
+ * @work: the copier's worker, queued on the CPU.
+ * @copy_lock: serializes the copiers (worker, STOP, offline): a mutex,
+ *	taken outside @lock (which a copier takes only to pick a buffer and
+ *	to give it back) and outside the session's ring lock. Protects the
+ *	copier's own state, @carry_lost and @carry_flags.
+ * @carry_lost: bytes the full ring took since the last chunk.
+ * @carry_flags: flags those chunks had, for the next one.
+ *
+ * @usable, @pmsidr, @pmbidr and @pmsver are written at CPU online under
+ * pmuscope_drv.lock.
  *
  * Two profiling buffers: the SPU writes into @cur while the other, if
  * @busy, waits for the copier (@work, queued on the CPU by the PMBIRQ,
@@ -1034,36 +1151,36 @@ struct pmuscope_spe_fill {
  * (@waiting) until the copier frees one (stopped time, as any other).
  */
 struct pmuscope_spe_pcpu {
-	bool usable;			/* present, allowed, not owned by a higher EL */
+	bool usable;
 	u8 pmsver;
 	u64 pmsidr;
 	u64 pmbidr;
 	unsigned int cpu;
-	raw_spinlock_t lock;
-	struct pmuscope_spe_sess *owner;	/* the session profiling this CPU */
-	struct pmuscope_spe_regs regs;	/* its registers for this CPU */
-	void *buf[2];			/* the profiling buffers (the owner's) */
-	u64 pmblimitr[2];		/* PMBLIMITR_EL1 of each, fill mode or discard */
-	u32 buf_size;			/* bytes of each, a multiple of PAGE_SIZE */
-	u8 cur;				/* the buffer the SPU writes into */
-	u8 busy;			/* BIT(i): buf[i] holds @pend[i], not copied yet */
-	u8 oldest;			/* with both busy: the one handed over first */
+	raw_spinlock_t lock;		/* all but the copier's */
+	struct pmuscope_spe_sess *owner;
+	struct pmuscope_spe_regs regs;
+	void *buf[2];
+	u64 pmblimitr[2];
+	u32 buf_size;
+	u8 cur;
+	u8 busy;
+	u8 oldest;
 	struct pmuscope_spe_fill pend[2];
-	bool online;			/* between the cpuhp online and offline callbacks */
-	bool running;			/* programmed and enabled on the CPU */
-	bool faulted;			/* stopped by a fault until the session stops */
-	bool off;			/* off while the session runs (idle, offline, waiting) */
-	bool waiting;			/* off: no free buffer; the copier restarts it */
-	bool in_idle;			/* draining for a cpu_pm power-down: no wake-up */
-	u64 off_since;			/* system counter when it went off */
-	u64 off_ticks;			/* system counter ticks it was off (SPE_STATUS: ns) */
-	u64 lost_pending;		/* bytes lost (DL) since the last hand-over */
-	u32 flags_pending;		/* PMUSCOPE_SPE_C_* for the next hand-over */
-	struct pmuscope_spe_cpu st;	/* accounting (SPE_STATUS) */
-	struct work_struct work;	/* the copier's worker, queued on the CPU */
-	struct mutex copy_lock;		/* serializes the copiers (worker, STOP, offline) */
-	u64 carry_lost;			/* bytes the full ring took since the last chunk */
-	u32 carry_flags;		/* flags those chunks had, for the next one */
+	bool online;
+	bool running;
+	bool faulted;
+	bool off;
+	bool waiting;
+	bool in_idle;
+	u64 off_since;
+	u64 off_ticks;
+	u64 lost_pending;
+	u32 flags_pending;
+	struct pmuscope_spe_cpu st;
+	struct work_struct work;
+	struct mutex copy_lock;		/* serializes the copiers */
+	u64 carry_lost;
+	u32 carry_flags;
 };
 
 u64 pmuscope_spe_min_interval(u64 pmsidr);
@@ -1115,41 +1232,64 @@ ssize_t pmuscope_spe_read(struct pmuscope_spe_sess *ss, char __user *ubuf, size_
 __poll_t pmuscope_spe_poll(struct pmuscope_spe_sess *ss, struct file *file,
 			   struct poll_table_struct *pt);
 
-/* One per possible CPU; its kobject is /sys/kernel/pmuscope/cpuN. */
+/**
+ * struct pmuscope_cpu - one per possible CPU; its kobject is
+ *	/sys/kernel/pmuscope/cpuN
+ * @kobj: the sysfs directory.
+ * @cpu: the CPU.
+ * @probed: its capabilities were read (pmuscope_drv.lock; written on @cpu
+ *	only) ...
+ * @caps: ... and what they are (likewise).
+ * @sysfs_sess: the sysfs session of this CPU, created on first use
+ *	(pmuscope_drv.lock).
+ * @snap_text: snapshot_last: the last snapshot_take, as text
+ *	(pmuscope_drv.lock).
+ * @amu_info: the AMU as probed (pmuscope_drv.lock).
+ * @amu: the AMU's loss tracking (on @cpu, IRQs off, no lock).
+ * @spe: its SPE (struct pmuscope_spe_pcpu says what protects what).
+ * @pmu: its PMU (struct pmuscope_pmu says what protects what).
+ */
 struct pmuscope_cpu {
 	struct kobject kobj;
 	unsigned int cpu;
-	/* Both protected by pmuscope_driver.lock; written on @cpu only. */
 	bool probed;
 	struct pmuscope_cpu_caps caps;
-	/* The sysfs session of this CPU, created on first use (driver lock). */
 	struct pmuscope_session *sysfs_sess;
-	/* snapshot_last: the last snapshot_take, as text (driver lock). */
 	char *snap_text;
-	/* The AMU as probed (driver lock), and its loss tracking (on @cpu). */
 	struct pmuscope_amu_info amu_info;
 	struct pmuscope_amu amu;
 	struct pmuscope_spe_pcpu spe;
 	struct pmuscope_pmu pmu;
 };
 
+/**
+ * struct pmuscope_driver - the driver's state (pmuscope_drv)
+ * @lock: protects the probed/caps fields of every struct pmuscope_cpu, the
+ *	session list, every session and the assignment of counters, and
+ *	@shutdown. A mutex, taken inside cpus_read_lock() and inside the CPU
+ *	hotplug callbacks.
+ * @allowed_units: BIT(enum pmuscope_unit), fixed at load.
+ * @root: /sys/kernel/pmuscope, once published.
+ * @published: the files are in sysfs: changed under cpus_read_lock(),
+ *	read under the hotplug lock.
+ * @cpus: [nr_cpu_ids], NULL if not possible.
+ * @hp_state: the dynamic cpuhp state.
+ * @sessions: every session (@lock).
+ * @next_session_id: the number of the next session (@lock).
+ * @perf_group: may count system-wide, besides CAP_PERFMON.
+ * @shutdown: rebooting: nothing starts again (@lock).
+ */
 struct pmuscope_driver {
-	/*
-	 * Protects the probed/caps fields of every struct pmuscope_cpu, the
-	 * session list, every session and the assignment of counters.
-	 * Taken inside cpus_read_lock() and inside the CPU hotplug callbacks.
-	 */
-	struct mutex lock;
-	unsigned long allowed_units;	/* BIT(enum pmuscope_unit), fixed at load */
-	struct kobject *root;		/* /sys/kernel/pmuscope, once published */
-	/* Files in sysfs: changed under cpus_read_lock(), read under hotplug */
+	struct mutex lock;		/* sessions, counters, CPUs caps */
+	unsigned long allowed_units;
+	struct kobject *root;
 	bool published;
-	struct pmuscope_cpu **cpus;	/* [nr_cpu_ids], NULL if not possible */
-	int hp_state;			/* dynamic cpuhp state */
+	struct pmuscope_cpu **cpus;
+	int hp_state;
 	struct list_head sessions;
 	u32 next_session_id;
-	kgid_t perf_group;		/* may count system-wide, besides CAP_PERFMON */
-	bool shutdown;			/* rebooting: nothing starts again (under @lock) */
+	kgid_t perf_group;
+	bool shutdown;
 };
 
 extern struct pmuscope_driver pmuscope_drv;
