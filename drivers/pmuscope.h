@@ -1299,11 +1299,6 @@ static inline struct pmuscope_pmu *pmuscope_pmu_of(unsigned int cpu)
 	return &pmuscope_drv.cpus[cpu]->pmu;
 }
 
-/* The direct engine's sessions (drivers/pmuscope_direct.c). */
-bool pmuscope_direct_read_here(struct pmuscope_session *sess);
-bool pmuscope_direct_snap_here(struct pmuscope_session *sess, u32 flags,
-			       struct pmuscope_snap_result *res);
-
 int pmuscope_sysfs_alloc(struct pmuscope_driver *drv);
 int pmuscope_sysfs_publish(struct pmuscope_driver *drv);
 void pmuscope_sysfs_unpublish(struct pmuscope_driver *drv);

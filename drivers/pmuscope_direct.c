@@ -7,8 +7,9 @@
  * CPU's pmu->lock with IRQs off.
  *
  * Locking: as drivers/pmuscope_session.c says; the callers hold
- * cpus_read_lock() (or run on the session's only CPU with IRQs off), and
- * on each CPU pmu->lock is taken here.
+ * cpus_read_lock(), and on each CPU pmu->lock is taken here. (The READ and
+ * SNAPSHOT of a one-CPU session by a caller on that CPU, the hot path, are
+ * pmuscope_session.c's, inline there.)
  */
 
 #define pr_fmt(fmt) "pmuscope: " fmt
@@ -294,34 +295,6 @@ static int pmuscope_session_assign(struct pmuscope_session *sess)
 	return 0;
 }
 
-/*
- * The READ of a direct session that counts on one CPU, by a reader on that
- * CPU (the usual case: a daemon per CPU, or a program reading the CPU it
- * runs on): done here, interrupts off, without the CPU hotplug lock or a
- * cross call. None is needed: a CPU we run on is not torn down under us
- * while interrupts are off, and pmu->hw_ready (under pmu->lock) says
- * whether the PMU's registers are the driver's, as on every other path.
- * False when the reader is elsewhere. Caller holds sess->lock.
- */
-bool pmuscope_direct_read_here(struct pmuscope_session *sess)
-{
-	unsigned int cpu = sess->only_cpu;
-	struct pmuscope_pmu *pmu = pmuscope_pmu_of(cpu);
-	unsigned long flags;
-	u64 now;
-
-	raw_spin_lock_irqsave(&pmu->lock, flags);
-	if (cpu != smp_processor_id()) {
-		raw_spin_unlock_irqrestore(&pmu->lock, flags);
-		return false;
-	}
-	now = ktime_get_ns();
-	pmuscope_pmu_read(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
-			  now, sess->vbuf);
-	raw_spin_unlock_irqrestore(&pmu->lock, flags);
-	return true;
-}
-
 /* ---------------------------------------------------------------- snapshots */
 
 /* The position of @cpu among the session's CPUs (ascending). */
@@ -388,38 +361,6 @@ static int pmuscope_direct_snapshot(struct pmuscope_session *sess,
 			a->cpus[pmuscope_snap_pos(sess, cpu)].flags |= PMUSCOPE_SNAPCPU_UNSYNCED;
 	free_cpumask_var(online);
 	return 0;
-}
-
-/*
- * The SNAPSHOT of a direct session that counts on one CPU, asked on that
- * CPU: done here, interrupts off, without the CPU hotplug lock, a cross
- * call or an allocation (see pmuscope_direct_read_here()). False when
- * the caller is elsewhere, or asks for a hardware capture the CPU cannot
- * make (the slow path says so). Caller holds sess->lock.
- */
-bool pmuscope_direct_snap_here(struct pmuscope_session *sess, u32 flags,
-			       struct pmuscope_snap_result *res)
-{
-	unsigned int cpu = sess->only_cpu;
-	struct pmuscope_pmu *pmu = pmuscope_pmu_of(cpu);
-	unsigned long irqf;
-
-	raw_spin_lock_irqsave(&pmu->lock, irqf);
-	if (cpu != smp_processor_id() ||
-	    ((flags & PMUSCOPE_SNAP_F_HARDWARE) && !pmuscope_ss_usable(pmu))) {
-		raw_spin_unlock_irqrestore(&pmu->lock, irqf);
-		return false;
-	}
-	pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
-			      sess->hw_mask[cpu], flags, 0, ktime_get_ns(), sess->vbuf, &res->one);
-	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
-	res->vals = sess->vbuf;
-	res->nr_vals = sess->nr_events;
-	res->cpus = &res->one;
-	res->nr_cpus = 1;
-	res->skew = 0;
-	res->alloc = NULL;
-	return true;
 }
 
 /* ------------------------------------------------------------- operations */

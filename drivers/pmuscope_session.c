@@ -631,6 +631,36 @@ int pmuscope_session_reset(struct pmuscope_session *sess)
 	return ret;
 }
 
+/*
+ * The READ of a direct session that counts on one CPU, by a reader on that
+ * CPU (the usual case: a daemon per CPU, or a program reading the CPU it
+ * runs on): done here, interrupts off, without the CPU hotplug lock or a
+ * cross call. None is needed: a CPU we run on is not torn down under us
+ * while interrupts are off, and pmu->hw_ready (under pmu->lock) says
+ * whether the PMU's registers are the driver's, as on every other path.
+ * False when the reader is elsewhere. Caller holds sess->lock. Only a
+ * session of the direct engine has an only_cpu: this is its READ, kept
+ * here, static, so that the hot path makes no call to reach it.
+ */
+static bool pmuscope_session_read_here(struct pmuscope_session *sess)
+{
+	unsigned int cpu = sess->only_cpu;
+	struct pmuscope_pmu *pmu = pmuscope_pmu_of(cpu);
+	unsigned long flags;
+	u64 now;
+
+	raw_spin_lock_irqsave(&pmu->lock, flags);
+	if (cpu != smp_processor_id()) {
+		raw_spin_unlock_irqrestore(&pmu->lock, flags);
+		return false;
+	}
+	now = ktime_get_ns();
+	pmuscope_pmu_read(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
+			  now, sess->vbuf);
+	raw_spin_unlock_irqrestore(&pmu->lock, flags);
+	return true;
+}
+
 /* ---------------------------------------------------------------- snapshots */
 
 /*
@@ -710,6 +740,38 @@ out:
 	return ret;
 }
 
+/*
+ * The SNAPSHOT of a direct session that counts on one CPU, asked on that
+ * CPU: done here, interrupts off, without the CPU hotplug lock, a cross
+ * call or an allocation (see pmuscope_session_read_here()). False when
+ * the caller is elsewhere, or asks for a hardware capture the CPU cannot
+ * make (the slow path says so). Caller holds sess->lock.
+ */
+static bool pmuscope_session_snap_here(struct pmuscope_session *sess, u32 flags,
+				       struct pmuscope_snap_result *res)
+{
+	unsigned int cpu = sess->only_cpu;
+	struct pmuscope_pmu *pmu = pmuscope_pmu_of(cpu);
+	unsigned long irqf;
+
+	raw_spin_lock_irqsave(&pmu->lock, irqf);
+	if (cpu != smp_processor_id() ||
+	    ((flags & PMUSCOPE_SNAP_F_HARDWARE) && !pmuscope_ss_usable(pmu))) {
+		raw_spin_unlock_irqrestore(&pmu->lock, irqf);
+		return false;
+	}
+	pmuscope_pmu_snapshot(pmu, pmuscope_sess_hw(sess, cpu), sess->nr_events,
+			      sess->hw_mask[cpu], flags, 0, ktime_get_ns(), sess->vbuf, &res->one);
+	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
+	res->vals = sess->vbuf;
+	res->nr_vals = sess->nr_events;
+	res->cpus = &res->one;
+	res->nr_cpus = 1;
+	res->skew = 0;
+	res->alloc = NULL;
+	return true;
+}
+
 /* The same, CPUs held still here (the ioctl); one CPU asked on it first. */
 int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
 			      u32 lead_us, u32 room_vals, u32 room_cpus,
@@ -717,11 +779,11 @@ int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
 {
 	int ret;
 
-	/* pmuscope_direct_snap_here() sets every field, or the slow path does. */
+	/* pmuscope_session_snap_here() sets every field, or the slow path does. */
 	mutex_lock(&sess->lock);
 	if (sess->configured && sess->only_cpu >= 0 && sess->nr_events <= room_vals &&
 	    room_cpus && sess->nr_events <= sess->vbuf_n &&
-	    pmuscope_direct_snap_here(sess, flags, res))
+	    pmuscope_session_snap_here(sess, flags, res))
 		return 0;
 	mutex_unlock(&sess->lock);
 
@@ -813,7 +875,7 @@ int pmuscope_session_read_begin(struct pmuscope_session *sess, u32 room,
 	/* The hot path first: the session's lock alone. */
 	mutex_lock(&sess->lock);
 	if (sess->configured && sess->only_cpu >= 0 && sess->nr_events <= room &&
-	    sess->nr_events <= sess->vbuf_n && pmuscope_direct_read_here(sess)) {
+	    sess->nr_events <= sess->vbuf_n && pmuscope_session_read_here(sess)) {
 		*nr = sess->nr_events;
 		*vals = sess->vbuf;
 		return 0;
