@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make lint: sparse (C=2) over every kernel source of both modules and
-# checkpatch.pl --strict from the kernel tree. Zero findings or exit 1.
+# make lint: sparse (C=2) over every kernel source of both modules,
+# checkpatch.pl --strict from the kernel tree, the generated files, the
+# design maps and cppcheck over tools/. Zero findings or exit 1.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 status=0
@@ -14,6 +15,8 @@ if python3 "$PMUSCOPE_TOP/scripts/gen-regs.py" --check; then
 else
 	status=1
 fi
+# The design maps name every file of drivers/ and tools/, and no other.
+python3 "$PMUSCOPE_TOP/scripts/check-map.py" || status=1
 # The fuzzer's tables match the uapi header and Documentation/ioctl.rst.
 if python3 "$PMUSCOPE_TOP/scripts/gen-fuzz.py" --check; then
 	echo "fuzzer tables: generated file up to date"
