@@ -30,11 +30,15 @@
 #include "pmuscope_modifiers.h"
 #include "pmuscope_regs.h"
 
-/* The owner of every counter a perf event holds. */
+/*
+ * The owner of every counter a perf event holds: never configured, only
+ * named; its ops are a session's default, as pmuscope_session_alloc() sets.
+ */
 struct pmuscope_session pmuscope_ppmu_owner = {
 	.id = 0,
 	.sysfs_cpu = -1,
 	.comm = "perf events",
+	.ops = &pmuscope_direct_ops,
 };
 
 /*
