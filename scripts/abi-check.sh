@@ -113,6 +113,22 @@ check_header() {	# HEADER MAP
 	echo "$(wc -l <"$tmp/hdr.names") functions"
 }
 
+# The static archive A defines as global exactly the globals of MAP: its
+# helpers (hidden in lib/internal.h) are local, as in the .so.
+check_archive() {	# A MAP [NM]
+	local extra missing
+	"${3:-nm}" -g --defined-only "$1" 2>/dev/null | awk 'NF == 3 { print $3 }' | sort -u \
+		>"$tmp/ar.names"
+	map_globals "$2" >"$tmp/map.names"
+	extra=$(comm -23 "$tmp/ar.names" "$tmp/map.names" | tr '\n' ' ')
+	missing=$(comm -13 "$tmp/ar.names" "$tmp/map.names" | tr '\n' ' ')
+	if [ -n "$extra$missing" ] || [ ! -s "$tmp/ar.names" ]; then
+		echo "global but not in the version script: ${extra:-none}; in it but not defined: ${missing:-none}"
+		return 1
+	fi
+	echo "$(wc -l <"$tmp/ar.names") symbols"
+}
+
 # abidiff of the baseline against SO: no incompatible change (exit bit
 # 8), no removed and no changed function or variable.
 check_abidiff() {	# SO
@@ -165,6 +181,17 @@ if [ -f "$tools/build/arm64/libpmuscope.so" ]; then
 		ko "exports: arm64 libpmuscope.so: $why"
 	fi
 fi
+for arch in host arm64; do
+	a=$tools/build/$arch/libpmuscope.a
+	[ -f "$a" ] || continue
+	nmcmd=nm
+	[ $arch = arm64 ] && nmcmd=${PMUSCOPE_CROSS}nm
+	if why=$(check_archive "$a" "$map" "$nmcmd"); then
+		ok "archive: $arch libpmuscope.a defines exactly libpmuscope.map's globals ($why)"
+	else
+		ko "archive: $arch libpmuscope.a: $why"
+	fi
+done
 if why=$(check_header "$lib/pmuscope.h" "$map"); then
 	ok "header: libpmuscope.map's globals are the functions of pmuscope.h ($why)"
 else
