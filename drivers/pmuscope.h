@@ -187,7 +187,7 @@ struct pmuscope_hwc {
 	 * The count of the last fold: where the counter resumes after a
 	 * reset nobody announced (pmuscope_pmu_check()), and what a 32-bit
 	 * counter's count with no wrap pending may not go below
-	 * (pmuscope_hwc_fold_hw(): else it was rewritten).
+	 * (pmuscope_hwc_fold_from(): else it was rewritten).
 	 */
 	u64 last;
 	u64 last_hw;			/* the counter's value at the last fold */
@@ -375,7 +375,7 @@ struct pmuscope_pmu {
  * READ's and the snapshot's usual case: on the hardware, its clock
  * running, its overflow interrupt not throttled (enabled or not: a
  * counter being disabled is still read). A sampling counter too: what
- * pmuscope_hwc_fold_hw() does for one alone (a wrap pending, a counter
+ * pmuscope_hwc_fold_from() does for one alone (a wrap pending, a counter
  * gone below its last fold) the folds leave to pmuscope_pmu_fold_one(). The
  * patterns are constants the compiler folds, whatever the byte order.
  */

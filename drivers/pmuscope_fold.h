@@ -25,7 +25,7 @@ void pmuscope_pmu_fold_rest(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u32
  * The value of counter @n, the @i-th of its session, that
  * pmuscope_hwc_hot() passed (its clock runs), whose count is base + @hw:
  * no wrap left to fold and not below its last fold, @last_hw (a counter
- * found lower wrapped or was rewritten: pmuscope_hwc_fold_hw() folds
+ * found lower wrapped or was rewritten: pmuscope_hwc_fold_from() folds
  * it); on a ready PMU, so never OFFLINE
  * (pmuscope_hwc_value_of()). No PMUSCOPE_VAL_MULTIPLEXED and one clock
  * sum: the engine's clocks advance together (pmuscope_hwc_clock()), so
@@ -89,7 +89,7 @@ static __always_inline bool pmuscope_pmu_fold_usual(struct pmuscope_pmu *pmu, un
 		hw = by_counter ? raw[n] : val->count;
 	else
 		return false;
-	/* Gone down with no wrap pending: rewritten (pmuscope_hwc_fold_hw()). */
+	/* Gone down with no wrap pending: rewritten (pmuscope_hwc_fold_from()). */
 	if (hw < hwc->last_hw)
 		return false;
 	pmuscope_hwc_make(hwc, n, i, cpu, hw, now, val);

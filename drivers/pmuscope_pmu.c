@@ -331,16 +331,20 @@ static noinline void pmuscope_hwc_rewritten(struct pmuscope_pmu *pmu,
 /*
  * The counter's 64-bit count from @hw, its value, and @ovs, PMOVSSET_EL0
  * read after it with an ISB between (a 32-bit counter's; unused for a
- * 64-bit one, @wide). A count below the last fold's, whatever the wraps
+ * 64-bit one). A count below the last fold's, whatever the wraps
  * folded, is a counter rewritten by someone else:
- * pmuscope_hwc_rewritten(). The caller counts the fold in pmu->folds.
+ * pmuscope_hwc_rewritten(). Counted in pmu->folds.
  */
-static __always_inline u64 pmuscope_hwc_fold_hw(struct pmuscope_pmu *pmu,
-						struct pmuscope_hwc *hwc, unsigned int idx,
-						bool wide, u64 hw, u64 ovs)
+static __always_inline u64 pmuscope_hwc_fold_from(struct pmuscope_pmu *pmu,
+						  unsigned int idx, u64 hw, u64 ovs)
 {
+	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 	u64 bit = BIT_ULL(idx);
+	bool wide;
 	u64 val;
+
+	pmu->folds++;
+	wide = pmuscope_hwc_width(pmu, idx) == 64;
 
 	if (wide) {
 		/*
@@ -393,14 +397,6 @@ static __always_inline u64 pmuscope_hwc_fold_hw(struct pmuscope_pmu *pmu,
 		pmuscope_el0_fold(hwc->el0, hwc->slot, hw, v);
 	}
 	return val;
-}
-
-static __always_inline u64 pmuscope_hwc_fold_from(struct pmuscope_pmu *pmu,
-						  unsigned int idx, u64 hw, u64 ovs)
-{
-	pmu->folds++;
-	return pmuscope_hwc_fold_hw(pmu, &pmu->hwc[idx], idx,
-				    pmuscope_hwc_width(pmu, idx) == 64, hw, ovs);
 }
 
 /* The counter's 64-bit count now; folds a pending wrap. */

@@ -389,7 +389,7 @@ static u64 pmuscope_snap_ovs(const struct pmuscope_pmu *pmu, u64 mask, bool isb)
  * the gap is not counted. PMOVSSET_EL0 is read after they count again,
  * and after their reads with the ISB between: a 32-bit counter that
  * wraps meanwhile has its flag set and was read with bit 31 set, which
- * the fold takes as read before the wrap (pmuscope_hwc_fold_hw()).
+ * the fold takes as read before the wrap (pmuscope_hwc_fold_from()).
  */
 static __always_inline void pmuscope_snap_sw(struct pmuscope_pmu *pmu, u64 mask,
 					     const u8 *idx, u32 nr, u64 now, u32 sflags,
