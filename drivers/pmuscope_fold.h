@@ -21,36 +21,6 @@ void pmuscope_pmu_fold_rest(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u32
 			    u64 ovs, bool by_counter, const u64 *raw,
 			    struct pmuscope_value *vals);
 
-/*
- * The value of counter @n, the @i-th of its session, that
- * pmuscope_hwc_hot() passed (its clock runs), whose count is base + @hw:
- * no wrap left to fold and not below its last fold, @last_hw (a counter
- * found lower wrapped or was rewritten: pmuscope_hwc_fold_from() folds
- * it); on a ready PMU, so never OFFLINE
- * (pmuscope_hwc_value_of()). No PMUSCOPE_VAL_MULTIPLEXED and one clock
- * sum: the engine's clocks advance together (pmuscope_hwc_clock()), so
- * time_running is time_enabled; multiplexing is the perf core's
- * (pmuscope_perf.c). READ's usual case: every load is made before the
- * first store, which the compiler could not otherwise assume. The count
- * is @last, with no test: no lower than it, as the counter has not gone
- * below @last_hw and the engine keeps base + last_hw >= last.
- */
-static __always_inline void pmuscope_hwc_make(struct pmuscope_hwc *hwc, unsigned int n,
-					      u32 i, u32 cpu, u64 hw, u64 now,
-					      struct pmuscope_value *val)
-{
-	u64 count = hwc->base + hw;
-	u64 t = now - hwc->t_start;
-
-	*val = (struct pmuscope_value){
-		.count = count - hwc->offset, .time_enabled = t,
-		.time_running = t, .cpu = cpu, .index = i,
-		.flags = hwc->flags, .counter = n,
-	};
-	hwc->last_hw = hw;
-	hwc->last = count;
-}
-
 /* The 64-bit counters of @pmu: bit n, counter n. */
 static __always_inline u64 pmuscope_pmu_wide(const struct pmuscope_pmu *pmu)
 {
@@ -68,12 +38,25 @@ static __always_inline u64 pmuscope_pmu_quiet(u64 wide, u64 ovs)
 }
 
 /*
- * pmuscope_pmu_fold()'s usual case for value @i, counter @n (its
- * arguments as there; @quiet and @wide of the counters pmu->hot has):
- * made at once, true; else false, nothing done. The test is of a bit of
- * each mask, before anything of the counter is read: PMUSCOPE_NO_COUNTER
- * (bit 32) is in neither, nor read from @raw. Then of the value: one
- * below the last fold is left to pmuscope_pmu_fold_one().
+ * The fold of counter @n, the @i-th value of its session, in its usual
+ * case, made at once: true; else false, nothing done (the rest is
+ * pmuscope_pmu_fold_one()'s, out of line). Every fold of a batch starts
+ * here: READ's (pmuscope_pmu_read_ready()), the snapshot's and
+ * pmuscope_pmu_fold()'s. @wide and @quiet (pmuscope_pmu_wide(),
+ * pmuscope_pmu_quiet()) of the counters in pmu->hot (their clock runs,
+ * their overflow interrupt is not throttled) are tested first, before
+ * the counter's raw value is read (@by_counter, @raw[@n]; else
+ * @val->count): PMUSCOPE_NO_COUNTER (bit 32) is in neither, nor read
+ * from @raw. Then the value: one below its last fold, @last_hw, wrapped
+ * or was rewritten (pmuscope_hwc_fold_from() folds it). On a ready PMU,
+ * so never OFFLINE (pmuscope_hwc_value_of()). No
+ * PMUSCOPE_VAL_MULTIPLEXED and one clock sum: the engine's clocks
+ * advance together (pmuscope_hwc_clock()), so time_running is
+ * time_enabled; multiplexing is the perf core's (pmuscope_perf.c).
+ * Every load is made before the first store, which
+ * the compiler could not otherwise assume. The count is base + hw, with
+ * no test against @last: no lower than it, as the counter has not gone
+ * below @last_hw and the engine keeps base + last_hw >= last.
  */
 static __always_inline bool pmuscope_pmu_fold_usual(struct pmuscope_pmu *pmu, unsigned long n,
 						    u32 i, u32 cpu, u64 now, u64 wide,
@@ -81,7 +64,7 @@ static __always_inline bool pmuscope_pmu_fold_usual(struct pmuscope_pmu *pmu, un
 						    struct pmuscope_value *val)
 {
 	struct pmuscope_hwc *hwc = &pmu->hwc[n];
-	u64 hw;
+	u64 hw, count, t;
 
 	if (quiet & BIT_ULL(n))
 		hw = lower_32_bits(by_counter ? raw[n] : val->count);
@@ -92,7 +75,15 @@ static __always_inline bool pmuscope_pmu_fold_usual(struct pmuscope_pmu *pmu, un
 	/* Gone down with no wrap pending: rewritten (pmuscope_hwc_fold_from()). */
 	if (hw < hwc->last_hw)
 		return false;
-	pmuscope_hwc_make(hwc, n, i, cpu, hw, now, val);
+	count = hwc->base + hw;
+	t = now - hwc->t_start;
+	*val = (struct pmuscope_value){
+		.count = count - hwc->offset, .time_enabled = t,
+		.time_running = t, .cpu = cpu, .index = i,
+		.flags = hwc->flags, .counter = n,
+	};
+	hwc->last_hw = hw;
+	hwc->last = count;
 	return true;
 }
 
@@ -100,7 +91,7 @@ static __always_inline bool pmuscope_pmu_fold_usual(struct pmuscope_pmu *pmu, un
  * Turn raw values into values: @by_counter, @raw[counter] as a snapshot
  * reads them (on a ready PMU; @raw holds every counter on the hardware of
  * @idx); else @vals[i].count, as pmuscope_pmu_raw() reads them. @ovs:
- * PMOVSSET_EL0 read after them. pmuscope_hwc_make() where it applies (on
+ * PMOVSSET_EL0 read after them. pmuscope_pmu_fold_usual() where it applies (on
  * a ready PMU, a counter in pmu->hot that has not gone below its last
  * fold and either is 64-bit or is a 32-bit one folded by its overflow
  * interrupt with no wrap pending), pmuscope_pmu_fold_one() for every

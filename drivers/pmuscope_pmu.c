@@ -1113,32 +1113,32 @@ noinline void pmuscope_pmu_fold_rest(struct pmuscope_pmu *pmu, const u8 *idx, u3
 }
 
 /*
- * READ of a ready PMU in one pass: each counter in READ's usual case (on
- * the hardware, its clock running, its overflow interrupt
- * not throttled; not gone below its last fold; a 32-bit one folded by
- * that interrupt) is read and its value made at once (pmuscope_hwc_make()),
- * all others are
- * read and left to pmuscope_pmu_fold_one() after PMOVSSET_EL0 has been
- * read. That read, after an ISB, tells whether the values made at once
- * hold: a 32-bit counter read before it has no wrap pending if its
- * overflow flag is clear then (the rule of pmuscope_pmu_raw()). A counter
- * whose flag is set is folded again by pmuscope_pmu_fold_one(), from the
- * value it was read at (recovered from its value: base and offset did
- * not change). What its first value changed of it is mended there:
- * last_hw is set to the same value again, and last, set to a count short
- * of 2^32, to the folded count.
+ * READ of a ready PMU in one pass: each counter in pmu->hot is read and
+ * its value made at once where pmuscope_pmu_fold_usual() can, a 32-bit
+ * counter folded by its overflow interrupt taken as having no wrap
+ * pending; all others are read (if on the hardware) and left to
+ * pmuscope_pmu_fold_one() after PMOVSSET_EL0 has been read. That read,
+ * after an ISB, tells whether the values made at once hold: a 32-bit
+ * counter read before it has no wrap pending if its overflow flag is
+ * clear then (the rule of pmuscope_pmu_raw()). A counter whose flag is
+ * set is folded again by pmuscope_pmu_fold_one(), from the value it was
+ * read at (recovered from its value: base and offset did not change).
+ * What its first value changed of it is mended there: last_hw is set to
+ * the same value again, and last, set to a count short of 2^32, to the
+ * folded count.
  */
 static __always_inline void pmuscope_pmu_read_ready(struct pmuscope_pmu *pmu,
 						    const u8 *idx, u32 nr, u64 now,
 						    struct pmuscope_value *vals)
 {
-	const bool narrow = pmu->evcnt_width == 32;
-	const bool irq = pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ;
+	const u64 wide = pmuscope_pmu_wide(pmu);
+	/* PMOVSSET_EL0 not read yet: taken as clear, checked after. */
+	const u64 quiet = pmuscope_pmu_quiet(wide, 0);
 	const u64 hot = pmu->hot;
 	const u32 cpu = pmu->cpu;
 	unsigned long rest = 0;		/* bit i: @vals[i] left to fold_one() */
-	u64 read32 = 0;			/* bit n: 32-bit counter n read, left to fold_one() */
-	u64 made32 = 0;			/* bit n: 32-bit counter n's value made at once */
+	u64 read = 0;			/* bit n: counter n read, left to fold_one() */
+	u64 made = 0;			/* bit n: counter n's value made at once */
 	u64 ovs = 0, redo;
 	u32 i, left = 0;		/* bits set in @rest */
 
@@ -1146,58 +1146,33 @@ static __always_inline void pmuscope_pmu_read_ready(struct pmuscope_pmu *pmu,
 	BUILD_BUG_ON(PMUSCOPE_NO_COUNTER != PMUSCOPE_NR_COUNTERS);
 	for (i = 0; i < nr; i++) {
 		unsigned int n = idx[i];
-		/* PMUSCOPE_NO_COUNTER too: its sentinel is never on the hardware. */
-		struct pmuscope_hwc *hwc = &pmu->hwc[n];
-		u64 hw;
 
-		/*
-		 * The usual case (pmu->hot): counting, its clock running,
-		 * its overflow interrupt not throttled. Anything else is
-		 * read (if on the hardware) and left to fold_one().
-		 */
-		if (unlikely(!(hot & BIT_ULL(n)))) {
-			if (hwc->on_hw) {
-				vals[i].count = pmuscope_cnt_read(n);
-				if (n != PMUSCOPE_CYCLE_IDX && narrow)
-					read32 |= BIT_ULL(n);
+		if (likely(hot & BIT_ULL(n))) {
+			vals[i].count = pmuscope_cnt_read(n);
+			if (likely(pmuscope_pmu_fold_usual(pmu, n, i, cpu, now, wide, quiet,
+							   false, NULL, &vals[i]))) {
+				made |= BIT_ULL(n);
+				continue;
 			}
+		} else if (pmu->hwc[n].on_hw) {	/* nor PMUSCOPE_NO_COUNTER's sentinel */
+			vals[i].count = pmuscope_cnt_read(n);
+		} else {
 			goto leave;
 		}
-		hw = pmuscope_cnt_read(n);
-		if (n == PMUSCOPE_CYCLE_IDX || !narrow) {
-			/* A 64-bit counter gone backwards was written: fold_one(). */
-			if (unlikely(hw < hwc->last_hw)) {
-				vals[i].count = hw;
-				goto leave;
-			}
-		} else {
-			/* Poll mode: the wrap may be the poll's to fold. */
-			if (unlikely(!irq)) {
-				read32 |= BIT_ULL(n);
-				vals[i].count = hw;
-				goto leave;
-			}
-			hw = lower_32_bits(hw);
-			/* Below its last fold: a wrap, or rewritten. fold_one(). */
-			if (unlikely(hw < hwc->last_hw)) {
-				read32 |= BIT_ULL(n);
-				vals[i].count = hw;
-				goto leave;
-			}
-			made32 |= BIT_ULL(n);
-		}
-		pmuscope_hwc_make(hwc, n, i, cpu, hw, now, &vals[i]);
-		continue;
+		read |= BIT_ULL(n);
 leave:
 		__set_bit(i, &rest);
 		left++;
 	}
-	if (read32 | made32) {
+	/* 64-bit counters: no wrap to fold. */
+	read &= ~wide;
+	made &= ~wide;
+	if (read | made) {
 		pmuscope_hw_isb();
 		ovs = pmuscope_hw_read(PMUSCOPE_REG_PMOVSSET_EL0);
 	}
-	/* 32-bit counters made at once with a wrap to fold (64-bit: none). */
-	redo = ovs & made32;
+	/* 32-bit counters made at once with a wrap to fold. */
+	redo = ovs & made;
 	if (unlikely(redo)) {
 		/* The value each was read at, to fold_one(). */
 		for (i = 0; i < nr; i++) {
