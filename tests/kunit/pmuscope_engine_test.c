@@ -539,7 +539,7 @@ static void pmuscope_test_wrap_race_batch(struct kunit *test)
  * after the start): time_enabled runs while the counter is enabled on a
  * ready PMU, stops while it is disabled and starts again from 0 at a
  * reset; time_running is the same. Read through the session READ's
- * batch: an enabled counter on its usual path (pmuscope_hwc_make()), a
+ * batch: an enabled counter on its usual path (pmuscope_pmu_fold_usual()), a
  * disabled one through pmuscope_pmu_fold_one(). Counter 0 and the cycle
  * counter (32- and 64-bit), enabled and reset together, and an event
  * without a counter, whose sentinel stays all zeros.
