@@ -94,50 +94,13 @@ static int add_u32(uint32_t **v, size_t *n, size_t *room, uint32_t x)
 	return 1;
 }
 
-/* A whole /proc file (they have no size): malloc'ed, NUL-terminated. */
-static char *read_proc(const char *path, size_t *len)
-{
-	size_t room = 16384, n = 0;
-	char *buf = malloc(room);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (!buf || fd < 0) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (room - n < 4096) {
-			char *nb = realloc(buf, room * 2);
-
-			if (!nb)
-				break;
-			buf = nb;
-			room *= 2;
-		}
-		r = read(fd, buf + n, room - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
 static void record_maps(struct record *rc, pid_t pid, uint32_t reason)
 {
 	char path[64], *text;
 	size_t len;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	text = read_proc(path, &len);
+	text = cli_read_file(path, &len);
 	if (!text)
 		return;
 	df_write_maps(&rc->w, pid, reason, pmuscope_counter_now(), text, len);
@@ -151,7 +114,7 @@ static void record_comm(struct record *rc, pid_t pid, pid_t tid)
 	size_t len;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
-	text = read_proc(path, &len);
+	text = cli_read_file(path, &len);
 	if (!text)
 		return;
 	text[strcspn(text, "\n")] = '\0';
@@ -166,7 +129,7 @@ static pid_t tgid_of(pid_t tid)
 	pid_t tgid = tid;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	text = read_proc(path, &len);
+	text = cli_read_file(path, &len);
 	if (!text)
 		return tid;
 	p = strstr(text, "\nTgid:");

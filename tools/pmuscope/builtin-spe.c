@@ -135,42 +135,6 @@ static int spe_online_cpus(uint64_t *cpus, size_t words)
 	return pmuscope_cpulist_parse(text, cpus, words, err, sizeof(err));
 }
 
-static char *spe_read_text(const char *path, size_t *len)
-{
-	size_t room = 16384, n = 0;
-	char *buf = malloc(room);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (!buf || fd < 0) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (room - n < 4096) {
-			char *nb = realloc(buf, room * 2);
-
-			if (!nb)
-				break;
-			buf = nb;
-			room *= 2;
-		}
-		r = read(fd, buf + n, room - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
 /* Each CPU's accounting on stderr; the counter's frequency, or 0. */
 static uint64_t spe_print_status(const struct spe_source *src, void *st, uint64_t flags_seen)
 {
@@ -491,7 +455,7 @@ static void spe_record_maps(struct spe_run *r)
 	size_t len;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", r->child);
-	text = spe_read_text(path, &len);
+	text = cli_read_file(path, &len);
 	if (text && len) {
 		free(r->maps);
 		r->maps = text;

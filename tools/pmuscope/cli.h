@@ -9,6 +9,7 @@
 #include "cpus-events.h"
 #include "exit-codes.h"
 #include "parse-options.h"
+#include "read-file.h"
 #include "pmuscope.h"
 #include "stat-output.h"
 #include "run-wait.h"
