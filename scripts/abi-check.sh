@@ -99,34 +99,35 @@ check_exports() {	# SO MAP [NM]: 0, or 1 and why on stdout
 	echo "$names functions"
 }
 
-# The globals of MAP are the functions HEADER declares.
-check_header() {	# HEADER MAP
-	local extra missing
-	header_functions "$1" >"$tmp/hdr.names" || { echo "gcc cannot read $1"; return 1; }
-	map_globals "$2" >"$tmp/map.names"
-	extra=$(comm -23 "$tmp/map.names" "$tmp/hdr.names" | tr '\n' ' ')
-	missing=$(comm -13 "$tmp/map.names" "$tmp/hdr.names" | tr '\n' ' ')
-	if [ -n "$extra$missing" ] || [ ! -s "$tmp/hdr.names" ]; then
-		echo "in the version script, not declared in pmuscope.h: ${extra:-none}; declared, not in the version script: ${missing:-none}"
+# Two sorted name lists, the same and not empty: their count; else what
+# only each holds, said with its own words.
+same_names() {	# A B ONLY_A_SAYS ONLY_B_SAYS UNIT
+	local only_a only_b
+	only_a=$(comm -23 "$1" "$2" | tr '\n' ' ')
+	only_b=$(comm -13 "$1" "$2" | tr '\n' ' ')
+	if [ -n "$only_a$only_b" ] || [ ! -s "$1" ]; then
+		echo "$3: ${only_a:-none}; $4: ${only_b:-none}"
 		return 1
 	fi
-	echo "$(wc -l <"$tmp/hdr.names") functions"
+	echo "$(wc -l <"$1") $5"
+}
+
+# The globals of MAP are the functions HEADER declares.
+check_header() {	# HEADER MAP
+	header_functions "$1" >"$tmp/hdr.names" || { echo "gcc cannot read $1"; return 1; }
+	map_globals "$2" >"$tmp/map.names"
+	same_names "$tmp/hdr.names" "$tmp/map.names" "declared, not in the version script" \
+		"in the version script, not declared in pmuscope.h" functions
 }
 
 # The static archive A defines as global exactly the globals of MAP: its
 # helpers (hidden in lib/internal.h) are local, as in the .so.
 check_archive() {	# A MAP [NM]
-	local extra missing
 	"${3:-nm}" -g --defined-only "$1" 2>/dev/null | awk 'NF == 3 { print $3 }' | sort -u \
 		>"$tmp/ar.names"
 	map_globals "$2" >"$tmp/map.names"
-	extra=$(comm -23 "$tmp/ar.names" "$tmp/map.names" | tr '\n' ' ')
-	missing=$(comm -13 "$tmp/ar.names" "$tmp/map.names" | tr '\n' ' ')
-	if [ -n "$extra$missing" ] || [ ! -s "$tmp/ar.names" ]; then
-		echo "global but not in the version script: ${extra:-none}; in it but not defined: ${missing:-none}"
-		return 1
-	fi
-	echo "$(wc -l <"$tmp/ar.names") symbols"
+	same_names "$tmp/ar.names" "$tmp/map.names" "global but not in the version script" \
+		"in it but not defined" symbols
 }
 
 # abidiff of the baseline against SO: no incompatible change (exit bit
