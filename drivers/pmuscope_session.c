@@ -814,7 +814,8 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 		goto out;
 	/* A task has no CPU to interrupt; perf's counters are perf's. */
 	ret = -EOPNOTSUPP;
-	if (sess->target != PMUSCOPE_TARGET_CPUS || !sess->ops->stream)
+	if (sess->target != PMUSCOPE_TARGET_CPUS || !sess->ops->stream ||
+	    (st->flags & PMUSCOPE_STREAM_F_CALLCHAIN))
 		goto out;
 	/* Samples come from the overflow interrupt: none in poll mode. */
 	if (sampling && (pmuscope_engine.mode != PMUSCOPE_FOLD_IRQ || !pmuscope_engine.irq))

@@ -315,7 +315,12 @@ int pmuscope_check_stream(const struct pmuscope_stream *st)
 {
 	bool sampling = st->sample_index != PMUSCOPE_STREAM_NO_EVENT;
 
-	if (st->flags || !pmuscope_zero(st->reserved, ARRAY_SIZE(st->reserved)))
+	if (st->flags & ~PMUSCOPE_STREAM_F_CALLCHAIN || st->reserved0 || st->reserved1 ||
+	    !pmuscope_zero(st->reserved, ARRAY_SIZE(st->reserved)))
+		return -EINVAL;
+	/* A depth is for call chains, and perf's most. */
+	if (st->max_stack > PMUSCOPE_STACK_MAX ||
+	    (st->max_stack && !(st->flags & PMUSCOPE_STREAM_F_CALLCHAIN)))
 		return -EINVAL;
 	if (st->wakeup_kib > PMUSCOPE_STREAM_KIB_MAX / 2)
 		return -EINVAL;

@@ -1181,7 +1181,7 @@ class ExportTest(unittest.TestCase):
                          {("pmuscope_exporter_scrapes_total", ()): 1})
         (info, value), = fams["pmuscope_driver_info"]["samples"].items()
         self.assertEqual(value, 1)
-        self.assertEqual(dict(info[1])["api"], "6")
+        self.assertEqual(dict(info[1])["api"], "7")
         self.assertEqual(dict(info[1])["backend"], "direct")
         self.assertEqual(len(fams["pmuscope_event_flag"]["samples"]), 2 * 3 * 5)
         self.assertEqual(fams["pmuscope_snapshot_skew_seconds"]["samples"][

@@ -448,12 +448,33 @@ static void set_snap_value_size_48(void *p)
 
 static void break_st_flags(void *p)
 {
-	((struct pmuscope_stream *)p)->flags = 1;
+	((struct pmuscope_stream *)p)->flags = 2;
 }
 
 static void break_st_reserved(void *p)
 {
 	((struct pmuscope_stream *)p)->reserved[0] = 1;
+}
+
+static void break_st_reserved0(void *p)
+{
+	((struct pmuscope_stream *)p)->reserved0 = 1;
+}
+
+static void break_st_reserved1(void *p)
+{
+	((struct pmuscope_stream *)p)->reserved1 = 1;
+}
+
+static void break_st_stack_deep(void *p)
+{
+	((struct pmuscope_stream *)p)->flags = PMUSCOPE_STREAM_F_CALLCHAIN;
+	((struct pmuscope_stream *)p)->max_stack = PMUSCOPE_STACK_MAX + 1;
+}
+
+static void break_st_stack_no_chain(void *p)
+{
+	((struct pmuscope_stream *)p)->max_stack = 8;
 }
 
 static void break_st_ms(void *p)
@@ -583,6 +604,10 @@ static const struct pmuscope_uapi_case pmuscope_uapi_cases[] = {
 	{ "STREAM valid", ARG_STREAM, NULL, 0 },
 	{ "STREAM unknown flag", ARG_STREAM, break_st_flags, -EINVAL },
 	{ "STREAM reserved[0] set", ARG_STREAM, break_st_reserved, -EINVAL },
+	{ "STREAM reserved0 set", ARG_STREAM, break_st_reserved0, -EINVAL },
+	{ "STREAM reserved1 set", ARG_STREAM, break_st_reserved1, -EINVAL },
+	{ "STREAM max_stack over 127", ARG_STREAM, break_st_stack_deep, -EINVAL },
+	{ "STREAM max_stack without CALLCHAIN", ARG_STREAM, break_st_stack_no_chain, -EINVAL },
 	{ "STREAM period above 60 s", ARG_STREAM, break_st_ms, -EINVAL },
 	{ "STREAM event index beyond any configuration", ARG_STREAM, break_st_index, -EINVAL },
 	{ "STREAM sample period below 1000", ARG_STREAM, break_st_period_low, -EINVAL },

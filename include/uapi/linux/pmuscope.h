@@ -27,8 +27,12 @@
  *    _STATUS, and read()/poll() of its data chunks.
  * 6: EL0 direct reads: PMUSCOPE_CFG_USER_READ, PMUSCOPE_CFG_USER_SWINC and
  *    mmap() of struct pmuscope_user_page.
+ * 7: streams of task sessions (per-task sampling) and on the perf
+ *    backend; call chains in SAMPLE records (PMUSCOPE_STREAM_F_CALLCHAIN,
+ *    struct pmuscope_rec_chain). A record's @size may now exceed its
+ *    counts: a reader skips what follows them unless it knows the flag.
  */
-#define PMUSCOPE_API_VERSION		6
+#define PMUSCOPE_API_VERSION		7
 
 /* Most events one session may count on each CPU. */
 #define PMUSCOPE_MAX_EVENTS		32
@@ -49,6 +53,8 @@
 #define PMUSCOPE_FEAT_AMU		(1ULL << 12)	/* PMUSCOPE_IOC_AMU_READ reads an AMU */
 #define PMUSCOPE_FEAT_SPE		(1ULL << 13)	/* PMUSCOPE_IOC_SPE_START: a CPU's SPE */
 #define PMUSCOPE_FEAT_USER_READ		(1ULL << 14)	/* PMUSCOPE_CFG_USER_READ, mmap() */
+#define PMUSCOPE_FEAT_STREAM_TASK	(1ULL << 15)	/* STREAM of a task session */
+#define PMUSCOPE_FEAT_CALLCHAIN		(1ULL << 16)	/* PMUSCOPE_STREAM_F_CALLCHAIN */
 
 struct pmuscope_handshake {
 	__u32 size;		/* in: sizeof(struct pmuscope_handshake) */
@@ -202,9 +208,16 @@ struct pmuscope_snapshot {
 #define PMUSCOPE_STREAM_KIB_MIN		4
 #define PMUSCOPE_STREAM_KIB_MAX		16384
 
+/* Stream flags. */
+#define PMUSCOPE_STREAM_F_CALLCHAIN	(1U << 0)	/* SAMPLE records carry call chains */
+
+/* Frames of a call chain: user and kernel together (perf's default depth). */
+#define PMUSCOPE_STACK_DEFAULT		127
+#define PMUSCOPE_STACK_MAX		127
+
 struct pmuscope_stream {
 	__u32 size;		/* sizeof(struct pmuscope_stream) */
-	__u32 flags;		/* none defined: zero */
+	__u32 flags;		/* PMUSCOPE_STREAM_F_* */
 	__u32 period_ms;	/* 1 .. 60000; 0 = no time-based records */
 	__u32 sample_index;	/* event of the configuration; NO_EVENT = none */
 	__u64 sample_period;	/* events between records, 1000 .. 2^31 */
@@ -214,7 +227,10 @@ struct pmuscope_stream {
 	 */
 	__u32 ring_kib;		/* a power of 2, 4 .. 16384; 0 = 256, then the ring's */
 	__u32 wakeup_kib;	/* wake the reader at this much; 0 = each record */
-	__u64 reserved[2];
+	__u16 max_stack;	/* CALLCHAIN: frames at most, 1 .. 127; 0 = 127 */
+	__u16 reserved0;	/* zero */
+	__u32 reserved1;	/* zero */
+	__u64 reserved[1];
 };
 
 /* Record types. */
@@ -225,6 +241,7 @@ struct pmuscope_stream {
 /* Record flags. */
 #define PMUSCOPE_REC_F_USER		(1U << 0)	/* interrupted at EL0 */
 #define PMUSCOPE_REC_F_TIMER		(1U << 1)	/* time-based; else event-based */
+#define PMUSCOPE_REC_F_CHAIN		(1U << 2)	/* a struct pmuscope_rec_chain follows the counts */
 
 /*
  * One record; read() returns whole records only, each @size bytes (a
@@ -241,7 +258,38 @@ struct pmuscope_record {
 	__u64 value;		/* LOST: records dropped; SAMPLE: 0 */
 	__u32 flags;		/* PMUSCOPE_REC_F_* */
 	__u32 nr;		/* counts that follow */
-	/* __u64 counts[nr]: the session's counts on @cpu, in configuration order */
+	/*
+	 * __u64 counts[nr]: the session's counts on @cpu, in configuration
+	 * order (a CPU session; a task session's records carry none, nr 0:
+	 * READ gives its counts). Then, with PMUSCOPE_REC_F_CHAIN, a struct
+	 * pmuscope_rec_chain; anything after that up to @size is for newer
+	 * readers: skip it.
+	 */
+};
+
+#define PMUSCOPE_CHAIN_VERSION		1
+
+/* Chain flags. */
+#define PMUSCOPE_CHAIN_F_TRUNCATED	(1U << 0)	/* max_stack frames reached */
+#define PMUSCOPE_CHAIN_F_USER_END	(1U << 1)	/* the user walk met a bad or unmapped frame */
+#define PMUSCOPE_CHAIN_F_KERNEL_HIDDEN	(1U << 2)	/* taken in the kernel: not for this session */
+
+/*
+ * A SAMPLE's call chain (PMUSCOPE_REC_F_CHAIN): @nr_kernel kernel
+ * addresses, innermost first, from the interrupted PC up; then @nr_user
+ * user addresses, innermost first: the user PC (where the task entered
+ * the kernel, or was interrupted), then the return addresses of its
+ * AAPCS64 frame records, pointer-authentication bits stripped. Only a
+ * session that may see kernel addresses gets kernel frames.
+ */
+struct pmuscope_rec_chain {
+	__u16 version;		/* PMUSCOPE_CHAIN_VERSION */
+	__u16 size;		/* bytes of this header, 16; the addresses follow it */
+	__u16 nr_kernel;
+	__u16 nr_user;
+	__u32 flags;		/* PMUSCOPE_CHAIN_F_* */
+	__u32 reserved;
+	/* __u64 ips[nr_kernel + nr_user] */
 };
 
 /*

@@ -273,8 +273,17 @@ _Static_assert(offsetof(struct pmuscope_stream, ring_kib) == 24 &&
 _Static_assert(offsetof(struct pmuscope_stream, wakeup_kib) == 28 &&
 	       sizeof(((struct pmuscope_stream *)0)->wakeup_kib) == 4,
 	       "gen-fuzz.py: pmuscope_stream.wakeup_kib");
-_Static_assert(offsetof(struct pmuscope_stream, reserved) == 32 &&
-	       sizeof(((struct pmuscope_stream *)0)->reserved) == 16,
+_Static_assert(offsetof(struct pmuscope_stream, max_stack) == 32 &&
+	       sizeof(((struct pmuscope_stream *)0)->max_stack) == 2,
+	       "gen-fuzz.py: pmuscope_stream.max_stack");
+_Static_assert(offsetof(struct pmuscope_stream, reserved0) == 34 &&
+	       sizeof(((struct pmuscope_stream *)0)->reserved0) == 2,
+	       "gen-fuzz.py: pmuscope_stream.reserved0");
+_Static_assert(offsetof(struct pmuscope_stream, reserved1) == 36 &&
+	       sizeof(((struct pmuscope_stream *)0)->reserved1) == 4,
+	       "gen-fuzz.py: pmuscope_stream.reserved1");
+_Static_assert(offsetof(struct pmuscope_stream, reserved) == 40 &&
+	       sizeof(((struct pmuscope_stream *)0)->reserved) == 8,
 	       "gen-fuzz.py: pmuscope_stream.reserved");
 _Static_assert(sizeof(struct pmuscope_record) == 48, "gen-fuzz.py: size of struct pmuscope_record");
 _Static_assert(offsetof(struct pmuscope_record, type) == 0 &&
@@ -307,6 +316,25 @@ _Static_assert(offsetof(struct pmuscope_record, flags) == 40 &&
 _Static_assert(offsetof(struct pmuscope_record, nr) == 44 &&
 	       sizeof(((struct pmuscope_record *)0)->nr) == 4,
 	       "gen-fuzz.py: pmuscope_record.nr");
+_Static_assert(sizeof(struct pmuscope_rec_chain) == 16, "gen-fuzz.py: size of struct pmuscope_rec_chain");
+_Static_assert(offsetof(struct pmuscope_rec_chain, version) == 0 &&
+	       sizeof(((struct pmuscope_rec_chain *)0)->version) == 2,
+	       "gen-fuzz.py: pmuscope_rec_chain.version");
+_Static_assert(offsetof(struct pmuscope_rec_chain, size) == 2 &&
+	       sizeof(((struct pmuscope_rec_chain *)0)->size) == 2,
+	       "gen-fuzz.py: pmuscope_rec_chain.size");
+_Static_assert(offsetof(struct pmuscope_rec_chain, nr_kernel) == 4 &&
+	       sizeof(((struct pmuscope_rec_chain *)0)->nr_kernel) == 2,
+	       "gen-fuzz.py: pmuscope_rec_chain.nr_kernel");
+_Static_assert(offsetof(struct pmuscope_rec_chain, nr_user) == 6 &&
+	       sizeof(((struct pmuscope_rec_chain *)0)->nr_user) == 2,
+	       "gen-fuzz.py: pmuscope_rec_chain.nr_user");
+_Static_assert(offsetof(struct pmuscope_rec_chain, flags) == 8 &&
+	       sizeof(((struct pmuscope_rec_chain *)0)->flags) == 4,
+	       "gen-fuzz.py: pmuscope_rec_chain.flags");
+_Static_assert(offsetof(struct pmuscope_rec_chain, reserved) == 12 &&
+	       sizeof(((struct pmuscope_rec_chain *)0)->reserved) == 4,
+	       "gen-fuzz.py: pmuscope_rec_chain.reserved");
 _Static_assert(sizeof(struct pmuscope_amu_cpu) == 360, "gen-fuzz.py: size of struct pmuscope_amu_cpu");
 _Static_assert(offsetof(struct pmuscope_amu_cpu, cpu) == 0 &&
 	       sizeof(((struct pmuscope_amu_cpu *)0)->cpu) == 4,
@@ -616,13 +644,16 @@ static const struct fz_field fz_fields_pmuscope_snapshot[] = {
 
 static const struct fz_field fz_fields_pmuscope_stream[] = {
 	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
-	{ "flags", 4, 4, 1, FZ_FLAGS, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 4, 4, 1, FZ_FLAGS, 0, 0x1ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "period_ms", 8, 4, 1, FZ_OTHER, 0, 0x0ULL, 1LL, 60000LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "sample_index", 12, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "sample_period", 16, 8, 1, FZ_OTHER, 0, 0x0ULL, 1000LL, 2LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "ring_kib", 24, 4, 1, FZ_OTHER, 0, 0x0ULL, 4LL, 16384LL, 0, 256, -1, -1, -1, -1, -1 },
 	{ "wakeup_kib", 28, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
-	{ "reserved", 32, 8, 2, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "max_stack", 32, 2, 1, FZ_OTHER, 0, 0x0ULL, 1LL, 127LL, 0, 127, -1, -1, -1, -1, -1 },
+	{ "reserved0", 34, 2, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "reserved1", 36, 4, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "reserved", 40, 8, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 };
 
 static const struct fz_field fz_fields_pmuscope_record[] = {
@@ -634,8 +665,17 @@ static const struct fz_field fz_fields_pmuscope_record[] = {
 	{ "tid", 20, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "pc", 24, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "value", 32, 8, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
-	{ "flags", 40, 4, 1, FZ_FLAGS, 0, 0x3ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 40, 4, 1, FZ_FLAGS, 0, 0x7ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "nr", 44, 4, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+};
+
+static const struct fz_field fz_fields_pmuscope_rec_chain[] = {
+	{ "version", 0, 2, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "size", 2, 2, 1, FZ_OTHER, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "nr_kernel", 4, 2, 1, FZ_COUNT, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "nr_user", 6, 2, 1, FZ_COUNT, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "flags", 8, 4, 1, FZ_FLAGS, 0, 0x7ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "reserved", 12, 4, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 };
 
 static const struct fz_field fz_fields_pmuscope_amu_cpu[] = {
@@ -660,7 +700,7 @@ static const struct fz_field fz_fields_pmuscope_amu_read[] = {
 	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "flags", 4, 4, 1, FZ_FLAGS, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "cpus", 8, 8, 1, FZ_PTR, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, 4 },
-	{ "records", 16, 8, 1, FZ_PTR, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, 10, 5, 6, -1 },
+	{ "records", 16, 8, 1, FZ_PTR, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, 11, 5, 6, -1 },
 	{ "cpus_size", 24, 4, 1, FZ_BYTES, 0, 0x0ULL, 8LL, 4096LL, 8, 0, -1, -1, -1, -1, -1 },
 	{ "nr_records", 28, 4, 1, FZ_COUNT, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "record_size", 32, 4, 1, FZ_ELEM_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 360, -1, -1, -1, -1, -1 },
@@ -711,7 +751,7 @@ static const struct fz_field fz_fields_pmuscope_spe_cpu[] = {
 static const struct fz_field fz_fields_pmuscope_spe_status[] = {
 	{ "size", 0, 4, 1, FZ_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "flags", 4, 4, 1, FZ_FLAGS, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
-	{ "records", 8, 8, 1, FZ_PTR, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, 14, 3, 4, -1 },
+	{ "records", 8, 8, 1, FZ_PTR, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, 15, 3, 4, -1 },
 	{ "nr_records", 16, 4, 1, FZ_COUNT, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "record_size", 20, 4, 1, FZ_ELEM_SIZE, 0, 0x0ULL, 0LL, -1LL, 0, 64, -1, -1, -1, -1, -1 },
 	{ "freq", 24, 8, 1, FZ_OUTPUT, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
@@ -740,8 +780,9 @@ static const struct fz_struct fz_structs[] = {
 	{ "pmuscope_swinc", sizeof(struct pmuscope_swinc), 6, fz_fields_pmuscope_swinc },
 	{ "pmuscope_snap_cpu", sizeof(struct pmuscope_snap_cpu), 8, fz_fields_pmuscope_snap_cpu },
 	{ "pmuscope_snapshot", sizeof(struct pmuscope_snapshot), 13, fz_fields_pmuscope_snapshot },
-	{ "pmuscope_stream", sizeof(struct pmuscope_stream), 8, fz_fields_pmuscope_stream },
+	{ "pmuscope_stream", sizeof(struct pmuscope_stream), 11, fz_fields_pmuscope_stream },
 	{ "pmuscope_record", sizeof(struct pmuscope_record), 10, fz_fields_pmuscope_record },
+	{ "pmuscope_rec_chain", sizeof(struct pmuscope_rec_chain), 6, fz_fields_pmuscope_rec_chain },
 	{ "pmuscope_amu_cpu", sizeof(struct pmuscope_amu_cpu), 15, fz_fields_pmuscope_amu_cpu },
 	{ "pmuscope_amu_read", sizeof(struct pmuscope_amu_read), 10, fz_fields_pmuscope_amu_read },
 	{ "pmuscope_spe_config", sizeof(struct pmuscope_spe_config), 13, fz_fields_pmuscope_spe_config },
@@ -751,7 +792,7 @@ static const struct fz_struct fz_structs[] = {
 	{ "pmuscope_user_counter", sizeof(struct pmuscope_user_counter), 10, fz_fields_pmuscope_user_counter },
 };
 
-#define FZ_NR_STRUCTS	17
+#define FZ_NR_STRUCTS	18
 
 static const int fz_errnos_PMUSCOPE_IOC_HANDSHAKE[] = { E2BIG, EFAULT, EINVAL };
 static const int fz_errnos_PMUSCOPE_IOC_CONFIG[] = { E2BIG, EACCES, EBUSY, EFAULT, EINVAL, ENODEV, ENOSPC, ENXIO, EOPNOTSUPP, EPERM, ESRCH };
@@ -786,13 +827,13 @@ static const struct fz_ioctl fz_ioctls[] = {
 	  7, fz_errnos_PMUSCOPE_IOC_SNAPSHOT },
 	{ "PMUSCOPE_IOC_STREAM", PMUSCOPE_IOC_STREAM, FZ_DIR_W, 0x08, 8,
 	  5, fz_errnos_PMUSCOPE_IOC_STREAM },
-	{ "PMUSCOPE_IOC_AMU_READ", PMUSCOPE_IOC_AMU_READ, FZ_DIR_WR, 0x09, 11,
+	{ "PMUSCOPE_IOC_AMU_READ", PMUSCOPE_IOC_AMU_READ, FZ_DIR_WR, 0x09, 12,
 	  7, fz_errnos_PMUSCOPE_IOC_AMU_READ },
-	{ "PMUSCOPE_IOC_SPE_START", PMUSCOPE_IOC_SPE_START, FZ_DIR_W, 0x0a, 12,
+	{ "PMUSCOPE_IOC_SPE_START", PMUSCOPE_IOC_SPE_START, FZ_DIR_W, 0x0a, 13,
 	  10, fz_errnos_PMUSCOPE_IOC_SPE_START },
 	{ "PMUSCOPE_IOC_SPE_STOP", PMUSCOPE_IOC_SPE_STOP, FZ_DIR_NONE, 0x0b, -1,
 	  1, fz_errnos_PMUSCOPE_IOC_SPE_STOP },
-	{ "PMUSCOPE_IOC_SPE_STATUS", PMUSCOPE_IOC_SPE_STATUS, FZ_DIR_WR, 0x0c, 15,
+	{ "PMUSCOPE_IOC_SPE_STATUS", PMUSCOPE_IOC_SPE_STATUS, FZ_DIR_WR, 0x0c, 16,
 	  5, fz_errnos_PMUSCOPE_IOC_SPE_STATUS },
 };
 
