@@ -849,6 +849,8 @@ void pmuscope_stream_emit(struct pmuscope_pmu *pmu, struct pmuscope_session *ses
 			  u8 *hw, struct pt_regs *regs, u16 type, u32 flags);
 void pmuscope_stream_where(const struct pmuscope_session *sess, struct pt_regs *regs,
 			   struct task_struct *task, struct pmuscope_record *rec);
+void pmuscope_stream_put_sample(struct pmuscope_session *sess, struct pmuscope_record *rec,
+				struct pt_regs *regs);
 void pmuscope_stream_samples(struct pmuscope_pmu *pmu, unsigned long sampled);
 enum hrtimer_restart pmuscope_stream_timer(struct hrtimer *timer);
 void pmuscope_stream_set_timer(struct pmuscope_pmu *pmu, struct pmuscope_session *sess,

@@ -330,7 +330,22 @@ void pmuscope_stream_emit(struct pmuscope_pmu *pmu, struct pmuscope_session *ses
 		rec->time = pmuscope_hw_syscnt();
 	}
 	if (type == PMUSCOPE_REC_SAMPLE)
-		pmuscope_stream_where(sess, regs, current, rec);
+		pmuscope_stream_put_sample(sess, rec, regs);
+	else
+		pmuscope_ring_write(sess->ring, rec, rec->size);
+}
+
+/*
+ * Finish SAMPLE record @rec of @sess, its header and counts made (@size
+ * covers them), in a buffer of PMUSCOPE_REC_MAX_WORDS words: where the
+ * interrupt (@regs, NULL: none) found the CPU and which task ran, and
+ * write it to the session's ring. Both backends' overflow handlers and
+ * the stream timer end here. Hard IRQ (or NMI), IRQs off.
+ */
+void pmuscope_stream_put_sample(struct pmuscope_session *sess, struct pmuscope_record *rec,
+				struct pt_regs *regs)
+{
+	pmuscope_stream_where(sess, regs, current, rec);
 	pmuscope_ring_write(sess->ring, rec, rec->size);
 }
 
