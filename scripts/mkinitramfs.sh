@@ -48,18 +48,25 @@ done
 # pmuscope report on the host resolves a guest's recording (--symfs).
 symfs=$build/symfs
 mkdir -p "$symfs/bin" "$symfs/lib/aarch64-linux-gnu" "$root/lib/aarch64-linux-gnu"
-src=$PMUSCOPE_TOP/tests/guest/progs/hotloop.c
-for v in static pie; do
-	bin=$build/progs/hotloop-$v
-	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
-		case $v in
-		static) flags=(-static -no-pie) ;;
-		pie) flags=(-fPIE -pie) ;;
-		esac
-		"${PMUSCOPE_CROSS}gcc" "${flags[@]}" -O1 -g -Wall -Wextra -Werror -o "$bin" "$src"
-	fi
-	cp "$bin" "$root/bin/hotloop-$v"
-	cp "$bin" "$symfs/bin/hotloop-$v"
+# calltree: a known call tree, every function with its frame record.
+for prog in hotloop calltree; do
+	src=$PMUSCOPE_TOP/tests/guest/progs/$prog.c
+	extra=()
+	[ $prog = calltree ] && extra=(-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+		-fno-optimize-sibling-calls)
+	for v in static pie; do
+		bin=$build/progs/$prog-$v
+		if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+			case $v in
+			static) flags=(-static -no-pie) ;;
+			pie) flags=(-fPIE -pie) ;;
+			esac
+			"${PMUSCOPE_CROSS}gcc" "${flags[@]}" "${extra[@]}" -O1 -g -Wall -Wextra \
+				-Werror -o "$bin" "$src"
+		fi
+		cp "$bin" "$root/bin/$prog-$v"
+		cp "$bin" "$symfs/bin/$prog-$v"
+	done
 done
 libdir=$("${PMUSCOPE_CROSS}gcc" -print-file-name=libc.so.6)
 libdir=$(dirname "$libdir")
