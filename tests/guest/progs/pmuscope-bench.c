@@ -217,6 +217,183 @@ static void bench_stream(unsigned long long period)
 	close(fd);
 }
 
+/*
+ * Sampling: what one sample costs in the overflow path (the interrupt to
+ * the record in the ring), and what sampling slows a fixed workload by.
+ * The workload spins at the bottom of a recursion SAMPLE_DEPTH frames
+ * deep (frame records kept), so a call chain capped at 8 or 32 frames
+ * is that long. Each figure: (instructions of the sampled run - of the
+ * same run unsampled) / samples made; the slowdown, the same difference
+ * over the unsampled run. Samples are read afterwards, outside the
+ * timing. On CPU 0, where this program runs, CPU_CYCLES; under
+ * -icount shift=0 one cycle is one instruction, so a period of 100,000
+ * is 10,000 samples a second and 1,000,000 is 1,000.
+ */
+#define SAMPLE_DEPTH	40
+#define SAMPLE_WORK	100000000UL
+
+static __attribute__((noinline, optimize("no-omit-frame-pointer", "no-optimize-sibling-calls")))
+void sample_deep(int depth, unsigned long n)
+{
+	if (depth > 1)
+		sample_deep(depth - 1, n);
+	else
+		spin(n);
+	asm volatile("" ::: "memory");	/* no tail call */
+}
+
+static double sample_run(void)
+{
+	double t = now();
+
+	sample_deep(SAMPLE_DEPTH, SAMPLE_WORK);
+	return now() - t;
+}
+
+static void sample_print(const char *who, const char *name, unsigned long long period,
+			 double plain, double sampled, unsigned long samples, double frames)
+{
+	if (!samples) {
+		printf("pmuscope-bench: %s no samples\n", name);
+		return;
+	}
+	printf("pmuscope-bench: %s_%s_%llu %.0f\n", who, name, period,
+	       (sampled - plain) / samples);
+	printf("pmuscope-bench: %s_%s_%llu_slowdown_pct %.3f\n", who, name, period,
+	       100 * (sampled - plain) / plain);
+	printf("pmuscope-bench: %s_%s_%llu_samples %lu\n", who, name, period, samples);
+	if (frames >= 0)
+		printf("pmuscope-bench: %s_%s_%llu_frames %.1f\n", who, name, period, frames);
+}
+
+/* pmuscope: a CPU session on CPU 0 sampling CPU_CYCLES, @depth frames (0: no chain). */
+static void bench_sample(const char *name, unsigned long long period, unsigned int depth)
+{
+	static unsigned char buf[1 << 20];
+	struct pmuscope_stream st = {
+		.size = sizeof(st), .sample_index = 0, .sample_period = period,
+		.ring_kib = 4096, .wakeup_kib = 2048,
+		.flags = depth ? PMUSCOPE_STREAM_F_CALLCHAIN : 0, .max_stack = depth,
+	};
+	unsigned long samples = 0, frames = 0;
+	double plain, sampled;
+	int fd = session(1, 0x1);
+	ssize_t n;
+
+	sample_run();
+	plain = sample_run();
+	ioctl(fd, PMUSCOPE_IOC_DISABLE);
+	if (ioctl(fd, PMUSCOPE_IOC_STREAM, &st) || ioctl(fd, PMUSCOPE_IOC_ENABLE)) {
+		printf("pmuscope-bench: %s not run: STREAM: %s\n", name, strerror(errno));
+		close(fd);
+		return;
+	}
+	sampled = sample_run();
+	ioctl(fd, PMUSCOPE_IOC_DISABLE);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t off = 0; off < n; off += ((struct pmuscope_record *)(buf + off))->size) {
+			struct pmuscope_record *r = (struct pmuscope_record *)(buf + off);
+			struct pmuscope_rec_chain *ch;
+
+			if (r->type != PMUSCOPE_REC_SAMPLE)
+				continue;
+			samples++;
+			if (!(r->flags & PMUSCOPE_REC_F_CHAIN))
+				continue;
+			ch = (struct pmuscope_rec_chain *)((unsigned long long *)(r + 1) + r->nr);
+			frames += ch->nr_user + ch->nr_kernel;
+		}
+	}
+	sample_print("sample", name, period, plain, sampled, samples,
+		     depth ? (double)frames / (samples ? samples : 1) : -1);
+	close(fd);
+}
+
+/*
+ * The peer: perf_event_open() of CPU_CYCLES on CPU 0 sampling every
+ * @period with PERF_SAMPLE_IP|TID|TIME (and CALLCHAIN capped at @depth
+ * frames), into its mmap ring, as perf record's own events are.
+ */
+static void bench_sample_perf(const char *name, unsigned long long period, unsigned int depth)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_RAW, .size = sizeof(attr), .config = 0x11,
+		.sample_period = period, .disabled = 1, .wakeup_events = 1000000,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       (depth ? PERF_SAMPLE_CALLCHAIN : 0),
+		.sample_max_stack = depth,
+	};
+	size_t pages = 256, psz = sysconf(_SC_PAGESIZE);
+	struct perf_event_mmap_page *pc;
+	unsigned long samples = 0, frames = 0;
+	unsigned long long head, pos;
+	double plain, sampled;
+	unsigned char *data;
+	int fd;
+
+	fd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, 0);
+	if (fd < 0) {
+		printf("pmuscope-bench: perf_%s not run: perf_event_open: %s\n", name,
+		       strerror(errno));
+		return;
+	}
+	pc = mmap(NULL, (pages + 1) * psz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (pc == MAP_FAILED) {
+		printf("pmuscope-bench: perf_%s not run: mmap: %s\n", name, strerror(errno));
+		close(fd);
+		return;
+	}
+	sample_run();
+	plain = sample_run();
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	sampled = sample_run();
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	data = (unsigned char *)pc + psz;
+	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+	for (pos = pc->data_tail; pos < head;) {
+		struct perf_event_header h;
+		size_t off = pos % (pages * psz);
+
+		memcpy(&h, data + off, sizeof(h));	/* 8-aligned: never straddles */
+		if (!h.size)
+			break;
+		if (h.type == PERF_RECORD_SAMPLE) {
+			unsigned long long nr;
+
+			samples++;
+			/* ip, pid/tid, time, then nr and the chain's entries */
+			if (depth) {
+				size_t at = (off + sizeof(h) + 24) % (pages * psz);
+
+				memcpy(&nr, data + at, sizeof(nr));
+				frames += nr;
+			}
+		}
+		pos += h.size;
+	}
+	sample_print("perf", name, period, plain, sampled, samples,
+		     depth ? (double)frames / (samples ? samples : 1) : -1);
+	munmap(pc, (pages + 1) * psz);
+	close(fd);
+}
+
+static void bench_sampling(int perf)
+{
+	static const struct {
+		const char *name;
+		unsigned int depth;
+	} kinds[] = { { "ip", 0 }, { "chain8", 8 }, { "chain32", 32 } };
+	static const unsigned long long periods[] = { 100000, 1000000 };
+
+	for (unsigned int k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (unsigned int p = 0; p < sizeof(periods) / sizeof(periods[0]); p++) {
+			bench_sample(kinds[k].name, periods[p], kinds[k].depth);
+			if (perf)
+				bench_sample_perf(kinds[k].name, periods[p], kinds[k].depth);
+		}
+}
+
 static void bench_handshake(void)
 {
 	struct pmuscope_handshake hs = { .size = sizeof(hs) };
@@ -592,6 +769,7 @@ int main(int argc, char **argv)
 	bench_snapshot("snapshot_7_events_2_cpus", 7, 0x3, 0, 0);
 	bench_snapshot("snapshot_7_events_2_cpus_lead_1us", 7, 0x3, 0, 1);
 	bench_stream(100000);
+	bench_sampling(argc > 1 && !strcmp(argv[1], "perf"));
 	bench_sysfs();
 	if (argc > 1 && !strcmp(argv[1], "perf")) {
 		bench_perf("perf_event_open_read_1_event", 1, 0);
