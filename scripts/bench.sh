@@ -47,8 +47,10 @@ for path in sys.argv[1:]:
             rows[name][mode] = value
 cols = [("irq", "direct, irq"), ("poll", "direct, poll"), ("perf", "perf backend")]
 print(f"{'operation':<32}" + "".join(f"{t:>15}" for _, t in cols))
+sampling = lambda n: n.startswith("sample_") or (n.startswith("perf_") and
+                                                 not n.startswith("perf_event_open"))
 for name in order:
-    if name.startswith("perf_event_open"):
+    if name.startswith("perf_event_open") or sampling(name):
         continue
     print(f"{name:<32}" + "".join(f"{rows[name].get(c, '-'):>15}" for c, _ in cols))
 print()
@@ -87,6 +89,47 @@ rec = num("stream_record_7_counters", "irq")
 if rec:
     print(f"stream: one record (sample interrupt, reload, 7 counters taken together, "
           f"ring) costs {rec:.0f} instructions")
+# Sampling: a sample's instructions in the overflow path (interrupt to
+# record), pmuscope's direct and perf backends and perf's own ring.
+kinds = [k for k in ("ip", "chain8", "chain32") if any(n.startswith(f"sample_{k}_") for n in rows)]
+if kinds:
+    print()
+    print("sampling CPU_CYCLES on CPU 0 (instructions per sample; slowdown of a 1e8-"
+          "instruction spin; period 100000 = 10,000 samples/s):")
+    print(f"  {'chain':<8}{'period':>9}{'direct':>9}{'backend':>9}{'perf':>9}"
+          f"{'dir/perf':>10}{'bk/perf':>9}{'slow dir':>10}{'slow bk':>9}{'slow perf':>10}")
+    for k in kinds:
+        for per in ("100000", "1000000"):
+            d = num(f"sample_{k}_{per}", "irq")
+            b = num(f"sample_{k}_{per}", "perf")
+            q = num(f"perf_{k}_{per}", "perf")
+            sd = num(f"sample_{k}_{per}_slowdown_pct", "irq")
+            sb = num(f"sample_{k}_{per}_slowdown_pct", "perf")
+            sq = num(f"perf_{k}_{per}_slowdown_pct", "perf")
+            c = lambda v, w=9: f"{v:{w}.0f}" if v is not None else f"{'-':>{w}}"
+            r = lambda x, y: f"{x / y:9.2f}" if x and y else f"{'-':>9}"
+            pc = lambda v, w=9: f"{v:{w - 1}.2f}%" if v is not None else f"{'-':>{w}}"
+            print(f"  {k:<8}{per:>9}{c(d)}{c(b)}{c(q)} {r(d, q)}{r(b, q)}"
+                  f" {pc(sd)}{pc(sb)} {pc(sq)}")
+    met = lambda ok: "met" if ok else "NOT met"
+    for k in kinds:
+        d, b, q = (num(f"sample_{k}_100000", "irq"), num(f"sample_{k}_100000", "perf"),
+                   num(f"perf_{k}_100000", "perf"))
+        if d and q:
+            print(f"goal: direct sample ({k}) <= 0.5 x perf's: {d / q:.2f}x, {met(d <= q / 2)}")
+        if b and q:
+            print(f"goal: perf-backend sample ({k}) <= 1.0 x perf's: {b / q:.2f}x, "
+                  f"{met(b <= q)}")
+        for per in ("100000", "1000000"):
+            sq = num(f"perf_{k}_{per}_slowdown_pct", "perf")
+            for who, col in (("direct", "irq"), ("perf backend", "perf")):
+                sv = num(f"sample_{k}_{per}_slowdown_pct", col)
+                if sv is None or sq is None:
+                    continue
+                ok = sv <= sq and (per != "1000000" or sv < 1)
+                print(f"goal: slowdown ({who}, {k}, period {per}) <= perf record's"
+                      f"{' and < 1%' if per == '1000000' else ''}: {sv:.2f}% vs "
+                      f"{sq:.2f}%, {met(ok)}")
 e1, e7 = num("el0_read_self_1_counter", "irq"), num("el0_read_self_7_counters", "irq")
 f1, f7 = num("el0_raw_mrs_1_counter", "irq"), num("el0_raw_mrs_7_counters", "irq")
 i1, i7 = num("el0_read_ioctl_1_counter", "irq"), num("el0_read_ioctl_7_counters", "irq")
