@@ -11,6 +11,7 @@ packages=(
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-arm linux-source-6.12 linux-source-6.1
 	dkms man-db prometheus abigail-tools
+	golang-go chromium fonts-dejavu-core
 )
 
 missing=()
@@ -61,5 +62,27 @@ if [ ! -x "$bbdir/bin/busybox" ]; then
 	dpkg-deb -x "$tmp"/busybox-static_*_arm64.deb "$bbdir"
 	rm -rf "$tmp"
 	[ -x "$bbdir/bin/busybox" ] || pmuscope_die "busybox-static:arm64 did not unpack"
+fi
+# speedscope from npm, the importer of folded stacks and perf script
+# text that tests/host/test_formats.py runs in Chromium (its
+# SPEEDSCOPE_VERSION): into the cache, outside the checkout, a directory
+# per version. Node.js and npm from Debian where the machine has none.
+speedscope=1.25.0
+ssdir=$PMUSCOPE_CACHE/npm/speedscope-$speedscope
+if [ ! -f "$ssdir/node_modules/speedscope/dist/release/index.html" ]; then
+	if ! command -v npm >/dev/null; then
+		pmuscope_log "installing: nodejs npm"
+		as_root apt-get update -q >/dev/null
+		DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q \
+			--no-install-recommends nodejs npm >/dev/null ||
+			pmuscope_die "apt-get install nodejs npm failed"
+	fi
+	pmuscope_log "installing speedscope $speedscope (npm) into $ssdir"
+	mkdir -p "$ssdir"
+	(cd "$ssdir" && npm install -q --no-audit --no-fund --ignore-scripts \
+		"speedscope@$speedscope" >/dev/null) ||
+		pmuscope_die "npm install speedscope@$speedscope failed"
+	[ -f "$ssdir/node_modules/speedscope/dist/release/index.html" ] ||
+		pmuscope_die "speedscope $speedscope did not install"
 fi
 exit 0
