@@ -614,6 +614,8 @@ class PprofTest(unittest.TestCase):
             r = fixture("pprof", "/dev/full")
             self.assertEqual(r.returncode, 1)
             self.assertIn("cannot write /dev/full", r.stderr)
+            # A failed write never removes what it did not make.
+            self.assertTrue(stat.S_ISCHR(os.stat("/dev/full").st_mode))
 
 
 class FlamegraphTextTest(unittest.TestCase):

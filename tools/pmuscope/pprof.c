@@ -732,12 +732,21 @@ static uint64_t pp_time_nanos(const struct cg_profile *p)
 	return end > p->duration_ns ? end - p->duration_ns : 0;
 }
 
+/* Remove @path after a failed write if this call made it, a regular file. */
+static void pp_remove_made(const char *path, int made)
+{
+	struct stat st;
+
+	if (made && !stat(path, &st) && S_ISREG(st.st_mode))
+		unlink(path);
+}
+
 int cg_pprof_write(const char *path, const struct cg_profile *p, char *err, size_t errlen)
 {
 	struct pp pp = { .p = p };
 	struct pb b = { 0 }, sub = { 0 };
 	uint64_t *values = NULL, period = 0;
-	int same_period = 1, ret = -1;
+	int same_period = 1, ret = -1, made;
 	char comment[64];
 	FILE *f;
 
@@ -783,6 +792,12 @@ int cg_pprof_write(const char *path, const struct cg_profile *p, char *err, size
 	if (pp.oom || b.oom || sub.oom)
 		goto oom;
 
+	/*
+	 * A file this call made and could not fill is removed; anything that
+	 * was there before (a device such as /dev/full or /dev/stdout, a
+	 * file of the user's) never is: a failed write must not unlink it.
+	 */
+	made = access(path, F_OK) && errno == ENOENT;
 	f = fopen(path, "wb");
 	if (!f) {
 		snprintf(err, errlen, "pprof: cannot create %s: %s", path, strerror(errno));
@@ -791,12 +806,12 @@ int cg_pprof_write(const char *path, const struct cg_profile *p, char *err, size
 	if (cg_gzip_stored(f, b.d, b.len) || fflush(f) || ferror(f)) {
 		snprintf(err, errlen, "pprof: cannot write %s: %s", path, strerror(errno));
 		fclose(f);
-		unlink(path);
+		pp_remove_made(path, made);
 		goto out;
 	}
 	if (fclose(f)) {
 		snprintf(err, errlen, "pprof: cannot write %s: %s", path, strerror(errno));
-		unlink(path);
+		pp_remove_made(path, made);
 		goto out;
 	}
 	ret = 0;
