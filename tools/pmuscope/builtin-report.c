@@ -4,7 +4,7 @@
  * file, with each function's share of the samples and of the counts.
  *
  * A sample's PC is looked up in the maps of its process valid at the
- * sample's time (profile_maps_for()), as a file and an offset in it, then
+ * sample's time (maps_index_find(), maps.c), as a file and an offset in it, then
  * in that file's symbols and lines (symbols.c, elfutils). Each sample's
  * counts minus those of the previous sample of the same CPU (0 at the
  * start: record resets the counters before enabling them) are what ran
@@ -21,6 +21,7 @@
 #include "builtin.h"
 #include "cli.h"
 #include "datafile.h"
+#include "maps.h"
 #include "symbols.h"
 
 #define EV_L1I_CACHE_REFILL	0x01
@@ -46,31 +47,6 @@ static const struct {
 
 #define NMETRICS	(sizeof(prof_metrics) / sizeof(prof_metrics[0]))
 
-struct map_ent {
-	uint64_t start, end, pgoff;
-	const char *path;		/* "" for an anonymous mapping */
-};
-
-struct maps_chunk {
-	uint32_t pid;
-	uint32_t reason;
-	uint64_t time;
-	size_t seq;			/* order in the file */
-	const char *text;
-	size_t len;
-	int parsed;
-	char *copy;			/* the text, NUL-terminated, cut into paths */
-	struct map_ent *ents;
-	size_t nents;
-};
-
-struct comm_ent {
-	uint32_t pid, tid;
-	uint64_t time;
-	size_t seq;
-	char comm[17];
-};
-
 struct entry {
 	struct entry *next;
 	uint64_t hash;
@@ -85,10 +61,7 @@ struct prof {
 	struct sym_table *syms;
 	int by_line;
 	long pid;			/* --pid; -1: all */
-	struct maps_chunk *maps;
-	size_t nmaps, maps_room;
-	struct comm_ent *comms;
-	size_t ncomms, comms_room;
+	struct maps_index maps;
 	int complete;			/* an END chunk was found */
 	struct df_end end;
 	uint64_t samples, shown, kernel, unknown, lost, lost_records, throttled;
@@ -109,179 +82,17 @@ static void report_usage(FILE *f)
 		"  previous sample of the same CPU, with IPC and miss ratios.\n");
 }
 
-/* ------------------------------------------------------------ the maps */
-static int maps_cmp(const void *a, const void *b)
-{
-	const struct maps_chunk *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static int comm_cmp(const void *a, const void *b)
-{
-	const struct comm_ent *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static int ent_cmp(const void *a, const void *b)
-{
-	const struct map_ent *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Cut a maps text into its lines: "start-end perms offset dev inode path". */
-static int maps_parse(struct maps_chunk *m)
-{
-	size_t room = 0;
-	char *line, *save = NULL;
-
-	m->parsed = 1;
-	m->copy = malloc(m->len + 1);
-	if (!m->copy)
-		return -ENOMEM;
-	memcpy(m->copy, m->text, m->len);
-	m->copy[m->len] = '\0';
-	for (line = strtok_r(m->copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long start, end, off, inode;
-		char perms[8];
-		int n = 0;
-		char *path, *del;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %llu %n", &start, &end, perms, &off,
-			   &inode, &n) < 5 || !n || end <= start)
-			continue;
-		path = line + n;
-		while (*path == ' ')
-			path++;
-		del = strstr(path, " (deleted)");
-		if (del && !del[10])
-			*del = '\0';
-		if (m->nents == room) {
-			struct map_ent *e;
-
-			room = room ? 2 * room : 32;
-			e = realloc(m->ents, room * sizeof(*e));
-			if (!e)
-				return -ENOMEM;
-			m->ents = e;
-		}
-		m->ents[m->nents++] = (struct map_ent){ start, end, off, path };
-	}
-	qsort(m->ents, m->nents, sizeof(*m->ents), ent_cmp);
-	return 0;
-}
-
-static const struct map_ent *maps_find(struct maps_chunk *m, uint64_t pc)
-{
-	size_t lo = 0, hi;
-
-	if (!m->parsed && maps_parse(m))
-		return NULL;
-	hi = m->nents;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (pc < m->ents[mid].start)
-			hi = mid;
-		else if (pc >= m->ents[mid].end)
-			lo = mid + 1;
-		else
-			return &m->ents[mid];
-	}
-	return NULL;
-}
-
-/*
- * The mapping of @pc in process @pid at @time. The maps valid then: first
- * those taken at or after @time before the next exec (an exit's maps
- * also have the libraries loaded after the exec's were taken), then those
- * taken before it, back to the exec that started the image; a sample
- * before any maps of its process takes the first ones after it.
- * Returns NULL when @pid has no maps (*@any = 0) or none has @pc.
- */
-static const struct map_ent *profile_maps_for(struct prof *p, uint32_t pid, uint64_t time,
-					      uint64_t pc, int *any)
-{
-	size_t lo = 0, hi = p->nmaps, first, last, at;
-	const struct map_ent *e;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (p->maps[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	first = lo;
-	last = first;
-	while (last < p->nmaps && p->maps[last].pid == pid)
-		last++;
-	*any = last > first;
-	if (!*any)
-		return NULL;
-	at = first;
-	while (at < last && p->maps[at].time < time)
-		at++;
-	for (size_t i = at; i < last; i++) {
-		/* A later image, unless the sample comes before any maps. */
-		if (at > first && p->maps[i].reason == DF_MAPS_EXEC && p->maps[i].time > time)
-			break;
-		e = maps_find(&p->maps[i], pc);
-		if (e)
-			return e;
-	}
-	for (size_t i = at; i-- > first;) {
-		e = maps_find(&p->maps[i], pc);
-		if (e)
-			return e;
-		if (p->maps[i].reason == DF_MAPS_EXEC)
-			break;			/* an earlier image */
-	}
-	return NULL;
-}
-
 /* The name of @pid at @time: its main thread's, else any of its threads'. */
 static const char *profile_comm(struct prof *p, uint32_t pid, uint64_t time, char *buf,
 				size_t len)
 {
-	const struct comm_ent *best = NULL;
-	size_t lo = 0, hi = p->ncomms;
+	const char *comm;
 
 	if (!pid)
 		return "[idle]";
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (p->comms[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (int pass = 0; pass < 2 && !best; pass++) {
-		for (size_t i = lo; i < p->ncomms && p->comms[i].pid == pid; i++) {
-			const struct comm_ent *c = &p->comms[i];
-
-			if (!pass && c->tid != pid)
-				continue;
-			if (!best || c->time <= time)
-				best = c;	/* the latest at or before @time */
-			else
-				break;
-		}
-	}
-	if (best)
-		return best->comm;
+	comm = maps_index_comm(&p->maps, pid, 0, time);
+	if (comm)
+		return comm;
 	snprintf(buf, len, ":%u", pid);
 	return buf;
 }
@@ -358,14 +169,14 @@ static struct entry *profile_place(struct prof *p, const struct pmuscope_rec *r)
 	char cbuf[24], sym[600], src[300] = "";
 	const char *comm = profile_comm(p, r->pid, r->time, cbuf, sizeof(cbuf));
 	const char *object, *path = "", *name = NULL;
-	const struct map_ent *m;
+	const struct maps_ent *m;
 	int any, ret;
 
 	if (!(r->flags & PMUSCOPE_REC_F_USER)) {
 		p->kernel++;
 		return profile_entry(p, comm, "[kernel]", "", "[kernel]", "");
 	}
-	m = profile_maps_for(p, r->pid, r->time, r->pc, &any);
+	m = maps_index_find(&p->maps, r->pid, r->time, r->pc, &any);
 	if (!m) {
 		p->unknown++;
 		if (!any)	/* a process without maps: one bucket */
@@ -413,46 +224,24 @@ static int profile_scan(struct prof *p)
 {
 	struct df_view c;
 	char err[256];
-	size_t off = p->df.first_chunk, seq = 0;
+	size_t off = p->df.first_chunk;
 	int ret;
 
 	while ((ret = df_next(&p->df, &off, &c, err, sizeof(err))) == 1) {
-		seq++;
 		if (c.type == DF_CHUNK_MAPS) {
 			struct df_maps m;
 
-			if (p->nmaps == p->maps_room) {
-				size_t n = p->maps_room ? 2 * p->maps_room : 64;
-				struct maps_chunk *x = realloc(p->maps, n * sizeof(*x));
-
-				if (!x)
-					return profile_fail(p, "", NULL, strerror(ENOMEM));
-				p->maps = x;
-				p->maps_room = n;
-			}
 			memcpy(&m, c.payload, sizeof(m));
-			p->maps[p->nmaps++] = (struct maps_chunk){
-				.pid = m.pid, .reason = m.reason, .time = m.time, .seq = seq,
-				.text = (const char *)c.payload + sizeof(m), .len = m.text_size,
-			};
+			if (maps_index_add(&p->maps, m.pid, m.reason, m.time,
+					   (const char *)c.payload + sizeof(m), m.text_size))
+				return profile_fail(p, "", NULL, strerror(ENOMEM));
 		} else if (c.type == DF_CHUNK_COMM) {
 			struct df_comm m;
 
-			if (p->ncomms == p->comms_room) {
-				size_t n = p->comms_room ? 2 * p->comms_room : 64;
-				struct comm_ent *x = realloc(p->comms, n * sizeof(*x));
-
-				if (!x)
-					return profile_fail(p, "", NULL, strerror(ENOMEM));
-				p->comms = x;
-				p->comms_room = n;
-			}
 			memcpy(&m, c.payload, sizeof(m));
-			p->comms[p->ncomms] = (struct comm_ent){
-				.pid = m.pid, .tid = m.tid, .time = m.time, .seq = seq,
-			};
-			memcpy(p->comms[p->ncomms].comm, m.comm, sizeof(m.comm));
-			p->ncomms++;
+			if (maps_index_add_comm(&p->maps, m.pid, m.tid, m.time, m.comm,
+						sizeof(m.comm)))
+				return profile_fail(p, "", NULL, strerror(ENOMEM));
 		} else if (c.type == DF_CHUNK_END) {
 			memcpy(&p->end, c.payload, sizeof(p->end));
 			p->complete = 1;
@@ -476,8 +265,7 @@ static int profile_scan(struct prof *p)
 	}
 	if (ret < 0)
 		return profile_fail(p, "bad file", NULL, err);
-	qsort(p->maps, p->nmaps, sizeof(*p->maps), maps_cmp);
-	qsort(p->comms, p->ncomms, sizeof(*p->comms), comm_cmp);
+	maps_index_sort(&p->maps);
 	return 0;
 }
 
@@ -891,12 +679,7 @@ static void profile_free(struct prof *p)
 		}
 	}
 	free(p->buckets);
-	for (size_t i = 0; i < p->nmaps; i++) {
-		free(p->maps[i].copy);
-		free(p->maps[i].ents);
-	}
-	free(p->maps);
-	free(p->comms);
+	maps_index_free(&p->maps);
 	sym_free(p->syms);
 	df_close(&p->df);
 }
