@@ -485,9 +485,13 @@ struct pmuscope_rec {
  *	is not a multiple of 8")
  *
  * A pure parser: no session, no system call. Every record is checked:
- * at least 48 bytes, a multiple of 8, 48 + 8 x nr bytes, and all of it
- * within @len. Records of a type this library does not know are returned
- * as they are (the caller skips them).
+ * at least 48 bytes, a multiple of 8, room for its nr counts, and all of
+ * it within @len. A record may be longer than its counts (API 7): with
+ * PMUSCOPE_REC_F_CHAIN a struct pmuscope_rec_chain follows them and is
+ * checked too (a version other than 0; version 1: size 16 and its frames
+ * within the record; a newer version: its size within the record), what
+ * else follows is for newer readers and skipped. Records of a type this
+ * library does not know are returned as they are (the caller skips them).
  * Return: 1 (a record), 0 (*@off is @len: no more), -EBADMSG (malformed
  * or cut short: *@off is left at the bad record).
  */
@@ -496,6 +500,42 @@ int pmuscope_record_next(const void *buf, size_t len, size_t *off,
 
 /** pmuscope_rec_count() - count @i of @rec (0 when @i >= @rec->nr). */
 uint64_t pmuscope_rec_count(const struct pmuscope_rec *rec, unsigned int i);
+
+/**
+ * struct pmuscope_chain - a SAMPLE's call chain, as pmuscope_record_chain()
+ * finds it (struct pmuscope_rec_chain of include/uapi/linux/pmuscope.h)
+ * @version: PMUSCOPE_CHAIN_VERSION
+ * @flags: PMUSCOPE_CHAIN_F_* (TRUNCATED, USER_END, KERNEL_HIDDEN)
+ * @nr_kernel: kernel addresses first, innermost (the interrupted PC) first
+ * @nr_user: then user addresses, innermost (the user PC) first
+ * @ips: the @nr_kernel + @nr_user addresses, in the record's buffer,
+ *	perhaps unaligned: read them with pmuscope_chain_ip()
+ *
+ * Added in 0.7 (LIBPMUSCOPE_0.7): struct pmuscope_rec is caller-allocated
+ * and keeps its layout, so the chain is found from it by a function.
+ */
+struct pmuscope_chain {
+	uint16_t version;
+	uint16_t nr_kernel;
+	uint16_t nr_user;
+	uint32_t flags;
+	const unsigned char *ips;
+};
+
+/**
+ * pmuscope_record_chain() - the call chain of a record that
+ * pmuscope_record_next() returned (its buffer still there)
+ *
+ * Return: 1 (@chain filled), 0 (no chain: PMUSCOPE_REC_F_CHAIN is clear,
+ * or the chain has a layout newer than this library's, to skip), -EINVAL
+ * (a NULL argument), -EBADMSG (@rec was not checked by
+ * pmuscope_record_next(): its chain does not fit it). @chain is zeroed
+ * unless 1.
+ */
+int pmuscope_record_chain(const struct pmuscope_rec *rec, struct pmuscope_chain *chain);
+
+/** pmuscope_chain_ip() - address @i of @chain (0 when @i is past its frames). */
+uint64_t pmuscope_chain_ip(const struct pmuscope_chain *chain, unsigned int i);
 
 /**
  * pmuscope_rec_type_name() - "sample", "lost", "throttled"; "unknown" for

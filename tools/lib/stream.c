@@ -134,12 +134,66 @@ ssize_t pmuscope_stream_read(struct pmuscope *h, void *buf, size_t len, int time
 _Static_assert(sizeof(struct pmuscope_record) == PMUSCOPE_REC_HEAD,
 	       "struct pmuscope_record is 48 bytes");
 
+#define PMUSCOPE_CHAIN_HEAD	16	/* sizeof(struct pmuscope_rec_chain) */
+
+_Static_assert(sizeof(struct pmuscope_rec_chain) == PMUSCOPE_CHAIN_HEAD,
+	       "struct pmuscope_rec_chain is 16 bytes");
+
+/*
+ * The chain at @p, @left bytes of its record after the counts: 1 (a
+ * chain of this version, @c filled), 0 (a newer version: to skip), or
+ * -EBADMSG with @err saying what is wrong, the chain at byte @at.
+ */
+static int pmuscope_chain_parse(const unsigned char *p, size_t left, size_t at,
+				struct pmuscope_rec_chain *c, char *err, size_t errlen)
+{
+	uint64_t need;
+
+	if (left < PMUSCOPE_CHAIN_HEAD) {
+		pmuscope_fmt(err, errlen,
+			     "call chain at byte %zu: %zu bytes of the record left, its header has %d",
+			     at, left, PMUSCOPE_CHAIN_HEAD);
+		return -EBADMSG;
+	}
+	memcpy(c, p, sizeof(*c));
+	if (!c->version) {
+		pmuscope_fmt(err, errlen, "call chain at byte %zu: version 0", at);
+		return -EBADMSG;
+	}
+	if (c->version > PMUSCOPE_CHAIN_VERSION) {
+		/* A newer layout: its header must still be within the record. */
+		if (c->size < PMUSCOPE_CHAIN_HEAD || c->size % 8 || c->size > left) {
+			pmuscope_fmt(err, errlen,
+				     "call chain at byte %zu: version %u of size %u: at least %d, a multiple of 8, within the record's %zu bytes left",
+				     at, c->version, c->size, PMUSCOPE_CHAIN_HEAD, left);
+			return -EBADMSG;
+		}
+		return 0;
+	}
+	if (c->size != PMUSCOPE_CHAIN_HEAD) {
+		pmuscope_fmt(err, errlen,
+			     "call chain at byte %zu: size %u, version %u's is %d", at, c->size,
+			     c->version, PMUSCOPE_CHAIN_HEAD);
+		return -EBADMSG;
+	}
+	need = PMUSCOPE_CHAIN_HEAD + 8ULL * ((uint64_t)c->nr_kernel + c->nr_user);
+	if (need > left) {
+		pmuscope_fmt(err, errlen,
+			     "call chain at byte %zu: %u kernel and %u user frames (%llu bytes) in the record's %zu bytes left",
+			     at, c->nr_kernel, c->nr_user, (unsigned long long)need, left);
+		return -EBADMSG;
+	}
+	return 1;
+}
+
 int pmuscope_record_next(const void *buf, size_t len, size_t *off,
 			 struct pmuscope_rec *rec, char *err, size_t errlen)
 {
 	const unsigned char *p = buf;
 	struct pmuscope_record r;
+	struct pmuscope_rec_chain c;
 	size_t at = *off, left;
+	uint64_t counts_end;
 
 	if (at >= len)
 		return 0;
@@ -161,10 +215,11 @@ int pmuscope_record_next(const void *buf, size_t len, size_t *off,
 			     at, r.size);
 		return -EBADMSG;
 	}
-	if ((uint64_t)r.size != PMUSCOPE_REC_HEAD + 8ULL * r.nr) {
+	counts_end = PMUSCOPE_REC_HEAD + 8ULL * r.nr;
+	if ((uint64_t)r.size < counts_end) {
 		pmuscope_fmt(err, errlen,
 			     "record at byte %zu: size %u does not hold its %u counts (%llu bytes)",
-			     at, r.size, r.nr, PMUSCOPE_REC_HEAD + 8ULL * r.nr);
+			     at, r.size, r.nr, (unsigned long long)counts_end);
 		return -EBADMSG;
 	}
 	if (r.size > left) {
@@ -173,6 +228,10 @@ int pmuscope_record_next(const void *buf, size_t len, size_t *off,
 			     left);
 		return -EBADMSG;
 	}
+	if ((r.flags & PMUSCOPE_REC_F_CHAIN) &&
+	    pmuscope_chain_parse(p + at + counts_end, r.size - counts_end, at + counts_end,
+				 &c, err, errlen) < 0)
+		return -EBADMSG;
 	rec->type = r.type;
 	rec->size = r.size;
 	rec->cpu = r.cpu;
@@ -186,6 +245,43 @@ int pmuscope_record_next(const void *buf, size_t len, size_t *off,
 	rec->counts = p + at + PMUSCOPE_REC_HEAD;
 	*off = at + r.size;
 	return 1;
+}
+
+int pmuscope_record_chain(const struct pmuscope_rec *rec, struct pmuscope_chain *chain)
+{
+	struct pmuscope_rec_chain c;
+	uint64_t counts_end;
+	int ret;
+
+	if (!rec || !chain)
+		return -EINVAL;
+	memset(chain, 0, sizeof(*chain));
+	if (!(rec->flags & PMUSCOPE_REC_F_CHAIN))
+		return 0;
+	counts_end = PMUSCOPE_REC_HEAD + 8ULL * rec->nr;
+	if (!rec->counts || rec->size < counts_end)
+		return -EBADMSG;
+	/* The offset in messages is the record's own: no message is returned. */
+	ret = pmuscope_chain_parse(rec->counts + 8 * (size_t)rec->nr, rec->size - counts_end,
+				   counts_end, &c, NULL, 0);
+	if (ret <= 0)
+		return ret;
+	chain->version = c.version;
+	chain->flags = c.flags;
+	chain->nr_kernel = c.nr_kernel;
+	chain->nr_user = c.nr_user;
+	chain->ips = rec->counts + 8 * (size_t)rec->nr + PMUSCOPE_CHAIN_HEAD;
+	return 1;
+}
+
+uint64_t pmuscope_chain_ip(const struct pmuscope_chain *chain, unsigned int i)
+{
+	uint64_t v;
+
+	if (!chain || !chain->ips || i >= (unsigned int)chain->nr_kernel + chain->nr_user)
+		return 0;
+	memcpy(&v, chain->ips + 8 * (size_t)i, sizeof(v));
+	return v;
 }
 
 uint64_t pmuscope_rec_count(const struct pmuscope_rec *rec, unsigned int i)

@@ -17,12 +17,15 @@
 
 #include "datafile.h"
 
-_Static_assert(sizeof(struct df_header) == 64, "df_header is 64 bytes");
+_Static_assert(sizeof(struct df_header) == 88, "df_header is 88 bytes");
+_Static_assert(offsetof(struct df_header, flags) == DF_HEADER_V1_SIZE,
+	       "version 2 appends to the version-1 header");
 _Static_assert(sizeof(struct df_event) == 96, "df_event is 96 bytes");
 _Static_assert(sizeof(struct df_maps) == 24, "df_maps is 24 bytes");
 _Static_assert(sizeof(struct df_comm) == 32, "df_comm is 32 bytes");
 _Static_assert(sizeof(struct df_exit) == 24, "df_exit is 24 bytes");
 _Static_assert(sizeof(struct df_end) == 32, "df_end is 32 bytes");
+_Static_assert(sizeof(struct df_kallsyms) == 16, "df_kallsyms is 16 bytes");
 
 static const unsigned char df_zeros[8];
 
@@ -72,6 +75,8 @@ int df_create(struct df_writer *w, const char *path, const struct df_info *info)
 	h.sample_period = info->sample_period;
 	h.argc = info->argc;
 	h.cmdline_size = cmdline;
+	h.flags = info->flags;
+	h.max_stack = info->max_stack;
 	df_put(w, &h, sizeof(h));
 	for (unsigned int i = 0; i < info->nr_events; i++) {
 		struct df_event e = { .number = info->evs[i].number, .flags = info->evs[i].flags };
@@ -129,6 +134,19 @@ int df_write_exit(struct df_writer *w, uint32_t pid, uint32_t tid, uint64_t time
 	return -w->failed;
 }
 
+int df_write_kallsyms(struct df_writer *w, uint64_t time, const char *text, size_t len)
+{
+	struct df_kallsyms k = { .time = time, .text_size = len };
+
+	if (!w->failed && len > UINT32_MAX)
+		w->failed = EFBIG;
+	df_chunk(w, DF_CHUNK_KALLSYMS, sizeof(k) + len);
+	df_put(w, &k, sizeof(k));
+	df_put(w, text, len);
+	df_put(w, df_zeros, df_pad(sizeof(k) + len));
+	return -w->failed;
+}
+
 int df_write_end(struct df_writer *w, const struct df_end *end)
 {
 	df_chunk(w, DF_CHUNK_END, sizeof(*end));
@@ -165,27 +183,54 @@ static void df_err(char *buf, size_t len, const char *fmt, ...)
 
 static int df_parse_header(struct df_file *df, char *err, size_t errlen)
 {
-	struct df_header h;
-	size_t need, at;
+	struct df_header h = { 0 };
+	size_t need, at, hsize;
 
-	if (df->size < sizeof(h) || memcmp(df->data, DF_MAGIC, 8)) {
+	if (df->size < DF_HEADER_V1_SIZE || memcmp(df->data, DF_MAGIC, 8)) {
 		df_err(err, errlen, "not a pmuscope record file (no %s magic at its start)",
 		       DF_MAGIC);
 		return -EBADMSG;
 	}
-	memcpy(&h, df->data, sizeof(h));
-	if (h.version != DF_VERSION) {
+	memcpy(&h, df->data, DF_HEADER_V1_SIZE);
+	if (h.version < DF_VERSION_MIN || h.version > DF_VERSION) {
 		df_err(err, errlen,
-		       "record file format version %u: this pmuscope reads version %u",
-		       h.version, DF_VERSION);
+		       "record file format version %u (offset %zu): this pmuscope reads versions %u to %u",
+		       h.version, offsetof(struct df_header, version), DF_VERSION_MIN, DF_VERSION);
 		return -EPROTO;
 	}
+	hsize = h.version == 1 ? DF_HEADER_V1_SIZE : sizeof(h);
+	if (df->size < hsize) {
+		df_err(err, errlen,
+		       "bad header: cut short at byte %zu: a version-%u header has %zu bytes",
+		       df->size, h.version, hsize);
+		return -EBADMSG;
+	}
+	memcpy(&h, df->data, hsize);
+	if (h.flags & ~DF_F_ALL) {
+		df_err(err, errlen, "bad header: flags 0x%x (offset %zu): unknown bits 0x%x",
+		       h.flags, offsetof(struct df_header, flags), h.flags & ~DF_F_ALL);
+		return -EBADMSG;
+	}
+	if ((h.flags & DF_F_CALLCHAIN) ?
+	    (!h.max_stack || h.max_stack > PMUSCOPE_STACK_MAX) : h.max_stack) {
+		df_err(err, errlen,
+		       "bad header: max_stack %u (offset %zu): 1 to %u with call chains (flags 0x%x), else 0",
+		       h.max_stack, offsetof(struct df_header, max_stack), PMUSCOPE_STACK_MAX,
+		       h.flags);
+		return -EBADMSG;
+	}
+	for (unsigned int i = 0; i < sizeof(h.reserved) / sizeof(h.reserved[0]); i++)
+		if (h.reserved[i]) {
+			df_err(err, errlen, "bad header: reserved word at offset %zu is not zero",
+			       offsetof(struct df_header, reserved) + 8 * i);
+			return -EBADMSG;
+		}
 	if (!h.nr_events || h.nr_events > PMUSCOPE_MAX_EVENTS) {
 		df_err(err, errlen, "bad header: nr_events %u (offset %zu): 1 to %u", h.nr_events,
 		       offsetof(struct df_header, nr_events), PMUSCOPE_MAX_EVENTS);
 		return -EBADMSG;
 	}
-	need = sizeof(h) + (size_t)h.nr_events * sizeof(struct df_event) + h.cmdline_size;
+	need = hsize + (size_t)h.nr_events * sizeof(struct df_event) + h.cmdline_size;
 	if (h.header_size % 8 || h.header_size < need || h.header_size > df->size) {
 		df_err(err, errlen,
 		       "bad header: header_size %u (offset %zu) must be a multiple of 8, at least %zu (the events and cmdline_size %u, offset %zu) and within the file's %zu bytes",
@@ -198,6 +243,9 @@ static int df_parse_header(struct df_file *df, char *err, size_t errlen)
 		       h.sample_index, offsetof(struct df_header, sample_index), h.nr_events);
 		return -EBADMSG;
 	}
+	df->info.version = h.version;
+	df->info.flags = h.flags;
+	df->info.max_stack = h.max_stack;
 	df->info.freq = h.freq;
 	df->info.start_time = h.start_time;
 	df->info.nr_events = h.nr_events;
@@ -205,7 +253,7 @@ static int df_parse_header(struct df_file *df, char *err, size_t errlen)
 	df->info.period_ms = h.period_ms;
 	df->info.sample_index = h.sample_index;
 	df->info.sample_period = h.sample_period;
-	at = sizeof(h);
+	at = hsize;
 	for (unsigned int i = 0; i < h.nr_events; i++) {
 		struct df_event e;
 		struct pmuscope_event_spec *ev = &df->info.evs[i];
@@ -233,13 +281,15 @@ static int df_parse_header(struct df_file *df, char *err, size_t errlen)
 	}
 	for (uint32_t i = 0; i < h.argc; i++) {
 		const char *s = (const char *)df->data + at;
-		size_t left = sizeof(h) + h.nr_events * sizeof(struct df_event) +
+		size_t left = hsize + h.nr_events * sizeof(struct df_event) +
 			      h.cmdline_size - at;
 		size_t n = strnlen(s, left);
 
 		if (n == left) {
-			df_err(err, errlen, "bad header: the command line is not %u strings",
-			       h.argc);
+			df_err(err, errlen,
+			       "bad header: the command line at byte %zu is not %u strings (argc, offset %zu)",
+			       hsize + (size_t)h.nr_events * sizeof(struct df_event), h.argc,
+			       offsetof(struct df_header, argc));
 			return -EBADMSG;
 		}
 		df->info.argv[i] = strdup(s);
@@ -307,6 +357,7 @@ int df_next(const struct df_file *df, size_t *off, struct df_view *c, char *err,
 		[DF_CHUNK_COMM] = sizeof(struct df_comm),
 		[DF_CHUNK_EXIT] = sizeof(struct df_exit),
 		[DF_CHUNK_END] = sizeof(struct df_end),
+		[DF_CHUNK_KALLSYMS] = sizeof(struct df_kallsyms),
 	};
 	struct df_chunk ch;
 	size_t at = *off, left;
@@ -345,6 +396,17 @@ int df_next(const struct df_file *df, size_t *off, struct df_view *c, char *err,
 		if (m.text_size > c->len - sizeof(m)) {
 			df_err(err, errlen, "chunk at byte %zu: maps text of %u bytes in %zu",
 			       at, m.text_size, c->len - sizeof(m));
+			return -EBADMSG;
+		}
+	}
+	if (ch.type == DF_CHUNK_KALLSYMS) {
+		struct df_kallsyms k;
+
+		memcpy(&k, c->payload, sizeof(k));
+		if (k.text_size > c->len - sizeof(k)) {
+			df_err(err, errlen,
+			       "chunk at byte %zu: kallsyms text of %u bytes in %zu", at,
+			       k.text_size, c->len - sizeof(k));
 			return -EBADMSG;
 		}
 	}

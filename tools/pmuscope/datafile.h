@@ -5,7 +5,9 @@
  * Documentation/cli.rst ("The record file"). A header (magic, version, the
  * system counter's frequency, the events, the command line), then typed
  * chunks, each a multiple of 8 bytes: the kernel's records unchanged,
- * /proc/PID/maps texts, thread names, exits, and an END summary.
+ * /proc/PID/maps texts, thread names, exits, /proc/kallsyms, and an END
+ * summary. Version 2 added the header's flags and max_stack (call chains,
+ * per-task sampling) and the KALLSYMS chunk; version 1 files stay readable.
  */
 #ifndef PMUSCOPE_DATAFILE_H
 #define PMUSCOPE_DATAFILE_H
@@ -21,7 +23,8 @@
 #endif
 
 #define DF_MAGIC		"PMUSDATA"
-#define DF_VERSION		1
+#define DF_VERSION		2
+#define DF_VERSION_MIN		1	/* the oldest version df_open() reads */
 
 /* Chunk types. */
 #define DF_CHUNK_RECORDS	1	/* the kernel's records, as read() gave them */
@@ -29,6 +32,12 @@
 #define DF_CHUNK_COMM		3	/* a thread's name */
 #define DF_CHUNK_EXIT		4	/* a traced thread ended */
 #define DF_CHUNK_END		5	/* the summary: the recording finished */
+#define DF_CHUNK_KALLSYMS	6	/* /proc/kallsyms at the end (version 2) */
+
+/* Header flags (version 2). */
+#define DF_F_CALLCHAIN		(1U << 0)	/* SAMPLE records may carry call chains */
+#define DF_F_TASK		(1U << 1)	/* tasks were sampled (the command, -p, -t), not CPUs */
+#define DF_F_ALL		(DF_F_CALLCHAIN | DF_F_TASK)
 
 /* Why a MAPS chunk was taken. */
 #define DF_MAPS_EXEC		1	/* at the exec stop: the new image */
@@ -49,7 +58,13 @@ struct df_header {
 	uint64_t sample_period;		/* events between event-based records */
 	uint32_t argc;			/* strings of the command line */
 	uint32_t cmdline_size;		/* their bytes, each NUL-terminated */
+	/* Version 2: a version-1 header ends here (64 bytes). */
+	uint32_t flags;			/* DF_F_* */
+	uint32_t max_stack;		/* DF_F_CALLCHAIN: frames at most, 1 .. 127; else 0 */
+	uint64_t reserved[2];		/* zero */
 };
+
+#define DF_HEADER_V1_SIZE	64
 
 struct df_event {
 	uint32_t number;		/* event number */
@@ -87,6 +102,13 @@ struct df_exit {
 	uint32_t reserved;
 };
 
+/* KALLSYMS: the text of /proc/kallsyms as the recording's user read it. */
+struct df_kallsyms {
+	uint64_t time;			/* system counter when read */
+	uint32_t text_size;		/* bytes of text that follow */
+	uint32_t reserved;
+};
+
 struct df_end {
 	uint64_t time;
 	uint64_t samples;		/* SAMPLE records written */
@@ -96,6 +118,7 @@ struct df_end {
 
 /* What the header says, in memory. */
 struct df_info {
+	unsigned int version;		/* of the file read; df_create() writes DF_VERSION */
 	uint64_t freq;
 	uint64_t start_time;
 	unsigned int nr_events;
@@ -106,6 +129,8 @@ struct df_info {
 	uint64_t sample_period;
 	int argc;
 	char **argv;
+	uint32_t flags;			/* DF_F_*; 0 in a version-1 file */
+	uint32_t max_stack;		/* DF_F_CALLCHAIN: 1 .. PMUSCOPE_STACK_MAX; else 0 */
 };
 
 struct df_writer {
@@ -122,6 +147,8 @@ int df_write_comm(struct df_writer *w, uint32_t pid, uint32_t tid, uint64_t time
 		  const char *comm);
 int df_write_exit(struct df_writer *w, uint32_t pid, uint32_t tid, uint64_t time,
 		  int status);
+/* The text of /proc/kallsyms (only when it shows real addresses: the caller checks). */
+int df_write_kallsyms(struct df_writer *w, uint64_t time, const char *text, size_t len);
 int df_write_end(struct df_writer *w, const struct df_end *end);
 /* 0, or -errno of the first failure of any write (the message is the caller's). */
 int df_finish(struct df_writer *w);
@@ -149,7 +176,9 @@ int df_open(struct df_file *df, const char *path, char *err, size_t errlen);
 int df_open_mem(struct df_file *df, const void *data, size_t size, char *err, size_t errlen);
 /*
  * The chunk at *@off: 1 (and *@off after it), 0 at the end, -EBADMSG
- * with @err (cut short, a bad size, a payload too short for its type).
+ * with @err naming the chunk's offset (cut short, a bad size, a payload
+ * too short for its type, a text longer than its chunk). Chunks of
+ * unknown types are returned as they are: the caller skips them.
  */
 int df_next(const struct df_file *df, size_t *off, struct df_view *c, char *err, size_t errlen);
 void df_close(struct df_file *df);

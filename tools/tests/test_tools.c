@@ -678,10 +678,11 @@ static void test_records(void)
 	result(ret == -EBADMSG && strstr(err, "size 52 is not a multiple of 8"),
 	       "records: size 52 (%s)", err);
 	hdr.size = 64;
+	hdr.nr = 3;
 	memcpy(odd, &hdr, sizeof(hdr));
-	ret = pmuscope_record_next(odd, 64, &off, &rec, err, sizeof(err));
-	result(ret == -EBADMSG && strstr(err, "does not hold its 1 counts"),
-	       "records: size 64 with 1 count (%s)", err);
+	ret = pmuscope_record_next(odd, 72, &off, &rec, err, sizeof(err));
+	result(ret == -EBADMSG && strstr(err, "does not hold its 3 counts (72 bytes)"),
+	       "records: size 64 with 3 counts (%s)", err);
 	/* The second of two records is bad: the first is returned, then the error. */
 	len = put_rec(odd, 0, PMUSCOPE_REC_SAMPLE, 0, 0, 1, 0);
 	len += put_rec(odd, len, PMUSCOPE_REC_SAMPLE, 0, 0, 1, 0);
@@ -700,6 +701,139 @@ static void test_records(void)
 	result(pmuscope_stream_read(NULL, buf, sizeof(buf), 0) == -EINVAL &&
 	       pmuscope_stream_start(NULL, NULL) == -EINVAL && pmuscope_fd(NULL) == -1,
 	       "streams: a NULL session gives -EINVAL");
+}
+
+/* A chain header at @p: version, size, frames; then the frames 0x1000 + i. */
+static size_t put_chain(unsigned char *p, uint16_t version, uint16_t size, uint16_t nk,
+			uint16_t nu, uint32_t flags)
+{
+	struct pmuscope_rec_chain c = {
+		.version = version, .size = size, .nr_kernel = nk, .nr_user = nu, .flags = flags,
+	};
+
+	memcpy(p, &c, sizeof(c));
+	for (unsigned int i = 0; i < (unsigned int)nk + nu; i++) {
+		uint64_t v = (i < nk ? 0xffff800080001000ULL : 0x400000ULL) + i;
+
+		memcpy(p + sizeof(c) + 8 * i, &v, 8);
+	}
+	return sizeof(c) + 8 * ((size_t)nk + nu);
+}
+
+/* A SAMPLE of @nr counts, then a chain (put_chain()), @extra bytes after; its size. */
+static size_t put_chain_rec(unsigned char *buf, size_t off, uint32_t nr, uint16_t version,
+			    uint16_t csize, uint16_t nk, uint16_t nu, size_t extra)
+{
+	size_t n = put_rec(buf, off, PMUSCOPE_REC_SAMPLE, 1, 0x400100, nr, 10);
+	struct pmuscope_record r;
+
+	n += put_chain(buf + off + n, version, csize, nk, nu, PMUSCOPE_CHAIN_F_USER_END);
+	memset(buf + off + n, 0, extra);
+	n += extra;
+	memcpy(&r, buf + off, sizeof(r));
+	r.size = n;
+	r.flags |= PMUSCOPE_REC_F_CHAIN;
+	memcpy(buf + off, &r, sizeof(r));
+	return n;
+}
+
+static void test_chains(void)
+{
+	unsigned char buf[1024 + 8], *odd = buf + 4;	/* unaligned on purpose */
+	struct pmuscope_rec rec;
+	struct pmuscope_record hdr;
+	struct pmuscope_chain ch;
+	char err[200];
+	size_t len, off;
+	int ret;
+
+	/* Counts, then 1 kernel and 2 user frames; a task session's (nr 0) too. */
+	len = put_chain_rec(odd, 0, 2, 1, 16, 1, 2, 0);
+	len += put_chain_rec(odd, len, 0, 1, 16, 0, 3, 0);
+	off = 0;
+	ret = pmuscope_record_next(odd, len, &off, &rec, err, sizeof(err));
+	result(ret == 1 && rec.size == 48 + 16 + 16 + 24 && rec.nr == 2 &&
+	       pmuscope_rec_count(&rec, 1) == 11, "chains: a sample with counts and a chain");
+	ret = pmuscope_record_chain(&rec, &ch);
+	result(ret == 1 && ch.version == 1 && ch.nr_kernel == 1 && ch.nr_user == 2 &&
+	       ch.flags == PMUSCOPE_CHAIN_F_USER_END &&
+	       pmuscope_chain_ip(&ch, 0) == 0xffff800080001000ULL &&
+	       pmuscope_chain_ip(&ch, 2) == 0x400002 && pmuscope_chain_ip(&ch, 3) == 0,
+	       "chains: its frames, kernel first, unaligned; none past the last (%d)", ret);
+	ret = pmuscope_record_next(odd, len, &off, &rec, err, sizeof(err));
+	result(ret == 1 && rec.nr == 0 && pmuscope_record_chain(&rec, &ch) == 1 &&
+	       ch.nr_user == 3 && pmuscope_chain_ip(&ch, 0) == 0x400000 && off == len,
+	       "chains: a task session's sample (nr 0) with a chain");
+
+	/* Longer than its counts without a chain: newer readers' bytes, skipped. */
+	len = put_rec(odd, 0, PMUSCOPE_REC_SAMPLE, 0, 0, 1, 0);
+	memcpy(&hdr, odd, sizeof(hdr));
+	hdr.size = 48 + 8 + 16;
+	memcpy(odd, &hdr, sizeof(hdr));
+	memset(odd + 56, 0xee, 16);
+	len = hdr.size;
+	len += put_rec(odd, len, PMUSCOPE_REC_LOST, 0, 0, 0, 0);
+	off = 0;
+	ret = pmuscope_record_next(odd, len, &off, &rec, err, sizeof(err));
+	result(ret == 1 && off == 72 && pmuscope_record_chain(&rec, &ch) == 0 && !ch.ips &&
+	       pmuscope_record_next(odd, len, &off, &rec, err, sizeof(err)) == 1 &&
+	       rec.type == PMUSCOPE_REC_LOST, "chains: extra bytes without a chain are skipped");
+	/* A chain, then bytes for newer readers. */
+	len = put_chain_rec(odd, 0, 1, 1, 16, 0, 1, 16);
+	off = 0;
+	ret = pmuscope_record_next(odd, len, &off, &rec, err, sizeof(err));
+	result(ret == 1 && off == len && pmuscope_record_chain(&rec, &ch) == 1 && ch.nr_user == 1,
+	       "chains: bytes after the chain are skipped (%d)", ret);
+	/* A newer chain layout: the record is read, its chain skipped. */
+	len = put_chain_rec(odd, 0, 1, 2, 24, 0, 1, 0);
+	off = 0;
+	ret = pmuscope_record_next(odd, len, &off, &rec, err, sizeof(err));
+	result(ret == 1 && pmuscope_record_chain(&rec, &ch) == 0 && ch.nr_user == 0,
+	       "chains: version 2 is skipped (%d %s)", ret, ret < 0 ? err : "");
+
+	/* Bad chains, each named by its offset: a good record first, then the bad one. */
+	{
+		static const struct {
+			uint16_t version, csize, nk, nu;
+			int cut;	/* record size in bytes less than the chain needs */
+			const char *want, *name;
+		} bad[] = {
+			{ 1, 16, 0, 1, 16, "call chain at byte 136: 8 bytes of the record left, its header has 16", "no room for the header" },
+			{ 0, 16, 0, 1, 0, "call chain at byte 136: version 0", "version 0" },
+			{ 1, 24, 0, 1, 0, "call chain at byte 136: size 24, version 1's is 16", "version 1 of size 24" },
+			{ 1, 16, 2, 2, 8, "call chain at byte 136: 2 kernel and 2 user frames (48 bytes) in the record's 40 bytes left", "frames past the record" },
+			{ 3, 40, 0, 1, 0, "call chain at byte 136: version 3 of size 40", "a newer version larger than the record" },
+			{ 3, 20, 0, 1, 0, "call chain at byte 136: version 3 of size 20", "a newer version of size 20" },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			size_t first = put_chain_rec(odd, 0, 1, 1, 16, 1, 1, 0);
+
+			len = first + put_chain_rec(odd, first, 0, bad[i].version, bad[i].csize,
+						    bad[i].nk, bad[i].nu, 0);
+			memcpy(&hdr, odd + first, sizeof(hdr));
+			hdr.size -= bad[i].cut;
+			memcpy(odd + first, &hdr, sizeof(hdr));
+			len -= bad[i].cut;
+			off = 0;
+			ret = pmuscope_record_next(odd, len, &off, &rec, err, sizeof(err));
+			ret = ret == 1 ? pmuscope_record_next(odd, len, &off, &rec, err,
+							      sizeof(err)) : 99;
+			result(first == 88 && ret == -EBADMSG && off == 88 && strstr(err, bad[i].want),
+			       "chains: refused: %s (%s)", bad[i].name, err);
+		}
+	}
+
+	/* pmuscope_record_chain() on records it did not check. */
+	memset(&rec, 0, sizeof(rec));
+	result(pmuscope_record_chain(NULL, &ch) == -EINVAL &&
+	       pmuscope_record_chain(&rec, NULL) == -EINVAL, "chains: NULL arguments");
+	rec.flags = PMUSCOPE_REC_F_CHAIN;
+	rec.size = 48;
+	rec.counts = odd + 48;
+	result(pmuscope_record_chain(&rec, &ch) == -EBADMSG && pmuscope_chain_ip(&ch, 0) == 0 &&
+	       pmuscope_chain_ip(NULL, 0) == 0,
+	       "chains: a record too short for its chain flag: -EBADMSG");
 }
 
 /* ------------------------------------------------------ Activity Monitors */
@@ -926,6 +1060,119 @@ static void test_amu_metrics(void)
 }
 
 /* ------------------------------------------------------- the record file */
+/* A record file in memory: a version-2 header, 1 event, no command line. */
+static size_t df_mem(unsigned char *b, uint32_t version, uint32_t flags, uint32_t max_stack)
+{
+	struct df_header h = {
+		.version = version, .nr_events = 1, .kernel_el = 1,
+		.sample_index = PMUSCOPE_STREAM_NO_EVENT, .period_ms = 10,
+		.flags = flags, .max_stack = max_stack,
+	};
+	size_t hs = version == 1 ? DF_HEADER_V1_SIZE : sizeof(h);
+	struct df_event e = { .number = 0x11 };
+
+	memcpy(h.magic, DF_MAGIC, 8);
+	h.header_size = hs + sizeof(e);
+	memcpy(b, &h, hs);
+	memcpy(b + hs, &e, sizeof(e));
+	return h.header_size;
+}
+
+/* df_open_mem() of @b: the error, "" when it opens (and every chunk reads). */
+static const char *df_try(const unsigned char *b, size_t n, struct df_info *info)
+{
+	static char err[256];
+	struct df_file df;
+	struct df_view c;
+	size_t off;
+	int ret;
+
+	err[0] = '\0';
+	ret = df_open_mem(&df, b, n, err, sizeof(err));
+	if (!ret) {
+		if (info)
+			*info = df.info;
+		off = df.first_chunk;
+		while ((ret = df_next(&df, &off, &c, err, sizeof(err))) == 1)
+			;
+	}
+	df_close(&df);
+	return ret ? err : "";
+}
+
+static void test_datafile_v2(void)
+{
+	unsigned char b[512];
+	struct df_info info;
+	struct df_chunk ch = { .type = DF_CHUNK_KALLSYMS, .size = 8 + 16 + 8 };
+	struct df_kallsyms k = { .text_size = 8 };
+	const char *e;
+	size_t n;
+
+	/* Version 1: 64 bytes of header, no flags; still read. */
+	memset(b, 0, sizeof(b));
+	n = df_mem(b, 1, 0, 0);
+	e = df_try(b, n, &info);
+	result(n == 64 + 96 && !*e && info.version == 1 && info.flags == 0 &&
+	       info.max_stack == 0 && info.period_ms == 10,
+	       "datafile: a version-1 file is read, flags 0 (%s)", e);
+	/* Version 1's header_size checked against its own header (64 bytes). */
+	memset(b, 0xff, sizeof(b));
+	n = df_mem(b, 1, 0, 0);
+	e = df_try(b, n, NULL);
+	result(!*e, "datafile: version 1 never reads version 2's words (%s)", e);
+
+	memset(b, 0, sizeof(b));
+	n = df_mem(b, 2, DF_F_CALLCHAIN, 127);
+	e = df_try(b, n, &info);
+	result(!*e && info.max_stack == 127, "datafile: max_stack 127 (%s)", e);
+	n = df_mem(b, 2, DF_F_TASK, 0);
+	e = df_try(b, n, &info);
+	result(!*e && info.flags == DF_F_TASK, "datafile: per-task, no chains (%s)", e);
+	e = df_try(b, 70, NULL);
+	result(strstr(e, "cut short at byte 70: a version-2 header has 88 bytes") != NULL,
+	       "datafile: a version-2 header cut short (%s)", e);
+	n = df_mem(b, 2, 4, 0);
+	e = df_try(b, n, NULL);
+	result(strstr(e, "flags 0x4 (offset 64): unknown bits 0x4") != NULL,
+	       "datafile: unknown flags refused (%s)", e);
+	n = df_mem(b, 2, DF_F_CALLCHAIN, 0);
+	e = df_try(b, n, NULL);
+	result(strstr(e, "max_stack 0 (offset 68)") != NULL,
+	       "datafile: call chains of 0 frames refused (%s)", e);
+	n = df_mem(b, 2, DF_F_CALLCHAIN, 128);
+	e = df_try(b, n, NULL);
+	result(strstr(e, "max_stack 128 (offset 68)") != NULL,
+	       "datafile: max_stack 128 refused (%s)", e);
+	n = df_mem(b, 2, 0, 8);
+	e = df_try(b, n, NULL);
+	result(strstr(e, "max_stack 8 (offset 68)") != NULL,
+	       "datafile: max_stack without call chains refused (%s)", e);
+	n = df_mem(b, 2, 0, 0);
+	b[offsetof(struct df_header, reserved) + 9] = 1;
+	e = df_try(b, n, NULL);
+	result(strstr(e, "reserved word at offset 80 is not zero") != NULL,
+	       "datafile: reserved words must be zero (%s)", e);
+
+	/* KALLSYMS: its text within the chunk. */
+	n = df_mem(b, 2, DF_F_CALLCHAIN, 8);
+	memcpy(b + n, &ch, sizeof(ch));
+	memcpy(b + n + 8, &k, sizeof(k));
+	memcpy(b + n + 24, "ffff T x", 8);
+	e = df_try(b, n + ch.size, NULL);
+	result(!*e, "datafile: a KALLSYMS chunk read (%s)", e);
+	k.text_size = 9;
+	memcpy(b + n + 8, &k, sizeof(k));
+	e = df_try(b, n + ch.size, NULL);
+	result(strstr(e, "chunk at byte 184: kallsyms text of 9 bytes in 8") != NULL,
+	       "datafile: a KALLSYMS text past its chunk (%s)", e);
+	ch.size = 16;
+	memcpy(b + n, &ch, sizeof(ch));
+	e = df_try(b, n + ch.size, NULL);
+	result(strstr(e, "chunk at byte 184 (type 6): 8 bytes, at least 16") != NULL,
+	       "datafile: a KALLSYMS chunk too short for its header (%s)", e);
+}
+
 static void test_datafile(void)
 {
 	char tmpl[] = "/tmp/pmuscope-df-XXXXXX", path[300], err[256];
@@ -935,7 +1182,9 @@ static void test_datafile(void)
 	struct df_info info = {
 		.freq = 25000000, .start_time = 77, .nr_events = 2, .kernel_el = 1,
 		.sample_index = 0, .sample_period = 100000, .argc = 5, .argv = argv,
+		.flags = DF_F_CALLCHAIN | DF_F_TASK, .max_stack = 32,
 	};
+	static const char ksyms[] = "ffff800080000000 T _text\nffff800080010000 T do_one\n";
 	struct df_end end = { .time = 9, .samples = 1, .lost = 7, .throttled = 1 }, got_end;
 	struct df_file df;
 	struct df_view c;
@@ -958,10 +1207,14 @@ static void test_datafile(void)
 	ret = ret ?: df_write_comm(&w, 42, 43, 6, "a-very-long-thread-name");
 	ret = ret ?: df_write_records(&w, recs, len);
 	ret = ret ?: df_write_exit(&w, 42, 43, 8, 137);
+	ret = ret ?: df_write_kallsyms(&w, 8, ksyms, strlen(ksyms));
 	ret = ret ?: df_write_end(&w, &end);
 	ret = ret ?: df_finish(&w);
 	result(!ret, "datafile: written (%d)", ret);
 	ret = df_open(&df, path, err, sizeof(err));
+	result(!ret && df.info.version == 2 && df.info.flags == (DF_F_CALLCHAIN | DF_F_TASK) &&
+	       df.info.max_stack == 32, "datafile: version 2, its flags and max_stack (%s)",
+	       ret ? err : "ok");
 	result(!ret && df.info.freq == 25000000 && df.info.nr_events == 2 &&
 	       !strcmp(df.info.evs[1].name, "INST_RETIRED") &&
 	       df.info.evs[1].flags == PMUSCOPE_EV_EL0 && df.info.sample_period == 100000 &&
@@ -992,11 +1245,18 @@ static void test_datafile(void)
 			       "datafile: the kernel's records unchanged");
 			while (pmuscope_record_next(c.payload, c.len, &roff, &r, err, sizeof(err)) == 1)
 				n++;
+		} else if (c.type == DF_CHUNK_KALLSYMS) {
+			struct df_kallsyms k;
+
+			memcpy(&k, c.payload, sizeof(k));
+			result(k.time == 8 && k.text_size == strlen(ksyms) && c.len % 8 == 0 &&
+			       !memcmp(c.payload + sizeof(k), ksyms, k.text_size),
+			       "datafile: a KALLSYMS chunk");
 		} else if (c.type == DF_CHUNK_END) {
 			memcpy(&got_end, c.payload, sizeof(got_end));
 		}
 	}
-	result(ret == 0 && types == 23145 && n == 2 && got_end.lost == 7 && got_end.throttled == 1,
+	result(ret == 0 && types == 231465 && n == 2 && got_end.lost == 7 && got_end.throttled == 1,
 	       "datafile: the chunks in order (%u), 2 records, the END summary", types);
 	df_close(&df);
 
@@ -1011,12 +1271,12 @@ static void test_datafile(void)
 			fclose(f);
 		}
 		ret = df_open(&df, path, err, sizeof(err));
-		result(ret == -EPROTO && strstr(err, "format version 9"),
+		result(ret == -EPROTO && strstr(err, "format version 9 (offset 8)"),
 		       "datafile: another version is refused (%s)", err);
 		struct stat st;
 
 		if (!stat(path, &st) && truncate(path, st.st_size - 8) == 0) {
-			nine = 1;
+			nine = DF_VERSION;
 			f = fopen(path, "r+b");
 			if (f) {
 				fseek(f, 8, SEEK_SET);
@@ -1035,6 +1295,7 @@ static void test_datafile(void)
 	}
 	unlink(path);
 	rmdir(tmpl);
+	test_datafile_v2();
 }
 
 /* ------------------------------------------------- pmuscope amu, end to end */
@@ -2000,6 +2261,7 @@ int main(int argc, char **argv)
 	test_snap_hw();
 	test_snap_report();
 	test_records();
+	test_chains();
 	test_datafile();
 	test_amu_metrics();
 	test_amu_cli();
