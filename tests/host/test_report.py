@@ -402,7 +402,7 @@ class ReportTest(unittest.TestCase):
             ("magic", b"ELF\0" + good.data[4:], "not a pmuscope record file"),
             ("empty", b"", "not a pmuscope record file"),
             ("version", good.data[:8] + struct.pack("<I", 9) + good.data[12:],
-             "record file format version 9: this pmuscope reads version 1"),
+             "record file format version 9 (offset 8): this pmuscope reads versions 1 to 2"),
             ("header", good.data[:40], "not a pmuscope record file"),
             ("cut chunk", good.data[:-8], "cut short"),
             ("cut record", Writer([CYCLES]).data + struct.pack("<II", CH_RECORDS, 48) +

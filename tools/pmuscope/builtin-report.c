@@ -530,7 +530,7 @@ static void print_json(struct prof *p, struct entry **v, size_t n)
 
 	printf("{\"type\":\"report\",\"file\":");
 	report_json_str(stdout, p->file);
-	printf(",\"format_version\":%u,\"freq\":%" PRIu64 ",\"command\":[", DF_VERSION, in->freq);
+	printf(",\"format_version\":%u,\"freq\":%" PRIu64 ",\"command\":[", in->version, in->freq);
 	for (int i = 0; i < in->argc; i++) {
 		printf("%s", i ? "," : "");
 		report_json_str(stdout, in->argv[i]);

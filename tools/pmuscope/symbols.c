@@ -50,6 +50,17 @@ int sym_resolve(struct sym_table *t, const char *path, uint64_t file_off,
 	return -ENOSYS;
 }
 
+int sym_lookup(struct sym_table *t, const char *path, uint64_t file_off, unsigned int want,
+	       struct sym_info *info)
+{
+	(void)t;
+	(void)path;
+	(void)file_off;
+	(void)want;
+	memset(info, 0, sizeof(*info));
+	return -ENOSYS;
+}
+
 const char *sym_error(struct sym_table *t, const char *path)
 {
 	(void)t;
@@ -59,6 +70,8 @@ const char *sym_error(struct sym_table *t, const char *path)
 
 #else
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
@@ -69,6 +82,8 @@ struct sym_file {
 	Dwfl_Module *mod;
 	Elf *elf;
 	GElf_Addr bias;
+	int have_build_id;		/* looked for */
+	char build_id[2 * 64 + 1];	/* hex; "" none */
 	int err;			/* 0, or -errno: not readable as ELF */
 	char msg[160];
 };
@@ -232,6 +247,121 @@ int sym_resolve(struct sym_table *t, const char *path, uint64_t file_off,
 	if (!sym || !*sym)
 		return 0;
 	*name = sym;
+	return 1;
+}
+
+static const char *sym_build_id(struct sym_file *f)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n;
+
+	if (!f->have_build_id) {
+		f->have_build_id = 1;
+		n = dwfl_module_build_id(f->mod, &bits, &vaddr);
+		for (int i = 0; i < n && i < 64; i++)
+			snprintf(f->build_id + 2 * i, 3, "%02x", bits[i]);
+	}
+	return f->build_id[0] ? f->build_id : NULL;
+}
+
+static void sym_line(Dwfl_Module *mod, GElf_Addr addr, char *src)
+{
+	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+	int lineno = 0;
+	const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+
+	src[0] = '\0';
+	if (file) {
+		const char *slash = strrchr(file, '/');
+
+		snprintf(src, SYM_SRC_LEN, "%s:%d", slash ? slash + 1 : file, lineno);
+	}
+}
+
+/* The call site of inlined function @die: "file.c:12", or "". */
+static void sym_call_site(Dwarf_Die *cu, Dwarf_Die *die, char *src)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Files *files;
+	Dwarf_Word fileidx, lineno;
+	size_t nfiles;
+	const char *file;
+
+	src[0] = '\0';
+	if (!dwarf_attr(die, DW_AT_call_file, &attr) || dwarf_formudata(&attr, &fileidx) ||
+	    !dwarf_attr(die, DW_AT_call_line, &attr) || dwarf_formudata(&attr, &lineno) ||
+	    dwarf_getsrcfiles(cu, &files, &nfiles) || fileidx >= nfiles)
+		return;
+	file = dwarf_filesrc(files, fileidx, NULL, NULL);
+	if (file) {
+		const char *slash = strrchr(file, '/');
+
+		snprintf(src, SYM_SRC_LEN, "%s:%llu", slash ? slash + 1 : file,
+			 (unsigned long long)lineno);
+	}
+}
+
+/* The functions inlined at @addr, innermost first, each with its line. */
+static void sym_inlines(Dwfl_Module *mod, GElf_Addr addr, unsigned int want,
+			struct sym_info *info)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+	Dwarf_Die *scopes = NULL;
+	int n;
+
+	if (!cu)
+		return;
+	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	for (int i = 0; i < n && info->nr_inline < SYM_MAX_INLINE; i++) {
+		struct sym_inline *in;
+		const char *name;
+
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		in = &info->inl[info->nr_inline++];
+		name = dwarf_diename(&scopes[i]);
+		in->name = name ? name : "";
+		/*
+		 * The line so far (the address's, for the innermost) is in
+		 * this function; its call site is in the next one out.
+		 */
+		memcpy(in->src, info->src, SYM_SRC_LEN);
+		if (want & SYM_WANT_SRC)
+			sym_call_site(cu, &scopes[i], info->src);
+	}
+	free(scopes);
+}
+
+int sym_lookup(struct sym_table *t, const char *path, uint64_t file_off, unsigned int want,
+	       struct sym_info *info)
+{
+	struct sym_file *f = sym_file(t, path);
+	GElf_Addr addr, off = 0;
+	GElf_Sym sym;
+	const char *name;
+	int found;
+
+	memset(info, 0, sizeof(*info));
+	if (!f)
+		return -ENOMEM;
+	if (f->err)
+		return f->err;
+	info->build_id = sym_build_id(f);
+	addr = sym_address(f->elf, file_off, &found);
+	if (!found)
+		return 0;
+	addr += f->bias;
+	if (want & SYM_WANT_SRC)
+		sym_line(f->mod, addr, info->src);
+	if (want & SYM_WANT_INLINE)
+		sym_inlines(f->mod, addr, want, info);
+	name = dwfl_module_addrinfo(f->mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (!name || !*name)
+		return 0;
+	info->name = name;
+	info->off = off;
 	return 1;
 }
 
