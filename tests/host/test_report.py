@@ -49,8 +49,9 @@ int main(int argc, char **argv)
 NO_EVENT = 0xFFFFFFFF
 EV_USER, EV_KERNEL = 1, 2          # PMUSCOPE_EV_EL0, _EL1
 REC_SAMPLE, REC_LOST, REC_THROTTLED = 1, 2, 3
-F_USER, F_TIMER = 1, 2
-CH_RECORDS, CH_MAPS, CH_COMM, CH_EXIT, CH_END = 1, 2, 3, 4, 5
+F_USER, F_TIMER, F_CHAIN = 1, 2, 4
+CH_RECORDS, CH_MAPS, CH_COMM, CH_EXIT, CH_END, CH_KALLSYMS = 1, 2, 3, 4, 5, 6
+DF_F_CALLCHAIN, DF_F_TASK = 1, 2
 MAPS_EXEC, MAPS_EXIT, MAPS_END = 1, 2, 3
 
 
@@ -67,15 +68,22 @@ class Writer:
     """A record file as Documentation/cli.rst lays it out."""
 
     def __init__(self, events, argv=("pmuscope", "record", "--", "./loop"), freq=25000000,
-                 sample_index=0, sample_period=100000, period_ms=0, version=1):
+                 sample_index=0, sample_period=100000, period_ms=0, version=1, flags=0,
+                 max_stack=0):
         cmdline = b"".join(a.encode() + b"\0" for a in argv)
         evs = b"".join(struct.pack("<II40s40sQ", num, flags, name.encode(), label.encode(), 0)
                        for num, flags, name, label in events)
-        header_size = 64 + len(evs) + len(pad8(cmdline))
+        # Version 2 appends flags, max_stack and two reserved words.
+        v2 = struct.pack("<IIQQ", flags, max_stack, 0, 0) if version >= 2 else b""
+        header_size = 64 + len(v2) + len(evs) + len(pad8(cmdline))
         self.data = struct.pack("<8sIIQQIIIIQII", b"PMUSDATA", version, header_size, freq, 1000,
                                 len(events), 1, period_ms, sample_index, sample_period,
-                                len(argv), len(cmdline)) + evs + pad8(cmdline)
+                                len(argv), len(cmdline)) + v2 + evs + pad8(cmdline)
         self.nr = len(events)
+
+    def kallsyms(self, time, text):
+        raw = text.encode()
+        self.data += chunk(CH_KALLSYMS, struct.pack("<QII", time, len(raw), 0) + raw)
 
     def records(self, recs):
         self.data += chunk(CH_RECORDS, b"".join(recs))
@@ -98,9 +106,19 @@ class Writer:
             f.write(self.data)
 
 
-def record(kind, cpu=0, time=0, pid=0, tid=0, pc=0, value=0, flags=F_USER, counts=()):
-    return struct.pack("<HHIQIIQQII", kind, 48 + 8 * len(counts), cpu, time, pid, tid, pc,
-                       value, flags, len(counts)) + struct.pack(f"<{len(counts)}Q", *counts)
+def record(kind, cpu=0, time=0, pid=0, tid=0, pc=0, value=0, flags=F_USER, counts=(),
+           kernel=None, user=None, chain_flags=0):
+    """A record; with @kernel or @user (lists of addresses, innermost
+    first) a SAMPLE's struct pmuscope_rec_chain after the counts."""
+    tail = b""
+    if kernel is not None or user is not None:
+        kernel, user = kernel or [], user or []
+        flags |= F_CHAIN
+        tail = struct.pack("<HHHHII", 1, 16, len(kernel), len(user), chain_flags, 0) + \
+            struct.pack(f"<{len(kernel) + len(user)}Q", *kernel, *user)
+    return struct.pack("<HHIQIIQQII", kind, 48 + 8 * len(counts) + len(tail), cpu, time, pid,
+                       tid, pc, value, flags, len(counts)) + \
+        struct.pack(f"<{len(counts)}Q", *counts) + tail
 
 
 def loads(path):

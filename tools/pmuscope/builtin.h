@@ -36,6 +36,7 @@ int cmd_read(int argc, char **argv);		/* builtin-read.c */
 int cmd_snapshot(int argc, char **argv);	/* builtin-snapshot.c */
 int cmd_record(int argc, char **argv);		/* builtin-record.c */
 int cmd_report(int argc, char **argv);		/* builtin-report.c */
+int cmd_script(int argc, char **argv);		/* builtin-script.c */
 int cmd_amu(int argc, char **argv);		/* builtin-amu.c */
 int cmd_export(int argc, char **argv);		/* builtin-export.c */
 int cmd_spe(int argc, char **argv);		/* builtin-spe.c */
@@ -43,7 +44,7 @@ int cmd_version(int argc, char **argv);		/* builtin-version.c */
 
 /* Each command's options (builtin-NAME.c). */
 extern const struct cli_options list_cli, stat_cli, read_cli, snapshot_cli, record_cli,
-	report_cli, amu_cli, export_cli, spe_cli, version_cli;
+	report_cli, script_cli, amu_cli, export_cli, spe_cli, version_cli;
 /* spe's subcommands: record, report, dump (builtin-spe.c). */
 extern const struct cli_command spe_commands[];
 extern const unsigned int nr_spe_commands;

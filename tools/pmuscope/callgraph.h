@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define CG_FRAME_KERNEL		(1U << 0)	/* a kernel address */
 #define CG_FRAME_INLINED	(1U << 1)	/* a function inlined at @addr (debug info) */
@@ -62,6 +63,41 @@ struct cg_profile {
 	uint64_t duration_ns;		/* first to last record */
 	uint64_t lost;			/* records the kernel dropped */
 	void *priv;			/* callgraph.c's own */
+	/* Added with the loader: */
+	uint64_t throttled;		/* THROTTLED records */
+	uint64_t records;		/* SAMPLE records in the file (before --pid) */
+	int complete;			/* the file has its END chunk */
+	int has_kallsyms;		/* kernel frames could be named (a KALLSYMS chunk) */
+	uint32_t df_flags;		/* the file header's DF_F_* */
 };
+
+/* What cg_load() loads. */
+struct cg_load_opts {
+	const char *symfs;		/* a directory prefixed to every path; NULL */
+	long pid;			/* that process's samples only; -1: all */
+};
+
+/*
+ * Read record file @path into @p: every SAMPLE record with its chain (a
+ * record without one: one frame, its PC), frames resolved and shared.
+ * 0, or -errno with @err (the file's byte offset where it is bad); then
+ * cg_free() whatever happened.
+ */
+int cg_load(struct cg_profile *p, const char *path, const struct cg_load_opts *opts,
+	    char *err, size_t errlen);
+void cg_free(struct cg_profile *p);
+
+/* The name to print for @s's thread: its comm, "swapper" (pid 0) or ":TID". */
+const char *cg_comm(const struct cg_sample *s, char *buf, size_t len);
+/* The recording's command line (pmuscope's argv), for headers. */
+int cg_argv(const struct cg_profile *p, char ***argv);
+
+/*
+ * For the commands (builtin-script.c): cg_load() with the messages of
+ * report (0, or the exit status after the message on stderr; cg_free()
+ * after either), and one frame's line as perf script prints it.
+ */
+int cg_load_cli(struct cg_profile *p, const char *file, const struct cg_load_opts *o);
+void cg_print_frame(FILE *f, const struct cg_frame *fr);
 
 #endif

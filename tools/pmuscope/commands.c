@@ -18,6 +18,8 @@ const struct cli_command cli_commands[] = {
 	{ "record", cmd_record, "[OPTIONS] [-- CMD]", "sample into a file", 1, &record_cli },
 	{ "report", cmd_report, "[OPTIONS]", "the hottest functions of a recording", 1,
 	  &report_cli },
+	{ "script", cmd_script, "[OPTIONS]",
+	  "a recording's samples and call chains as perf script prints them", 1, &script_cli },
 	{ "amu", cmd_amu, "[OPTIONS]",
 	  "each CPU's Activity Monitors: effective frequency, busy, IPC", 1, &amu_cli },
 	{ "export", cmd_export, "[OPTIONS]",

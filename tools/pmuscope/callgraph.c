@@ -1,0 +1,725 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuscope CLI: a record file's samples with their call chains resolved
+ * (callgraph.h), for report -g, --folded, script and the writers.
+ *
+ * Two passes over the file: the first indexes the MAPS, COMM and
+ * KALLSYMS chunks (maps.c) and checks every record; the second makes one
+ * sample per SAMPLE record. A chain's addresses are kernel ones first,
+ * then user ones, each part innermost first (struct pmuscope_rec_chain);
+ * a record without a chain is a chain of one frame, its PC. A user
+ * address is looked up in the maps of its process valid at the sample's
+ * time, then in its file with elfutils (symbols.c: the function, its
+ * start, the build ID, the functions inlined there); a kernel address in
+ * the recording's /proc/kallsyms. A return address points after its
+ * call: every frame but the first of each part (the interrupted PC, the
+ * user PC) is looked up at address - 1, as perf and debuggers do, and
+ * printed as it was recorded. Resolutions are cached per object and
+ * offset, and equal frames are one struct cg_frame.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "callgraph.h"
+#include "datafile.h"
+#include "maps.h"
+#include "stat-output.h"
+#include "symbols.h"
+
+#define KERNEL_DSO	"[kernel.kallsyms]"
+#define UNKNOWN_DSO	"[unknown]"
+
+struct ksym {
+	uint64_t addr;
+	const char *name;
+	const char *dso;		/* "[kernel.kallsyms]" or "[module]" */
+};
+
+/* An interned string. */
+struct istr {
+	struct istr *next;
+	uint64_t hash;
+	char s[];
+};
+
+/* A frame in the dedup table. */
+struct fnode {
+	struct fnode *next;
+	uint64_t hash;
+	struct cg_frame f;
+};
+
+/* A resolution: the frames (inlined ones first) an address gave. */
+struct rnode {
+	struct rnode *next;
+	uint64_t hash;
+	const char *path;		/* interned: the object, or NULL (kernel) */
+	uint64_t addr, map_start, map_pgoff;
+	int adjust;			/* looked up at addr - 1 */
+	unsigned int nr;
+	const struct cg_frame *frames[SYM_MAX_INLINE + 1];
+};
+
+struct cg_priv {
+	struct df_file df;
+	struct maps_index maps;
+	struct sym_table *syms;
+	struct ksym *ksyms;
+	size_t nksyms;
+	char *ktext;
+	struct istr **strs;
+	size_t nstrs, nstr_buckets;
+	struct fnode **fbuckets;
+	size_t nfbuckets;
+	struct rnode **rbuckets;
+	size_t nrbuckets, nres;
+	size_t frames_room;
+	/* Every sample's frames, one array (offsets until the end of the load). */
+	const struct cg_frame **chain;
+	size_t nchain, chain_room;
+	size_t *chain_at;		/* per sample: its first frame in @chain */
+	size_t samples_room;
+	char keys[PMUSCOPE_MAX_EVENTS + 1][96];
+};
+
+static void cg_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 1099511628211ULL;
+	return h;
+}
+
+#define FNV0	14695981039346656037ULL
+
+/* Grow a chained table of @n entries in @*nb buckets when it is full. */
+#define TABLE_GROW(type, buckets, nb, n)					\
+	do {									\
+		if ((n) >= (nb)) {						\
+			size_t _n = (nb) ? 2 * (nb) : 1024;			\
+			type **_b = calloc(_n, sizeof(*_b));			\
+										\
+			if (!_b)						\
+				return NULL;					\
+			for (size_t _i = 0; _i < (nb); _i++) {			\
+				type *_e, *_next;				\
+										\
+				for (_e = (buckets)[_i]; _e; _e = _next) {	\
+					_next = _e->next;			\
+					_e->next = _b[_e->hash % _n];		\
+					_b[_e->hash % _n] = _e;			\
+				}						\
+			}							\
+			free(buckets);						\
+			(buckets) = _b;						\
+			(nb) = _n;						\
+		}								\
+	} while (0)
+
+static const char *intern(struct cg_priv *x, const char *s)
+{
+	uint64_t h;
+	size_t n;
+	struct istr *e;
+
+	if (!s)
+		return NULL;
+	n = strlen(s);
+	h = fnv(FNV0, s, n);
+	TABLE_GROW(struct istr, x->strs, x->nstr_buckets, x->nstrs);
+	for (e = x->strs[h % x->nstr_buckets]; e; e = e->next)
+		if (e->hash == h && !strcmp(e->s, s))
+			return e->s;
+	e = malloc(sizeof(*e) + n + 1);
+	if (!e)
+		return NULL;
+	e->hash = h;
+	memcpy(e->s, s, n + 1);
+	e->next = x->strs[h % x->nstr_buckets];
+	x->strs[h % x->nstr_buckets] = e;
+	x->nstrs++;
+	return e->s;
+}
+
+/* The one frame equal to @f (its strings interned), made if new. */
+static const struct cg_frame *frame_get(struct cg_profile *p, const struct cg_frame *f)
+{
+	struct cg_priv *x = p->priv;
+	uint64_t h = FNV0;
+	struct fnode *e;
+
+	h = fnv(h, &f->addr, sizeof(f->addr));
+	h = fnv(h, &f->sym, sizeof(f->sym));
+	h = fnv(h, &f->sym_off, sizeof(f->sym_off));
+	h = fnv(h, &f->dso, sizeof(f->dso));
+	h = fnv(h, &f->map_start, sizeof(f->map_start));
+	h = fnv(h, &f->map_pgoff, sizeof(f->map_pgoff));
+	h = fnv(h, &f->src, sizeof(f->src));
+	h = fnv(h, &f->flags, sizeof(f->flags));
+	TABLE_GROW(struct fnode, x->fbuckets, x->nfbuckets, p->nr_frames);
+	for (e = x->fbuckets[h % x->nfbuckets]; e; e = e->next)
+		if (e->hash == h && e->f.addr == f->addr && e->f.sym == f->sym &&
+		    e->f.sym_off == f->sym_off && e->f.dso == f->dso &&
+		    e->f.map_start == f->map_start && e->f.map_end == f->map_end &&
+		    e->f.map_pgoff == f->map_pgoff && e->f.src == f->src &&
+		    e->f.build_id == f->build_id && e->f.flags == f->flags)
+			return &e->f;
+	if (p->nr_frames == x->frames_room) {
+		size_t n = x->frames_room ? 2 * x->frames_room : 1024;
+		const struct cg_frame **v = realloc(p->frames, n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		p->frames = v;
+		x->frames_room = n;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->hash = h;
+	e->f = *f;
+	e->f.id = p->nr_frames + 1;
+	e->next = x->fbuckets[h % x->nfbuckets];
+	x->fbuckets[h % x->nfbuckets] = e;
+	p->frames[p->nr_frames++] = &e->f;
+	return &e->f;
+}
+
+/* ---------------------------------------------------------- kallsyms */
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * /proc/kallsyms: "ffff800080010000 T name", a module's "\t[mod]" after.
+ * Functions only (t, T, w, W); none when every address is 0 (the reader
+ * could not see them).
+ */
+static int kallsyms_parse(struct cg_priv *x, const char *text, size_t len)
+{
+	size_t room = 0;
+	char *line, *save = NULL;
+
+	free(x->ktext);
+	free(x->ksyms);
+	x->ksyms = NULL;
+	x->nksyms = 0;
+	x->ktext = malloc(len + 1);
+	if (!x->ktext)
+		return -ENOMEM;
+	memcpy(x->ktext, text, len);
+	x->ktext[len] = '\0';
+	for (line = strtok_r(x->ktext, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long addr;
+		char type;
+		int n = 0;
+		char *name, *mod, *end;
+
+		if (sscanf(line, "%llx %c %n", &addr, &type, &n) < 2 || !n || !addr ||
+		    !strchr("tTwW", type))
+			continue;
+		name = line + n;
+		end = name + strcspn(name, " \t");
+		mod = NULL;
+		if (*end) {
+			*end = '\0';
+			mod = end + 1 + strspn(end + 1, " \t");
+			if (*mod != '[')
+				mod = NULL;
+		}
+		if (!*name)
+			continue;
+		if (x->nksyms == room) {
+			struct ksym *k;
+
+			room = room ? 2 * room : 4096;
+			k = realloc(x->ksyms, room * sizeof(*k));
+			if (!k)
+				return -ENOMEM;
+			x->ksyms = k;
+		}
+		x->ksyms[x->nksyms++] = (struct ksym){ addr, name, mod ? intern(x, mod) : KERNEL_DSO };
+	}
+	if (x->nksyms)
+		qsort(x->ksyms, x->nksyms, sizeof(*x->ksyms), ksym_cmp);
+	return 0;
+}
+
+static const struct ksym *ksym_find(const struct cg_priv *x, uint64_t addr)
+{
+	size_t lo = 0, hi = x->nksyms;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (x->ksyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &x->ksyms[lo - 1] : NULL;
+}
+
+/* -------------------------------------------------------- resolution */
+static struct rnode *res_get(struct cg_priv *x, const char *path, uint64_t addr,
+			     uint64_t map_start, uint64_t map_pgoff, int adjust, int *made)
+{
+	uint64_t h = FNV0;
+	struct rnode *e;
+
+	h = fnv(h, &path, sizeof(path));
+	h = fnv(h, &addr, sizeof(addr));
+	h = fnv(h, &map_start, sizeof(map_start));
+	h = fnv(h, &map_pgoff, sizeof(map_pgoff));
+	h = fnv(h, &adjust, sizeof(adjust));
+	*made = 0;
+	TABLE_GROW(struct rnode, x->rbuckets, x->nrbuckets, x->nres);
+	for (e = x->rbuckets[h % x->nrbuckets]; e; e = e->next)
+		if (e->hash == h && e->path == path && e->addr == addr &&
+		    e->map_start == map_start && e->map_pgoff == map_pgoff && e->adjust == adjust)
+			return e;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	*e = (struct rnode){ .hash = h, .path = path, .addr = addr, .map_start = map_start,
+			     .map_pgoff = map_pgoff, .adjust = adjust };
+	e->next = x->rbuckets[h % x->nrbuckets];
+	x->rbuckets[h % x->nrbuckets] = e;
+	x->nres++;
+	*made = 1;
+	return e;
+}
+
+static struct rnode *resolve_kernel(struct cg_profile *p, uint64_t addr, int adjust)
+{
+	struct cg_priv *x = p->priv;
+	struct cg_frame f = { .addr = addr, .flags = CG_FRAME_KERNEL, .dso = KERNEL_DSO };
+	const struct ksym *k;
+	struct rnode *r;
+	int made;
+
+	r = res_get(x, NULL, addr, 0, 0, adjust, &made);
+	if (!r || !made)
+		return r;
+	k = ksym_find(x, addr - adjust);
+	if (k) {
+		f.sym = k->name;
+		f.sym_off = addr - k->addr;
+		f.dso = k->dso;
+	}
+	r->frames[0] = frame_get(p, &f);
+	r->nr = 1;
+	return r->frames[0] ? r : NULL;
+}
+
+static struct rnode *resolve_user(struct cg_profile *p, uint32_t pid, uint64_t time,
+				  uint64_t addr, int adjust)
+{
+	struct cg_priv *x = p->priv;
+	struct cg_frame f = { .addr = addr, .dso = UNKNOWN_DSO };
+	const struct maps_ent *m;
+	struct sym_info *si;
+	const char *path;
+	struct rnode *r;
+	int any, made, ret;
+
+	m = maps_index_find(&x->maps, pid, time, addr - adjust, &any);
+	if (!m) {
+		r = res_get(x, NULL, addr, 1, 0, adjust, &made);	/* map_start 1: user */
+		if (r && made) {
+			r->frames[0] = frame_get(p, &f);
+			r->nr = 1;
+			if (!r->frames[0])
+				return NULL;
+		}
+		return r;
+	}
+	path = intern(x, m->path[0] ? m->path : UNKNOWN_DSO);
+	if (!path)
+		return NULL;
+	r = res_get(x, path, addr, m->start, m->pgoff, adjust, &made);
+	if (!r || !made)
+		return r;
+	f.dso = path;
+	f.map_start = m->start;
+	f.map_end = m->end;
+	f.map_pgoff = m->pgoff;
+	if (path[0] != '/') {
+		/* [vdso], [heap], anonymous: no file to read. */
+		r->frames[0] = frame_get(p, &f);
+		r->nr = 1;
+		return r->frames[0] ? r : NULL;
+	}
+	si = malloc(sizeof(*si));
+	if (!si)
+		return NULL;
+	ret = sym_lookup(x->syms, path, addr - adjust - m->start + m->pgoff,
+			 SYM_WANT_SRC | SYM_WANT_INLINE, si);
+	if (ret >= 0) {
+		f.build_id = intern(x, si->build_id);
+		for (unsigned int i = 0; i < si->nr_inline; i++) {
+			struct cg_frame in = f;
+
+			in.sym = intern(x, si->inl[i].name[0] ? si->inl[i].name : "[unknown]");
+			in.sym_off = ret == 1 ? si->off + adjust : 0;
+			in.src = si->inl[i].src[0] ? intern(x, si->inl[i].src) : NULL;
+			in.flags |= CG_FRAME_INLINED;
+			r->frames[r->nr] = frame_get(p, &in);
+			if (!r->frames[r->nr++]) {
+				free(si);
+				return NULL;
+			}
+		}
+		if (ret == 1) {
+			f.sym = intern(x, si->name);
+			f.sym_off = si->off + adjust;
+		}
+		f.src = si->src[0] ? intern(x, si->src) : NULL;
+	}
+	free(si);
+	r->frames[r->nr] = frame_get(p, &f);
+	if (!r->frames[r->nr++])
+		return NULL;
+	return r;
+}
+
+/* ------------------------------------------------------------ loading */
+static int chain_push(struct cg_priv *x, const struct rnode *r)
+{
+	if (x->nchain + r->nr > x->chain_room) {
+		size_t n = x->chain_room ? 2 * x->chain_room : 4096;
+		const struct cg_frame **v;
+
+		while (n < x->nchain + r->nr)
+			n *= 2;
+		v = realloc(x->chain, n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		x->chain = v;
+		x->chain_room = n;
+	}
+	memcpy(x->chain + x->nchain, r->frames, r->nr * sizeof(*r->frames));
+	x->nchain += r->nr;
+	return 0;
+}
+
+static uint64_t cg_ns(const struct df_info *in, uint64_t t)
+{
+	t = t > in->start_time ? t - in->start_time : 0;
+	if (!in->freq)
+		return t;
+	return (uint64_t)((unsigned __int128)t * 1000000000u / in->freq);
+}
+
+static int cg_sample_add(struct cg_profile *p, const struct pmuscope_rec *r, uint32_t timer_ev)
+{
+	struct cg_priv *x = p->priv;
+	const struct df_info *in = &x->df.info;
+	struct pmuscope_chain ch;
+	struct cg_sample *s;
+	const char *comm;
+	int ret;
+
+	if (p->nr_samples == x->samples_room) {
+		size_t n = x->samples_room ? 2 * x->samples_room : 1024;
+		struct cg_sample *v = realloc(p->samples, n * sizeof(*v));
+		size_t *at;
+
+		if (!v)
+			return -ENOMEM;
+		p->samples = v;
+		at = realloc(x->chain_at, n * sizeof(*at));
+		if (!at)
+			return -ENOMEM;
+		x->chain_at = at;
+		x->samples_room = n;
+	}
+	s = &p->samples[p->nr_samples];
+	memset(s, 0, sizeof(*s));
+	s->pid = r->pid;
+	s->tid = r->tid;
+	s->cpu = r->cpu;
+	s->time_ns = cg_ns(in, r->time);
+	if ((r->flags & PMUSCOPE_REC_F_TIMER) || in->sample_index == PMUSCOPE_STREAM_NO_EVENT) {
+		s->event = timer_ev;
+		s->period = in->period_ms ? (uint64_t)in->period_ms * 1000000 : 1;
+	} else {
+		s->event = in->sample_index;
+		s->period = in->sample_period;
+	}
+	comm = maps_index_comm(&x->maps, r->pid, r->tid, r->time);
+	s->comm = intern(x, comm ? comm : "");
+	if (!s->comm)
+		return -ENOMEM;
+	x->chain_at[p->nr_samples] = x->nchain;
+	ret = pmuscope_record_chain(r, &ch);
+	if (ret < 0)
+		return ret;
+	if (ret == 1 && ch.nr_kernel + ch.nr_user) {
+		s->flags = ch.flags;
+		for (unsigned int i = 0; i < (unsigned int)ch.nr_kernel + ch.nr_user; i++) {
+			uint64_t a = pmuscope_chain_ip(&ch, i);
+			int kernel = i < ch.nr_kernel;
+			int adjust = i && i != ch.nr_kernel;	/* a return address */
+			const struct rnode *rn;
+
+			rn = kernel ? resolve_kernel(p, a, adjust) :
+				      resolve_user(p, r->pid, r->time, a, adjust);
+			if (!rn || chain_push(x, rn))
+				return -ENOMEM;
+		}
+	} else {
+		const struct rnode *rn = (r->flags & PMUSCOPE_REC_F_USER) ?
+			resolve_user(p, r->pid, r->time, r->pc, 0) : resolve_kernel(p, r->pc, 0);
+
+		if (!rn || chain_push(x, rn))
+			return -ENOMEM;
+	}
+	s->nr = x->nchain - x->chain_at[p->nr_samples];
+	p->nr_samples++;
+	return 0;
+}
+
+/* First pass: the maps, names and kallsyms; every record checked. */
+static int cg_scan(struct cg_profile *p, char *err, size_t errlen)
+{
+	struct cg_priv *x = p->priv;
+	struct df_view c;
+	char e[256];
+	size_t off = x->df.first_chunk;
+	int ret;
+
+	while ((ret = df_next(&x->df, &off, &c, e, sizeof(e))) == 1) {
+		if (c.type == DF_CHUNK_MAPS) {
+			struct df_maps m;
+
+			memcpy(&m, c.payload, sizeof(m));
+			if (maps_index_add(&x->maps, m.pid, m.reason, m.time,
+					   (const char *)c.payload + sizeof(m), m.text_size))
+				return -ENOMEM;
+		} else if (c.type == DF_CHUNK_COMM) {
+			struct df_comm m;
+
+			memcpy(&m, c.payload, sizeof(m));
+			if (maps_index_add_comm(&x->maps, m.pid, m.tid, m.time, m.comm,
+						sizeof(m.comm)))
+				return -ENOMEM;
+		} else if (c.type == DF_CHUNK_KALLSYMS) {
+			struct df_kallsyms k;
+
+			memcpy(&k, c.payload, sizeof(k));
+			if (kallsyms_parse(x, (const char *)c.payload + sizeof(k),
+					   strnlen((const char *)c.payload + sizeof(k), k.text_size)))
+				return -ENOMEM;
+		} else if (c.type == DF_CHUNK_END) {
+			p->complete = 1;
+		} else if (c.type == DF_CHUNK_RECORDS) {
+			struct pmuscope_rec r;
+			size_t roff = 0;
+
+			while ((ret = pmuscope_record_next(c.payload, c.len, &roff, &r, e,
+							   sizeof(e))) == 1) {
+				if (r.type == PMUSCOPE_REC_SAMPLE && r.nr > PMUSCOPE_MAX_EVENTS) {
+					snprintf(e, sizeof(e),
+						 "record at byte %zu: %u counts, at most %u",
+						 roff - r.size, r.nr, (unsigned int)PMUSCOPE_MAX_EVENTS);
+					ret = -EBADMSG;
+					break;
+				}
+			}
+			if (ret < 0) {
+				cg_err(err, errlen, "records chunk at byte %zu: %s", c.offset, e);
+				return ret;
+			}
+		}
+	}
+	if (ret < 0) {
+		cg_err(err, errlen, "bad file: %s", e);
+		return ret;
+	}
+	maps_index_sort(&x->maps);
+	p->has_kallsyms = x->nksyms > 0;
+	return 0;
+}
+
+static int cg_samples(struct cg_profile *p, const struct cg_load_opts *o, uint32_t timer_ev)
+{
+	struct cg_priv *x = p->priv;
+	size_t off = x->df.first_chunk;
+	uint64_t first = 0, last = 0;
+	int have = 0, ret;
+	struct df_view c;
+	char e[256];
+
+	while (df_next(&x->df, &off, &c, e, sizeof(e)) == 1) {
+		struct pmuscope_rec r;
+		size_t roff = 0;
+
+		if (c.type != DF_CHUNK_RECORDS)
+			continue;
+		while (pmuscope_record_next(c.payload, c.len, &roff, &r, e, sizeof(e)) == 1) {
+			if (!have || r.time < first)
+				first = r.time;
+			if (!have || r.time > last)
+				last = r.time;
+			have = 1;
+			if (r.type == PMUSCOPE_REC_LOST) {
+				p->lost += r.value;
+				continue;
+			}
+			if (r.type == PMUSCOPE_REC_THROTTLED) {
+				p->throttled++;
+				continue;
+			}
+			if (r.type != PMUSCOPE_REC_SAMPLE)
+				continue;
+			p->records++;
+			if (o && o->pid >= 0 && r.pid != (uint32_t)o->pid)
+				continue;
+			ret = cg_sample_add(p, &r, timer_ev);
+			if (ret)
+				return ret;
+		}
+	}
+	if (have)
+		p->duration_ns = cg_ns(&x->df.info, last) - cg_ns(&x->df.info, first);
+	for (size_t i = 0; i < p->nr_samples; i++)
+		p->samples[i].frames = x->chain + x->chain_at[i];
+	return 0;
+}
+
+int cg_load(struct cg_profile *p, const char *path, const struct cg_load_opts *opts,
+	    char *err, size_t errlen)
+{
+	struct cg_priv *x;
+	const struct df_info *in;
+	uint32_t timer_ev;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->file = path;
+	x = calloc(1, sizeof(*x));
+	if (!x) {
+		cg_err(err, errlen, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	p->priv = x;
+	ret = df_open(&x->df, path, err, errlen);
+	if (ret)
+		return ret;
+	in = &x->df.info;
+	p->df_flags = in->flags;
+	/* The recorded events, then the timer's (time-based samples), named as report does. */
+	p->events = calloc(in->nr_events + 1, sizeof(*p->events));
+	x->syms = sym_new(opts ? opts->symfs : NULL);
+	if (!p->events || !x->syms) {
+		cg_err(err, errlen, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < in->nr_events; i++) {
+		report_event_key(in->evs, i, in->kernel_el, x->keys[i], sizeof(x->keys[i]));
+		p->events[i].name = in->evs[i].name;
+		p->events[i].label = x->keys[i];
+	}
+	p->nr_events = in->nr_events;
+	timer_ev = in->nr_events;
+	ret = cg_scan(p, err, errlen);
+	if (ret) {
+		if (ret == -ENOMEM)
+			cg_err(err, errlen, "%s", strerror(ENOMEM));
+		return ret;
+	}
+	ret = cg_samples(p, opts, timer_ev);
+	if (ret) {
+		cg_err(err, errlen, "%s", strerror(-ret));
+		return ret;
+	}
+	for (size_t i = 0; i < p->nr_samples; i++)
+		if (p->samples[i].event == timer_ev) {
+			/* Time-based samples: their period is in ns, of this event. */
+			snprintf(x->keys[timer_ev], sizeof(x->keys[timer_ev]), "cpu-clock");
+			p->events[timer_ev].name = "TIMER";
+			p->events[timer_ev].label = x->keys[timer_ev];
+			p->nr_events = in->nr_events + 1;
+			break;
+		}
+	return 0;
+}
+
+void cg_free(struct cg_profile *p)
+{
+	struct cg_priv *x = p->priv;
+
+	if (x) {
+		for (size_t i = 0; i < x->nstr_buckets; i++)
+			for (struct istr *e = x->strs[i], *n; e; e = n) {
+				n = e->next;
+				free(e);
+			}
+		for (size_t i = 0; i < x->nfbuckets; i++)
+			for (struct fnode *e = x->fbuckets[i], *n; e; e = n) {
+				n = e->next;
+				free(e);
+			}
+		for (size_t i = 0; i < x->nrbuckets; i++)
+			for (struct rnode *e = x->rbuckets[i], *n; e; e = n) {
+				n = e->next;
+				free(e);
+			}
+		free(x->strs);
+		free(x->fbuckets);
+		free(x->rbuckets);
+		free(x->ksyms);
+		free(x->ktext);
+		free(x->chain);
+		free(x->chain_at);
+		maps_index_free(&x->maps);
+		sym_free(x->syms);
+		df_close(&x->df);
+		free(x);
+	}
+	free(p->events);
+	free(p->samples);
+	free(p->frames);
+	memset(p, 0, sizeof(*p));
+}
+
+const char *cg_comm(const struct cg_sample *s, char *buf, size_t len)
+{
+	if (s->comm && s->comm[0])
+		return s->comm;
+	if (!s->pid)
+		return "swapper";
+	snprintf(buf, len, ":%u", s->tid);
+	return buf;
+}
+
+int cg_argv(const struct cg_profile *p, char ***argv)
+{
+	const struct cg_priv *x = p->priv;
+
+	*argv = x ? x->df.info.argv : NULL;
+	return x ? x->df.info.argc : 0;
+}
