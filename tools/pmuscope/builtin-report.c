@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "callgraph.h"
 #include "cli.h"
 #include "datafile.h"
 #include "maps.h"
@@ -77,9 +78,14 @@ static void report_usage(FILE *f)
 	fprintf(f,
 		"usage: pmuscope report [-i FILE] [--symfs DIR] [--pid PID] [--sort sym|line]\n"
 		"                       [-n TOP] [--json | --csv]\n"
+		"       pmuscope report -g [caller|callee|none] [--children | --no-children]\n"
+		"                       [--sort KEYS] [--percent-limit PCT] [-e EVENT] [--json]\n"
+		"       pmuscope report --folded [--folded-weight samples|period] [-e EVENT]\n"
 		"  The hottest functions of a recording of pmuscope record (default\n"
 		"  pmuscope.data): share of the samples, and each event's counts since the\n"
-		"  previous sample of the same CPU, with IPC and miss ratios.\n");
+		"  previous sample of the same CPU, with IPC and miss ratios. -g: call\n"
+		"  graphs with children and self shares, as perf report --children;\n"
+		"  --folded: folded stacks, as perf script | stackcollapse-perf.pl.\n");
 }
 
 /* The name of @pid at @time: its main thread's, else any of its threads'. */
@@ -684,11 +690,689 @@ static void profile_free(struct prof *p)
 	df_close(&p->df);
 }
 
+/* ------------------------------------------------- call graphs (-g) */
+/*
+ * report -g, as perf report --children --stdio: an entry per distinct
+ * key (--sort: comm, dso, sym) of the functions in the chains (inlined
+ * functions are frames of the graphs, not entries), with Self (the
+ * periods of the samples taken in it) and Children (of the samples whose
+ * chain has it, once a sample), as percentages of the event's period,
+ * each with the call graph of its samples: from the entry down to the
+ * leaves (caller order: perf's default with --children) or up to the
+ * roots (callee: perf's default with --no-children).
+ */
+enum cg_sort_key { SORT_COMM, SORT_DSO, SORT_SYM, NR_SORT_KEYS };
+
+static const char *const cg_sort_names[NR_SORT_KEYS] = { "comm", "dso", "sym" };
+
+enum cg_order { ORDER_DEFAULT, ORDER_CALLER, ORDER_CALLEE, ORDER_NONE };
+
+struct gnode {
+	const struct cg_frame *f;	/* its function (the first frame seen) */
+	uint64_t period, samples;
+	struct gnode **kids;
+	size_t nkids, room;
+};
+
+struct cg_entry {
+	struct cg_entry *next;
+	uint64_t hash;
+	/* The key: interned strings of the profile (and an address without a symbol). */
+	const char *comm, *dso, *sym;
+	uint64_t addr;
+	uint32_t tid;			/* a comm not known: ":TID" */
+	int kernel;
+	uint64_t self, children;	/* periods */
+	uint64_t self_samples, children_samples;
+	size_t last;			/* the last sample counted in @children, + 1 */
+	struct gnode *graph;
+};
+
+struct cg_report {
+	struct cg_profile p;
+	int keys[NR_SORT_KEYS];		/* enum cg_sort_key in --sort's order */
+	int nkeys;
+	int children;			/* --children */
+	enum cg_order order;
+	double min_pct;			/* --percent-limit: entries under it not shown */
+	double graph_pct;		/* graph branches under it not shown (perf: 0.5) */
+	uint32_t event;
+	uint64_t total, nsamples;	/* of @event */
+	struct cg_entry **buckets;
+	size_t nbuckets, nentries;
+};
+
+static int has_key(const struct cg_report *r, enum cg_sort_key k)
+{
+	for (int i = 0; i < r->nkeys; i++)
+		if (r->keys[i] == (int)k)
+			return 1;
+	return 0;
+}
+
+static const char *frame_name(const struct cg_frame *f, char *buf, size_t len)
+{
+	if (f->sym)
+		return f->sym;
+	snprintf(buf, len, "0x%016" PRIx64, f->addr);
+	return buf;
+}
+
+static const char *dso_short(const char *dso)
+{
+	return dso[0] == '/' ? base_name(dso) : dso;
+}
+
+static struct cg_entry *cg_entry_get(struct cg_report *r, const struct cg_sample *s,
+				     const struct cg_frame *f)
+{
+	struct cg_entry key = { 0 }, *e;
+	uint64_t h = 14695981039346656037ULL;
+
+	if (has_key(r, SORT_COMM)) {
+		key.comm = s->comm;
+		key.tid = s->comm[0] ? 0 : s->tid;
+		if (!s->comm[0] && !s->pid)
+			key.tid = UINT32_MAX;	/* swapper */
+	}
+	if (has_key(r, SORT_DSO) || has_key(r, SORT_SYM))
+		key.dso = f->dso;
+	if (has_key(r, SORT_SYM)) {
+		key.sym = f->sym;
+		key.addr = f->sym ? 0 : f->addr;
+	}
+	key.kernel = !!(f->flags & CG_FRAME_KERNEL);
+	h = (h ^ (uintptr_t)key.comm) * 1099511628211ULL;
+	h = (h ^ (uintptr_t)key.dso) * 1099511628211ULL;
+	h = (h ^ (uintptr_t)key.sym) * 1099511628211ULL;
+	h = (h ^ key.addr) * 1099511628211ULL;
+	h = (h ^ key.tid) * 1099511628211ULL;
+	h = (h ^ key.kernel) * 1099511628211ULL;
+	if (r->nentries >= r->nbuckets) {
+		size_t n = r->nbuckets ? 2 * r->nbuckets : 256;
+		struct cg_entry **nb = calloc(n, sizeof(*nb));
+
+		if (!nb)
+			return NULL;
+		for (size_t i = 0; i < r->nbuckets; i++)
+			for (struct cg_entry *x = r->buckets[i], *next; x; x = next) {
+				next = x->next;
+				x->next = nb[x->hash % n];
+				nb[x->hash % n] = x;
+			}
+		free(r->buckets);
+		r->buckets = nb;
+		r->nbuckets = n;
+	}
+	for (e = r->buckets[h % r->nbuckets]; e; e = e->next)
+		if (e->hash == h && e->comm == key.comm && e->dso == key.dso && e->sym == key.sym &&
+		    e->addr == key.addr && e->tid == key.tid && e->kernel == key.kernel)
+			return e;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	*e = key;
+	e->hash = h;
+	e->next = r->buckets[h % r->nbuckets];
+	r->buckets[h % r->nbuckets] = e;
+	r->nentries++;
+	return e;
+}
+
+/* Frames of a graph are one node per function (perf's default key). */
+static int same_function(const struct cg_frame *a, const struct cg_frame *b)
+{
+	if (a == b)
+		return 1;
+	if ((a->flags ^ b->flags) & (CG_FRAME_INLINED | CG_FRAME_KERNEL) || a->dso != b->dso)
+		return 0;
+	return a->sym ? a->sym == b->sym : !b->sym && a->addr == b->addr;
+}
+
+static struct gnode *gnode_new(const struct cg_frame *f)
+{
+	struct gnode *n = calloc(1, sizeof(*n));
+
+	if (n)
+		n->f = f;
+	return n;
+}
+
+/*
+ * Add a path (@n frames at @v, @step apart) of @period to the graph at
+ * @root, a node of no function whose children are the paths' first frames.
+ */
+static int graph_add(struct gnode *root, const struct cg_frame *const *v, size_t n, long step,
+		     uint64_t period)
+{
+	struct gnode *at = root;
+
+	at->period += period;
+	at->samples++;
+	for (size_t i = 0; i < n; i++) {
+		const struct cg_frame *f = v[(long)i * step];
+		struct gnode *k = NULL;
+
+		for (size_t j = 0; j < at->nkids && !k; j++)
+			if (same_function(at->kids[j]->f, f))
+				k = at->kids[j];
+		if (!k) {
+			if (at->nkids == at->room) {
+				size_t m = at->room ? 2 * at->room : 4;
+				struct gnode **x = realloc(at->kids, m * sizeof(*x));
+
+				if (!x)
+					return -ENOMEM;
+				at->kids = x;
+				at->room = m;
+			}
+			k = gnode_new(f);
+			if (!k)
+				return -ENOMEM;
+			at->kids[at->nkids++] = k;
+		}
+		k->period += period;
+		k->samples++;
+		at = k;
+	}
+	return 0;
+}
+
+static void gnode_free(struct gnode *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->nkids; i++)
+		gnode_free(n->kids[i]);
+	free(n->kids);
+	free(n);
+}
+
+static int gnode_order(const void *a, const void *b)
+{
+	const struct gnode *x = *(const struct gnode * const *)a;
+	const struct gnode *y = *(const struct gnode * const *)b;
+	char bx[24], by[24];
+
+	if (x->period != y->period)
+		return x->period > y->period ? -1 : 1;
+	return strcmp(frame_name(x->f, bx, sizeof(bx)), frame_name(y->f, by, sizeof(by)));
+}
+
+static void gnode_sort(struct gnode *n)
+{
+	if (n->nkids > 1)
+		qsort(n->kids, n->nkids, sizeof(*n->kids), gnode_order);
+	for (size_t i = 0; i < n->nkids; i++)
+		gnode_sort(n->kids[i]);
+}
+
+/* One sample into the entries (and their graphs) of @r. */
+static int cg_report_sample(struct cg_report *r, const struct cg_sample *s, size_t idx)
+{
+	const struct cg_frame *const *v = s->frames;
+	size_t n = s->nr, leaf = 0;
+	struct cg_entry *e;
+
+	/* The leaf's function: the first frame that is not an inlined one. */
+	while (leaf < n && (v[leaf]->flags & CG_FRAME_INLINED))
+		leaf++;
+	if (leaf == n)
+		return 0;
+	r->total += s->period;
+	r->nsamples++;
+	e = cg_entry_get(r, s, v[leaf]);
+	if (!e)
+		return -ENOMEM;
+	e->self += s->period;
+	e->self_samples++;
+	if (!r->children) {
+		if (r->order == ORDER_NONE)
+			return 0;
+		if (!e->graph && !(e->graph = gnode_new(NULL)))
+			return -ENOMEM;
+		return r->order == ORDER_CALLER ? graph_add(e->graph, v + n - 1, n, -1, s->period) :
+						  graph_add(e->graph, v, n, 1, s->period);
+	}
+	/* Children: each entry once, at its outermost frame. */
+	for (size_t k = n; k-- > 0;) {
+		if (v[k]->flags & CG_FRAME_INLINED)
+			continue;
+		e = cg_entry_get(r, s, v[k]);
+		if (!e)
+			return -ENOMEM;
+		if (e->last == idx + 1)
+			continue;
+		e->last = idx + 1;
+		e->children += s->period;
+		e->children_samples++;
+		if (r->order == ORDER_NONE)
+			continue;
+		if (!e->graph && !(e->graph = gnode_new(NULL)))
+			return -ENOMEM;
+		if (r->order == ORDER_CALLER ? graph_add(e->graph, v + k, k + 1, -1, s->period) :
+		    graph_add(e->graph, v + k, n - k, 1, s->period))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static double cg_pct(const struct cg_report *r, uint64_t v)
+{
+	return r->total ? 100.0 * (double)v / (double)r->total : 0;
+}
+
+static void cg_entry_comm(const struct cg_entry *e, char *buf, size_t len)
+{
+	if (e->comm && e->comm[0])
+		snprintf(buf, len, "%s", e->comm);
+	else if (e->tid == UINT32_MAX)
+		snprintf(buf, len, "swapper");
+	else
+		snprintf(buf, len, ":%u", e->tid);
+}
+
+static const char *cg_entry_sym(const struct cg_entry *e, char *buf, size_t len)
+{
+	if (e->sym)
+		snprintf(buf, len, "[%c] %s", e->kernel ? 'k' : '.', e->sym);
+	else
+		snprintf(buf, len, "[%c] 0x%016" PRIx64, e->kernel ? 'k' : '.', e->addr);
+	return buf;
+}
+
+static int cg_entry_order(const void *a, const void *b)
+{
+	const struct cg_entry *x = *(const struct cg_entry * const *)a;
+	const struct cg_entry *y = *(const struct cg_entry * const *)b;
+	char bx[600], by[600];
+	int c;
+
+	if (x->children != y->children)
+		return x->children > y->children ? -1 : 1;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	cg_entry_comm(x, bx, sizeof(bx));
+	cg_entry_comm(y, by, sizeof(by));
+	c = strcmp(bx, by);
+	if (!c && x->dso != y->dso)
+		c = strcmp(x->dso ? x->dso : "", y->dso ? y->dso : "");
+	if (!c)
+		c = strcmp(cg_entry_sym(x, bx, sizeof(bx)), cg_entry_sym(y, by, sizeof(by)));
+	return c;
+}
+
+static void graph_name(FILE *f, const struct cg_frame *fr)
+{
+	char buf[24];
+
+	fputs(frame_name(fr, buf, sizeof(buf)), f);
+	if (fr->flags & CG_FRAME_INLINED)
+		fputs(" (inlined)", f);
+	fputc('\n', f);
+}
+
+/* Below @n's line: its chain while it does not branch, then its branches. */
+static void graph_print(const struct cg_report *r, const struct gnode *n, char *prefix,
+			size_t plen, size_t room)
+{
+	size_t shown = 0, k = 0;
+
+	while (n->nkids == 1 && n->kids[0]->period == n->period) {
+		n = n->kids[0];
+		fputs(prefix, stdout);
+		graph_name(stdout, n->f);
+	}
+	for (size_t i = 0; i < n->nkids; i++)
+		shown += cg_pct(r, n->kids[i]->period) >= r->graph_pct;
+	for (size_t i = 0; i < n->nkids; i++) {
+		const struct gnode *c = n->kids[i];
+		int last;
+
+		if (cg_pct(r, c->period) < r->graph_pct)
+			continue;
+		last = ++k == shown;
+		printf("%s|\n%s%s--%.2f%%--", prefix, prefix, last ? " " : "|",
+		       cg_pct(r, c->period));
+		graph_name(stdout, c->f);
+		if (plen + 12 < room) {
+			memcpy(prefix + plen, last ? "           " : "|          ", 11);
+			prefix[plen + 11] = '\0';
+			graph_print(r, c, prefix, plen + 11, room);
+			prefix[plen] = '\0';
+		}
+	}
+}
+
+static void cg_print_graph(const struct cg_report *r, const struct cg_entry *e)
+{
+	const struct gnode *g = e->graph;
+	char prefix[4096];
+
+	if (!g)
+		return;
+	memset(prefix, ' ', 15);
+	if (g->nkids == 1 && g->kids[0]->period == g->period) {
+		/* One root: "---" and its name, as perf. */
+		printf("            |\n            ---");
+		graph_name(stdout, g->kids[0]->f);
+		prefix[15] = '\0';
+		graph_print(r, g->kids[0], prefix, 15, sizeof(prefix));
+	} else {
+		prefix[12] = '\0';
+		graph_print(r, g, prefix, 12, sizeof(prefix));
+	}
+	printf("\n");
+}
+
+static void cg_print_table(struct cg_report *r, struct cg_entry **v, size_t n)
+{
+	char buf[600];
+	int w[NR_SORT_KEYS] = { 7, 13, 6 };
+	static const char *const head[NR_SORT_KEYS] = { "Command", "Shared Object", "Symbol" };
+
+	printf("# Samples: %" PRIu64 "  of event '%s'\n", r->nsamples, r->p.events[r->event].label);
+	printf("# Event count (approx.): %" PRIu64 "\n#\n", r->total);
+	for (size_t i = 0; i < n; i++) {
+		int l;
+
+		cg_entry_comm(v[i], buf, sizeof(buf));
+		l = strlen(buf);
+		w[SORT_COMM] = l > w[SORT_COMM] ? l : w[SORT_COMM];
+		l = v[i]->dso ? (int)strlen(dso_short(v[i]->dso)) : 0;
+		w[SORT_DSO] = l > w[SORT_DSO] ? l : w[SORT_DSO];
+		l = strlen(cg_entry_sym(v[i], buf, sizeof(buf)));
+		w[SORT_SYM] = l > w[SORT_SYM] ? l : w[SORT_SYM];
+	}
+	printf(r->children ? "# Children      Self" : "# Overhead");
+	for (int k = 0; k < r->nkeys; k++)
+		printf("  %-*s", k == r->nkeys - 1 ? 0 : w[r->keys[k]], head[r->keys[k]]);
+	printf(r->children ? "\n# ........  ........" : "\n# ........");
+	for (int k = 0; k < r->nkeys; k++) {
+		printf("  ");
+		for (int d = 0; d < w[r->keys[k]]; d++)
+			putchar('.');
+	}
+	printf("\n#\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct cg_entry *e = v[i];
+
+		if (r->children)
+			printf("%9.2f%%%9.2f%%", cg_pct(r, e->children), cg_pct(r, e->self));
+		else
+			printf("%9.2f%%", cg_pct(r, e->self));
+		for (int k = 0; k < r->nkeys; k++) {
+			int last = k == r->nkeys - 1;
+			const char *s;
+
+			switch (r->keys[k]) {
+			case SORT_COMM:
+				cg_entry_comm(e, buf, sizeof(buf));
+				s = buf;
+				break;
+			case SORT_DSO:
+				s = dso_short(e->dso);
+				break;
+			default:
+				s = cg_entry_sym(e, buf, sizeof(buf));
+				break;
+			}
+			printf("  %-*s", last ? 0 : w[r->keys[k]], s);
+		}
+		printf("\n");
+		cg_print_graph(r, e);
+	}
+	if (n && r->order == ORDER_NONE)
+		printf("\n");
+}
+
+static void json_graph(const struct cg_report *r, const struct gnode *g);
+
+static void json_calls(const struct cg_report *r, const struct gnode *g)
+{
+	printf("[");
+	for (size_t i = 0, k = 0; i < g->nkids; i++) {
+		if (cg_pct(r, g->kids[i]->period) < r->graph_pct)
+			continue;
+		printf("%s", k++ ? "," : "");
+		json_graph(r, g->kids[i]);
+	}
+	printf("]");
+}
+
+static void json_graph(const struct cg_report *r, const struct gnode *g)
+{
+	char buf[24];
+
+	printf("{\"symbol\":");
+	report_json_str(stdout, frame_name(g->f, buf, sizeof(buf)));
+	printf(",\"dso\":");
+	report_json_str(stdout, g->f->dso);
+	printf(",\"inlined\":%s,\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"percent\":",
+	       g->f->flags & CG_FRAME_INLINED ? "true" : "false", g->samples, g->period);
+	json_num(cg_pct(r, g->period));
+	printf(",\"calls\":");
+	json_calls(r, g);
+	printf("}");
+}
+
+static void cg_print_json_event(struct cg_report *r, struct cg_entry **v, size_t n)
+{
+	char buf[600];
+
+	printf("{\"event\":");
+	report_json_str(stdout, r->p.events[r->event].label);
+	printf(",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"entries\":[", r->nsamples,
+	       r->total);
+	for (size_t i = 0; i < n; i++) {
+		const struct cg_entry *e = v[i];
+
+		printf("%s{\"children\":", i ? "," : "");
+		if (r->children)
+			json_num(cg_pct(r, e->children));
+		else
+			printf("null");
+		printf(",\"self\":");
+		json_num(cg_pct(r, e->self));
+		printf(",\"children_period\":%" PRIu64 ",\"self_period\":%" PRIu64
+		       ",\"children_samples\":%" PRIu64 ",\"self_samples\":%" PRIu64,
+		       e->children, e->self, e->children_samples, e->self_samples);
+		printf(",\"comm\":");
+		if (has_key(r, SORT_COMM)) {
+			cg_entry_comm(e, buf, sizeof(buf));
+			report_json_str(stdout, buf);
+		} else {
+			printf("null");
+		}
+		printf(",\"dso\":");
+		if (e->dso)
+			report_json_str(stdout, dso_short(e->dso));
+		else
+			printf("null");
+		printf(",\"path\":");
+		if (e->dso && e->dso[0] == '/')
+			report_json_str(stdout, e->dso);
+		else
+			printf("null");
+		printf(",\"symbol\":");
+		if (has_key(r, SORT_SYM))
+			report_json_str(stdout, e->sym ? e->sym : frame_name(&(struct cg_frame){
+					.addr = e->addr }, buf, sizeof(buf)));
+		else
+			printf("null");
+		printf(",\"kernel\":%s,\"callchain\":", e->kernel ? "true" : "false");
+		if (e->graph)
+			json_calls(r, e->graph);
+		else
+			printf("null");
+		printf("}");
+	}
+	printf("]}");
+}
+
+static void cg_report_reset(struct cg_report *r)
+{
+	for (size_t b = 0; b < r->nbuckets; b++)
+		for (struct cg_entry *e = r->buckets[b], *next; e; e = next) {
+			next = e->next;
+			gnode_free(e->graph);
+			free(e);
+		}
+	free(r->buckets);
+	r->buckets = NULL;
+	r->nbuckets = r->nentries = 0;
+	r->total = r->nsamples = 0;
+}
+
+/* The entries of event @ev, sorted, above --percent-limit: *@out, their number. */
+static int cg_report_event(struct cg_report *r, uint32_t ev, struct cg_entry ***out, size_t *nout)
+{
+	struct cg_entry **v;
+	size_t n = 0;
+
+	cg_report_reset(r);
+	r->event = ev;
+	for (size_t i = 0; i < r->p.nr_samples; i++)
+		if (r->p.samples[i].event == ev && cg_report_sample(r, &r->p.samples[i], i))
+			return -ENOMEM;
+	v = calloc(r->nentries ? r->nentries : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t b = 0; b < r->nbuckets; b++)
+		for (struct cg_entry *e = r->buckets[b]; e; e = e->next) {
+			if (cg_pct(r, r->children ? e->children : e->self) < r->min_pct ||
+			    (!r->children && !e->self))
+				continue;
+			if (e->graph)
+				gnode_sort(e->graph);
+			v[n++] = e;
+		}
+	qsort(v, n, sizeof(*v), cg_entry_order);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+/* ------------------------------------------------------------ --folded */
+/*
+ * One line per distinct stack, "comm;root;...;leaf count", sorted, as
+ * perf script | stackcollapse-perf.pl makes them (its default options):
+ * the comm with spaces as '_', the function names without offsets, a
+ * frame without a symbol in a known object as "[object's base name]",
+ * ';' in a name as ':', what follows a '(' dropped, quotes removed.
+ */
+struct folded_line {
+	char *stack;
+	uint64_t count;
+};
+
+static void folded_frame(char *out, size_t len, const struct cg_frame *f)
+{
+	const char *s = f->sym;
+	char tmp[600];
+	size_t o = 0;
+
+	if (!s) {
+		if (strcmp(f->dso, "[unknown]") && !(f->flags & CG_FRAME_INLINED))
+			snprintf(tmp, sizeof(tmp), "[%s]", base_name(f->dso));
+		else
+			snprintf(tmp, sizeof(tmp), "[unknown]");
+		s = tmp;
+	}
+	for (; *s && o + 1 < len; s++) {
+		if (*s == '(' && strncmp(s, "(anonymous namespace)", 21))
+			break;
+		if (*s == '"' || *s == '\'')
+			continue;
+		out[o++] = *s == ';' ? ':' : *s;
+	}
+	out[o] = '\0';
+}
+
+static int folded_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct folded_line *)a)->stack,
+		      ((const struct folded_line *)b)->stack);
+}
+
+static int print_folded(const struct cg_profile *p, uint32_t ev, int by_period)
+{
+	struct folded_line *v = calloc(p->nr_samples ? p->nr_samples : 1, sizeof(*v));
+	size_t n = 0, room = 0, len;
+	char *buf = NULL, name[600], cbuf[24];
+	int ret = -ENOMEM;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		const struct cg_sample *s = &p->samples[i];
+		const char *comm = cg_comm(s, cbuf, sizeof(cbuf));
+
+		if (s->event != ev)
+			continue;
+		len = 0;
+		for (int k = -1; k < (int)s->nr; k++) {
+			const char *part;
+
+			if (k < 0) {
+				part = comm;
+			} else {
+				folded_frame(name, sizeof(name), s->frames[s->nr - 1 - k]);
+				part = name;
+			}
+			if (len + strlen(part) + 2 > room) {
+				char *x;
+
+				room = 2 * (len + strlen(part) + 2) + 256;
+				x = realloc(buf, room);
+				if (!x)
+					goto out;
+				buf = x;
+			}
+			if (k >= 0)
+				buf[len++] = ';';
+			for (const char *c = part; *c; c++)
+				buf[len++] = k < 0 && *c == ' ' ? '_' : *c;
+			buf[len] = '\0';
+		}
+		v[n].stack = strdup(buf ? buf : "");
+		if (!v[n].stack)
+			goto out;
+		v[n++].count = by_period ? s->period : 1;
+	}
+	qsort(v, n, sizeof(*v), folded_cmp);
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		uint64_t count = v[i].count;
+
+		while (j < n && !strcmp(v[j].stack, v[i].stack))
+			count += v[j++].count;
+		printf("%s %" PRIu64 "\n", v[i].stack, count);
+		i = j;
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; i < n; i++)
+		free(v[i].stack);
+	free(v);
+	free(buf);
+	return ret;
+}
+
 struct report_args {
 	struct prof p;
 	enum report_format fmt;
 	const char *symfs;		/* --symfs */
 	unsigned long long top;		/* -n */
+	const char *sort;		/* --sort, checked once -g is known */
+	int graph;			/* -g */
+	enum cg_order order;		/* -g ORDER */
+	int children;			/* --children 1, --no-children 0; -1 unset */
+	double min_pct;			/* --percent-limit */
+	int pct_set;
+	int folded;			/* --folded */
+	int folded_period;		/* --folded-weight period */
+	const char *event;		/* -e */
 };
 
 static int report_opt(void *ctx, const struct cli_option *opt, char *arg)
@@ -705,10 +1389,51 @@ static int report_opt(void *ctx, const struct cli_option *opt, char *arg)
 		a->p.pid = v;
 		return 0;
 	case 's':
-		if (!strcmp(arg, "line")) {
-			a->p.by_line = 1;
-		} else if (strcmp(arg, "sym")) {
-			fprintf(stderr, "pmuscope: --sort takes sym or line: '%s'\n", arg);
+		a->sort = arg;
+		return 0;
+	case 'g':
+		a->graph = 1;
+		if (!strcmp(arg, "caller"))
+			a->order = ORDER_CALLER;
+		else if (!strcmp(arg, "callee"))
+			a->order = ORDER_CALLEE;
+		else if (!strcmp(arg, "none"))
+			a->order = ORDER_NONE;
+		else if (!strcmp(arg, "default"))
+			a->order = ORDER_DEFAULT;
+		else {
+			fprintf(stderr, "pmuscope: -g takes caller, callee or none: '%s'\n", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case 'C':
+		a->children = 1;
+		return 0;
+	case 'N':
+		a->children = 0;
+		return 0;
+	case 'l': {
+		char *end;
+
+		errno = 0;
+		a->min_pct = strtod(arg, &end);
+		if (errno || end == arg || *end || !(a->min_pct >= 0 && a->min_pct <= 100)) {
+			fprintf(stderr, "pmuscope: --percent-limit needs a percentage, 0 to 100: '%s'\n",
+				arg);
+			return EXIT_USAGE;
+		}
+		a->pct_set = 1;
+		return 0;
+	}
+	case 'F':
+		a->folded = 1;
+		return 0;
+	case 'W':
+		if (!strcmp(arg, "period")) {
+			a->folded_period = 1;
+		} else if (strcmp(arg, "samples")) {
+			fprintf(stderr, "pmuscope: --folded-weight takes samples or period: '%s'\n",
+				arg);
 			return EXIT_USAGE;
 		}
 		return 0;
@@ -737,8 +1462,22 @@ static const struct cli_option report_options[] = {
 	OPT_STRING("symfs", 0, "DIR", "look for the recorded files under DIR (a copy of the "
 		   "recording machine's root)", struct report_args, symfs),
 	OPT_CALLBACK("pid", 0, "PID", "the samples of process PID only", report_opt, 'p'),
-	OPT_CALLBACK("sort", 0, "sym|line", "by function (sym), or by source line (line: where "
-		     "the files have debug information)", report_opt, 's'),
+	OPT_CALLBACK("sort", 0, "KEYS", "by function (sym), or by source line (line: where "
+		     "the files have debug information); with -g: a list of comm, dso, sym "
+		     "(default comm,dso,sym)", report_opt, 's'),
+	OPT_CALLBACK("call-graph", 'g', "ORDER", "call graphs, children and self shares (as perf "
+		     "report --children): -g alone, or -g caller, callee, none", report_opt, 'g'),
+	OPT_CALLBACK("children", 0, NULL, "with -g: a function's share counts the samples of its "
+		     "callees too (the default)", report_opt, 'C'),
+	OPT_CALLBACK("no-children", 0, NULL, "with -g: self shares only", report_opt, 'N'),
+	OPT_CALLBACK("percent-limit", 0, "PCT", "with -g: no entry nor branch under PCT percent "
+		     "(default 0 and 0.5)", report_opt, 'l'),
+	OPT_CALLBACK("folded", 0, NULL, "folded stacks: one line a stack, comm;root;...;leaf "
+		     "COUNT (flamegraph.pl, speedscope)", report_opt, 'F'),
+	OPT_CALLBACK("folded-weight", 0, "samples|period", "--folded counts samples (default) "
+		     "or sums their periods", report_opt, 'W'),
+	OPT_STRING("event", 'e', "NAME", "with -g, --folded: that recorded event's samples only",
+		   struct report_args, event),
 	OPT_CALLBACK("json", 0, NULL, "JSON output", report_opt, 'J'),
 	OPT_CALLBACK("csv", 0, NULL, "CSV output", report_opt, 'V'),
 	OPT_HELP("help", 'h'),
@@ -747,19 +1486,263 @@ static const struct cli_option report_options[] = {
 
 const struct cli_options report_cli = { "report", report_options, report_usage };
 
+/* perf's -g takes its ORDER as an optional argument: "-g" alone is "-g default". */
+static int is_order(const char *s)
+{
+	return !strcmp(s, "caller") || !strcmp(s, "callee") || !strcmp(s, "none");
+}
+
+static char **report_argv(int argc, char **argv)
+{
+	static char dflt[] = "--call-graph=default";
+	char **v = calloc((size_t)argc + 1, sizeof(*v));
+	int rest = 0;
+
+	if (!v)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		v[i] = argv[i];
+		if (!i || rest)
+			continue;
+		if (!strcmp(argv[i], "--"))
+			rest = 1;
+		else if ((!strcmp(argv[i], "-g") || !strcmp(argv[i], "--call-graph")) &&
+			 (i + 1 >= argc || !is_order(argv[i + 1])))
+			v[i] = dflt;
+	}
+	return v;
+}
+
+/* -g's --sort: a list of comm, dso, sym. */
+static int parse_sort_keys(struct cg_report *r, const char *arg)
+{
+	char buf[128], *save = NULL;
+
+	r->nkeys = 0;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int k = -1;
+
+		for (int i = 0; i < NR_SORT_KEYS; i++)
+			if (!strcmp(t, cg_sort_names[i]))
+				k = i;
+		if (k < 0 || has_key(r, k)) {
+			fprintf(stderr, "pmuscope: --sort: %s key '%s': with -g the keys are comm, dso, sym (a comma-separated list, each once)\n",
+				k < 0 ? "unknown" : "repeated", t);
+			return EXIT_USAGE;
+		}
+		r->keys[r->nkeys++] = k;
+	}
+	if (!r->nkeys) {
+		fprintf(stderr, "pmuscope: --sort: no key: with -g the keys are comm, dso, sym\n");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int sampled(const struct cg_profile *p, uint32_t ev)
+{
+	for (size_t i = 0; i < p->nr_samples; i++)
+		if (p->samples[i].event == ev)
+			return 1;
+	return 0;
+}
+
+/* -e NAME: the event of that label (as report shows it) or name; -1 none. */
+static int find_event(const struct cg_profile *p, const char *name)
+{
+	for (uint32_t i = 0; i < p->nr_events; i++)
+		if (!strcmp(p->events[i].label, name))
+			return i;
+	for (uint32_t i = 0; i < p->nr_events; i++)
+		if (!strcasecmp(p->events[i].name, name))
+			return i;
+	return -1;
+}
+
+static void list_events(const struct cg_profile *p, int only_sampled)
+{
+	int n = 0;
+
+	for (uint32_t i = 0; i < p->nr_events; i++)
+		if (!only_sampled || sampled(p, i))
+			fprintf(stderr, "%s%s", n++ ? ", " : "", p->events[i].label);
+}
+
+static void cg_print_head(const struct report_args *a, const struct cg_report *r)
+{
+	char **argv;
+	int argc = cg_argv(&r->p, &argv);
+
+	printf("# pmuscope report of %s\n# recorded by:", a->p.file);
+	for (int i = 0; i < argc; i++) {
+		const char *s = argv[i];
+
+		if (*s && !s[strcspn(s, " \t\n'\"\\$`*?;&|<>()")])
+			printf(" %s", s);
+		else
+			printf(" '%s'", s);
+	}
+	printf("\n# %" PRIu64 " samples, lost %" PRIu64 " records, throttled %" PRIu64 " times\n",
+	       r->p.records, r->p.lost, r->p.throttled);
+	if (a->p.pid >= 0)
+		printf("# pid %ld: %zu samples\n", a->p.pid, r->p.nr_samples);
+	if (!r->p.has_kallsyms)
+		printf("# no kernel symbols in the recording: kernel frames are [unknown]\n");
+	if (!r->p.complete)
+		printf("# the recording did not finish (no END chunk): what was written\n");
+	printf("#\n");
+}
+
+static int report_callgraph(struct report_args *a)
+{
+	struct cg_report r = { 0 };
+	int ret, ev = -1, first = 1;
+
+	if (a->fmt == REPORT_CSV || (a->folded && (a->fmt == REPORT_JSON || a->graph))) {
+		fprintf(stderr, "pmuscope: %s\n", a->folded ?
+			"--folded prints folded stacks: not with -g, --json or --csv" :
+			"-g prints a table or --json, not --csv");
+		return EXIT_USAGE;
+	}
+	ret = parse_sort_keys(&r, a->sort ? a->sort : "comm,dso,sym");
+	if (ret)
+		return ret;
+	r.children = a->children < 0 ? 1 : a->children;
+	/* perf report: caller order with --children, callee without. */
+	r.order = a->order != ORDER_DEFAULT ? a->order : r.children ? ORDER_CALLER : ORDER_CALLEE;
+	r.min_pct = a->pct_set ? a->min_pct : 0;
+	r.graph_pct = a->pct_set ? a->min_pct : 0.5;
+	ret = cg_load_cli(&r.p, a->p.file, &(struct cg_load_opts){ .symfs = a->symfs,
+								     .pid = a->p.pid });
+	if (ret)
+		goto out;
+	ret = EXIT_USAGE;
+	if (a->event) {
+		ev = find_event(&r.p, a->event);
+		if (ev < 0) {
+			fprintf(stderr, "pmuscope: -e %s: %s has no such event; its events: ",
+				a->event, a->p.file);
+			list_events(&r.p, 0);
+			fprintf(stderr, "\n");
+			goto out;
+		}
+	}
+	if (a->folded) {
+		if (ev < 0) {
+			int n = 0;
+
+			for (uint32_t i = 0; i < r.p.nr_events; i++)
+				if (sampled(&r.p, i)) {
+					n++;
+					ev = i;
+				}
+			if (n > 1) {
+				fprintf(stderr, "pmuscope: %s: several events were sampled (",
+					a->p.file);
+				list_events(&r.p, 1);
+				fprintf(stderr, "): choose one with -e\n");
+				goto out;
+			}
+		}
+		ret = ev >= 0 ? print_folded(&r.p, ev, a->folded_period) : 0;
+		if (ret) {
+			fprintf(stderr, "pmuscope: %s\n", strerror(-ret));
+			ret = 1;
+		}
+		goto out;
+	}
+	if (a->fmt == REPORT_JSON) {
+		printf("{\"type\":\"report\",\"file\":");
+		report_json_str(stdout, a->p.file);
+		printf(",\"call_graph\":\"%s\",\"children\":%s,\"sort\":[",
+		       r.order == ORDER_CALLER ? "caller" : r.order == ORDER_CALLEE ? "callee" : "none",
+		       r.children ? "true" : "false");
+		for (int k = 0; k < r.nkeys; k++)
+			printf("%s\"%s\"", k ? "," : "", cg_sort_names[r.keys[k]]);
+		printf("],\"percent_limit\":");
+		json_num(r.min_pct);
+		printf(",\"pid\":");
+		if (a->p.pid >= 0)
+			printf("%ld", a->p.pid);
+		else
+			printf("null");
+		printf(",\"samples\":%" PRIu64 ",\"shown\":%zu,\"lost\":%" PRIu64
+		       ",\"throttled\":%" PRIu64 ",\"complete\":%s,\"kernel_symbols\":%s,\"events\":[",
+		       r.p.records, r.p.nr_samples, r.p.lost, r.p.throttled,
+		       r.p.complete ? "true" : "false", r.p.has_kallsyms ? "true" : "false");
+	} else {
+		cg_print_head(a, &r);
+	}
+	for (uint32_t i = 0; i < r.p.nr_events; i++) {
+		struct cg_entry **v;
+		size_t n;
+
+		if (ev >= 0 ? (int)i != ev : !sampled(&r.p, i))
+			continue;
+		if (cg_report_event(&r, i, &v, &n)) {
+			fprintf(stderr, "pmuscope: %s\n", strerror(ENOMEM));
+			ret = 1;
+			goto out;
+		}
+		if (a->top && a->top < n)
+			n = a->top;
+		if (a->fmt == REPORT_JSON) {
+			printf("%s", first ? "" : ",");
+			cg_print_json_event(&r, v, n);
+		} else {
+			if (!first)
+				printf("\n");
+			cg_print_table(&r, v, n);
+		}
+		first = 0;
+		free(v);
+	}
+	if (a->fmt == REPORT_JSON)
+		printf("]}\n");
+	ret = 0;
+out:
+	cg_report_reset(&r);
+	cg_free(&r.p);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	struct report_args a = { .p = { .file = "pmuscope.data", .pid = -1 }, .fmt = REPORT_TABLE };
+	struct report_args a = { .p = { .file = "pmuscope.data", .pid = -1 }, .fmt = REPORT_TABLE,
+				 .children = -1 };
 	struct entry **rows = NULL;
-	char err[512];
+	char err[512], **args;
 	size_t n = 0;
 	int ret;
 
-	if (cli_parse(&report_cli, argc, argv, &a, &ret))
+	args = report_argv(argc, argv);
+	if (!args) {
+		fprintf(stderr, "pmuscope: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	if (cli_parse(&report_cli, argc, args, &a, &ret)) {
+		free(args);
 		return ret;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "pmuscope: report takes no argument: '%s' (the file is -i FILE)\n",
-			argv[optind]);
+			args[optind]);
+		free(args);
+		return EXIT_USAGE;
+	}
+	free(args);
+	if (a.graph || a.folded)
+		return report_callgraph(&a);
+	if (a.children >= 0 || a.pct_set || a.event || a.folded_period) {
+		fprintf(stderr, "pmuscope: --children, --no-children, --percent-limit and -e need -g or --folded (--folded-weight: --folded)\n");
+		return EXIT_USAGE;
+	}
+	if (a.sort && !strcmp(a.sort, "line")) {
+		a.p.by_line = 1;
+	} else if (a.sort && strcmp(a.sort, "sym")) {
+		fprintf(stderr, "pmuscope: --sort takes sym or line (lists of comm, dso, sym need -g): '%s'\n",
+			a.sort);
 		return EXIT_USAGE;
 	}
 	if (!sym_available()) {

@@ -109,6 +109,11 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 #define FNV0	14695981039346656037ULL
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 1099511628211ULL ^ (v >> 32);
+}
+
 /* Grow a chained table of @n entries in @*nb buckets when it is full. */
 #define TABLE_GROW(type, buckets, nb, n)					\
 	do {									\
@@ -165,14 +170,14 @@ static const struct cg_frame *frame_get(struct cg_profile *p, const struct cg_fr
 	uint64_t h = FNV0;
 	struct fnode *e;
 
-	h = fnv(h, &f->addr, sizeof(f->addr));
-	h = fnv(h, &f->sym, sizeof(f->sym));
-	h = fnv(h, &f->sym_off, sizeof(f->sym_off));
-	h = fnv(h, &f->dso, sizeof(f->dso));
-	h = fnv(h, &f->map_start, sizeof(f->map_start));
-	h = fnv(h, &f->map_pgoff, sizeof(f->map_pgoff));
-	h = fnv(h, &f->src, sizeof(f->src));
-	h = fnv(h, &f->flags, sizeof(f->flags));
+	h = mix(h, f->addr);
+	h = mix(h, (uintptr_t)f->sym);
+	h = mix(h, f->sym_off);
+	h = mix(h, (uintptr_t)f->dso);
+	h = mix(h, f->map_start);
+	h = mix(h, f->map_pgoff);
+	h = mix(h, (uintptr_t)f->src);
+	h = mix(h, f->flags);
 	TABLE_GROW(struct fnode, x->fbuckets, x->nfbuckets, p->nr_frames);
 	for (e = x->fbuckets[h % x->nfbuckets]; e; e = e->next)
 		if (e->hash == h && e->f.addr == f->addr && e->f.sym == f->sym &&
@@ -289,11 +294,11 @@ static struct rnode *res_get(struct cg_priv *x, const char *path, uint64_t addr,
 	uint64_t h = FNV0;
 	struct rnode *e;
 
-	h = fnv(h, &path, sizeof(path));
-	h = fnv(h, &addr, sizeof(addr));
-	h = fnv(h, &map_start, sizeof(map_start));
-	h = fnv(h, &map_pgoff, sizeof(map_pgoff));
-	h = fnv(h, &adjust, sizeof(adjust));
+	h = mix(h, (uintptr_t)path);
+	h = mix(h, addr);
+	h = mix(h, map_start);
+	h = mix(h, map_pgoff);
+	h = mix(h, adjust);
 	*made = 0;
 	TABLE_GROW(struct rnode, x->rbuckets, x->nrbuckets, x->nres);
 	for (e = x->rbuckets[h % x->nrbuckets]; e; e = e->next)

@@ -254,11 +254,11 @@ static const char *sym_build_id(struct sym_file *f)
 {
 	const unsigned char *bits;
 	GElf_Addr vaddr;
-	int n;
 
 	if (!f->have_build_id) {
+		int n = dwfl_module_build_id(f->mod, &bits, &vaddr);
+
 		f->have_build_id = 1;
-		n = dwfl_module_build_id(f->mod, &bits, &vaddr);
 		for (int i = 0; i < n && i < 64; i++)
 			snprintf(f->build_id + 2 * i, 3, "%02x", bits[i]);
 	}
