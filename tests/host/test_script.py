@@ -360,6 +360,56 @@ class CallGraphTest(unittest.TestCase):
                       "            ---leaf\n", r.stdout)
         self.assertEqual(r.stdout.count("%  [.]"), 1)
 
+    def test_flamegraph_and_pprof_files(self):
+        data = self.save(self.writer(), "files.data")
+        svg, pb = self.path("out.svg"), self.path("out.pb.gz")
+        r = self.run_cli("report", "-i", data, "--flamegraph", svg, "--pprof", pb)
+        self.assertEqual((r.returncode, r.stdout), (0, ""), r.stderr)
+        self.assertEqual(r.stderr, f"pmuscope report: flame graph of cycles written to {svg}\n"
+                                   f"pmuscope report: pprof profile written to {pb}\n")
+        with open(svg) as f:
+            titles = re.findall(r"<title>([^<]*)</title>", f.read())
+        self.assertIn(f"main ({self.exe}): 10 samples, 1000000 cycles, 100.00%", titles)
+        self.assertIn(f"twice ({self.exe}) inlined: 3 samples, 300000 cycles, 30.00%", titles)
+        self.assertIn("do_thing ([kernel.kallsyms]): 1 sample, 100000 cycles, 10.00%", titles)
+        with open(pb, "rb") as f:
+            self.assertEqual(f.read(2), b"\x1f\x8b")
+        if shutil.which("go"):
+            r = subprocess.run(["go", "tool", "pprof", "-traces", pb], capture_output=True,
+                               text=True, timeout=300)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            totals = {}
+            for block in r.stdout.split("-----------+")[1:]:
+                lines = [x.strip() for x in block.split("\n")[1:] if x.strip()]
+                lines = [x for x in lines if not re.match(r"^\w+:\s", x)]
+                if not lines:
+                    continue
+                value, first = lines[0].split(None, 1)
+                stack = (first, *lines[1:])
+                totals[stack] = totals.get(stack, 0) + int(value)
+            self.assertEqual(totals, {
+                ("leaf", "b", "a", "main"): 600000,
+                ("leaf", "twice (inline)", "c", "main"): 300000,
+                ("do_thing", "el0_svc", "leaf", "b", "a", "main"): 100000}, r.stdout)
+        # Several events sampled: the flame graph is of one, -e.
+        leaf = self.sym["leaf"][0]
+        extra = [record(REC_SAMPLE, time=at(4, 0), pid=300, tid=300, pc=leaf, flags=1 | F_TIMER,
+                        user=[leaf])]
+        two = self.save(self.writer(extra=extra, period_ms=1), "files2.data")
+        r = self.run_cli("report", "-i", two, "--flamegraph", svg)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("choose one with -e", r.stderr)
+        r = self.run_cli("report", "-i", two, "--flamegraph", svg, "-e", "cpu-clock")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(svg) as f:
+            self.assertIn(f"leaf ({self.exe}): 1 sample, 1000000 cpu-clock, 100.00%", f.read())
+        r = self.run_cli("report", "-i", data, "--pprof", self.path("no/such/dir/x.pb.gz"))
+        self.assertEqual((r.returncode, r.stdout), (1, ""))
+        self.assertIn("no/such/dir/x.pb.gz", r.stderr)
+        r = self.run_cli("report", "-i", data, "--flamegraph", self.path("no/dir/x.svg"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cannot write", r.stderr)
+
     def test_usage_errors(self):
         data = self.save(self.writer(), "usage.data")
         for args, msg in [

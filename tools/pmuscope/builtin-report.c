@@ -20,6 +20,8 @@
 
 #include "builtin.h"
 #include "callgraph.h"
+#include "flamegraph.h"
+#include "pprof.h"
 #include "cli.h"
 #include "datafile.h"
 #include "maps.h"
@@ -1373,6 +1375,8 @@ struct report_args {
 	int folded;			/* --folded */
 	int folded_period;		/* --folded-weight period */
 	const char *event;		/* -e */
+	const char *flamegraph;		/* --flamegraph FILE */
+	const char *pprof;		/* --pprof FILE */
 };
 
 static int report_opt(void *ctx, const struct cli_option *opt, char *arg)
@@ -1476,8 +1480,12 @@ static const struct cli_option report_options[] = {
 		     "COUNT (flamegraph.pl, speedscope)", report_opt, 'F'),
 	OPT_CALLBACK("folded-weight", 0, "samples|period", "--folded counts samples (default) "
 		     "or sums their periods", report_opt, 'W'),
-	OPT_STRING("event", 'e', "NAME", "with -g, --folded: that recorded event's samples only",
-		   struct report_args, event),
+	OPT_STRING("flamegraph", 0, "FILE.svg", "an interactive SVG flame graph of the call "
+		   "chains (a browser shows it)", struct report_args, flamegraph),
+	OPT_STRING("pprof", 0, "FILE.pb.gz", "the call chains as pprof's gzipped profile.proto "
+		   "(go tool pprof, Parca, Pyroscope)", struct report_args, pprof),
+	OPT_STRING("event", 'e', "NAME", "with -g, --folded, --flamegraph: that recorded event's "
+		   "samples only", struct report_args, event),
 	OPT_CALLBACK("json", 0, NULL, "JSON output", report_opt, 'J'),
 	OPT_CALLBACK("csv", 0, NULL, "CSV output", report_opt, 'V'),
 	OPT_HELP("help", 'h'),
@@ -1594,6 +1602,42 @@ static void cg_print_head(const struct report_args *a, const struct cg_report *r
 	printf("#\n");
 }
 
+/* --flamegraph (of event @ev; -1: none sampled, the first) and --pprof. */
+static int report_files(const struct report_args *a, const struct cg_profile *p, int ev)
+{
+	char err[512];
+
+	if (a->flamegraph) {
+		FILE *f = fopen(a->flamegraph, "we");
+		int bad;
+
+		if (!f) {
+			fprintf(stderr, "pmuscope: cannot write %s: %s\n", a->flamegraph,
+				strerror(errno));
+			return 1;
+		}
+		bad = cg_flamegraph_write(f, p, ev < 0 ? 0 : ev, NULL, err, sizeof(err));
+		if (fclose(f) && !bad) {
+			snprintf(err, sizeof(err), "%s", strerror(errno));
+			bad = 1;
+		}
+		if (bad) {
+			fprintf(stderr, "pmuscope: %s: %s\n", a->flamegraph, err);
+			return 1;
+		}
+		fprintf(stderr, "pmuscope report: flame graph of %s written to %s\n",
+			p->events[ev < 0 ? 0 : ev].label, a->flamegraph);
+	}
+	if (a->pprof) {
+		if (cg_pprof_write(a->pprof, p, err, sizeof(err))) {
+			fprintf(stderr, "pmuscope: %s: %s\n", a->pprof, err);
+			return 1;
+		}
+		fprintf(stderr, "pmuscope report: pprof profile written to %s\n", a->pprof);
+	}
+	return 0;
+}
+
 static int report_callgraph(struct report_args *a)
 {
 	struct cg_report r = { 0 };
@@ -1602,7 +1646,12 @@ static int report_callgraph(struct report_args *a)
 	if (a->fmt == REPORT_CSV || (a->folded && (a->fmt == REPORT_JSON || a->graph))) {
 		fprintf(stderr, "pmuscope: %s\n", a->folded ?
 			"--folded prints folded stacks: not with -g, --json or --csv" :
-			"-g prints a table or --json, not --csv");
+			a->graph ? "-g prints a table or --json, not --csv" :
+			"--flamegraph and --pprof write files: no --csv");
+		return EXIT_USAGE;
+	}
+	if (a->fmt == REPORT_JSON && !a->graph) {
+		fprintf(stderr, "pmuscope: --flamegraph and --pprof write files: --json with -g only\n");
 		return EXIT_USAGE;
 	}
 	ret = parse_sort_keys(&r, a->sort ? a->sort : "comm,dso,sym");
@@ -1628,7 +1677,7 @@ static int report_callgraph(struct report_args *a)
 			goto out;
 		}
 	}
-	if (a->folded) {
+	if (a->folded || a->flamegraph) {
 		if (ev < 0) {
 			int n = 0;
 
@@ -1645,6 +1694,11 @@ static int report_callgraph(struct report_args *a)
 				goto out;
 			}
 		}
+	}
+	ret = report_files(a, &r.p, ev);
+	if (ret || !(a->folded || a->graph))
+		goto out;
+	if (a->folded) {
 		ret = ev >= 0 ? print_folded(&r.p, ev, a->folded_period) : 0;
 		if (ret) {
 			fprintf(stderr, "pmuscope: %s\n", strerror(-ret));
@@ -1732,7 +1786,7 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	free(args);
-	if (a.graph || a.folded)
+	if (a.graph || a.folded || a.flamegraph || a.pprof)
 		return report_callgraph(&a);
 	if (a.children >= 0 || a.pct_set || a.event || a.folded_period) {
 		fprintf(stderr, "pmuscope: --children, --no-children, --percent-limit and -e need -g or --folded (--folded-weight: --folded)\n");
