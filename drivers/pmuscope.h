@@ -597,8 +597,9 @@ struct pmuscope_ring_held {
  * struct pmuscope_ring - the ring of a session's stream (pmuscope_stream.c)
  * @lock: protects @head, @tail, the counts and what is pending (@lost and
  *	its CPU and time, @held, @nr_held): a raw spinlock taken with IRQs
- *	off, by writers in hard IRQ (inside their CPU's pmuscope_pmu.lock)
- *	and by the reader, under @read_lock.
+ *	off, by writers in hard IRQ (inside their CPU's pmuscope_pmu.lock,
+ *	or the perf backend's overflow handler and stream timer), tried
+ *	only by writers in NMI, and by the reader, under @read_lock.
  * @read_lock: one reader at a time (a mutex, outside @lock).
  * @buf: vmalloc'ed, @size bytes.
  * @size: a power of 2.
@@ -610,6 +611,11 @@ struct pmuscope_ring_held {
  * @nr_held: THROTTLED records held, all CPUs ...
  * @held: ... per CPU (nr_cpu_ids).
  * @lost_total: records dropped, ever.
+ * @nmi_lost: records dropped by an NMI writer that found @lock taken
+ *	(pmuscope_ring_write_nmi(), without @lock), folded into @lost by the
+ *	next holder of @lock ...
+ * @nmi_lost_time: ... the last one's time ...
+ * @nmi_lost_cpu: ... and CPU (WRITE_ONCE(), without @lock).
  * @records: records written, ever.
  * @wakeup: wake the reader at this many bytes; 0: each record (written
  *	by STREAM with WRITE_ONCE(), read without the lock).
@@ -633,6 +639,9 @@ struct pmuscope_ring {
 	u32 nr_held;
 	struct pmuscope_ring_held *held;
 	u64 lost_total;
+	atomic_long_t nmi_lost;
+	u64 nmi_lost_time;
+	u32 nmi_lost_cpu;
 	u64 records;
 	u32 wakeup;
 	wait_queue_head_t wait;
@@ -643,6 +652,8 @@ struct pmuscope_ring *pmuscope_ring_alloc(u32 kib);
 void pmuscope_ring_free(struct pmuscope_ring *r);
 void pmuscope_ring_write(struct pmuscope_ring *r, const struct pmuscope_record *rec,
 			 u32 len);
+void pmuscope_ring_write_nmi(struct pmuscope_ring *r, const struct pmuscope_record *rec,
+			     u32 len);
 ssize_t pmuscope_ring_read(struct pmuscope_ring *r, char __user *ubuf, size_t len,
 			   bool nonblock);
 __poll_t pmuscope_ring_poll(struct pmuscope_ring *r, struct file *file,

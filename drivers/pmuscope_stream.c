@@ -14,11 +14,14 @@
  * own record, or by the reader once it has taken records out, so a drop
  * is reported even if no record follows it. A THROTTLED record that does
  * not fit is held (per CPU), never dropped, and written after the LOST
- * record likewise. Waking the reader is deferred to an irq_work (a wait
- * queue's lock may not be taken under a raw spinlock); what the reader
- * writes itself needs no wakeup.
+ * record likewise. An NMI writer (the perf backend's overflow handler
+ * under pseudo-NMI) only tries the ring's lock: pmuscope_ring_write_nmi().
+ * Waking the reader is deferred to an irq_work (a wait queue's lock may
+ * not be taken under a raw spinlock); what the reader writes itself needs
+ * no wakeup.
  */
 
+#include <linux/hardirq.h>
 #include <linux/irq_work.h>
 #include <linux/ktime.h>
 #include <linux/poll.h>
@@ -103,7 +106,27 @@ static u64 pmuscope_ring_pending(struct pmuscope_ring *r)
 static bool pmuscope_ring_readable(struct pmuscope_ring *r)
 {
 	return READ_ONCE(r->head) != READ_ONCE(r->tail) || READ_ONCE(r->lost) ||
-	       READ_ONCE(r->nr_held);
+	       READ_ONCE(r->nr_held) || atomic_long_read(&r->nmi_lost);
+}
+
+/*
+ * The records NMI writers dropped (pmuscope_ring_write_nmi()) join the
+ * others: one LOST record says them all, with the CPU and time of the
+ * latest drop. r->lock held.
+ */
+static void pmuscope_ring_take_nmi_lost(struct pmuscope_ring *r)
+{
+	long n = atomic_long_xchg(&r->nmi_lost, 0);
+	u64 t = READ_ONCE(r->nmi_lost_time);
+
+	if (!n)
+		return;
+	if (!r->lost || t >= r->lost_time) {
+		r->lost_time = t;
+		r->lost_cpu = READ_ONCE(r->nmi_lost_cpu);
+	}
+	r->lost += n;
+	r->lost_total += n;
 }
 
 /*
@@ -117,10 +140,12 @@ static bool pmuscope_ring_flush(struct pmuscope_ring *r)
 	struct pmuscope_record lost = {
 		.type = PMUSCOPE_REC_LOST, .size = PMUSCOPE_REC_HDR,
 	};
-	u64 room = pmuscope_ring_room(r);
+	u64 room;
 	bool wrote = false;
 	unsigned int cpu;
 
+	pmuscope_ring_take_nmi_lost(r);
+	room = pmuscope_ring_room(r);
 	if (r->lost) {
 		if (room < PMUSCOPE_REC_HDR)
 			return false;
@@ -154,15 +179,17 @@ static bool pmuscope_ring_flush(struct pmuscope_ring *r)
 /*
  * Append one record of @len bytes (a multiple of 8) after what is
  * pending, if all of it fits; else a THROTTLED record is held and any
- * other is dropped and counted. Any context; takes r->lock with IRQs off.
+ * other is dropped and counted. Returns true if the reader must be woken.
+ * r->lock held.
  */
-void pmuscope_ring_write(struct pmuscope_ring *r, const struct pmuscope_record *rec,
-			 u32 len)
+static bool pmuscope_ring_append(struct pmuscope_ring *r, const struct pmuscope_record *rec,
+				 u32 len)
+	__must_hold(&r->lock)
 {
-	unsigned long flags;
 	bool wake = false;
 
-	raw_spin_lock_irqsave(&r->lock, flags);
+	/* Before the room is measured: the LOST record of NMI drops is pending too. */
+	pmuscope_ring_take_nmi_lost(r);
 	if (pmuscope_ring_room(r) >= pmuscope_ring_pending(r) + len) {
 		/* LOST and THROTTLED records wake the reader. */
 		wake = pmuscope_ring_flush(r);
@@ -186,6 +213,56 @@ void pmuscope_ring_write(struct pmuscope_ring *r, const struct pmuscope_record *
 		r->lost_cpu = rec->cpu;
 		r->lost_time = rec->time;
 	}
+	return wake;
+}
+
+/*
+ * pmuscope_ring_write() in NMI context: the perf backend's overflow
+ * handler, when the PMU interrupt is a pseudo-NMI (arm64
+ * irqchip.gicv3_pseudo_nmi=1). The NMI may have interrupted this CPU's
+ * holder of r->lock (a writer in hard IRQ, or the reader), which cannot
+ * release it before the NMI returns: spinning would deadlock. So the lock
+ * is only tried; if it is taken (here or, briefly, on another CPU) the
+ * record is dropped and counted in r->nmi_lost, without the lock, and
+ * the next holder of the lock reports it in a LOST record with the
+ * others (a THROTTLED record dropped so is counted likewise: it cannot
+ * be held without the lock). irq_work_queue() is NMI-safe: the reader
+ * learns of the drop even if no record follows.
+ */
+void pmuscope_ring_write_nmi(struct pmuscope_ring *r, const struct pmuscope_record *rec,
+			     u32 len)
+{
+	bool wake;
+
+	if (!raw_spin_trylock(&r->lock)) {
+		WRITE_ONCE(r->nmi_lost_cpu, rec->cpu);
+		WRITE_ONCE(r->nmi_lost_time, rec->time);
+		atomic_long_inc(&r->nmi_lost);
+		irq_work_queue(&r->work);
+		return;
+	}
+	wake = pmuscope_ring_append(r, rec, len);
+	raw_spin_unlock(&r->lock);
+	if (wake)
+		irq_work_queue(&r->work);
+}
+
+/*
+ * Append one record (pmuscope_ring_append()). Any context: takes r->lock
+ * with IRQs off, or in NMI only tries it (pmuscope_ring_write_nmi()).
+ */
+void pmuscope_ring_write(struct pmuscope_ring *r, const struct pmuscope_record *rec,
+			 u32 len)
+{
+	unsigned long flags;
+	bool wake;
+
+	if (in_nmi()) {
+		pmuscope_ring_write_nmi(r, rec, len);
+		return;
+	}
+	raw_spin_lock_irqsave(&r->lock, flags);
+	wake = pmuscope_ring_append(r, rec, len);
 	raw_spin_unlock_irqrestore(&r->lock, flags);
 	if (wake)
 		irq_work_queue(&r->work);

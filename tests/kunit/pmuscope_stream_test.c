@@ -808,6 +808,63 @@ static void pmuscope_test_ring_lost(struct kunit *test)
 	pmuscope_ring_free(r);
 }
 
+/*
+ * The NMI writer (the perf backend's overflow handler under pseudo-NMI)
+ * interrupting this CPU's holder of the ring's lock: it must not spin
+ * (the holder cannot go on until it returns) but drop the record and
+ * count it, without the lock; the next writer, once the lock is free,
+ * reports the drop in a LOST record before its own record. Without the
+ * lock held the NMI writer writes as any other.
+ */
+static void pmuscope_test_ring_nmi_locked(struct kunit *test)
+{
+	u64 buf[PMUSCOPE_REC_MAX_WORDS] = { };
+	struct pmuscope_record *rec = (void *)buf;
+	struct pmuscope_ring *r = pmuscope_ring_alloc(4);
+	const struct pmuscope_record *got;
+	unsigned long flags;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	rec->type = PMUSCOPE_REC_SAMPLE;
+	rec->size = sizeof(*rec) + 16;
+	rec->nr = 2;
+	rec->cpu = 1;
+	rec->time = 777;
+	rec->pid = 10;
+	/* Free: the NMI writer takes the lock and writes. */
+	pmuscope_ring_write_nmi(r, rec, rec->size);
+	KUNIT_EXPECT_EQ(test, r->head, 64);
+	KUNIT_EXPECT_EQ(test, r->records, 1);
+	/* Held (as by the code the NMI interrupted): dropped and counted, no wait. */
+	raw_spin_lock_irqsave(&r->lock, flags);
+	rec->pid = 11;
+	pmuscope_ring_write_nmi(r, rec, rec->size);
+	rec->type = PMUSCOPE_REC_THROTTLED;
+	rec->size = sizeof(*rec);
+	rec->nr = 0;
+	rec->time = 778;
+	pmuscope_ring_write_nmi(r, rec, rec->size);
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	KUNIT_EXPECT_EQ(test, r->head, 64);
+	KUNIT_EXPECT_EQ(test, r->records, 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&r->nmi_lost), 2);
+	KUNIT_EXPECT_EQ(test, r->lost, 0);
+	/* The next writer: LOST (2, the last drop's CPU and time), then its record. */
+	pmuscope_stest_rec(r, 2, 12);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&r->nmi_lost), 0);
+	KUNIT_EXPECT_EQ(test, r->lost_total, 2);
+	got = pmuscope_stest_at(r, 64);
+	KUNIT_EXPECT_EQ(test, got->type, PMUSCOPE_REC_LOST);
+	KUNIT_EXPECT_EQ(test, got->value, 2);
+	KUNIT_EXPECT_EQ(test, got->cpu, 1);
+	KUNIT_EXPECT_EQ(test, got->time, 778);
+	got = pmuscope_stest_at(r, 64 + 48);
+	KUNIT_EXPECT_EQ(test, got->type, PMUSCOPE_REC_SAMPLE);
+	KUNIT_EXPECT_EQ(test, got->pid, 12);
+	KUNIT_EXPECT_EQ(test, r->head, 64 + 48 + 64);
+	pmuscope_ring_free(r);
+}
+
 #ifdef PMUSCOPE_HAVE_KUNIT_VM_MMAP	/* user memory for read(): Linux 6.11+ */
 /* A record written to a ring, or expected from it (SAMPLE: @value is its pid). */
 struct pmuscope_ring_rec {
@@ -1523,6 +1580,7 @@ static struct kunit_case pmuscope_stream_cases[] = {
 	KUNIT_CASE(pmuscope_test_sampling_window_other),
 	KUNIT_CASE(pmuscope_test_sampling_window_each),
 	KUNIT_CASE(pmuscope_test_ring_lost),
+	KUNIT_CASE(pmuscope_test_ring_nmi_locked),
 	KUNIT_CASE_PARAM(pmuscope_test_seq_short, pmuscope_seq_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_seq_random, pmuscope_seq_gen_params),
 #ifdef PMUSCOPE_HAVE_KUNIT_VM_MMAP
