@@ -135,6 +135,7 @@ const char *pmuscope_cpu_name(u64 midr);
 /* ---------------------------------------------------------- counting engine */
 struct pmuscope_session;
 struct pmuscope_el0;
+struct pmuscope_psample;
 struct perf_event;
 
 #define PMUSCOPE_NR_COUNTERS		32	/* 0..30 event counters, 31 cycle */
@@ -712,6 +713,8 @@ struct pmuscope_sess_event {
  * @stream_index: ... samples of this event ...
  * @stream_period: ... every so many events.
  * @kernel_pcs: an event counts EL1/EL2: kernel PCs in records.
+ * @psample: the perf backend's stream (pmuscope_perf.c), per slot as
+ *	@pev: sampling counters and timers; NULL: none.
  * @spe: the SPE session (PMUSCOPE_IOC_SPE_START): set once under
  *	pmuscope_drv.lock, published with smp_store_release() for read()
  *	and poll(); kept until the session is freed.
@@ -749,6 +752,7 @@ struct pmuscope_session {
 	u32 stream_index;
 	u64 stream_period;
 	bool kernel_pcs;
+	struct pmuscope_psample *psample;
 	struct pmuscope_spe_sess *spe;
 	struct pmuscope_el0 *el0;
 };
@@ -793,9 +797,13 @@ struct pmuscope_snap_args {
  * @snapshot: every value at one instant into the session's value buffer,
  *	and each CPU's capture into @a->cpus. Caller holds cpus_read_lock()
  *	and the session's lock.
- * @stream: program the session's CPUs for what its last STREAM asked
- *	(stream_ms, stream_index, stream_period); NULL: no streams.
- *	Caller holds cpus_read_lock() and pmuscope_drv.lock.
+ * @stream_check: -EOPNOTSUPP if the backend cannot stream what @st asks
+ *	of the session, before anything (the ring) is made; NULL: it can.
+ *	Locks as @stream.
+ * @stream: program the session's CPUs (or task) for what its last STREAM
+ *	asked (stream_ms, stream_index, stream_period); NULL: no streams.
+ *	On error nothing streams. Caller holds cpus_read_lock() and
+ *	pmuscope_drv.lock.
  * @swinc: increment the SW_INCR events of @event_mask on @cpu @count
  *	times (-EINVAL: an event that is not SW_INCR at the kernel's EL,
  *	-ENXIO: @cpu offline); NULL: no SWINC (-EOPNOTSUPP). Locks as
@@ -812,7 +820,9 @@ struct pmuscope_backend_ops {
 	void (*read)(struct pmuscope_session *sess, struct pmuscope_value *vals, u32 nr);
 	int (*snapshot)(struct pmuscope_session *sess, struct pmuscope_snap_args *a,
 			u32 lead_us);
-	void (*stream)(struct pmuscope_session *sess);
+	int (*stream_check)(const struct pmuscope_session *sess,
+			    const struct pmuscope_stream *st);
+	int (*stream)(struct pmuscope_session *sess);
 	int (*swinc)(struct pmuscope_session *sess, u64 event_mask, unsigned int cpu,
 		     u32 count);
 };
@@ -973,6 +983,7 @@ int pmuscope_ppmu_register(void);
 void pmuscope_ppmu_unregister(void);
 int pmuscope_ppmu_type(void);
 void pmuscope_perf_use_ppmu(int type);
+bool pmuscope_perf_stream_task(void);
 
 static inline bool pmuscope_backend_perf(void)
 {

@@ -72,9 +72,8 @@ static u64 pmuscope_pmu_features(void)
 		if (!pcpu || !pcpu->probed ||
 		    pcpu->caps.state[PMUSCOPE_UNIT_PMU] != PMUSCOPE_STATE_PRESENT)
 			continue;
-		feat |= PMUSCOPE_FEAT_PMU | PMUSCOPE_FEAT_SNAPSHOT;
-		if (!pmuscope_backend_perf())
-			feat |= PMUSCOPE_FEAT_STREAM;
+		/* STREAM on both backends (perf's: pmuscope_perf_stream()). */
+		feat |= PMUSCOPE_FEAT_PMU | PMUSCOPE_FEAT_SNAPSHOT | PMUSCOPE_FEAT_STREAM;
 		if (pmuscope_ss_usable(&pcpu->pmu))
 			feat |= PMUSCOPE_FEAT_SNAPSHOT_HW;
 	}
@@ -107,7 +106,8 @@ static long pmuscope_ioc_handshake(void __user *uarg)
 		      (pmuscope_backend_perf() || pmuscope_ppmu_type() >= 0 ?
 		       PMUSCOPE_FEAT_TASK | PMUSCOPE_FEAT_MULTIPLEX : 0) |
 		      (!pmuscope_backend_perf() && pmuscope_ppmu_type() >= 0 &&
-		       pmuscope_el0_supported() ? PMUSCOPE_FEAT_USER_READ : 0);
+		       pmuscope_el0_supported() ? PMUSCOPE_FEAT_USER_READ : 0) |
+		      (pmuscope_perf_stream_task() ? PMUSCOPE_FEAT_STREAM_TASK : 0);
 	hs.nr_cpu_ids = nr_cpu_ids;
 	hs.max_events = PMUSCOPE_MAX_EVENTS;
 	if (copy_to_user(uarg, &hs, min_t(size_t, usize, sizeof(hs))))

@@ -403,9 +403,10 @@ static void pmuscope_direct_read(struct pmuscope_session *sess,
 	pmuscope_session_op(sess, pmuscope_direct_read_on_cpu, vals);
 }
 
-static void pmuscope_direct_stream(struct pmuscope_session *sess)
+static int pmuscope_direct_stream(struct pmuscope_session *sess)
 {
 	pmuscope_session_op(sess, pmuscope_direct_stream_on_cpu, NULL);
+	return 0;
 }
 
 static int pmuscope_direct_swinc(struct pmuscope_session *sess, u64 event_mask,

@@ -22,6 +22,11 @@
  * never come back by themselves: the CPU hotplug callbacks release them
  * (carrying their totals) and create them again.
  *
+ * Streams (PMUSCOPE_IOC_STREAM): a sampling counter per slot (CPU, or
+ * PMU type of a task) whose overflow handler writes SAMPLE records, and
+ * for a CPU session an hrtimer per CPU for time-based records: see
+ * "streams" below.
+ *
  * Locking: as sessions (cpus_read_lock() or the hotplug callbacks, then
  * pmuscope_drv.lock); the perf core takes its own locks inside.
  */
@@ -31,7 +36,9 @@
 #include <linux/cpu.h>
 #include <linux/cred.h>
 #include <linux/error-injection.h>
+#include <linux/hrtimer.h>
 #include <linux/perf_event.h>
+#include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -88,12 +95,14 @@ static int pmuscope_perf_attr(const struct pmuscope_sess_event *ev, u32 type,
  * core refuse counters here (fail_function), at CONFIG and at CPU online.
  */
 static noinline struct perf_event *pmuscope_perf_create(struct perf_event_attr *attr,
-							int cpu, struct task_struct *task)
+							int cpu, struct task_struct *task,
+							perf_overflow_handler_t handler,
+							void *context)
 {
 	const struct cred *old = override_creds(pmuscope_kcred);
 	struct perf_event *pe;
 
-	pe = perf_event_create_kernel_counter(attr, cpu, task, NULL, NULL);
+	pe = perf_event_create_kernel_counter(attr, cpu, task, handler, context);
 	revert_creds(old);
 	if (!IS_ERR(pe) && (pe->pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT) &&
 	    !READ_ONCE(pmuscope_perf_no_irq)) {
@@ -175,7 +184,8 @@ static int pmuscope_psess_create_slot(struct pmuscope_session *sess, unsigned in
 					 task, sess->cfg_flags, &attr);
 		if (ret)
 			return ret;
-		pe = pmuscope_perf_create(&attr, task ? -1 : slot, task ? sess->task : NULL);
+		pe = pmuscope_perf_create(&attr, task ? -1 : slot, task ? sess->task : NULL,
+					  NULL, NULL);
 		if (IS_ERR(pe)) {
 			/* A task's PMU type that does not take this event: none there. */
 			if (task && pmuscope_nr_pmu_types > 1 && PTR_ERR(pe) == -ENOENT)
@@ -237,7 +247,7 @@ static int pmuscope_el0_open(struct pmuscope_session *sess)
 				 sess->cfg_flags & PMUSCOPE_CFG_USER_SWINC);
 	if (!el0)
 		return -ENOMEM;
-	pe = pmuscope_perf_create(&attr, -1, sess->task);
+	pe = pmuscope_perf_create(&attr, -1, sess->task, NULL, NULL);
 	if (IS_ERR(pe)) {
 		pmuscope_el0_free(el0);
 		return PTR_ERR(pe);
@@ -315,6 +325,349 @@ static void pmuscope_el0_release(struct pmuscope_session *sess)
 	sess->el0 = NULL;
 }
 
+/* ------------------------------------------------------------- streams */
+
+/*
+ * The stream of a session on one slot (pmuscope_session.psample[slot]):
+ * its sampling counter, and on a CPU its timer. The sampling counter's
+ * overflow_handler_context. An INHERIT task's children sample too:
+ * perf's inherit_event() (kernel/events/core.c, 6.1 and 6.12) gives each
+ * child counter the parent's overflow_handler and
+ * overflow_handler_context, and perf_event_release_kernel() of the
+ * parent frees the children's counters first: no handler runs on a
+ * struct freed after it.
+ *
+ * A second counter, not the counting one of stream_index with a period:
+ * perf throttles a sampling counter that interrupts too often
+ * (kernel.perf_event_max_sample_rate, perf_cpu_time_max_percent) by
+ * stopping it until the next tick, and what a stopped counter does not
+ * count would be missing from READ. The counting counters never
+ * interrupt and count on; the sampling one costs a hardware counter more
+ * (perf multiplexes when the PMU has none left, as for any event).
+ */
+struct pmuscope_psample {
+	struct pmuscope_session *sess;
+	unsigned int slot;
+	struct perf_event *pe;		/* the sampling counter; NULL: none */
+	struct hrtimer timer;		/* time-based records (a CPU) ... */
+	u64 timer_ns;			/* ... every so many ns ... */
+	bool timer_on;			/* ... started */
+};
+
+/* perf's MAX_INTERRUPTS (kernel/events/core.c, 6.1 and 6.12): throttled. */
+#define PMUSCOPE_PERF_THROTTLED		(~0ULL)
+
+/*
+ * The records being made on each CPU: [0] by the overflow handler, which
+ * runs in NMI under pseudo-NMI and may interrupt [1], the timer's (hard
+ * IRQ). Neither nests in itself.
+ */
+static DEFINE_PER_CPU(u64 [2][PMUSCOPE_REC_MAX_WORDS], pmuscope_perf_rec);
+
+/*
+ * perf_event_read_local() of a CPU counter of this CPU, which is not
+ * exported (kernel/events/core.c, 6.1 and 6.12): the count, brought up
+ * to date if the counter is on the PMU now (else as perf left it when it
+ * took it off: multiplexed). IRQs off (hard IRQ or NMI), as perf's.
+ */
+static int pmuscope_perf_read_here(struct perf_event *pe, u64 *count)
+{
+	int cpu = smp_processor_id();
+
+	if (!pe || pe->cpu != cpu)
+		return -EINVAL;
+	if (READ_ONCE(pe->oncpu) == cpu)
+		pe->pmu->read(pe);
+	*count = local64_read(&pe->count);
+	return 0;
+}
+
+/*
+ * A record of @ps's session on this CPU: SAMPLE with the session's counts
+ * here (a CPU session; a task's carry none: READ gives them) and where
+ * @regs found the CPU. A count that cannot be read here (the counter is
+ * gone, or belongs to another CPU: neither should happen while the
+ * stream runs) makes a record without counts (nr 0), as a task's: never
+ * a count that is not the session's. Hard IRQ or NMI: nothing here
+ * sleeps, locks (but the ring's, NMI-safe) or reads ktime.
+ */
+static void pmuscope_perf_emit(struct pmuscope_psample *ps, u64 *buf, struct pt_regs *regs,
+			       u32 flags)
+{
+	struct pmuscope_session *sess = ps->sess;
+	struct pmuscope_record *rec = (struct pmuscope_record *)buf;
+	u64 *counts = (u64 *)(rec + 1);
+	u32 i, nr = sess->target == PMUSCOPE_TARGET_CPUS ? sess->nr_events : 0;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->type = PMUSCOPE_REC_SAMPLE;
+	rec->cpu = smp_processor_id();
+	rec->time = pmuscope_hw_syscnt();
+	rec->flags = flags;
+	for (i = 0; i < nr; i++) {
+		struct pmuscope_pevent *pev = pmuscope_pev(sess, ps->slot, i);
+		u64 c;
+
+		if (pmuscope_perf_read_here(READ_ONCE(pev->pe), &c)) {
+			nr = 0;
+			break;
+		}
+		counts[i] = READ_ONCE(pev->count) + c - READ_ONCE(pev->offset);
+	}
+	rec->nr = nr;
+	rec->size = sizeof(*rec) + nr * sizeof(u64);
+	pmuscope_stream_put_sample(sess, rec, regs);
+}
+
+/*
+ * The overflow handler of a sampling counter (or of one inherited from
+ * it, in a child of the task): a SAMPLE record. perf calls it after
+ * counting the interrupt (__perf_event_account_interrupt(), 6.1 and
+ * 6.12): a counter that this overflow throttled has hw.interrupts ==
+ * MAX_INTERRUPTS, and perf stops it until its next tick; the record
+ * that follows this sample says so: THROTTLED (pmuscope's own
+ * sample_limit is the direct engine's: perf's limits are perf's here).
+ * An INHERIT task session's counters stay on while it is disabled
+ * (pmuscope_psess_inherit()): no samples then.
+ */
+static void pmuscope_perf_overflow(struct perf_event *pe, struct perf_sample_data *data,
+				   struct pt_regs *regs)
+{
+	struct pmuscope_psample *ps = pe->overflow_handler_context;
+	struct pmuscope_session *sess = ps->sess;
+	struct pmuscope_record thr = {
+		.type = PMUSCOPE_REC_THROTTLED, .size = sizeof(thr),
+	};
+
+	if (pmuscope_psess_inherit(sess) && !READ_ONCE(sess->enabled))
+		return;
+	pmuscope_perf_emit(ps, (*this_cpu_ptr(&pmuscope_perf_rec))[0], regs, 0);
+	if (pe->hw.interrupts == PMUSCOPE_PERF_THROTTLED) {
+		thr.cpu = smp_processor_id();
+		thr.time = pmuscope_hw_syscnt();
+		pmuscope_ring_write(sess->ring, &thr, sizeof(thr));
+	}
+}
+
+/* The CPU's stream timer: a time-based record of the session here. */
+static enum hrtimer_restart pmuscope_perf_timer(struct hrtimer *timer)
+{
+	struct pmuscope_psample *ps = container_of(timer, struct pmuscope_psample, timer);
+
+	pmuscope_perf_emit(ps, (*this_cpu_ptr(&pmuscope_perf_rec))[1], get_irq_regs(),
+			   PMUSCOPE_REC_F_TIMER);
+	hrtimer_forward_now(timer, ns_to_ktime(ps->timer_ns));
+	return HRTIMER_RESTART;
+}
+
+/* On the CPU of the slot: the timer is pinned here. */
+static void pmuscope_perf_timer_start(void *info)
+{
+	struct pmuscope_psample *ps = info;
+
+	hrtimer_start(&ps->timer, ns_to_ktime(ps->timer_ns), HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/*
+ * Stop the stream of @slot: the timer, then the sampling counter.
+ * perf_event_release_kernel() takes the counter off its CPU (and every
+ * counter inherited from it off theirs) with a cross call: a handler
+ * running there has returned by then, and none runs after. Process
+ * context.
+ */
+static void pmuscope_psample_stop_slot(struct pmuscope_session *sess, unsigned int slot)
+{
+	struct pmuscope_psample *ps;
+
+	if (!sess->psample)
+		return;
+	ps = &sess->psample[slot];
+	if (ps->timer_on) {
+		hrtimer_cancel(&ps->timer);
+		ps->timer_on = false;
+	}
+	if (ps->pe) {
+		perf_event_release_kernel(ps->pe);
+		ps->pe = NULL;
+	}
+}
+
+/* Every slot's stream stopped, and their memory freed. */
+static void pmuscope_psample_free(struct pmuscope_session *sess)
+{
+	unsigned int slot;
+
+	if (!sess->psample)
+		return;
+	for (slot = 0; slot < pmuscope_psess_slots(sess); slot++)
+		pmuscope_psample_stop_slot(sess, slot);
+	kvfree(sess->psample);
+	sess->psample = NULL;
+}
+
+/*
+ * The sampling counter of @slot, as the counting ones (pmuscope_perf_attr():
+ * the event's levels, so a session that may not count the kernel samples
+ * none of it; inherit and enable_on_exec of a task session) with the
+ * stream's period.
+ */
+static int pmuscope_psample_create(struct pmuscope_session *sess, unsigned int slot)
+{
+	struct pmuscope_psample *ps = &sess->psample[slot];
+	bool task = sess->target == PMUSCOPE_TARGET_TASK;
+	struct pmuscope_pevent *counting = pmuscope_pev(sess, slot, sess->stream_index);
+	struct perf_event_attr attr;
+	struct perf_event *pe;
+	int ret;
+
+	ret = pmuscope_perf_attr(&sess->ev[sess->stream_index],
+				 task ? pmuscope_pmu_types[slot] : pmuscope_cpu_pmu_type,
+				 task, sess->cfg_flags, &attr);
+	if (ret)
+		return ret;
+	attr.sample_period = sess->stream_period;
+	/*
+	 * The kernel's credentials: the caller's rules were checked at
+	 * CONFIG, and the attributes are the counting counters'.
+	 */
+	pe = pmuscope_perf_create(&attr, task ? -1 : (int)slot, task ? sess->task : NULL,
+				  pmuscope_perf_overflow, ps);
+	if (IS_ERR(pe)) {
+		/* A PMU type of the task that does not take this event: none there. */
+		if (task && pmuscope_nr_pmu_types > 1 && PTR_ERR(pe) == -ENOENT)
+			return 0;
+		return PTR_ERR(pe);
+	}
+	ps->pe = pe;
+	/*
+	 * On as the counting counters are: with the session (INHERIT: from
+	 * the start, the handler drops samples while the session is
+	 * disabled). Armed for the exec (ENABLE_ON_EXEC) while the counting
+	 * counter still is, else the exec is past: on now. Peeked after this
+	 * counter exists, either order of the exec and its creation ends
+	 * with it on.
+	 */
+	if (task && (sess->cfg_flags & PMUSCOPE_CFG_ENABLE_ON_EXEC)) {
+		if (!counting->pe || READ_ONCE(counting->pe->state) != PERF_EVENT_STATE_OFF)
+			perf_event_enable(pe);
+	} else if (sess->enabled || pmuscope_psess_inherit(sess)) {
+		perf_event_enable(pe);
+	}
+	return 0;
+}
+
+/* Start the stream of @slot as the session's last STREAM asked. */
+static int pmuscope_psample_start_slot(struct pmuscope_session *sess, unsigned int slot)
+{
+	struct pmuscope_psample *ps = &sess->psample[slot];
+	int ret;
+
+	ps->sess = sess;
+	ps->slot = slot;
+	if (sess->stream_index != PMUSCOPE_STREAM_NO_EVENT) {
+		ret = pmuscope_psample_create(sess, slot);
+		if (ret)
+			return ret;
+	}
+	if (sess->stream_ms && sess->target == PMUSCOPE_TARGET_CPUS) {
+		ps->timer_ns = (u64)sess->stream_ms * NSEC_PER_MSEC;
+		hrtimer_init(&ps->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+		ps->timer.function = pmuscope_perf_timer;
+		ret = smp_call_function_single(slot, pmuscope_perf_timer_start, ps, 1);
+		if (ret)
+			return ret;
+		ps->timer_on = true;
+	}
+	return 0;
+}
+
+/*
+ * Do task sessions sample (PMUSCOPE_FEAT_STREAM_TASK)? On perf's PMU, if
+ * it interrupts (known from the probe's counters). Not on the direct
+ * backend: pmuscope's own PMU, which counts tasks there, takes no
+ * sampling event (pmuscope_ppmu.c).
+ */
+bool pmuscope_perf_stream_task(void)
+{
+	return pmuscope_backend_perf() && pmuscope_nr_pmu_types &&
+	       !READ_ONCE(pmuscope_perf_no_irq);
+}
+
+/* Does @sess stream (its last STREAM asked for records)? */
+static bool pmuscope_psample_on(const struct pmuscope_session *sess)
+{
+	return sess->psample && (sess->stream_ms ||
+				 sess->stream_index != PMUSCOPE_STREAM_NO_EVENT);
+}
+
+/*
+ * Slot @slot came (CPU online): its stream again. A counter perf refuses
+ * now leaves the slot without samples (said in the log); its counts go on.
+ */
+static void pmuscope_psample_online(struct pmuscope_session *sess, unsigned int slot)
+{
+	int ret;
+
+	if (!pmuscope_psample_on(sess))
+		return;
+	ret = pmuscope_psample_start_slot(sess, slot);
+	if (ret) {
+		pr_warn("cpu%u: session %u: no samples after CPU online (%d)\n",
+			slot, sess->id, ret);
+		pmuscope_psample_stop_slot(sess, slot);
+	}
+}
+
+/*
+ * What perf events cannot stream (-EOPNOTSUPP), before the ring is made:
+ *  - on the direct backend (perf events on pmuscope's own PMU, for task
+ *    and multiplexed sessions) nothing: that PMU takes no sampling event
+ *    (pmuscope_ppmu.c);
+ *  - samples (sample_index) from a PMU without an overflow interrupt
+ *    (PERF_PMU_CAP_NO_INTERRUPT);
+ *  - time-based records (period_ms) of a task: a task has no CPU whose
+ *    timer would be its own.
+ */
+static int pmuscope_perf_stream_check(const struct pmuscope_session *sess,
+				      const struct pmuscope_stream *st)
+{
+	if (!pmuscope_backend_perf())
+		return -EOPNOTSUPP;
+	if (st->sample_index != PMUSCOPE_STREAM_NO_EVENT && READ_ONCE(pmuscope_perf_no_irq))
+		return -EOPNOTSUPP;
+	if (st->period_ms && sess->target != PMUSCOPE_TARGET_CPUS)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * STREAM on perf events (pmuscope_perf_stream_check() passed): what the
+ * session's last STREAM asked (stream_ms, stream_index, stream_period),
+ * the old stream stopped first. On error nothing streams.
+ */
+static int pmuscope_perf_stream(struct pmuscope_session *sess)
+{
+	bool sampling = sess->stream_index != PMUSCOPE_STREAM_NO_EVENT;
+	unsigned int slot, slots = pmuscope_psess_slots(sess);
+	int ret = 0;
+
+	pmuscope_psample_free(sess);
+	if (!sampling && !sess->stream_ms)
+		return 0;
+	sess->psample = kvcalloc(slots, sizeof(*sess->psample), GFP_KERNEL_ACCOUNT);
+	if (!sess->psample)
+		return -ENOMEM;
+	for (slot = 0; slot < slots && !ret; slot++) {
+		if (!pmuscope_slot_used(sess, slot) ||
+		    (sess->target == PMUSCOPE_TARGET_CPUS && !cpu_online(slot)))
+			continue;
+		ret = pmuscope_psample_start_slot(sess, slot);
+	}
+	if (ret)
+		pmuscope_psample_free(sess);
+	return ret;
+}
+
 /* ------------------------------------------------------------- sessions */
 
 /* Release every counter of @sess; caller holds the session locks. */
@@ -324,6 +677,8 @@ static void pmuscope_psess_release(struct pmuscope_session *sess)
 
 	if (!sess->pev)
 		return;
+	/* The stream first: its handlers read the counting counters. */
+	pmuscope_psample_free(sess);
 	if (sess->el0)
 		pmuscope_el0_close(sess);
 	for (slot = 0; slot < pmuscope_psess_slots(sess); slot++)
@@ -432,6 +787,13 @@ static void pmuscope_psess_enable(struct pmuscope_session *sess, bool enable)
 				perf_event_enable(pev->pe);
 			else
 				perf_event_disable(pev->pe);
+		}
+		/* INHERIT: on, as the counting counters (ENABLE_ON_EXEC: before the exec). */
+		if (sess->psample && sess->psample[slot].pe) {
+			if (enable)
+				perf_event_enable(sess->psample[slot].pe);
+			else if (!pmuscope_psess_inherit(sess))
+				perf_event_disable(sess->psample[slot].pe);
 		}
 	}
 	if (sess->el0 && !enable)
@@ -573,7 +935,8 @@ static int pmuscope_perf_snapshot(struct pmuscope_session *sess,
 /*
  * Sessions of the perf backend, and on the direct backend those of a task
  * or with more events than counters (perf events on pmuscope's own PMU).
- * perf's counters are perf's: no STREAM, no SWINC, no hardware snapshot.
+ * perf's counters are perf's: no SWINC, no hardware snapshot; STREAM
+ * through perf's own sampling (pmuscope_perf_stream()).
  */
 const struct pmuscope_backend_ops pmuscope_perf_ops = {
 	.name		= "perf",
@@ -585,6 +948,8 @@ const struct pmuscope_backend_ops pmuscope_perf_ops = {
 	.reset		= pmuscope_psess_reset,
 	.read		= pmuscope_psess_read,
 	.snapshot	= pmuscope_perf_snapshot,
+	.stream_check	= pmuscope_perf_stream_check,
+	.stream		= pmuscope_perf_stream,
 };
 
 /* ------------------------------------------------------------ CPU hotplug */
@@ -610,7 +975,9 @@ void pmuscope_perf_cpu_online(unsigned int cpu)
 			/* READ says LOST from now on, not OFFLINE. */
 			for (i = 0; i < sess->nr_events; i++)
 				pmuscope_pev(sess, cpu, i)->lost = true;
+			continue;
 		}
+		pmuscope_psample_online(sess, cpu);
 	}
 	mutex_unlock(&pmuscope_drv.lock);
 }
@@ -623,8 +990,11 @@ void pmuscope_perf_cpu_offline(unsigned int cpu)
 	mutex_lock(&pmuscope_drv.lock);
 	list_for_each_entry(sess, &pmuscope_drv.sessions, node)
 		if (sess->pev && sess->target == PMUSCOPE_TARGET_CPUS &&
-		    cpumask_test_cpu(cpu, sess->cpus))
+		    cpumask_test_cpu(cpu, sess->cpus)) {
+			/* The stream first: a timer would move to another CPU. */
+			pmuscope_psample_stop_slot(sess, cpu);
 			pmuscope_psess_release_slot(sess, cpu);
+		}
 	mutex_unlock(&pmuscope_drv.lock);
 }
 
@@ -682,7 +1052,7 @@ int pmuscope_perf_probe(void)
 	pmuscope_nr_pmu_types = 0;
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
-		pe = pmuscope_perf_create(&attr, cpu, NULL);
+		pe = pmuscope_perf_create(&attr, cpu, NULL, NULL, NULL);
 		if (IS_ERR(pe)) {
 			if (PTR_ERR(pe) != -ENOENT) {
 				ret = PTR_ERR(pe);

@@ -325,20 +325,19 @@ static int pmuscope_session_commit(struct pmuscope_session *sess,
 	pmuscope_session_release(sess);
 	memcpy(sess->ev, c->ev, sizeof(c->ev[0]) * c->nr);
 	sess->nr_events = c->nr;
+	/*
+	 * Kernel PCs in its records only for a session that counts the
+	 * kernel, which the caller was allowed to (pmuscope_policy_check():
+	 * a CPU's or a task's configuration alike).
+	 */
+	sess->kernel_pcs = false;
+	for (i = 0; i < c->nr; i++)
+		sess->kernel_pcs |= !!(c->ev[i].flags & (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2));
 	if (c->task) {
 		sess->target = PMUSCOPE_TARGET_TASK;
 		sess->cfg_flags = c->cfg_flags;
 		sess->task = get_task_struct(c->task);
 	} else {
-		/*
-		 * Kernel PCs in its records only for a session that counts
-		 * the kernel, which the caller was allowed to
-		 * (pmuscope_policy_check()).
-		 */
-		sess->kernel_pcs = false;
-		for (i = 0; i < c->nr; i++)
-			sess->kernel_pcs |= !!(c->ev[i].flags &
-					       (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2));
 		cpumask_copy(sess->cpus, c->cpus);
 		for_each_cpu(cpu, c->cpus)
 			pmuscope_sess_set_hw(sess, cpu, &c->plan[cpu * PMUSCOPE_MAX_EVENTS],
@@ -797,8 +796,11 @@ int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
 /*
  * STREAM: records of @sess every @st->period_ms on each of its CPUs,
  * and/or every @st->sample_period events of its event @st->sample_index
- * (the overflow interrupt of that event's counter); both off: the stream
- * stops (its ring, and what it holds, stays until the session is freed).
+ * (the overflow interrupt of that event's counter: the direct engine's,
+ * or perf's sampling counter on the perf backend, per CPU or for the
+ * task); both off: the stream stops (its ring, and what it holds, stays
+ * until the session is freed). A backend that fails leaves nothing
+ * streaming.
  */
 int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope_stream *st)
 {
@@ -812,13 +814,25 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	ret = -EINVAL;
 	if (!sess->configured || (sampling && st->sample_index >= sess->nr_events))
 		goto out;
-	/* A task has no CPU to interrupt; perf's counters are perf's. */
+	/*
+	 * What the backend cannot stream (pmuscope_perf_stream() says more:
+	 * task sessions stream on the perf backend only).
+	 */
 	ret = -EOPNOTSUPP;
-	if (sess->target != PMUSCOPE_TARGET_CPUS || !sess->ops->stream ||
-	    (st->flags & PMUSCOPE_STREAM_F_CALLCHAIN))
+	if (!sess->ops->stream || (st->flags & PMUSCOPE_STREAM_F_CALLCHAIN))
 		goto out;
-	/* Samples come from the overflow interrupt: none in poll mode. */
-	if (sampling && (pmuscope_engine.mode != PMUSCOPE_FOLD_IRQ || !pmuscope_engine.irq))
+	if (sess->ops->stream_check) {
+		ret = sess->ops->stream_check(sess, st);
+		if (ret)
+			goto out;
+		ret = -EOPNOTSUPP;
+	}
+	/*
+	 * The direct engine's samples come from its overflow interrupt: none
+	 * in poll mode. perf's PMU has its own (pmuscope_perf_stream()).
+	 */
+	if (sampling && sess->ops->hw_counters &&
+	    (pmuscope_engine.mode != PMUSCOPE_FOLD_IRQ || !pmuscope_engine.irq))
 		goto out;
 	/* One session's time-based records per CPU. */
 	ret = -EBUSY;
@@ -849,8 +863,12 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	sess->stream_ms = st->period_ms;
 	sess->stream_index = st->sample_index;
 	sess->stream_period = sampling ? st->sample_period : 0;
-	sess->ops->stream(sess);
-	ret = 0;
+	ret = sess->ops->stream(sess);
+	if (ret) {
+		sess->stream_ms = 0;
+		sess->stream_index = PMUSCOPE_STREAM_NO_EVENT;
+		sess->stream_period = 0;
+	}
 out:
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
