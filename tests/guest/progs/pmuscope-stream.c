@@ -549,7 +549,7 @@ static void test_errors(void)
 	expect("STREAM every 60001 ms", stream(fd, 60001, PMUSCOPE_STREAM_NO_EVENT, 0, 0), -EINVAL);
 	expect("STREAM ring of 3 KiB", stream(fd, 10, PMUSCOPE_STREAM_NO_EVENT, 0, 3), -EINVAL);
 	expect("STREAM ring of 32 MiB", stream(fd, 10, PMUSCOPE_STREAM_NO_EVENT, 0, 32768), -EINVAL);
-	st = (struct pmuscope_stream){ .size = sizeof(st), .flags = 1, .period_ms = 10,
+	st = (struct pmuscope_stream){ .size = sizeof(st), .flags = 1U << 31, .period_ms = 10,
 				       .sample_index = PMUSCOPE_STREAM_NO_EVENT };
 	expect("STREAM unknown flag", ioctl(fd, PMUSCOPE_IOC_STREAM, &st) ? -errno : 0, -EINVAL);
 	st.flags = 0;
