@@ -25,6 +25,7 @@
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/uidgid.h>
+#include <asm/irq_regs.h>
 
 #include "pmuscope.h"
 #include "pmuscope_hw.h"
@@ -104,14 +105,16 @@ static struct pmuscope_pmu * __percpu *pmuscope_irq_pmu;
 static irqreturn_t pmuscope_irq_handler(int irq, void *dev)
 {
 	struct pmuscope_pmu *pmu = *(struct pmuscope_pmu **)dev;
-	unsigned long sampled;
+	unsigned long sampled, psamples = 0, pthrottled = 0;
 	bool handled;
 
 	raw_spin_lock(&pmu->lock);
 	/* Ends with an ISB: the level PPI is low again before the EOI. */
 	handled = pmuscope_pmu_overflow(pmu, &sampled);
-	if (sampled)
+	if (sampled) {
 		pmuscope_stream_samples(pmu, sampled);
+		psamples = pmuscope_ppmu_sampled(sampled, &pthrottled);
+	}
 	if (pmuscope_pmu_needs_poll(pmu) && !hrtimer_active(&pmu->poll_timer))
 		hrtimer_start(&pmu->poll_timer, ns_to_ktime(pmuscope_engine.poll_ns),
 			      HRTIMER_MODE_REL_PINNED_HARD);
@@ -128,6 +131,9 @@ static irqreturn_t pmuscope_irq_handler(int irq, void *dev)
 	 */
 	pmu->irq_busy += pmuscope_hw_syscnt() - pmu->irq_entry;
 	raw_spin_unlock(&pmu->lock);
+	/* Task streams' samples (perf events on pmuscope's PMU), out of the lock. */
+	if (psamples | pthrottled)
+		pmuscope_ppmu_samples(psamples, pthrottled, get_irq_regs());
 	return handled ? IRQ_HANDLED : IRQ_NONE;
 }
 

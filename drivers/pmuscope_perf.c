@@ -435,18 +435,42 @@ static void pmuscope_perf_overflow(struct perf_event *pe, struct perf_sample_dat
 {
 	struct pmuscope_psample *ps = pe->overflow_handler_context;
 	struct pmuscope_session *sess = ps->sess;
-	struct pmuscope_record thr = {
-		.type = PMUSCOPE_REC_THROTTLED, .size = sizeof(thr),
-	};
 
 	if (pmuscope_psess_inherit(sess) && !READ_ONCE(sess->enabled))
 		return;
 	pmuscope_perf_emit(ps, (*this_cpu_ptr(&pmuscope_perf_rec))[0], regs, 0);
-	if (pe->hw.interrupts == PMUSCOPE_PERF_THROTTLED) {
-		thr.cpu = smp_processor_id();
-		thr.time = pmuscope_hw_syscnt();
-		pmuscope_ring_write(sess->ring, &thr, sizeof(thr));
-	}
+	if (pe->hw.interrupts == PMUSCOPE_PERF_THROTTLED)
+		pmuscope_perf_throttled(pe);
+}
+
+/*
+ * The THROTTLED record of sampling counter @pe (or of one inherited from
+ * it) on this CPU: perf throttled it (above), or, on pmuscope's own PMU,
+ * the engine did (its sample_limit: pmuscope_ppmu_samples()). Hard IRQ
+ * or NMI.
+ */
+void pmuscope_perf_throttled(struct perf_event *pe)
+{
+	struct pmuscope_psample *ps = pe->overflow_handler_context;
+	struct pmuscope_record thr = {
+		.type = PMUSCOPE_REC_THROTTLED, .size = sizeof(thr),
+	};
+
+	if (pmuscope_psess_inherit(ps->sess) && !READ_ONCE(ps->sess->enabled))
+		return;
+	thr.cpu = smp_processor_id();
+	thr.time = pmuscope_hw_syscnt();
+	pmuscope_ring_write(ps->sess->ring, &thr, sizeof(thr));
+}
+
+/*
+ * Is @pe one of pmuscope's sampling counters, or inherited from one (perf
+ * gives a child its parent's handler before the PMU's event_init)? The
+ * only sampling events pmuscope's own PMU takes (pmuscope_ppmu.c).
+ */
+bool pmuscope_perf_sampling_ours(const struct perf_event *pe)
+{
+	return READ_ONCE(pe->overflow_handler) == pmuscope_perf_overflow;
 }
 
 /* The CPU's stream timer: a time-based record of the session here. */
@@ -582,15 +606,25 @@ static int pmuscope_psample_start_slot(struct pmuscope_session *sess, unsigned i
 }
 
 /*
+ * The direct engine's overflow interrupt, which pmuscope's own PMU
+ * samples with (pmuscope_ppmu.c): not in mode=poll.
+ */
+static bool pmuscope_perf_ppmu_samples(void)
+{
+	return pmuscope_ppmu_type() >= 0 && pmuscope_engine.mode == PMUSCOPE_FOLD_IRQ &&
+	       pmuscope_engine.irq;
+}
+
+/*
  * Do task sessions sample (PMUSCOPE_FEAT_STREAM_TASK)? On perf's PMU, if
- * it interrupts (known from the probe's counters). Not on the direct
- * backend: pmuscope's own PMU, which counts tasks there, takes no
- * sampling event (pmuscope_ppmu.c).
+ * it interrupts (known from the probe's counters); on the direct backend
+ * through pmuscope's own PMU, with the engine's overflow interrupt.
  */
 bool pmuscope_perf_stream_task(void)
 {
-	return pmuscope_backend_perf() && pmuscope_nr_pmu_types &&
-	       !READ_ONCE(pmuscope_perf_no_irq);
+	if (!pmuscope_backend_perf())
+		return pmuscope_perf_ppmu_samples();
+	return pmuscope_nr_pmu_types && !READ_ONCE(pmuscope_perf_no_irq);
 }
 
 /* Does @sess stream (its last STREAM asked for records)? */
@@ -620,20 +654,25 @@ static void pmuscope_psample_online(struct pmuscope_session *sess, unsigned int 
 
 /*
  * What perf events cannot stream (-EOPNOTSUPP), before the ring is made:
- *  - on the direct backend (perf events on pmuscope's own PMU, for task
- *    and multiplexed sessions) nothing: that PMU takes no sampling event
- *    (pmuscope_ppmu.c);
- *  - samples (sample_index) from a PMU without an overflow interrupt
- *    (PERF_PMU_CAP_NO_INTERRUPT);
+ *  - on the direct backend (perf events on pmuscope's own PMU) a
+ *    multiplexed CPU session: its CPUs' counters are the engine's and
+ *    perf's at once, the direct engine samples CPUs with a session of
+ *    fewer events; and a task's samples without the engine's overflow
+ *    interrupt (mode=poll);
+ *  - samples (sample_index) from a perf PMU without an overflow
+ *    interrupt (PERF_PMU_CAP_NO_INTERRUPT);
  *  - time-based records (period_ms) of a task: a task has no CPU whose
  *    timer would be its own.
  */
 static int pmuscope_perf_stream_check(const struct pmuscope_session *sess,
 				      const struct pmuscope_stream *st)
 {
-	if (!pmuscope_backend_perf())
+	bool sampling = st->sample_index != PMUSCOPE_STREAM_NO_EVENT;
+
+	if (!pmuscope_backend_perf() &&
+	    (sess->target != PMUSCOPE_TARGET_TASK || (sampling && !pmuscope_perf_ppmu_samples())))
 		return -EOPNOTSUPP;
-	if (st->sample_index != PMUSCOPE_STREAM_NO_EVENT && READ_ONCE(pmuscope_perf_no_irq))
+	if (sampling && READ_ONCE(pmuscope_perf_no_irq))
 		return -EOPNOTSUPP;
 	if (st->period_ms && sess->target != PMUSCOPE_TARGET_CPUS)
 		return -EOPNOTSUPP;

@@ -19,6 +19,14 @@
  * counter: add() fails with -EAGAIN and perf multiplexes. Sessions and
  * perf events meet under pmu->lock: a session's placement that finds a
  * counter taken meanwhile fails with -EBUSY (pmuscope_session.c).
+ *
+ * Sampling: pmuscope's own sampling counters of task streams
+ * (pmuscope_perf.c) sample on the engine's counters as a session's do
+ * (its period, its sample_limit); the overflow interrupt calls their
+ * overflow handler, which makes the record. Nobody else's: a PMU hands
+ * perf's own sampling events to perf_event_overflow() (perf's ring
+ * buffer, its throttling), which the perf core does not export to
+ * modules (6.1, 6.12).
  */
 
 #define pr_fmt(fmt) "pmuscope: " fmt
@@ -83,6 +91,16 @@ static u32 pmuscope_ppmu_el0_slot(const struct pmuscope_el0 *el0,
 	return 0;
 }
 
+/*
+ * Each CPU's sampling perf events by counter: set by add() and cleared by
+ * del() under pmu->lock, read by the overflow interrupt on the CPU.
+ */
+struct pmuscope_ppmu_cpu {
+	struct perf_event *sampling[PMUSCOPE_NR_COUNTERS];
+};
+
+static DEFINE_PER_CPU(struct pmuscope_ppmu_cpu, pmuscope_ppmu_cpu);
+
 static struct pmuscope_pmu *pmuscope_ppmu_local(void)
 {
 	struct pmuscope_cpu *pcpu = pmuscope_drv.cpus[smp_processor_id()];
@@ -112,8 +130,18 @@ static int pmuscope_ppmu_event_init(struct perf_event *event)
 
 	if (attr->type != event->pmu->type)
 		return -ENOENT;
-	/* Counting only: no sampling, no branch records, no idle filter. */
-	if (is_sampling_event(event) || has_branch_stack(event) || attr->exclude_idle)
+	/* No branch records, no idle filter. */
+	if (has_branch_stack(event) || attr->exclude_idle)
+		return -EOPNOTSUPP;
+	/*
+	 * Sampling: pmuscope's own sampling counters alone (perf sets the
+	 * handler before it calls here, a child's from its parent's), with
+	 * a period within STREAM's, no frequency.
+	 */
+	if (is_sampling_event(event) &&
+	    (!pmuscope_perf_sampling_ours(event) || attr->freq ||
+	     attr->sample_period < PMUSCOPE_STREAM_PERIOD_MIN ||
+	     attr->sample_period > PMUSCOPE_STREAM_PERIOD_MAX))
 		return -EOPNOTSUPP;
 	if (attr->config > PMUSCOPE_EVTYPER_EVTCOUNT || attr->config == 0x1e)
 		return -EINVAL;
@@ -151,6 +179,7 @@ static void pmuscope_ppmu_start(struct perf_event *event, int flags)
 	struct pmuscope_pmu *pmu = pmuscope_ppmu_local();
 	unsigned long irqflags;
 	int idx = event->hw.idx;
+	u64 now;
 
 	if (pmuscope_ppmu_sentinel(event))
 		return;
@@ -158,7 +187,11 @@ static void pmuscope_ppmu_start(struct perf_event *event, int flags)
 	if (WARN_ON_ONCE(!pmu || idx < 0))
 		return;
 	raw_spin_lock_irqsave(&pmu->lock, irqflags);
-	pmuscope_hwc_set_enabled(pmu, idx, true, ktime_get_ns());
+	now = ktime_get_ns();
+	/* Preloaded as it starts (pmuscope_hwc_hw_on()). */
+	if (is_sampling_event(event))
+		pmuscope_hwc_set_sampling(pmu, idx, event->attr.sample_period, now);
+	pmuscope_hwc_set_enabled(pmu, idx, true, now);
 	local64_set(&event->hw.prev_count, pmuscope_ppmu_count(pmu, idx));
 	event->hw.state = 0;
 	if (el0) {
@@ -179,6 +212,7 @@ static void pmuscope_ppmu_stop(struct perf_event *event, int flags)
 	struct pmuscope_pmu *pmu = pmuscope_ppmu_local();
 	unsigned long irqflags;
 	int idx = event->hw.idx;
+	u64 now;
 
 	if (pmuscope_ppmu_sentinel(event))
 		return;
@@ -186,7 +220,11 @@ static void pmuscope_ppmu_stop(struct perf_event *event, int flags)
 		return;
 	raw_spin_lock_irqsave(&pmu->lock, irqflags);
 	pmuscope_ppmu_update(pmu, event);
-	pmuscope_hwc_set_enabled(pmu, idx, false, ktime_get_ns());
+	now = ktime_get_ns();
+	pmuscope_hwc_set_enabled(pmu, idx, false, now);
+	/* Not throttled any more either: a window of its own at the next start. */
+	if (is_sampling_event(event))
+		pmuscope_hwc_set_sampling(pmu, idx, 0, now);
 	event->hw.state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	if (pmuscope_ppmu_el0(event))
 		pmuscope_el0_stop(pmuscope_ppmu_el0(event), pmu->hwc[idx].slot);
@@ -251,6 +289,8 @@ static int pmuscope_ppmu_add(struct perf_event *event, int flags)
 		hwc->el0 = el0;
 		hwc->slot = pmuscope_ppmu_el0_slot(el0, event);
 	}
+	if (is_sampling_event(event))
+		this_cpu_ptr(&pmuscope_ppmu_cpu)->sampling[idx] = event;
 	event->hw.idx = idx;
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 out:
@@ -284,6 +324,7 @@ static void pmuscope_ppmu_del(struct perf_event *event, int flags)
 	raw_spin_lock_irqsave(&pmu->lock, irqflags);
 	WRITE_ONCE(pmu->hwc[idx].owner, NULL);	/* read without our locks */
 	pmu->hwc[idx].el0 = NULL;
+	this_cpu_ptr(&pmuscope_ppmu_cpu)->sampling[idx] = NULL;
 	pmu->allocated &= ~BIT(idx);
 	/*
 	 * Deleted while its thread runs here (a CPU event installed,
@@ -338,6 +379,58 @@ static void pmuscope_ppmu_read(struct perf_event *event)
 	raw_spin_lock_irqsave(&pmu->lock, irqflags);
 	pmuscope_ppmu_update(pmu, event);
 	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
+}
+
+/*
+ * The overflow interrupt's sampling counters of @sampled that are perf
+ * events' (the rest are sessions', pmuscope_stream_samples()): those that
+ * took a sample, returned, and those the engine just throttled (its
+ * sample_limit) in *@throttled. On the CPU, pmu->lock held.
+ */
+unsigned long pmuscope_ppmu_sampled(unsigned long sampled, unsigned long *throttled)
+{
+	struct pmuscope_pmu *pmu = pmuscope_ppmu_local();
+	unsigned long idx, samples = 0;
+
+	*throttled = 0;
+	for_each_set_bit(idx, &sampled, PMUSCOPE_NR_COUNTERS) {
+		if (!pmu || !this_cpu_ptr(&pmuscope_ppmu_cpu)->sampling[idx])
+			continue;
+		if (pmu->hwc[idx].irq_off)
+			*throttled |= BIT(idx);
+		else
+			samples |= BIT(idx);
+	}
+	return samples;
+}
+
+/*
+ * Their records (pmuscope_ppmu_sampled()): each event's overflow handler
+ * with the interrupt's @regs, or its THROTTLED record. Out of pmu->lock
+ * (the handler may read counters: pmuscope_ppmu_read()), still in the
+ * interrupt: no add() or del() on this CPU meanwhile.
+ */
+void pmuscope_ppmu_samples(unsigned long samples, unsigned long throttled,
+			   struct pt_regs *regs)
+{
+	struct perf_event **evs = this_cpu_ptr(&pmuscope_ppmu_cpu)->sampling;
+	unsigned long idx, all = samples | throttled;
+
+	for_each_set_bit(idx, &all, PMUSCOPE_NR_COUNTERS) {
+		struct perf_event *pe = evs[idx];
+		struct perf_sample_data data;
+		perf_overflow_handler_t handler;
+
+		if (!pe)
+			continue;
+		if (throttled & BIT(idx)) {
+			pmuscope_perf_throttled(pe);
+			continue;
+		}
+		perf_sample_data_init(&data, 0, pe->attr.sample_period);
+		handler = READ_ONCE(pe->overflow_handler);
+		handler(pe, &data, regs);
+	}
 }
 
 /*

@@ -815,8 +815,8 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	if (!sess->configured || (sampling && st->sample_index >= sess->nr_events))
 		goto out;
 	/*
-	 * What the backend cannot stream (pmuscope_perf_stream() says more:
-	 * task sessions stream on the perf backend only).
+	 * What the backend cannot stream, before anything is made (perf
+	 * events: pmuscope_perf_stream_check()).
 	 */
 	ret = -EOPNOTSUPP;
 	if (!sess->ops->stream || (st->flags & PMUSCOPE_STREAM_F_CALLCHAIN))
@@ -829,7 +829,7 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	}
 	/*
 	 * The direct engine's samples come from its overflow interrupt: none
-	 * in poll mode. perf's PMU has its own (pmuscope_perf_stream()).
+	 * in poll mode (perf events: pmuscope_perf_stream_check()).
 	 */
 	if (sampling && sess->ops->hw_counters &&
 	    (pmuscope_engine.mode != PMUSCOPE_FOLD_IRQ || !pmuscope_engine.irq))

@@ -17,6 +17,8 @@
  *                              forks a grandchild: samples of both, none of
  *                              a CPU hog running meanwhile nor of this
  *                              process; the rules of a task's STREAM
+ *   pmuscope-pstream ppmu      direct backend: pmuscope's own PMU refuses
+ *                              perf_event_open() sampling events
  *   pmuscope-pstream exec-child FD   (the exec'd child of "task")
  */
 #define _GNU_SOURCE
@@ -31,10 +33,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
 #include <linux/pmuscope.h>
 
 #include "pmuscope-guest.h"
@@ -526,7 +530,8 @@ static void test_task(void)
 	n = read(back[0], buf, sizeof(buf) - 1);
 	if (n > 0) {
 		buf[n] = 0;
-		sscanf(buf, "%d %lu", &gpid, &loop);
+		if (sscanf(buf, "%d %lu", &gpid, &loop) != 2)
+			gpid = 0;
 	}
 	tap(gpid > 0 && loop, "the exec'd child forked a grandchild (pid %d)", gpid);
 	waitpid(child, &status, 0);
@@ -560,6 +565,32 @@ static void test_task(void)
 	close(fd);
 }
 
+/*
+ * Direct backend: pmuscope's own PMU samples for pmuscope's task streams
+ * alone; perf_event_open() of it with a period is refused (its samples
+ * would need perf_event_overflow(), not exported), a counting event is not.
+ */
+static void test_ppmu(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr), .config = EV_CPU_CYCLES, .exclude_kernel = 1,
+		.exclude_hv = 1, .disabled = 1,
+	};
+	int type = read_int("/sys/bus/event_source/devices/pmuscope/type"), fd;
+
+	tap(type > 0, "pmuscope's PMU is registered with perf (type %d)", type);
+	attr.type = type;
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	tap(fd >= 0, "perf_event_open() of it, counting: %s", fd >= 0 ? "opened" : strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	attr.sample_period = 100000;
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	expect("perf_event_open() of it with a sample period", fd < 0 ? -errno : 0, -EOPNOTSUPP);
+	if (fd >= 0)
+		close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	static char tag[48];
@@ -579,6 +610,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "cpu"))
 		test_cpu();
+	else if (!strcmp(argv[1], "ppmu"))
+		test_ppmu();
 	else if (!strcmp(argv[1], "throttle"))
 		test_throttle();
 	else if (!strcmp(argv[1], "hotplug"))
