@@ -139,8 +139,13 @@ struct pmuscope_psample;
 struct perf_event;
 
 #define PMUSCOPE_NR_COUNTERS		32	/* 0..30 event counters, 31 cycle */
-/* The largest stream record, in 64-bit words: the header and 32 counts. */
-#define PMUSCOPE_REC_MAX_WORDS		(sizeof(struct pmuscope_record) / 8 + PMUSCOPE_MAX_EVENTS)
+/*
+ * The largest stream record, in 64-bit words: the header, 32 counts and a
+ * call chain of PMUSCOPE_STACK_MAX frames (1336 bytes).
+ */
+#define PMUSCOPE_REC_MAX_WORDS		(sizeof(struct pmuscope_record) / 8 + \
+					 PMUSCOPE_MAX_EVENTS + \
+					 sizeof(struct pmuscope_rec_chain) / 8 + PMUSCOPE_STACK_MAX)
 /*
  * A session's event without a counter here. Also an index of
  * pmuscope_pmu.hwc[]: a sentinel, never on the hardware.
@@ -712,6 +717,8 @@ struct pmuscope_sess_event {
  *	ms ...
  * @stream_index: ... samples of this event ...
  * @stream_period: ... every so many events.
+ * @stream_flags: ... PMUSCOPE_STREAM_F_* (read by the interrupt: WRITE_ONCE())
+ * @max_stack: ... frames of a call chain at most (1 .. PMUSCOPE_STACK_MAX).
  * @kernel_pcs: an event counts EL1/EL2: kernel PCs in records.
  * @psample: the perf backend's stream (pmuscope_perf.c), per slot as
  *	@pev: sampling counters and timers; NULL: none.
@@ -751,6 +758,8 @@ struct pmuscope_session {
 	u32 stream_ms;
 	u32 stream_index;
 	u64 stream_period;
+	u32 stream_flags;
+	u32 max_stack;
 	bool kernel_pcs;
 	struct pmuscope_psample *psample;
 	struct pmuscope_spe_sess *spe;
@@ -873,6 +882,59 @@ void pmuscope_stream_where(const struct pmuscope_session *sess, struct pt_regs *
 void pmuscope_stream_put_sample(struct pmuscope_session *sess, struct pmuscope_record *rec,
 				struct pt_regs *regs);
 void pmuscope_stream_samples(struct pmuscope_pmu *pmu, unsigned long sampled);
+
+/* Call chains of SAMPLE records (drivers/pmuscope_callchain.c). */
+struct pmuscope_frame_record {
+	u64 fp;
+	u64 lr;
+};
+
+/**
+ * struct pmuscope_chain_mem - where a walk reads frame records
+ * @read: the record at @fp into @fr: 0, or -EFAULT (unreadable); never
+ *	faults, never sleeps. The user's: copy_from_user_nofault(); the
+ *	kernel's: copy_from_kernel_nofault() within [@low, @high); KUnit's:
+ *	a memory map of its own (@priv).
+ * @low: the kernel's: the stack the walk started on ...
+ * @high: ... and its end.
+ * @priv: the reader's own.
+ * @user: user memory: PAC bits stripped as a user address's, an
+ *	unreadable or bad frame is PMUSCOPE_CHAIN_F_USER_END.
+ */
+struct pmuscope_chain_mem {
+	int (*read)(const struct pmuscope_chain_mem *mem, unsigned long fp,
+		    struct pmuscope_frame_record *fr);
+	unsigned long low, high;
+	void *priv;
+	bool user;
+};
+
+/**
+ * struct pmuscope_chain_src - what a sample's call chain is made of
+ * @regs: where the sample was taken (NULL: nowhere, no chain).
+ * @uregs: the user registers of the task it belongs to (@regs itself at
+ *	EL0; its task_pt_regs() in the kernel); NULL: not a user task.
+ * @kernel_pcs: the session may see kernel addresses.
+ * @kmem: kernel frame records.
+ * @umem: user frame records.
+ */
+struct pmuscope_chain_src {
+	struct pt_regs *regs;
+	struct pt_regs *uregs;
+	bool kernel_pcs;
+	const struct pmuscope_chain_mem *kmem;
+	const struct pmuscope_chain_mem *umem;
+};
+
+u32 pmuscope_chain_walk(const struct pmuscope_chain_mem *mem, unsigned long fp, u64 *ips,
+			u32 room, u32 *flags);
+u32 pmuscope_chain_fill(const struct pmuscope_chain_src *src, u32 max_stack,
+			struct pmuscope_rec_chain *ch);
+int pmuscope_chain_read_kernel(const struct pmuscope_chain_mem *mem, unsigned long fp,
+			       struct pmuscope_frame_record *fr);
+unsigned long pmuscope_chain_strip_user(unsigned long lr);
+u32 pmuscope_chain_record(struct pt_regs *regs, bool kernel_pcs, u32 max_stack,
+			  struct pmuscope_rec_chain *ch);
 enum hrtimer_restart pmuscope_stream_timer(struct hrtimer *timer);
 void pmuscope_stream_set_timer(struct pmuscope_pmu *pmu, struct pmuscope_session *sess,
 			       u64 ns);

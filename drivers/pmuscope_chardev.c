@@ -78,6 +78,9 @@ static u64 pmuscope_pmu_features(void)
 			feat |= PMUSCOPE_FEAT_SNAPSHOT_HW;
 	}
 	mutex_unlock(&pmuscope_drv.lock);
+	/* Every stream's SAMPLE records end in pmuscope_stream_put_sample(). */
+	if (feat & PMUSCOPE_FEAT_STREAM)
+		feat |= PMUSCOPE_FEAT_CALLCHAIN;
 	return feat;
 }
 

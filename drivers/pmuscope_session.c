@@ -819,7 +819,7 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	 * events: pmuscope_perf_stream_check()).
 	 */
 	ret = -EOPNOTSUPP;
-	if (!sess->ops->stream || (st->flags & PMUSCOPE_STREAM_F_CALLCHAIN))
+	if (!sess->ops->stream)
 		goto out;
 	if (sess->ops->stream_check) {
 		ret = sess->ops->stream_check(sess, st);
@@ -863,6 +863,8 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	sess->stream_ms = st->period_ms;
 	sess->stream_index = st->sample_index;
 	sess->stream_period = sampling ? st->sample_period : 0;
+	WRITE_ONCE(sess->max_stack, st->max_stack ?: PMUSCOPE_STACK_DEFAULT);
+	WRITE_ONCE(sess->stream_flags, st->flags);
 	ret = sess->ops->stream(sess);
 	if (ret) {
 		sess->stream_ms = 0;

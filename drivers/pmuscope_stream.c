@@ -415,14 +415,27 @@ void pmuscope_stream_emit(struct pmuscope_pmu *pmu, struct pmuscope_session *ses
 /*
  * Finish SAMPLE record @rec of @sess, its header and counts made (@size
  * covers them), in a buffer of PMUSCOPE_REC_MAX_WORDS words: where the
- * interrupt (@regs, NULL: none) found the CPU and which task ran, and
- * write it to the session's ring. Both backends' overflow handlers and
- * the stream timer end here. Hard IRQ (or NMI), IRQs off.
+ * interrupt (@regs, NULL: none) found the CPU and which task ran, its
+ * call chain if the stream asked for them (after the counts, @size grown
+ * to cover it), and write it to the session's ring. Both backends'
+ * overflow handlers and the stream timer end here. Hard IRQ (or NMI),
+ * IRQs off.
  */
 void pmuscope_stream_put_sample(struct pmuscope_session *sess, struct pmuscope_record *rec,
 				struct pt_regs *regs)
 {
+	u32 room = PMUSCOPE_REC_MAX_WORDS * 8 - sizeof(struct pmuscope_rec_chain) -
+		   PMUSCOPE_STACK_MAX * 8;
+
 	pmuscope_stream_where(sess, regs, current, rec);
+	/* After the counts, with room for the longest chain. */
+	if ((READ_ONCE(sess->stream_flags) & PMUSCOPE_STREAM_F_CALLCHAIN) &&
+	    !WARN_ON_ONCE(rec->size > room)) {
+		rec->size += pmuscope_chain_record(regs, sess->kernel_pcs,
+						   READ_ONCE(sess->max_stack),
+						   (void *)rec + rec->size);
+		rec->flags |= PMUSCOPE_REC_F_CHAIN;
+	}
 	pmuscope_ring_write(sess->ring, rec, rec->size);
 }
 
