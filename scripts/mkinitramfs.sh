@@ -31,6 +31,8 @@ mkdir -p "$build/progs"
 for src in "$PMUSCOPE_TOP"/tests/guest/progs/*.c; do
 	[ -e "$src" ] || continue
 	name=$(basename "$src" .c)
+	# Built below, with frame pointers, static and PIE.
+	[ "$name" != pmuscope-callchain ] || continue
 	bin=$build/progs/$name
 	# A header of progs/ or of include/ (the uapi, the fuzzer's generated
 	# tables) newer than the binary rebuilds it too.
@@ -67,6 +69,25 @@ for prog in hotloop calltree; do
 		cp "$bin" "$root/bin/$prog-$v"
 		cp "$bin" "$symfs/bin/$prog-$v"
 	done
+done
+# The call-chain test's known call tree: frame records in every function
+# (leaf ones too), no tail calls; static non-PIE and PIE dynamically linked.
+src=$PMUSCOPE_TOP/tests/guest/progs/pmuscope-callchain.c
+for v in static pie; do
+	bin=$build/progs/pmuscope-callchain-$v
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] ||
+	   [ -n "$(find "$PMUSCOPE_TOP/tests/guest/progs" "$PMUSCOPE_TOP/include" \
+		-name '*.h' -newer "$bin" | head -n 1)" ]; then
+		case $v in
+		static) flags=(-static -no-pie) ;;
+		pie) flags=(-fPIE -pie) ;;
+		esac
+		"${PMUSCOPE_CROSS}gcc" "${flags[@]}" -O2 -fno-omit-frame-pointer \
+			-mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls -pthread \
+			-Wall -Wextra -Werror -I"$PMUSCOPE_TOP/include/uapi" \
+			-I"$PMUSCOPE_TOP/include" -o "$bin" "$src"
+	fi
+	cp "$bin" "$root/bin/pmuscope-callchain-$v"
 done
 libdir=$("${PMUSCOPE_CROSS}gcc" -print-file-name=libc.so.6)
 libdir=$(dirname "$libdir")
