@@ -529,12 +529,17 @@ def read_chunks(path):
         data = f.read()
     (magic, version, header_size, freq, start, nr, kernel_el, period_ms, sample_index,
      sample_period, argc, cmdline_size) = struct.unpack_from("<8sIIQQIIIIQII", data)
+    # Version 2 appends flags, max_stack and 16 reserved bytes.
+    flags, max_stack, res0, res1 = (struct.unpack_from("<IIQQ", data, 64) if version >= 2
+                                    else (0, 0, 0, 0))
+    hs = 88 if version >= 2 else 64
     hdr = {"magic": magic, "version": version, "freq": freq, "nr_events": nr,
            "period_ms": period_ms, "sample_index": sample_index,
-           "sample_period": sample_period,
-           "events": [struct.unpack_from("<II40s", data, 64 + 96 * i)[2].rstrip(b"\0").decode()
+           "sample_period": sample_period, "flags": flags, "max_stack": max_stack,
+           "reserved": (res0, res1),
+           "events": [struct.unpack_from("<II40s", data, hs + 96 * i)[2].rstrip(b"\0").decode()
                       for i in range(nr)],
-           "argv": data[64 + 96 * nr:64 + 96 * nr + cmdline_size].split(b"\0")[:argc]}
+           "argv": data[hs + 96 * nr:hs + 96 * nr + cmdline_size].split(b"\0")[:argc]}
     chunks, off = [], header_size
     while off < len(data):
         kind, size = struct.unpack_from("<II", data, off)
@@ -650,7 +655,7 @@ class RecordTest(unittest.TestCase):
         hdr, chunks = read_chunks(self.data)
         self.assertEqual((hdr["magic"], hdr["version"], hdr["events"], hdr["sample_period"],
                           hdr["sample_index"]),
-                         (b"PMUSDATA", 1, ["CPU_CYCLES", "INST_RETIRED"], 5000, 0))
+                         (b"PMUSDATA", 2, ["CPU_CYCLES", "INST_RETIRED"], 5000, 0))
         self.assertEqual(hdr["argv"][:4], [b"pmuscope", b"record", b"-o", self.data.encode()])
         kinds = [k for k, _ in chunks]
         self.assertEqual(kinds[-1], 5)                              # END last

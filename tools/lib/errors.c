@@ -137,12 +137,9 @@ static const struct pmuscope_say_row pmuscope_say_rows[] = {
 	    "AMU read refused: invalid argument (the CPUs of {2}, or the sizes)"),
 	ROW(AMU_READ, 0, 0, 0, 0, TEXT, "AMU read failed: {e}"),
 
-	ROW(STREAM, -EOPNOTSUPP, 0, TASK, 0, TEXT,
-	    "stream refused: a task session has no stream: count CPUs"),
-	ROW(STREAM, -EOPNOTSUPP, 0, 0, FEAT, TEXT,
-	    "stream refused: the driver has no streams (no PMUSCOPE_FEAT_STREAM)"),
+	/* A missing feature is pmuscope_stream_explain()'s (stream.c). */
 	ROW(STREAM, -EOPNOTSUPP, 0, 0, 0, TEXT,
-	    "stream refused: the sampled event cannot interrupt on these CPUs ({e})"),
+	    "stream refused: the sampled event cannot interrupt on these CPUs ({e}; the {s} backend)"),
 	ROW(STREAM, -EINVAL, 0, EVENTS, 0, TEXT,
 	    "stream refused: invalid argument (period, event or ring size)"),
 	ROW(STREAM, -EINVAL, 0, 0, 0, TEXT, "stream refused: no events configured"),

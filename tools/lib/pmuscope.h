@@ -438,6 +438,29 @@ struct pmuscope_stream_cfg {
 int pmuscope_stream_start(struct pmuscope *h, const struct pmuscope_stream_cfg *cfg);
 
 /**
+ * pmuscope_stream_start2() - pmuscope_stream_start() with the stream's
+ * flags (API version 7); added in 0.7 (LIBPMUSCOPE_0.7)
+ * @flags: PMUSCOPE_STREAM_F_CALLCHAIN (PMUSCOPE_FEAT_CALLCHAIN): SAMPLE
+ *	records carry call chains (pmuscope_record_chain()); 0: none, as
+ *	pmuscope_stream_start()
+ * @max_stack: with CALLCHAIN, the chain's most frames, kernel and user
+ *	together, 1 to PMUSCOPE_STACK_MAX; 0: PMUSCOPE_STACK_DEFAULT (127, as
+ *	perf's kernel.perf_event_max_stack). Without CALLCHAIN: 0
+ *
+ * struct pmuscope_stream_cfg is caller-allocated and keeps its layout:
+ * what later releases add to a stream comes as arguments of a new
+ * function like this one. A task session (pmuscope_configure_task())
+ * streams where the driver has PMUSCOPE_FEAT_STREAM_TASK: its records
+ * carry no counts (nr 0; pmuscope_read() gives them).
+ * Return: as pmuscope_stream_start(), and -EINVAL for an unknown flag or
+ * @max_stack out of range; -EOPNOTSUPP's message names the feature the
+ * driver lacks (STREAM, STREAM_TASK, CALLCHAIN) and its backend (perf or
+ * direct).
+ */
+int pmuscope_stream_start2(struct pmuscope *h, const struct pmuscope_stream_cfg *cfg,
+			   uint32_t flags, unsigned int max_stack);
+
+/**
  * pmuscope_stream_read() - whole records of the session's stream
  * @buf: where to put them (each starts with a struct pmuscope_record; see
  *	pmuscope_record_next() to walk them)

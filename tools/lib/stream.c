@@ -21,13 +21,66 @@ int pmuscope_fd(const struct pmuscope *h)
 	return h ? h->fd : -1;
 }
 
+/* The backend, for messages: perf's PMU driver or pmuscope's own. */
+static const char *pmuscope_backend_name(const struct pmuscope *h)
+{
+	return (h->features & PMUSCOPE_FEAT_BACKEND_PERF) ? "perf" : "direct";
+}
+
+/*
+ * After EOPNOTSUPP from STREAM: which feature the driver lacks, with its
+ * backend and what to do; 0 when it has them all (the table's rows say
+ * the rest).
+ */
+static int pmuscope_stream_explain(struct pmuscope *h, uint32_t flags)
+{
+	const char *b = pmuscope_backend_name(h);
+
+	if (!(h->features & PMUSCOPE_FEAT_STREAM))
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "stream refused: the driver has no streams (no PMUSCOPE_FEAT_STREAM) on its %s backend: load a pmuscope.ko of API 7 or later (it samples on both backends)%s",
+			     b, (h->features & PMUSCOPE_FEAT_BACKEND_PERF) ?
+			     ", or this one with backend=direct where perf's PMU driver is kept off" :
+			     "");
+	else if (h->task && !(h->features & PMUSCOPE_FEAT_STREAM_TASK))
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "stream refused: the driver cannot sample a task on its %s backend (no PMUSCOPE_FEAT_STREAM_TASK): sample CPUs, or load a pmuscope.ko of API 7 or later",
+			     b);
+	else if ((flags & PMUSCOPE_STREAM_F_CALLCHAIN) &&
+		 !(h->features & PMUSCOPE_FEAT_CALLCHAIN))
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "stream refused: the driver records no call chains on its %s backend (no PMUSCOPE_FEAT_CALLCHAIN): sample without them, or load a pmuscope.ko of API 7 or later",
+			     b);
+	else
+		return 0;
+	return 1;
+}
+
 int pmuscope_stream_start(struct pmuscope *h, const struct pmuscope_stream_cfg *cfg)
+{
+	return pmuscope_stream_start2(h, cfg, 0, 0);
+}
+
+int pmuscope_stream_start2(struct pmuscope *h, const struct pmuscope_stream_cfg *cfg,
+			   uint32_t sflags, unsigned int max_stack)
 {
 	struct pmuscope_stream st = { .size = sizeof(st) };
 	int flags;
 
 	if (!h || !cfg)
 		return -EINVAL;
+	if (sflags & ~PMUSCOPE_STREAM_F_CALLCHAIN) {
+		pmuscope_fmt(h->msg, sizeof(h->msg), "stream: unknown flags 0x%x",
+			     sflags & ~PMUSCOPE_STREAM_F_CALLCHAIN);
+		return -EINVAL;
+	}
+	if (max_stack > PMUSCOPE_STACK_MAX ||
+	    (max_stack && !(sflags & PMUSCOPE_STREAM_F_CALLCHAIN))) {
+		pmuscope_fmt(h->msg, sizeof(h->msg),
+			     "stream: a call chain of at most %u frames: want 1 to %u (0: %u) with PMUSCOPE_STREAM_F_CALLCHAIN, else 0",
+			     max_stack, PMUSCOPE_STACK_MAX, PMUSCOPE_STACK_DEFAULT);
+		return -EINVAL;
+	}
 	if (cfg->period_ms > PMUSCOPE_STREAM_MS_MAX) {
 		pmuscope_fmt(h->msg, sizeof(h->msg),
 			     "stream: a period of %u ms is above the most, %u ms",
@@ -69,13 +122,16 @@ int pmuscope_stream_start(struct pmuscope *h, const struct pmuscope_stream_cfg *
 	st.sample_period = cfg->sample_index == PMUSCOPE_STREAM_NO_EVENT ? 0 : cfg->sample_period;
 	st.ring_kib = cfg->ring_kib;
 	st.wakeup_kib = cfg->wakeup_kib;
+	st.flags = sflags;
+	st.max_stack = max_stack;
 	if (ioctl(h->fd, PMUSCOPE_IOC_STREAM, &st)) {
 		int ret = -errno;
 
+		if (ret == -EOPNOTSUPP && pmuscope_stream_explain(h, sflags))
+			return ret;
 		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_STREAM, ret,
-			     (h->task ? PMUSCOPE_IF_TASK : 0) |
-			     (h->nr_events ? PMUSCOPE_IF_EVENTS : 0) |
-			     ((h->features & PMUSCOPE_FEAT_STREAM) ? PMUSCOPE_IF_FEAT : 0), NULL);
+			     h->nr_events ? PMUSCOPE_IF_EVENTS : 0,
+			     &(struct pmuscope_say_args){ .s = pmuscope_backend_name(h) });
 		return ret;
 	}
 	flags = fcntl(h->fd, F_GETFL);

@@ -28,7 +28,14 @@
  * thread at the PC of libc's getpid() + 4, user flag, timer flag when
  * time-based, counts growing by 100000 x (i + 1) for event i, time
  * CLOCK_MONOTONIC in ns (as pmuscope_counter_now() off arm64). Not
- * enabled: EAGAIN. Too small a buffer: ENOSPC.
+ * enabled: EAGAIN. Too small a buffer: ENOSPC. STREAM refuses
+ * (EOPNOTSUPP) what the handshake's features lack: STREAM, STREAM_TASK on
+ * a task session, CALLCHAIN. With PMUSCOPE_STREAM_F_CALLCHAIN each SAMPLE
+ * carries a chain (fake_record()). A task target (PMUSCOPE_FEAT_TASK: the
+ * caller, or another thread, ESRCH when it does not exist) gives SAMPLEs
+ * of no counts (nr 0) with the task's pid and tid; ENABLE_ON_EXEC arms it
+ * (enabled at CONFIG). The session's state is shared with children forked
+ * after the open, as the driver's is.
  *
  * AMU_READ number n (0, 1, ...) since the open gives each CPU c of the
  * bitmap an AMUv1 record, READ_OK, of 4 group-0 counters (all enabled)
@@ -76,6 +83,8 @@
  *   FAKE_PMUSCOPE_VAL_FLAGS   flags of some CPUs' values, as above
  *   FAKE_PMUSCOPE_BACKWARDS   counts that go backwards, as above
  *   FAKE_PMUSCOPE_STREAM_ERRNO  STREAM fails with this errno
+ *   FAKE_PMUSCOPE_TASK_ERRNO  CONFIG of another thread fails with this errno
+ *   FAKE_PMUSCOPE_KERNEL_CHAIN  chains of even samples start with a kernel frame
  *   FAKE_PMUSCOPE_AMU         the AMU of some CPUs, as above
  *   FAKE_PMUSCOPE_AMU_ERRNO   AMU_READ fails with this errno
  *   FAKE_PMUSCOPE_LOG         a file: one line per ioctl
@@ -86,12 +95,14 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -99,12 +110,38 @@
 #include <linux/pmuscope.h>
 
 static int fake_fd = -1;
-static unsigned int fake_nr_events, fake_snaps, fake_reads;
-static uint64_t fake_cpus[16];
-static int fake_configured;
-static int fake_streaming, fake_enabled, fake_first_read;
-static uint64_t fake_counts[2][PMUSCOPE_MAX_EVENTS];
-static uint32_t fake_stream_flags;
+
+/*
+ * The session's state, as the driver keeps it: shared with the children
+ * forked after the open (a mapping), so that what a child configures and
+ * streams (record -- CMD's task session) is what its parent reads.
+ */
+struct fake_session {
+	unsigned int nr_events, snaps, reads;
+	uint64_t cpus[16];
+	int configured;
+	int streaming, enabled, first_read;
+	uint64_t counts[2][PMUSCOPE_MAX_EVENTS];
+	uint32_t stream_flags;
+	uint64_t features;		/* the handshake's */
+	int task;			/* a task target: records carry no counts */
+	uint32_t task_pid, task_tid;
+	int chain;			/* PMUSCOPE_STREAM_F_CALLCHAIN */
+	unsigned int max_stack;
+};
+
+static struct fake_session fake_local, *fake_s = &fake_local;
+
+#define fake_nr_events		(fake_s->nr_events)
+#define fake_snaps		(fake_s->snaps)
+#define fake_reads		(fake_s->reads)
+#define fake_cpus		(fake_s->cpus)
+#define fake_configured		(fake_s->configured)
+#define fake_streaming		(fake_s->streaming)
+#define fake_enabled		(fake_s->enabled)
+#define fake_first_read		(fake_s->first_read)
+#define fake_counts		(fake_s->counts)
+#define fake_stream_flags	(fake_s->stream_flags)
 static unsigned int fake_amu_reads;
 static int fake_spe;			/* 0 none, 1 profiling, 2 stopped, 3 drained */
 static uint32_t fake_spe_flags;
@@ -136,6 +173,11 @@ static int fake_open(const char *path, int flags, mode_t mode, const char *sym)
 	int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, sym);
 
 	if (path && !strcmp(path, "/dev/pmuscope")) {
+		void *m = mmap(NULL, sizeof(*fake_s), PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+		fake_s = m == MAP_FAILED ? &fake_local : m;
+		memset(fake_s, 0, sizeof(*fake_s));
 		fake_fd = real("/dev/null", O_RDWR | (flags & O_CLOEXEC));
 		fake_configured = 0;
 		fake_snaps = 0;
@@ -216,13 +258,48 @@ static int fake_handshake(struct pmuscope_handshake *hs)
 	hs->features = feat && *feat ? strtoull(feat, NULL, 0) :
 		       PMUSCOPE_FEAT_PMU | PMUSCOPE_FEAT_SNAPSHOT | PMUSCOPE_FEAT_SNAPSHOT_HW |
 		       PMUSCOPE_FEAT_STREAM | PMUSCOPE_FEAT_AMU | PMUSCOPE_FEAT_SPE;
+	fake_s->features = hs->features;
 	hs->nr_cpu_ids = 1024;
 	hs->max_events = PMUSCOPE_MAX_EVENTS;
 	return 0;
 }
 
+/* A task target (PMUSCOPE_FEAT_TASK): the caller, or another thread. */
+static int fake_config_task(const struct pmuscope_config *cfg)
+{
+	const char *err = getenv("FAKE_PMUSCOPE_TASK_ERRNO");
+	pid_t self = syscall(SYS_gettid);
+
+	if (!(fake_s->features & PMUSCOPE_FEAT_TASK))
+		return fake_err(EOPNOTSUPP);
+	if (cfg->cpus || cfg->cpus_size || cfg->pid < 0 || !cfg->nr_events ||
+	    cfg->nr_events > PMUSCOPE_MAX_EVENTS ||
+	    (cfg->flags & ~(PMUSCOPE_CFG_INHERIT | PMUSCOPE_CFG_ENABLE_ON_EXEC)))
+		return fake_err(EINVAL);
+	if (cfg->pid && cfg->pid != self) {
+		if (err && *err)
+			return fake_err(atoi(err));
+		if (kill(cfg->pid, 0) && errno == ESRCH)
+			return fake_err(ESRCH);
+	}
+	memset(fake_cpus, 0, sizeof(fake_cpus));
+	fake_nr_events = cfg->nr_events;
+	fake_configured = 1;
+	fake_s->task = 1;
+	fake_s->task_tid = cfg->pid ? cfg->pid : self;
+	fake_s->task_pid = cfg->pid ? cfg->pid : getpid();
+	fake_streaming = 0;
+	/* Armed: counts as enabled (ioctl.rst). */
+	fake_enabled = !!(cfg->flags & PMUSCOPE_CFG_ENABLE_ON_EXEC);
+	fake_snaps = 0;
+	fake_reads = 0;
+	return 0;
+}
+
 static int fake_config(const struct pmuscope_config *cfg)
 {
+	if (cfg->size == sizeof(*cfg) && cfg->target == PMUSCOPE_TARGET_TASK)
+		return fake_config_task(cfg);
 	if (cfg->size != sizeof(*cfg) || cfg->target != PMUSCOPE_TARGET_CPUS ||
 	    !cfg->nr_events || cfg->nr_events > PMUSCOPE_MAX_EVENTS ||
 	    !cfg->cpus_size || cfg->cpus_size % 8 || cfg->cpus_size > sizeof(fake_cpus))
@@ -231,6 +308,8 @@ static int fake_config(const struct pmuscope_config *cfg)
 	memcpy(fake_cpus, (const void *)(uintptr_t)cfg->cpus, cfg->cpus_size);
 	fake_nr_events = cfg->nr_events;
 	fake_configured = 1;
+	fake_s->task = 0;
+	fake_streaming = 0;
 	fake_snaps = 0;
 	fake_reads = 0;
 	return 0;
@@ -360,13 +439,17 @@ static int fake_stream(const struct pmuscope_stream *st)
 {
 	const char *err = getenv("FAKE_PMUSCOPE_STREAM_ERRNO");
 
-	fake_log("stream period_ms=%u sample_index=%u sample_period=%llu ring_kib=%u",
+	fake_log("stream period_ms=%u sample_index=%u sample_period=%llu ring_kib=%u%s",
 		 st->period_ms, st->sample_index, (unsigned long long)st->sample_period,
-		 st->ring_kib);
-	if (st->size != sizeof(*st) || st->flags ||
+		 st->ring_kib, fake_s->task ? " task" : "");
+	if (st->flags)
+		fake_log("stream flags=%u max_stack=%u", st->flags, st->max_stack);
+	if (st->size != sizeof(*st) || (st->flags & ~PMUSCOPE_STREAM_F_CALLCHAIN) ||
+	    st->max_stack > PMUSCOPE_STACK_MAX ||
+	    (st->max_stack && !(st->flags & PMUSCOPE_STREAM_F_CALLCHAIN)) ||
 	    st->wakeup_kib * 2 > (st->ring_kib ? st->ring_kib : PMUSCOPE_STREAM_KIB_DEFAULT) ||
-	    st->reserved[0] ||
-	    st->reserved[1] || !fake_configured || st->period_ms > PMUSCOPE_STREAM_MS_MAX ||
+	    st->reserved0 || st->reserved1 || st->reserved[0] ||
+	    !fake_configured || st->period_ms > PMUSCOPE_STREAM_MS_MAX ||
 	    (st->ring_kib && (st->ring_kib < PMUSCOPE_STREAM_KIB_MIN ||
 			      st->ring_kib > PMUSCOPE_STREAM_KIB_MAX ||
 			      (st->ring_kib & (st->ring_kib - 1)))))
@@ -377,6 +460,13 @@ static int fake_stream(const struct pmuscope_stream *st)
 		return fake_err(EINVAL);
 	if (err && *err)
 		return fake_err(atoi(err));
+	if (!(fake_s->features & PMUSCOPE_FEAT_STREAM) ||
+	    (fake_s->task && !(fake_s->features & PMUSCOPE_FEAT_STREAM_TASK)) ||
+	    ((st->flags & PMUSCOPE_STREAM_F_CALLCHAIN) &&
+	     !(fake_s->features & PMUSCOPE_FEAT_CALLCHAIN)))
+		return fake_err(EOPNOTSUPP);
+	fake_s->chain = !!(st->flags & PMUSCOPE_STREAM_F_CALLCHAIN);
+	fake_s->max_stack = st->max_stack ? st->max_stack : PMUSCOPE_STACK_DEFAULT;
 	fake_streaming = st->period_ms || st->sample_index != PMUSCOPE_STREAM_NO_EVENT;
 	fake_stream_flags = PMUSCOPE_REC_F_USER |
 			    (st->sample_index == PMUSCOPE_STREAM_NO_EVENT ? PMUSCOPE_REC_F_TIMER : 0);
@@ -385,9 +475,20 @@ static int fake_stream(const struct pmuscope_stream *st)
 	return 0;
 }
 
-static size_t fake_record(unsigned char *p, uint16_t type, uint32_t cpu, uint64_t value)
+/* The most bytes fake_record() writes for one record. */
+#define FAKE_REC_MAX	(sizeof(struct pmuscope_record) + 8 * PMUSCOPE_MAX_EVENTS + \
+			 sizeof(struct pmuscope_rec_chain) + 8 * 3)
+
+/*
+ * A record; a SAMPLE's @k-th of a read: with call chains, the chain is
+ * FAKE_PMUSCOPE_KERNEL_CHAIN set and @k even: one kernel frame
+ * (0xffff800080001000 + k), no user flag; the user PC and 2 return
+ * addresses (PC + 0x100, PC + 0x200); cut to max_stack (TRUNCATED).
+ */
+static size_t fake_record(unsigned char *p, uint16_t type, uint32_t cpu, uint64_t value,
+			  unsigned int k)
 {
-	unsigned int nr = type == PMUSCOPE_REC_SAMPLE ? fake_nr_events : 0;
+	unsigned int nr = type == PMUSCOPE_REC_SAMPLE && !fake_s->task ? fake_nr_events : 0;
 	struct pmuscope_record r = {
 		.type = type, .size = sizeof(r) + 8 * nr, .cpu = cpu, .value = value, .nr = nr,
 	};
@@ -396,14 +497,34 @@ static size_t fake_record(unsigned char *p, uint16_t type, uint32_t cpu, uint64_
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	r.time = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 	if (type == PMUSCOPE_REC_SAMPLE) {
-		r.pid = getpid();
-		r.tid = syscall(SYS_gettid);
+		r.pid = fake_s->task ? fake_s->task_pid : (uint32_t)getpid();
+		r.tid = fake_s->task ? fake_s->task_tid : (uint32_t)syscall(SYS_gettid);
 		r.pc = (uintptr_t)dlsym(RTLD_NEXT, "getpid") + 4;
 		r.flags = fake_stream_flags;
 		for (unsigned int i = 0; i < nr; i++) {
 			fake_counts[cpu][i] += 100000ULL * (i + 1);
 			memcpy(p + sizeof(r) + 8 * i, &fake_counts[cpu][i], 8);
 		}
+	}
+	if (type == PMUSCOPE_REC_SAMPLE && fake_s->chain) {
+		struct pmuscope_rec_chain c = { .version = PMUSCOPE_CHAIN_VERSION,
+						.size = sizeof(c) };
+		uint64_t ips[3];
+		unsigned int n = 0, room = fake_s->max_stack;
+
+		if (getenv("FAKE_PMUSCOPE_KERNEL_CHAIN") && k % 2 == 0) {
+			ips[n++] = 0xffff800080001000ULL + k;
+			c.nr_kernel = 1;
+			r.flags &= ~PMUSCOPE_REC_F_USER;
+		}
+		for (unsigned int u = 0; u < 3 && n < room; u++, c.nr_user++)
+			ips[n++] = r.pc + 0x100 * u;
+		if (c.nr_kernel + c.nr_user < 3 + c.nr_kernel)
+			c.flags |= PMUSCOPE_CHAIN_F_TRUNCATED;
+		r.flags |= PMUSCOPE_REC_F_CHAIN;
+		memcpy(p + r.size, &c, sizeof(c));
+		memcpy(p + r.size + sizeof(c), ips, 8 * n);
+		r.size += sizeof(c) + 8 * n;
 	}
 	memcpy(p, &r, sizeof(r));
 	return r.size;
@@ -564,7 +685,7 @@ ssize_t read(int fd, void *buf, size_t len)
 	ssize_t (*real)(int, void *, size_t) =
 		(ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
 	unsigned char *p = buf;
-	size_t off = 0, one = sizeof(struct pmuscope_record) + 8 * fake_nr_events;
+	size_t off = 0, one = FAKE_REC_MAX;
 	struct timespec wait = { 0, 5000000 };
 
 	if (fd < 0 || fd != fake_fd)
@@ -577,12 +698,12 @@ ssize_t read(int fd, void *buf, size_t len)
 		return fake_err(ENOSPC);
 	nanosleep(&wait, NULL);
 	if (fake_first_read) {
-		off += fake_record(p + off, PMUSCOPE_REC_LOST, 1, 5);
-		off += fake_record(p + off, PMUSCOPE_REC_THROTTLED, 0, 0);
+		off += fake_record(p + off, PMUSCOPE_REC_LOST, 1, 5, 0);
+		off += fake_record(p + off, PMUSCOPE_REC_THROTTLED, 0, 0, 0);
 		fake_first_read = 0;
 	}
 	for (unsigned int k = 0; k < 4 && off + one <= len; k++)
-		off += fake_record(p + off, PMUSCOPE_REC_SAMPLE, k % 2, 0);
+		off += fake_record(p + off, PMUSCOPE_REC_SAMPLE, k % 2, 0, k);
 	return off;
 }
 

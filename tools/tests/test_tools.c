@@ -836,6 +836,157 @@ static void test_chains(void)
 	       "chains: a record too short for its chain flag: -EBADMSG");
 }
 
+/*
+ * pmuscope_stream_start2() against fake_pmuscope.so: this program run
+ * again with it preloaded (--stream2), its PASS and FAIL lines taken as
+ * ours. In that run, each case opens a session of the features it sets.
+ */
+static struct pmuscope *stream2_open(uint64_t features, int task)
+{
+	struct pmuscope_event_spec ev;
+	struct pmuscope *h = NULL;
+	uint64_t cpus = 3;
+	char buf[40], err[256];
+
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)features);
+	setenv("FAKE_PMUSCOPE_FEATURES", buf, 1);
+	if (pmuscope_open(&h, err, sizeof(err)) ||
+	    pmuscope_event_parse("cycles", &ev, err, sizeof(err)) ||
+	    (task ? pmuscope_configure_task(h, &ev, 1, 0, 0) :
+		    pmuscope_configure(h, &ev, 1, &cpus, 1))) {
+		result(0, "stream2: a session of features 0x%s: %s", buf,
+		       h ? pmuscope_errmsg(h) : err);
+		pmuscope_close(h);
+		return NULL;
+	}
+	return h;
+}
+
+static void stream2_run(void)
+{
+	const uint64_t base = PMUSCOPE_FEAT_PMU | PMUSCOPE_FEAT_TASK | PMUSCOPE_FEAT_STREAM;
+	struct pmuscope_stream_cfg cfg = {
+		.sample_index = 0, .sample_period = 10000,
+	};
+	static unsigned char buf[65536];
+	struct pmuscope *h;
+	struct pmuscope_rec rec;
+	struct pmuscope_chain ch;
+	char err[160];
+	size_t off = 0;
+	ssize_t n;
+	int ret, chains = 0, bad = 0;
+
+	h = stream2_open(base | PMUSCOPE_FEAT_CALLCHAIN, 0);
+	if (!h)
+		return;
+	ret = pmuscope_stream_start2(h, &cfg, 2, 0);
+	result(ret == -EINVAL && strstr(pmuscope_errmsg(h), "unknown flags 0x2"),
+	       "stream2: an unknown flag (%s)", pmuscope_errmsg(h));
+	ret = pmuscope_stream_start2(h, &cfg, 0, 5);
+	result(ret == -EINVAL && strstr(pmuscope_errmsg(h), "at most 5 frames"),
+	       "stream2: max_stack without CALLCHAIN (%s)", pmuscope_errmsg(h));
+	ret = pmuscope_stream_start2(h, &cfg, PMUSCOPE_STREAM_F_CALLCHAIN, 128);
+	result(ret == -EINVAL && strstr(pmuscope_errmsg(h), "want 1 to 127"),
+	       "stream2: max_stack 128 (%s)", pmuscope_errmsg(h));
+	/* Two frames at most: the fake cuts its three user frames to two. */
+	ret = pmuscope_stream_start2(h, &cfg, PMUSCOPE_STREAM_F_CALLCHAIN, 2);
+	ret = ret ?: pmuscope_enable(h);
+	n = ret ? ret : pmuscope_stream_read(h, buf, sizeof(buf), 1000);
+	while (n > 0 && (ret = pmuscope_record_next(buf, n, &off, &rec, err, sizeof(err))) == 1) {
+		if (rec.type != PMUSCOPE_REC_SAMPLE)
+			continue;
+		if (pmuscope_record_chain(&rec, &ch) == 1 && ch.nr_user == 2 &&
+		    (ch.flags & PMUSCOPE_CHAIN_F_TRUNCATED) && pmuscope_chain_ip(&ch, 0) == rec.pc)
+			chains++;
+		else
+			bad++;
+	}
+	result(n > 0 && ret == 0 && chains > 0 && !bad,
+	       "stream2: CALLCHAIN of 2 frames: %d samples with chains, %d without (%zd)",
+	       chains, bad, n);
+	pmuscope_close(h);
+
+	h = stream2_open(base | PMUSCOPE_FEAT_BACKEND_PERF, 0);
+	if (h) {
+		ret = pmuscope_stream_start2(h, &cfg, PMUSCOPE_STREAM_F_CALLCHAIN, 0);
+		result(ret == -EOPNOTSUPP &&
+		       strstr(pmuscope_errmsg(h), "records no call chains on its perf backend (no PMUSCOPE_FEAT_CALLCHAIN)"),
+		       "stream2: no CALLCHAIN: said, with the backend (%s)", pmuscope_errmsg(h));
+		pmuscope_close(h);
+	}
+	h = stream2_open(base, 1);
+	if (h) {
+		ret = pmuscope_stream_start(h, &cfg);
+		result(ret == -EOPNOTSUPP &&
+		       strstr(pmuscope_errmsg(h), "cannot sample a task on its direct backend (no PMUSCOPE_FEAT_STREAM_TASK)"),
+		       "stream2: a task session without STREAM_TASK (%s)", pmuscope_errmsg(h));
+		pmuscope_close(h);
+	}
+	h = stream2_open(base | PMUSCOPE_FEAT_STREAM_TASK, 1);
+	if (h) {
+		ret = pmuscope_stream_start(h, &cfg);
+		ret = ret ?: pmuscope_enable(h);
+		n = ret ? ret : pmuscope_stream_read(h, buf, sizeof(buf), 1000);
+		off = 0;
+		bad = chains = 0;
+		while (n > 0 && pmuscope_record_next(buf, n, &off, &rec, err, sizeof(err)) == 1)
+			if (rec.type == PMUSCOPE_REC_SAMPLE)
+				rec.nr == 0 && rec.pid == (uint32_t)getpid() ? chains++ : bad++;
+		result(n > 0 && chains > 0 && !bad,
+		       "stream2: a task session streams: %d samples of nr 0, %d else (%s)", chains,
+		       bad, ret ? pmuscope_errmsg(h) : "ok");
+		pmuscope_close(h);
+	}
+	h = stream2_open(PMUSCOPE_FEAT_PMU | PMUSCOPE_FEAT_BACKEND_PERF, 0);
+	if (h) {
+		ret = pmuscope_stream_start(h, &cfg);
+		result(ret == -EOPNOTSUPP &&
+		       strstr(pmuscope_errmsg(h), "no PMUSCOPE_FEAT_STREAM) on its perf backend: load a pmuscope.ko of API 7 or later") &&
+		       strstr(pmuscope_errmsg(h), "backend=direct"),
+		       "stream2: no streams at all: backend and remedy (%s)", pmuscope_errmsg(h));
+		pmuscope_close(h);
+	}
+}
+
+static void test_stream2(const char *self)
+{
+	char fake[600], *dir, line[1024];
+	int fds[2], st, n = 0;
+	FILE *f;
+	pid_t pid;
+
+	snprintf(fake, sizeof(fake), "%s", self);
+	dir = strrchr(fake, '/');
+	if (!dir || pipe(fds)) {
+		result(0, "stream2: cannot run %s again", self);
+		return;
+	}
+	snprintf(dir + 1, sizeof(fake) - (dir + 1 - fake), "fake_pmuscope.so");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		setenv("LD_PRELOAD", fake, 1);
+		execl(self, self, "--stream2", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "PASS ", 5) || !strncmp(line, "FAIL ", 5)) {
+			result(line[0] == 'P', "%s", line + 5);
+			n++;
+		}
+	}
+	if (f)
+		fclose(f);
+	waitpid(pid, &st, 0);
+	result(n == 8, "stream2: 8 cases ran against %s (%d)", fake, n);
+}
+
 /* ------------------------------------------------------ Activity Monitors */
 /* A READ_OK record of @cpu: 4 group-0 counters, all enabled, no group 1. */
 static struct pmuscope_amu_cpu amu_rec(uint32_t cpu, uint64_t time, uint64_t core,
@@ -2215,6 +2366,10 @@ int main(int argc, char **argv)
 	/* Hermetic: never the sysfs of a driver loaded on this machine. */
 	setenv("PMUSCOPE_SYSFS", "/nonexistent/pmuscope-test", 1);
 
+	if (argc == 2 && !strcmp(argv[1], "--stream2")) {
+		stream2_run();
+		return failed ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "--sample") && !strncmp(argv[2], "snapshot-", 9)) {
 		struct report_snapshot snap;
 		const char *fmt = argv[2] + 9;
@@ -2262,6 +2417,7 @@ int main(int argc, char **argv)
 	test_snap_report();
 	test_records();
 	test_chains();
+	test_stream2(argv[0]);
 	test_datafile();
 	test_amu_metrics();
 	test_amu_cli();
