@@ -548,6 +548,240 @@ def read_chunks(path):
     return hdr, chunks
 
 
+def read_records(payload):
+    """The records of a RECORDS chunk: dicts of the fields, "counts" and,
+    with PMUSCOPE_REC_F_CHAIN (4), "chain": (flags, kernel ips, user ips)."""
+    out, off = [], 0
+    while off < len(payload):
+        (kind, size, cpu, t, pid, tid, pc, value, flags, nr) = struct.unpack_from(
+            "<HHIQIIQQII", payload, off)
+        rec = {"type": kind, "size": size, "pid": pid, "tid": tid, "pc": pc, "flags": flags,
+               "counts": struct.unpack_from(f"<{nr}Q", payload, off + 48)}
+        if flags & 4:
+            at = off + 48 + 8 * nr
+            version, csize, nk, nu, cflags = struct.unpack_from("<HHHHI", payload, at)
+            ips = struct.unpack_from(f"<{nk + nu}Q", payload, at + csize)
+            rec["chain"] = (version, cflags, ips[:nk], ips[nk:])
+        out.append(rec)
+        off += size
+    return out
+
+
+def rec_samples(chunks):
+    """The SAMPLE records of a record file's chunks."""
+    return [r for k, p in chunks if k == 1 for r in read_records(p) if r["type"] == 1]
+
+
+FEAT_PMU, FEAT_BACKEND_PERF, FEAT_TASK, FEAT_STREAM = 1 << 0, 1 << 6, 1 << 7, 1 << 11
+FEAT_STREAM_TASK, FEAT_CALLCHAIN = 1 << 15, 1 << 16
+TASKS = FEAT_PMU | FEAT_TASK | FEAT_STREAM | FEAT_STREAM_TASK
+
+
+class RecordTaskTest(unittest.TestCase):
+    """pmuscope record per task (the command, -p, -t) and with call chains
+    (-g) against fake_pmuscope.so of API 7's features: its task sessions'
+    samples carry the task's pid and no counts, its chains the user PC and
+    two return addresses (see fake_pmuscope.c)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.join(self.tmp.name, "sysfs")
+        self.log = os.path.join(self.tmp.name, "ioctls")
+        self.data = os.path.join(self.tmp.name, "out.data")
+        fake_sysfs(self.root)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def record(self, *args, features=TASKS, env=None):
+        e = {"PMUSCOPE_SYSFS": self.root, "LD_PRELOAD": FAKE, "FAKE_PMUSCOPE_LOG": self.log,
+             "FAKE_PMUSCOPE_FEATURES": hex(features)}
+        e.update(env or {})
+        if os.path.exists(self.log):
+            os.unlink(self.log)
+        return run("record", "-o", self.data, *args, env=e)
+
+    def ioctls(self):
+        with open(self.log) as f:
+            return f.read().splitlines()
+
+    def test_command_per_task(self):
+        r = self.record("-c", "5000", "--", "sh", "-c", "exit 3")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertNotIn("sampling every CPU", r.stderr)
+        # The child configures and streams before its exec; armed, never
+        # reset or enabled by the parent.
+        self.assertEqual(self.ioctls(), [
+            "config nr_events=2",
+            "stream period_ms=0 sample_index=0 sample_period=5000 ring_kib=0 task",
+            "disable"])
+        hdr, chunks = read_chunks(self.data)
+        self.assertEqual((hdr["version"], hdr["flags"], hdr["max_stack"], hdr["reserved"]),
+                         (2, 2, 0, (0, 0)))
+        execs = {struct.unpack_from("<II", p)[0] for k, p in chunks
+                 if k == 2 and struct.unpack_from("<II", p)[1] == 1}
+        samples = rec_samples(chunks)
+        self.assertTrue(samples)
+        self.assertEqual({(s["pid"], s["counts"]) for s in samples}, {(execs.pop(), ())})
+        self.assertTrue(all("chain" not in s for s in samples))
+
+    def test_command_on_cpus_without_task_streams(self):
+        r = self.record("-c", "5000", "--", "true", features=FEAT_PMU | FEAT_TASK | FEAT_STREAM)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("pmuscope record: the driver cannot sample a task on its direct backend "
+                      "(no PMUSCOPE_FEAT_STREAM_TASK): sampling every CPU, other processes' "
+                      "samples too (report --pid picks the command's)\n", r.stderr)
+        self.assertEqual(self.ioctls()[:2], [
+            "config nr_events=2",
+            "stream period_ms=0 sample_index=0 sample_period=5000 ring_kib=0"])
+        self.assertEqual(read_chunks(self.data)[0]["flags"], 0)
+        # -a asks for CPUs: nothing to say.
+        r = self.record("-a", "-c", "5000", "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("sampling every CPU", r.stderr)
+        self.assertNotIn("task", self.ioctls()[1])
+
+    def test_call_graph(self):
+        for args, depth, user in ((("-g",), 127, 3), (("--call-graph", "fp,8"), 8, 3),
+                                  (("--call-graph", "fp,2"), 2, 2)):
+            r = self.record(*args, "--", "true", features=TASKS | FEAT_CALLCHAIN)
+            self.assertEqual(r.returncode, 0, (args, r.stderr))
+            self.assertIn(f"stream flags=1 max_stack={depth if depth != 127 else 127}",
+                          self.ioctls(), args)
+            hdr, chunks = read_chunks(self.data)
+            self.assertEqual((hdr["flags"], hdr["max_stack"]), (3, depth), args)
+            samples = rec_samples(chunks)
+            self.assertTrue(samples, args)
+            for s in samples:
+                version, cflags, kernel, users = s["chain"]
+                self.assertEqual((version, kernel, len(users), users[0]),
+                                 (1, (), user, s["pc"]), args)
+                self.assertEqual(cflags & 1, 1 if user < 3 else 0, args)   # TRUNCATED
+            # No kernel frames: no KALLSYMS chunk.
+            self.assertNotIn(6, [k for k, _ in chunks], args)
+        # Without -g: neither flag nor chains.
+        r = self.record("--", "true", features=TASKS | FEAT_CALLCHAIN)
+        hdr, chunks = read_chunks(self.data)
+        self.assertEqual((hdr["flags"], hdr["max_stack"]), (2, 0))
+        self.assertTrue(all("chain" not in s for s in rec_samples(chunks)))
+
+    def test_kallsyms_only_with_kernel_frames_and_addresses(self):
+        ksyms = os.path.join(self.tmp.name, "kallsyms")
+        env = {"FAKE_PMUSCOPE_KERNEL_CHAIN": "1", "PMUSCOPE_KALLSYMS": ksyms}
+        text = b"ffff800080000000 T _text\nffff800080001000 t fake_fn\n"
+        with open(ksyms, "wb") as f:
+            f.write(text)
+        r = self.record("-g", "--", "true", features=TASKS | FEAT_CALLCHAIN, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        hdr, chunks = read_chunks(self.data)
+        kernel = [s for s in rec_samples(chunks) if s["chain"][2]]
+        self.assertTrue(kernel)
+        self.assertEqual(kernel[0]["chain"][2][0] & ~0xff, 0xffff800080001000)
+        ks = [p for k, p in chunks if k == 6]
+        self.assertEqual(len(ks), 1)
+        size = struct.unpack_from("<I", ks[0], 8)[0]
+        self.assertEqual(ks[0][16:16 + size], text)
+        # kptr_restrict: every address 0: no chunk, and said.
+        with open(ksyms, "wb") as f:
+            f.write(b"0000000000000000 T _text\n0000000000000000 t fake_fn\n")
+        r = self.record("-g", "--", "true", features=TASKS | FEAT_CALLCHAIN, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("shows no addresses (kernel.kptr_restrict)", r.stderr)
+        self.assertNotIn(6, [k for k, _ in read_chunks(self.data)[1]])
+        # Real addresses, but no kernel frame recorded: no chunk.
+        with open(ksyms, "wb") as f:
+            f.write(text)
+        r = self.record("-g", "--", "true", features=TASKS | FEAT_CALLCHAIN,
+                        env={"PMUSCOPE_KALLSYMS": ksyms})
+        self.assertNotIn(6, [k for k, _ in read_chunks(self.data)[1]])
+
+    def attach(self, letter, *extra, env=None):
+        p = subprocess.Popen(["sleep", "0.5"])
+        try:
+            r = self.record("-c", "5000", f"-{letter}", str(p.pid), *extra, env=env)
+        finally:
+            p.kill()
+            p.wait()
+        return p.pid, r
+
+    def test_attach_pid_and_tid(self):
+        for letter in "pt":
+            pid, r = self.attach(letter)
+            self.assertEqual(r.returncode, 0, (letter, r.stderr))
+            # Until the process ended (a zombie counts as ended).
+            self.assertIn("samples, 5 lost, written to", r.stderr)
+            self.assertEqual(self.ioctls()[:4], [
+                "config nr_events=2",
+                "stream period_ms=0 sample_index=0 sample_period=5000 ring_kib=0 task",
+                "reset", "enable"], letter)
+            hdr, chunks = read_chunks(self.data)
+            self.assertEqual(hdr["flags"], 2, letter)
+            maps = [struct.unpack_from("<II", p) for k, p in chunks if k == 2]
+            self.assertIn((pid, 4), maps, letter)                  # at the attach
+            samples = rec_samples(chunks)
+            self.assertTrue(samples, letter)
+            self.assertEqual({(s["pid"], s["tid"]) for s in samples}, {(pid, pid)}, letter)
+
+    def test_attach_errors(self):
+        pid, r = self.attach("p", env={"FAKE_PMUSCOPE_TASK_ERRNO": "1"})
+        self.assertEqual(r.returncode, 5, r.stderr)
+        self.assertIn(f"pmuscope: cannot sample thread {pid} of process {pid}: permission "
+                      "denied", r.stderr)
+        self.assertIn("sample processes you own, or give pmuscope CAP_PERFMON", r.stderr)
+        r = self.record("-t", str(os.getpid()), features=FEAT_PMU | FEAT_TASK | FEAT_STREAM)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("-t: the driver cannot sample a task on its direct backend "
+                      "(no PMUSCOPE_FEAT_STREAM_TASK)", r.stderr)
+        dead = subprocess.Popen(["true"])
+        dead.wait()
+        cases = [
+            (("-p", "0"), 2, "-p needs process ids: '0'"),
+            (("-p", ""), 2, "-p needs at least one id"),
+            (("-t", "x"), 2, "-t needs thread ids: 'x'"),
+            (("-p", str(dead.pid)), 1, f"-p: no process {dead.pid}"),
+            (("-t", str(dead.pid)), 1, f"-t: no thread {dead.pid}"),
+            (("-p", str(os.getpid()), "-a"), 2, "-p and -t exclude -a and -C"),
+            (("-t", str(os.getpid()), "--", "true"), 2, "-p and -t exclude a command"),
+        ]
+        for args, code, msg in cases:
+            r = self.record(*args)
+            self.assertEqual(r.returncode, code, (args, r.stderr))
+            self.assertIn(msg, r.stderr, args)
+
+    def test_errors(self):
+        cases = [
+            (("--call-graph", "dwarf"), 2, "--call-graph: 'dwarf': only fp (frame pointers)"),
+            (("--call-graph", "fpx"), 2, "only fp"),
+            (("--call-graph", "fp,0"), 2, "--call-graph: a depth of 1 to 127 frames: '0'"),
+            (("--call-graph", "fp,128"), 2, "a depth of 1 to 127 frames: '128'"),
+        ]
+        for args, code, msg in cases:
+            r = self.record(*args, "--", "true", features=TASKS | FEAT_CALLCHAIN)
+            self.assertEqual(r.returncode, code, (args, r.stderr))
+            self.assertIn(msg, r.stderr, args)
+        r = self.record("-g", "--", "true", features=TASKS | FEAT_BACKEND_PERF)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("pmuscope: -g: the driver records no call chains on its perf backend "
+                      "(no PMUSCOPE_FEAT_CALLCHAIN): record without -g", r.stderr)
+        # The issue's case: perf's PMU driver, a module without streams.
+        r = self.record("-c", "100000", "--", "true", features=FEAT_PMU | FEAT_BACKEND_PERF)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("the driver has no streams of samples on its perf backend (no "
+                      "PMUSCOPE_FEAT_STREAM): load a pmuscope.ko of API 7 or later, which "
+                      "samples on both backends, or this one with backend=direct", r.stderr)
+        r = self.record("--", "true", features=FEAT_PMU)
+        self.assertIn("on its direct backend (no PMUSCOPE_FEAT_STREAM): load a pmuscope.ko "
+                      "of API 7 or later, which samples on both backends\n", r.stderr)
+        # The driver refuses the task's stream: the child says why, before its exec.
+        r = self.record("--", "true", env={"FAKE_PMUSCOPE_STREAM_ERRNO": "95"})
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("stream refused", r.stderr)
+        r = run("record", "--help")
+        for opt in ("-g  ", "--call-graph fp[,DEPTH]", "-p, --pid PID[,PID...]",
+                    "-t, --tid TID[,TID...]"):
+            self.assertIn(opt, r.stdout)
+
+
 class AmuTest(unittest.TestCase):
     """pmuscope amu against fake_pmuscope.so when the driver reads no AMU
     (no PMUSCOPE_FEAT_AMU) and refuses an unprivileged caller (EPERM):

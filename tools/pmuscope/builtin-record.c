@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmuscope record: a stream of samples of a CPU session written to a file
- * (datafile.h), with what pmuscope report needs to name the functions:
- * the /proc/PID/maps and names of the processes.
+ * pmuscope record: a stream of samples written to a file (datafile.h),
+ * with what pmuscope report needs to name the functions: the
+ * /proc/PID/maps and names of the processes. The samples are those of a
+ * task session (the command and its children, where the driver samples
+ * tasks: PMUSCOPE_FEAT_STREAM_TASK), of one task session per thread (-p,
+ * -t), or of a CPU session (-a, -C, or a driver that samples CPUs only);
+ * with -g they carry call chains.
  *
  * With a command, the command runs under ptrace, and so does every process
  * and thread it creates: each exec stop and each exit stop (the address
@@ -25,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -38,6 +43,13 @@ static const char *const record_default_events[] = { "cycles", "instructions" };
 
 #define RECORD_BUF		(256 * 1024)
 #define RECORD_PERIOD_DEFAULT	100000
+#define RECORD_MAX_TASKS	1024	/* -p and -t: one session (a file) each */
+
+/* A thread -p or -t attaches to. */
+struct target {
+	pid_t tid;
+	pid_t tgid;
+};
 
 struct tracee {
 	pid_t tid;
@@ -46,10 +58,13 @@ struct tracee {
 };
 
 struct record {
-	struct pmuscope *h;
+	struct pmuscope *h;		/* the session: the command's or the CPUs' */
+	struct pmuscope **hs;		/* every session: h, or one a -p/-t thread */
+	size_t nh;
 	struct df_writer w;
 	unsigned char *buf;
 	uint64_t samples, lost, lost_records, throttled;
+	uint64_t kernel_chains;		/* samples whose chain has kernel frames */
 	int bad;			/* malformed records were seen */
 	uint32_t *pids;			/* processes seen in samples */
 	size_t npids, pids_room;
@@ -62,17 +77,32 @@ struct record {
 	int child_done;
 };
 
+struct record_args {
+	struct stat_opts o;		/* first: stat_opt(); o.task: CMD per task */
+	struct pmuscope_stream_cfg scfg;
+	const char *out;		/* -o */
+	int have_c, have_f;
+	int callchain;			/* -g, --call-graph fp */
+	unsigned int max_stack;		/* its DEPTH, 1 .. PMUSCOPE_STACK_MAX */
+	struct target *targets;		/* the threads of -p and -t */
+	size_t ntargets, targets_room;
+	int have_p, have_t;
+};
+
 static void record_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pmuscope record [-e EVENT[,EVENT...]] [-c N | -F HZ] [-C CPUS | -a]\n"
+		"usage: pmuscope record [-e EVENT[,EVENT...]] [-c N | -F HZ] [-g | --call-graph fp[,DEPTH]]\n"
+		"                       [-C CPUS | -a | -p PID[,PID...] | -t TID[,TID...]]\n"
 		"                       [-m KIB] [-o FILE] [-- CMD [ARG...]]\n"
-		"  Samples the CPUs (default: all online) every N events of the first\n"
-		"  event (-c, default %d) or HZ times a second (-F, 1 to 1000), with\n"
-		"  the counts of every event (default: cycles,instructions where\n"
-		"  implemented), into FILE (default pmuscope.data) for pmuscope report.\n"
-		"  With CMD: until CMD and everything it started have ended (traced with\n"
-		"  ptrace, for their maps); else until SIGINT or SIGTERM.\n",
+		"  Samples every N events of the first event (-c, default %d) or HZ\n"
+		"  times a second (-F, 1 to 1000), with the counts of every event\n"
+		"  (default: cycles,instructions where implemented), into FILE (default\n"
+		"  pmuscope.data) for pmuscope report; -g: with call chains.\n"
+		"  With CMD: CMD and the processes it starts, wherever they run (the\n"
+		"  CPUs with -a or -C), until they have all ended (traced with ptrace,\n"
+		"  for their maps). -p, -t: those processes' or threads' samples, until\n"
+		"  they end. Else the CPUs (default: all online) until SIGINT or SIGTERM.\n",
 		RECORD_PERIOD_DEFAULT);
 }
 
@@ -104,7 +134,9 @@ static void record_maps(struct record *rc, pid_t pid, uint32_t reason)
 	if (!text)
 		return;
 	df_write_maps(&rc->w, pid, reason, pmuscope_counter_now(), text, len);
-	add_u32(&rc->mapped, &rc->nmapped, &rc->mapped_room, pid);
+	/* Attached: its maps at the end too (libraries loaded meanwhile). */
+	if (reason != DF_MAPS_ATTACH)
+		add_u32(&rc->mapped, &rc->nmapped, &rc->mapped_room, pid);
 	free(text);
 }
 
@@ -150,11 +182,16 @@ static int record_chunk(struct record *rc, size_t len)
 	while ((ret = pmuscope_record_next(rc->buf, len, &off, &r, err, sizeof(err))) == 1) {
 		good = off;
 		switch (r.type) {
-		case PMUSCOPE_REC_SAMPLE:
+		case PMUSCOPE_REC_SAMPLE: {
+			struct pmuscope_chain ch;
+
 			rc->samples++;
 			if (r.pid && add_u32(&rc->pids, &rc->npids, &rc->pids_room, r.pid) < 0)
 				return -ENOMEM;
+			if (pmuscope_record_chain(&r, &ch) == 1 && ch.nr_kernel)
+				rc->kernel_chains++;
 			break;
+		}
 		case PMUSCOPE_REC_LOST:
 			rc->lost += r.value;
 			rc->lost_records++;
@@ -170,15 +207,15 @@ static int record_chunk(struct record *rc, size_t len)
 	return df_write_records(&rc->w, rc->buf, good);
 }
 
-/* One read of the stream: 1 records written, 0 none, -errno. */
-static int record_read(struct record *rc, int timeout_ms)
+/* One read of session @h's stream: 1 records written, 0 none, -errno. */
+static int record_read(struct record *rc, struct pmuscope *h, int timeout_ms)
 {
-	ssize_t n = pmuscope_stream_read(rc->h, rc->buf, RECORD_BUF, timeout_ms);
+	ssize_t n = pmuscope_stream_read(h, rc->buf, RECORD_BUF, timeout_ms);
 
 	if (n == -EINTR)
 		return 0;
 	if (n < 0) {
-		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(rc->h));
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(h));
 		return n;
 	}
 	if (!n)
@@ -327,9 +364,10 @@ static void record_reap(struct record *rc)
  * its pid with the options set, or -1 (and its exit code in *@code when
  * it ended before its first stop).
  */
-static pid_t record_spawn(struct record *rc, const struct stat_opts *o, const sigset_t *oldmask,
-			  int *code)
+static pid_t record_spawn(struct record *rc, const struct record_args *a,
+			  const sigset_t *oldmask, int *code)
 {
+	const struct stat_opts *o = &a->o;
 	int status;
 	pid_t pid = fork();
 
@@ -350,6 +388,25 @@ static pid_t record_spawn(struct record *rc, const struct stat_opts *o, const si
 				fprintf(stderr, "pmuscope: cannot pin '%s': %s\n", o->cmd[0],
 					strerror(errno));
 				_exit(126);
+			}
+		}
+		/*
+		 * Per task: this thread, its children to come, from its exec
+		 * on (stat -- CMD's session, streaming). Its exit status
+		 * (before the exec) is then pmuscope's.
+		 */
+		if (o->task) {
+			int ret = pmuscope_configure_task(rc->h, o->evs, o->nr, 0,
+							  PMUSCOPE_CFG_INHERIT |
+							  PMUSCOPE_CFG_ENABLE_ON_EXEC);
+
+			if (!ret)
+				ret = pmuscope_stream_start2(rc->h, &a->scfg,
+							     a->callchain ? PMUSCOPE_STREAM_F_CALLCHAIN : 0,
+							     a->callchain ? a->max_stack : 0);
+			if (ret) {
+				fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(rc->h));
+				_exit(exit_code_of(ret));
 			}
 		}
 		if (ptrace(PTRACE_TRACEME, 0, 0, 0)) {
@@ -405,12 +462,104 @@ static void record_leftover_maps(struct record *rc)
 	}
 }
 
-struct record_args {
-	struct stat_opts o;		/* first: stat_opt() */
-	struct pmuscope_stream_cfg scfg;
-	const char *out;		/* -o */
-	int have_c, have_f;
-};
+static int target_add(struct record_args *a, pid_t tid, pid_t tgid)
+{
+	for (size_t i = 0; i < a->ntargets; i++)
+		if (a->targets[i].tid == tid)
+			return 0;
+	if (a->ntargets == RECORD_MAX_TASKS) {
+		fprintf(stderr, "pmuscope: -p and -t: at most %d threads (a session each)\n",
+			RECORD_MAX_TASKS);
+		return EXIT_USAGE;
+	}
+	if (a->ntargets == a->targets_room) {
+		size_t r = a->targets_room ? 2 * a->targets_room : 16;
+		struct target *nt = realloc(a->targets, r * sizeof(*nt));
+
+		if (!nt) {
+			perror("pmuscope");
+			return 1;
+		}
+		a->targets = nt;
+		a->targets_room = r;
+	}
+	a->targets[a->ntargets++] = (struct target){ .tid = tid, .tgid = tgid };
+	return 0;
+}
+
+/* -p PID[,PID...] (every thread of each, now) or -t TID[,TID...]. */
+static int record_targets(struct record_args *a, int letter, char *list)
+{
+	char *save = NULL;
+	int n = 0;
+
+	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long v;
+		char path[64];
+		int ret;
+
+		if (parse_uint(tok, 1, 0x3fffffff, &v)) {
+			fprintf(stderr, "pmuscope: -%c needs %s: '%s'\n", letter,
+				letter == 'p' ? "process ids" : "thread ids", tok);
+			return EXIT_USAGE;
+		}
+		if (letter == 't') {
+			snprintf(path, sizeof(path), "/proc/%llu/status", v);
+			if (access(path, F_OK)) {
+				fprintf(stderr, "pmuscope: -t: no thread %llu\n", v);
+				return 1;
+			}
+			ret = target_add(a, v, tgid_of(v));
+		} else {
+			DIR *d;
+			struct dirent *de;
+
+			snprintf(path, sizeof(path), "/proc/%llu/task", v);
+			d = opendir(path);
+			if (!d || tgid_of(v) != (pid_t)v) {
+				if (d)
+					closedir(d);
+				fprintf(stderr, "pmuscope: -p: no process %llu\n", v);
+				return 1;
+			}
+			ret = 0;
+			while (!ret && (de = readdir(d)))
+				if (de->d_name[0] != '.')
+					ret = target_add(a, atoi(de->d_name), v);
+			closedir(d);
+		}
+		if (ret)
+			return ret;
+		n++;
+	}
+	if (!n) {
+		fprintf(stderr, "pmuscope: -%c needs at least one id\n", letter);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* --call-graph fp[,DEPTH]: frame pointers, DEPTH frames at most. */
+static int record_call_graph(struct record_args *a, const char *arg)
+{
+	unsigned long long v = PMUSCOPE_STACK_DEFAULT;
+	const char *comma = strchr(arg, ',');
+
+	if (strncmp(arg, "fp", comma ? (size_t)(comma - arg) : strlen(arg)) ||
+	    (comma ? comma - arg : (long)strlen(arg)) != 2) {
+		fprintf(stderr, "pmuscope: --call-graph: '%s': only fp (frame pointers), as fp or fp,DEPTH\n",
+			arg);
+		return EXIT_USAGE;
+	}
+	if (comma && parse_uint(comma + 1, 1, PMUSCOPE_STACK_MAX, &v)) {
+		fprintf(stderr, "pmuscope: --call-graph: a depth of 1 to %d frames: '%s'\n",
+			PMUSCOPE_STACK_MAX, comma + 1);
+		return EXIT_USAGE;
+	}
+	a->callchain = 1;
+	a->max_stack = v;
+	return 0;
+}
 
 static int record_opt(void *ctx, const struct cli_option *opt, char *arg)
 {
@@ -418,6 +567,16 @@ static int record_opt(void *ctx, const struct cli_option *opt, char *arg)
 	unsigned long long v;
 
 	switch (opt->value) {
+	case 'g':
+		return record_call_graph(a, "fp");
+	case 'G':
+		return record_call_graph(a, arg);
+	case 'p':
+		a->have_p = 1;
+		return record_targets(a, 'p', arg);
+	case 't':
+		a->have_t = 1;
+		return record_targets(a, 't', arg);
 	case 'c':
 		if (parse_uint(arg, PMUSCOPE_STREAM_PERIOD_MIN, PMUSCOPE_STREAM_PERIOD_MAX, &v)) {
 			fprintf(stderr, "pmuscope: -c needs %u to %llu events: '%s'\n",
@@ -460,6 +619,16 @@ static const struct cli_option record_options[] = {
 	OPT_CALLBACK("freq", 'F', "HZ", "HZ samples a second, 1 to 1000 (timer-driven)",
 		     record_opt, 'F'),
 	OPT_ALL_CPUS(),
+	OPT_CALLBACK(NULL, 'g', NULL, "with call chains: --call-graph fp", record_opt, 'g'),
+	OPT_CALLBACK("call-graph", 0, "fp[,DEPTH]",
+		     "call chains from the frame pointers, DEPTH frames at most, 1 to "
+		     CLI_STR(PMUSCOPE_STACK_MAX) " (default " CLI_STR(PMUSCOPE_STACK_DEFAULT) ")",
+		     record_opt, 'G'),
+	OPT_CALLBACK("pid", 'p', "PID[,PID...]",
+		     "these processes (their threads now and those they create), until they end",
+		     record_opt, 'p'),
+	OPT_CALLBACK("tid", 't', "TID[,TID...]", "these threads, until they end", record_opt,
+		     't'),
 	OPT_CALLBACK("mmap-kib", 'm', "KIB", "the driver's ring of each CPU, a power of 2 from "
 		     CLI_STR(PMUSCOPE_STREAM_KIB_MIN) " to " CLI_STR(PMUSCOPE_STREAM_KIB_MAX)
 		     " KiB (default " CLI_STR(PMUSCOPE_STREAM_KIB_DEFAULT) ")", record_opt, 'm'),
@@ -480,12 +649,111 @@ static int record_check(struct record_args *a, int argc, char **argv)
 		fprintf(stderr, "pmuscope: -C and -a exclude each other\n");
 		return EXIT_USAGE;
 	}
+	if (a->ntargets && (a->o.cpus_given || a->o.all_cpus)) {
+		fprintf(stderr, "pmuscope: -p and -t exclude -a and -C (threads, not CPUs)\n");
+		return EXIT_USAGE;
+	}
+	if (a->ntargets && optind < argc) {
+		fprintf(stderr, "pmuscope: -p and -t exclude a command\n");
+		return EXIT_USAGE;
+	}
 	if (a->have_f)
 		a->scfg.sample_index = PMUSCOPE_STREAM_NO_EVENT;
 	if (optind < argc)
 		a->o.cmd = &argv[optind];
 	return choose_cpus_events(&a->o, record_default_events,
 				  sizeof(record_default_events) / sizeof(record_default_events[0]));
+}
+
+static const char *backend_of(struct pmuscope *h)
+{
+	return (pmuscope_features(h) & PMUSCOPE_FEAT_BACKEND_PERF) ? "perf" : "direct";
+}
+
+/*
+ * What the driver must have for what was asked: 0, or EXIT_UNSUPPORTED
+ * said on stderr, with the backend and what to do. The command is
+ * sampled per task where the driver can (a.o.task), else on every CPU.
+ */
+static int record_features(struct record *rc, struct record_args *a)
+{
+	uint64_t f = pmuscope_features(rc->h);
+	int task_ok = (f & PMUSCOPE_FEAT_TASK) && (f & PMUSCOPE_FEAT_STREAM_TASK);
+
+	if (!(f & PMUSCOPE_FEAT_STREAM)) {
+		fprintf(stderr,
+			"pmuscope: the driver has no streams of samples on its %s backend (no PMUSCOPE_FEAT_STREAM): load a pmuscope.ko of API 7 or later, which samples on both backends%s\n",
+			backend_of(rc->h), (f & PMUSCOPE_FEAT_BACKEND_PERF) ?
+			", or this one with backend=direct where perf's PMU driver is kept off (initcall_blacklist=armv8_pmu_driver_init)" :
+			"");
+		return EXIT_UNSUPPORTED;
+	}
+	if (a->callchain && !(f & PMUSCOPE_FEAT_CALLCHAIN)) {
+		fprintf(stderr,
+			"pmuscope: -g: the driver records no call chains on its %s backend (no PMUSCOPE_FEAT_CALLCHAIN): record without -g, or load a pmuscope.ko of API 7 or later\n",
+			backend_of(rc->h));
+		return EXIT_UNSUPPORTED;
+	}
+	if (a->ntargets && !task_ok) {
+		fprintf(stderr,
+			"pmuscope: -%c: the driver cannot sample a task on its %s backend (no PMUSCOPE_FEAT_STREAM_TASK): sample CPUs (-a, -C), or load a pmuscope.ko of API 7 or later\n",
+			a->have_p ? 'p' : 't', backend_of(rc->h));
+		return EXIT_UNSUPPORTED;
+	}
+	a->o.task = a->o.cmd && !a->o.cpus_given && !a->o.all_cpus && task_ok;
+	if (a->o.cmd && !a->o.cpus_given && !a->o.all_cpus && !task_ok)
+		fprintf(stderr,
+			"pmuscope record: the driver cannot sample a task on its %s backend (no PMUSCOPE_FEAT_STREAM_TASK): sampling every CPU, other processes' samples too (report --pid picks the command's)\n",
+			backend_of(rc->h));
+	return 0;
+}
+
+/* One session a -p/-t thread, streaming: 0, or an exit status. */
+static int record_attach(struct record *rc, struct record_args *a)
+{
+	char err[512];
+
+	rc->hs = calloc(a->ntargets, sizeof(*rc->hs));
+	if (!rc->hs) {
+		perror("pmuscope");
+		return 1;
+	}
+	for (size_t i = 0; i < a->ntargets; i++) {
+		const struct target *t = &a->targets[i];
+		struct pmuscope *h;
+		int ret;
+
+		if (i) {
+			ret = pmuscope_open(&h, err, sizeof(err));
+			if (ret) {
+				fprintf(stderr, "pmuscope: %s\n", err);
+				return open_exit_code(ret);
+			}
+		} else {
+			h = rc->h;
+		}
+		rc->hs[rc->nh++] = h;
+		/* -p: the threads the process creates later too. */
+		ret = pmuscope_configure_task(h, a->o.evs, a->o.nr, t->tid,
+					      a->have_p && t->tid == t->tgid ?
+					      PMUSCOPE_CFG_INHERIT : 0);
+		if (ret == -EPERM) {
+			fprintf(stderr,
+				"pmuscope: cannot sample thread %d of process %d: %s: sample processes you own, or give pmuscope CAP_PERFMON (setcap cap_perfmon+ep, or run it as root)\n",
+				t->tid, t->tgid, pmuscope_errmsg(h));
+			return exit_code_of(ret);
+		}
+		if (!ret)
+			ret = pmuscope_stream_start2(h, &a->scfg,
+						     a->callchain ? PMUSCOPE_STREAM_F_CALLCHAIN : 0,
+						     a->callchain ? a->max_stack : 0);
+		if (ret) {
+			fprintf(stderr, "pmuscope: thread %d of process %d: %s\n", t->tid, t->tgid,
+				pmuscope_errmsg(h));
+			return exit_code_of(ret);
+		}
+	}
+	return 0;
 }
 
 /* The session and its stream of samples: 0, or an exit status. */
@@ -499,19 +767,27 @@ static int record_session(struct record *rc, struct record_args *a)
 		fprintf(stderr, "pmuscope: %s\n", err);
 		return open_exit_code(ret);
 	}
-	if (!(pmuscope_features(rc->h) & PMUSCOPE_FEAT_STREAM)) {
-		fprintf(stderr, "pmuscope: the driver has no streams of samples (no PMUSCOPE_FEAT_STREAM)\n");
-		return EXIT_UNSUPPORTED;
-	}
+	ret = record_features(rc, a);
+	if (ret)
+		return ret;
 	/*
 	 * Woken at a quarter of the ring, not at each sample (a context
 	 * switch each would cost more than the sample); the poll() timeout
 	 * in record_loop() reads the rest.
 	 */
 	a->scfg.wakeup_kib = (a->scfg.ring_kib ? a->scfg.ring_kib : PMUSCOPE_STREAM_KIB_DEFAULT) / 4;
+	if (a->ntargets)
+		return record_attach(rc, a);
+	rc->hs = &rc->h;
+	rc->nh = 1;
+	/* Per task: the command's child configures itself (record_spawn()). */
+	if (a->o.task)
+		return 0;
 	ret = pmuscope_configure(rc->h, a->o.evs, a->o.nr, a->o.cpus, PMUSCOPE_CPU_WORDS);
 	if (!ret)
-		ret = pmuscope_stream_start(rc->h, &a->scfg);
+		ret = pmuscope_stream_start2(rc->h, &a->scfg,
+					     a->callchain ? PMUSCOPE_STREAM_F_CALLCHAIN : 0,
+					     a->callchain ? a->max_stack : 0);
 	if (ret) {
 		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(rc->h));
 		return exit_code_of(ret);
@@ -543,6 +819,9 @@ static int record_file(struct record *rc, const struct record_args *a, int argc,
 	info.sample_period = a->have_f ? 0 : a->scfg.sample_period;
 	info.argc = argc + 1;
 	info.argv = full;
+	info.flags = (a->callchain ? DF_F_CALLCHAIN : 0) |
+		     (a->o.task || a->ntargets ? DF_F_TASK : 0);
+	info.max_stack = a->callchain ? a->max_stack : 0;
 	info.start_time = pmuscope_counter_now();
 	if (df_create(&rc->w, a->out, &info)) {
 		fprintf(stderr, "pmuscope: cannot write %s: %s\n", a->out,
@@ -559,18 +838,45 @@ out:
  * The samples into the file until the command's exit (its last task), or
  * without one SIGINT or SIGTERM: 0, or -1 when the file cannot be written.
  */
+/* Whether a thread of -p or -t is still there (not a zombie). */
+static int targets_alive(const struct record_args *a)
+{
+	for (size_t i = 0; i < a->ntargets; i++) {
+		char path[80], *text, *p;
+		size_t len;
+		int alive;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", a->targets[i].tgid,
+			 a->targets[i].tid);
+		text = cli_read_file(path, &len);
+		if (!text)
+			continue;
+		/* "TID (COMM) STATE ...": COMM may hold ") ". */
+		p = strrchr(text, ')');
+		alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+		free(text);
+		if (alive)
+			return 1;
+	}
+	return 0;
+}
+
 static int record_loop(struct record *rc, const struct record_args *a, int sfd)
 {
-	int stop = 0;
+	struct pollfd *pfd = calloc(rc->nh + 1, sizeof(*pfd));
+	int stop = 0, ret = 0;
 
-	while (!stop && !(a->o.cmd && !rc->nt)) {
-		struct pollfd pfd[2] = {
-			{ .fd = pmuscope_fd(rc->h), .events = POLLIN },
-			{ .fd = sfd, .events = POLLIN },
-		};
+	if (!pfd) {
+		perror("pmuscope");
+		return -1;
+	}
+	while (!stop && !(a->o.cmd && !rc->nt) && !(a->ntargets && !targets_alive(a))) {
 		struct signalfd_siginfo si;
 
-		if (poll(pfd, 2, 100) < 0 && errno != EINTR) {
+		for (size_t i = 0; i < rc->nh; i++)
+			pfd[i] = (struct pollfd){ .fd = pmuscope_fd(rc->hs[i]), .events = POLLIN };
+		pfd[rc->nh] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		if (poll(pfd, rc->nh + 1, 100) < 0 && errno != EINTR) {
 			perror("pmuscope: poll");
 			break;
 		}
@@ -587,10 +893,49 @@ static int record_loop(struct record *rc, const struct record_args *a, int sfd)
 		}
 		if (a->o.cmd)
 			record_reap(rc);
-		if ((pfd[0].revents & POLLIN) && record_read(rc, 0) < 0)
-			return -1;
+		for (size_t i = 0; i < rc->nh && !ret; i++)
+			if ((pfd[i].revents & POLLIN) && record_read(rc, rc->hs[i], 0) < 0)
+				ret = -1;
+		if (ret)
+			break;
 	}
-	return 0;
+	free(pfd);
+	return ret;
+}
+
+/*
+ * /proc/kallsyms (PMUSCOPE_KALLSYMS in the environment: another file,
+ * for tests) into a KALLSYMS chunk, when kernel frames were recorded and
+ * it shows real addresses: with kptr_restrict they all read 0.
+ */
+static void record_kallsyms(struct record *rc, const struct record_args *a)
+{
+	const char *path = getenv("PMUSCOPE_KALLSYMS");
+	char *text, *p;
+	size_t len;
+	int real = 0;
+
+	if (!a->callchain || !rc->kernel_chains)
+		return;
+	if (!path || !*path)
+		path = "/proc/kallsyms";
+	text = cli_read_file(path, &len);
+	if (!text) {
+		fprintf(stderr, "pmuscope record: kernel frames without their names: cannot read %s: %s\n",
+			path, strerror(errno));
+		return;
+	}
+	/* cli_read_file() ends the text with a NUL: strtoull() stops there. */
+	for (p = text; p && *p && !real; p = p ? p + 1 : NULL) {
+		real = strtoull(p, NULL, 16) != 0;
+		p = strchr(p, '\n');
+	}
+	if (real)
+		df_write_kallsyms(&rc->w, pmuscope_counter_now(), text, len);
+	else
+		fprintf(stderr, "pmuscope record: kernel frames without their names: %s shows no addresses (kernel.kptr_restrict)\n",
+			path);
+	free(text);
 }
 
 /* The stop: what is left in the ring, the file finished: the exit status. */
@@ -599,13 +944,17 @@ static int record_end(struct record *rc, const struct record_args *a)
 	struct df_end end = { 0 };
 	int ret;
 
-	pmuscope_disable(rc->h);
-	/* What is still in the ring. */
-	while ((ret = record_read(rc, 0)) > 0)
-		;
-	if (ret < 0)
-		return 1;
+	for (size_t i = 0; i < rc->nh; i++)
+		pmuscope_disable(rc->hs[i]);
+	/* What is still in the rings. */
+	for (size_t i = 0; i < rc->nh; i++) {
+		while ((ret = record_read(rc, rc->hs[i], 0)) > 0)
+			;
+		if (ret < 0)
+			return 1;
+	}
 	record_leftover_maps(rc);
+	record_kallsyms(rc, a);
 	end.time = pmuscope_counter_now();
 	end.samples = rc->samples;
 	end.lost = rc->lost;
@@ -632,10 +981,21 @@ static int record_start(struct record *rc, const struct record_args *a, sigset_t
 {
 	int code = 1;
 
-	if (a->o.cmd && record_spawn(rc, &a->o, oldmask, &code) < 0)
+	if (a->o.cmd && record_spawn(rc, a, oldmask, &code) < 0)
 		return code;
-	if (pmuscope_reset(rc->h) || pmuscope_enable(rc->h)) {
-		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(rc->h));
+	/* -p and -t: their maps and names now, in case they end first. */
+	for (size_t i = 0; i < a->ntargets; i++) {
+		const struct target *t = &a->targets[i];
+
+		if (i == 0 || a->targets[i - 1].tgid != t->tgid)
+			record_maps(rc, t->tgid, DF_MAPS_ATTACH);
+		record_comm(rc, t->tgid, t->tid);
+	}
+	/* The command's task session is armed: it starts at the exec. */
+	for (size_t i = 0; i < rc->nh && !a->o.task; i++) {
+		if (!pmuscope_reset(rc->hs[i]) && !pmuscope_enable(rc->hs[i]))
+			continue;
+		fprintf(stderr, "pmuscope: %s\n", pmuscope_errmsg(rc->hs[i]));
 		if (rc->child > 0) {
 			kill(rc->child, SIGKILL);
 			while (waitpid(-1, NULL, __WALL) > 0)
@@ -658,11 +1018,12 @@ int cmd_record(int argc, char **argv)
 	sigset_t sigs, oldmask;
 	int ret, sfd = -1, masked = 0;
 
-	if (cli_parse(&record_cli, argc, argv, &a, &ret))
+	if (cli_parse(&record_cli, argc, argv, &a, &ret) ||
+	    (ret = record_check(&a, argc, argv))) {
+		free(a.targets);
 		return ret;
-	ret = record_check(&a, argc, argv);
-	if (ret)
-		return ret;
+	}
+	a.max_stack = a.max_stack ? a.max_stack : PMUSCOPE_STACK_DEFAULT;
 	ret = record_session(&rc, &a);
 	if (!ret)
 		ret = record_file(&rc, &a, argc, argv);
@@ -696,6 +1057,11 @@ out:
 	free(rc.pids);
 	free(rc.mapped);
 	free(rc.t);
+	for (size_t i = 1; i < rc.nh; i++)
+		pmuscope_close(rc.hs[i]);
+	if (rc.hs != &rc.h)
+		free(rc.hs);
 	pmuscope_close(rc.h);
+	free(a.targets);
 	return ret;
 }

@@ -43,6 +43,7 @@
 #define DF_MAPS_EXEC		1	/* at the exec stop: the new image */
 #define DF_MAPS_EXIT		2	/* at the exit stop, before it is gone */
 #define DF_MAPS_END		3	/* at the end of the recording (alive) */
+#define DF_MAPS_ATTACH		4	/* at the start, of a process of -p or -t (version 2) */
 
 /* On disk, in this order. */
 struct df_header {

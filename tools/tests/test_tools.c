@@ -766,7 +766,7 @@ static void test_chains(void)
 	       "chains: a task session's sample (nr 0) with a chain");
 
 	/* Longer than its counts without a chain: newer readers' bytes, skipped. */
-	len = put_rec(odd, 0, PMUSCOPE_REC_SAMPLE, 0, 0, 1, 0);
+	put_rec(odd, 0, PMUSCOPE_REC_SAMPLE, 0, 0, 1, 0);
 	memcpy(&hdr, odd, sizeof(hdr));
 	hdr.size = 48 + 8 + 16;
 	memcpy(odd, &hdr, sizeof(hdr));
