@@ -5,15 +5,21 @@
  *
  * The readers: the record file of pmuscope record (df_open_mem(), every
  * chunk with df_next(), every stream record of a RECORDS chunk with
- * pmuscope_record_next()) and the SPE file of pmuscope spe record
+ * pmuscope_record_next() and its call chain with pmuscope_record_chain(),
+ * a KALLSYMS chunk's text) and the SPE file of pmuscope spe record
  * (spef_parse(), every chunk with pmuscope_spe_chunk_next(), every SPE
  * record of a chunk's data with pmuscope_spe_record_next()). Inputs: a
- * real recording of each kind, written by the CLI's own writers; then N
+ * real recording of each kind, written by the CLI's own writers (two
+ * record files: version 2 without chains, and with call chains of
+ * kernel and user frames, one of a newer chain version, and /proc/kallsyms);
+ * then N
  * mutations of each (bytes flipped, header fields set to boundary values,
  * cut short, grown with zeros), each in a buffer of exactly its size; and
  * hand-made headers (the crafted argc of 0xffffffff and 0xfffffff8 that
- * overflowed the heap). A reader must refuse or accept each; when it
- * refuses, its message must be set. Any sanitizer report ends the run.
+ * overflowed the heap), and record files with a corrupt header word or
+ * chain (refused, the message naming the byte offset). A reader must
+ * refuse or accept each; when it refuses, its message must be set (a
+ * record's must name its byte). Any sanitizer report ends the run.
  * --keep DIR writes the crafted files there (crafted-*.spe, crafted-*.data)
  * for the CLI's own test (scripts/fuzz-files.sh).
  * One "PASS name" / "FAIL name: why" line per check.
@@ -100,19 +106,42 @@ static int read_df(const unsigned char *buf, size_t size)
 	while ((ret = df_next(&df, &off, &c, err, sizeof(err))) == 1) {
 		if (c.type == DF_CHUNK_RECORDS) {
 			struct pmuscope_rec r;
+			struct pmuscope_chain ch;
 			size_t roff = 0;
-			char rerr[256];
 			uint64_t sum = 0;
 
-			while (pmuscope_record_next(c.payload, c.len, &roff, &r, rerr,
-						    sizeof(rerr)) == 1)
+			while ((ret = pmuscope_record_next(c.payload, c.len, &roff, &r, err,
+							   sizeof(err))) == 1) {
 				for (uint32_t i = 0; i < r.nr; i++) {
 					uint64_t v;
 
 					memcpy(&v, r.counts + 8 * i, 8);
 					sum += v;
 				}
+				/* A checked record's chain is within it: read every address. */
+				ret = pmuscope_record_chain(&r, &ch);
+				if (ret < 0) {
+					snprintf(err, sizeof(err), "a checked record's chain: %d", ret);
+					df_close(&df);
+					return -2;
+				}
+				for (unsigned int i = 0; ret && i < (unsigned int)ch.nr_kernel + ch.nr_user; i++)
+					sum += pmuscope_chain_ip(&ch, i);
+			}
 			(void)sum;
+			if (ret < 0) {
+				df_close(&df);
+				return err[0] && strstr(err, "byte") ? 1 : -1;
+			}
+			ret = 1;
+		} else if (c.type == DF_CHUNK_KALLSYMS) {
+			struct df_kallsyms k;
+			volatile unsigned char last;
+
+			memcpy(&k, c.payload, sizeof(k));
+			if (k.text_size)
+				last = c.payload[sizeof(k) + k.text_size - 1];
+			(void)last;
 		}
 	}
 	df_close(&df);
@@ -169,6 +198,89 @@ static size_t put_rec(unsigned char *buf, size_t off, uint16_t type, uint64_t pc
 		memcpy(buf + off + 48 + 8 * i, &v, 8);
 	}
 	return r.size;
+}
+
+/* A SAMPLE with a chain: @nk kernel then @nu user frames, chain @version. */
+static size_t put_chain_rec(unsigned char *buf, size_t off, uint64_t pc, uint32_t nr,
+			    uint16_t version, uint16_t nk, uint16_t nu)
+{
+	size_t n = put_rec(buf, off, PMUSCOPE_REC_SAMPLE, pc, nr);
+	struct pmuscope_rec_chain c = {
+		.version = version, .size = sizeof(c), .nr_kernel = nk, .nr_user = nu,
+		.flags = nk ? 0 : PMUSCOPE_CHAIN_F_USER_END,
+	};
+	struct pmuscope_record r;
+
+	memcpy(buf + off + n, &c, sizeof(c));
+	n += sizeof(c);
+	for (unsigned int i = 0; i < (unsigned int)nk + nu; i++, n += 8) {
+		uint64_t ip = i < nk ? 0xffff800080010000ULL + 4 * i : pc + 0x40 * i;
+
+		memcpy(buf + off + n, &ip, 8);
+	}
+	memcpy(&r, buf + off, sizeof(r));
+	r.size = n;
+	r.flags |= PMUSCOPE_REC_F_CHAIN;
+	if (nk)
+		r.flags &= ~PMUSCOPE_REC_F_USER;
+	memcpy(buf + off, &r, sizeof(r));
+	return n;
+}
+
+/*
+ * A recording with call chains (version 2, per task: nr 0): chains of 3
+ * user frames, of 2 kernel and 2 user frames, of a newer version (skipped),
+ * LOST, THROTTLED, and a KALLSYMS chunk. *@chain1: the file offset of the
+ * first record's chain.
+ */
+static unsigned char *make_df_chain(const char *dir, size_t *size, size_t *chain1)
+{
+	static char *argv[] = { "pmuscope", "record", "-g", "--", "./calltree" };
+	static const char ksyms[] = "ffff800080010000 T el0_svc\nffff800080020000 T do_x\n";
+	struct df_info info = {
+		.freq = 25000000, .start_time = 77, .nr_events = 1, .kernel_el = 1,
+		.sample_index = 0, .sample_period = 100000, .argc = 5, .argv = argv,
+		.flags = DF_F_CALLCHAIN | DF_F_TASK, .max_stack = 16,
+	};
+	struct df_end end = { .time = 9, .samples = 3, .lost = 7, .throttled = 1 };
+	unsigned char recs[1024], *b;
+	char path[300], err[128];
+	struct df_writer w;
+	size_t len = 0;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/chain.data", dir);
+	pmuscope_event_parse("cycles", &info.evs[0], err, sizeof(err));
+	len += put_chain_rec(recs, len, 0x401000, 0, 1, 0, 3);
+	len += put_chain_rec(recs, len, 0x401100, 0, 1, 2, 2);
+	len += put_chain_rec(recs, len, 0x401200, 0, 2, 0, 1);
+	len += put_rec(recs, len, PMUSCOPE_REC_LOST, 0, 0);
+	len += put_rec(recs, len, PMUSCOPE_REC_THROTTLED, 0, 0);
+	ret = df_create(&w, path, &info);
+	ret = ret ?: df_write_maps(&w, 42, DF_MAPS_EXEC, 5,
+				  "00400000-00402000 r-xp 00000000 08:01 1 /bin/calltree\n", 53);
+	ret = ret ?: df_write_comm(&w, 42, 42, 6, "calltree");
+	ret = ret ?: df_write_records(&w, recs, len);
+	ret = ret ?: df_write_kallsyms(&w, 8, ksyms, strlen(ksyms));
+	ret = ret ?: df_write_end(&w, &end);
+	ret = ret ?: df_finish(&w);
+	b = ret ? NULL : slurp(path, size);
+	/* The RECORDS chunk follows the header, MAPS and COMM. */
+	if (b) {
+		struct df_file f;
+		struct df_view c;
+		size_t off;
+
+		*chain1 = 0;
+		if (!df_open_mem(&f, b, *size, err, sizeof(err))) {
+			off = f.first_chunk;
+			while (df_next(&f, &off, &c, err, sizeof(err)) == 1)
+				if (c.type == DF_CHUNK_RECORDS && !*chain1)
+					*chain1 = (size_t)(c.payload - b) + 48;
+		}
+		df_close(&f);
+	}
+	return b;
 }
 
 static unsigned char *make_df(const char *dir, size_t *size)
@@ -337,9 +449,10 @@ int main(int argc, char **argv)
 	unsigned long runs = 100000;
 	const char *keep = NULL;
 	char dir[] = "/tmp/pmuscope-fuzz-XXXXXX";
-	unsigned char *df, *sf;
-	size_t dfn = 0, sfn = 0;
+	unsigned char *df, *sf, *cf;
+	size_t dfn = 0, sfn = 0, cfn = 0, chain1 = 0;
 	unsigned long acc[2] = { 0, 0 }, ref[2] = { 0, 0 }, silent[2] = { 0, 0 }, bad = 0;
+	unsigned long bad_df = 0;
 
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--runs"))
@@ -355,7 +468,10 @@ int main(int argc, char **argv)
 	}
 	df = make_df(dir, &dfn);
 	sf = make_spef(dir, &sfn);
+	cf = make_df_chain(dir, &cfn, &chain1);
 	result(df && read_df(df, dfn) == 0, "record file: a real recording (%zu bytes) is read", dfn);
+	result(cf && chain1 && read_df(cf, cfn) == 0,
+	       "record file: a recording with call chains and kallsyms (%zu bytes) is read", cfn);
 	if (sf) {
 		unsigned char *copy = malloc(sfn);
 
@@ -366,7 +482,7 @@ int main(int argc, char **argv)
 	} else {
 		result(0, "SPE file: the writer failed");
 	}
-	if (!df || !sf)
+	if (!df || !sf || !cf || !chain1)
 		goto out;
 
 	/* The report's crafted headers: refused, the message names argc and its offset. */
@@ -432,9 +548,83 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/*
+	 * Call chains and the version-2 header, corrupt: refused, the
+	 * message naming the byte (the chain's, in its RECORDS chunk) or the
+	 * header field's offset. @off: from the first record's chain, or
+	 * the file's start (@abs).
+	 */
+	{
+		static const struct {
+			const char *name;
+			int abs;
+			size_t off;
+			unsigned int width;
+			uint32_t v;
+			const char *want;
+		} cr[] = {
+			{ "chain-version", 0, 0, 2, 0, "call chain at byte 48: version 0" },
+			{ "chain-size", 0, 2, 2, 24, "call chain at byte 48: size 24, version 1's is 16" },
+			{ "chain-frames", 0, 6, 2, 0xffff,
+			  "call chain at byte 48: 0 kernel and 65535 user frames" },
+			{ "chain-newer-size", 0, 0, 4, 2 | (48 << 16),
+			  "call chain at byte 48: version 2 of size 48" },
+			{ "flags", 1, offsetof(struct df_header, flags), 4, 0x80,
+			  "flags 0x80 (offset 64): unknown bits" },
+			{ "max_stack", 1, offsetof(struct df_header, max_stack), 4, 200,
+			  "max_stack 200 (offset 68)" },
+			{ "reserved", 1, offsetof(struct df_header, reserved) + 8, 4, 1,
+			  "reserved word at offset 80" },
+		};
+
+		for (size_t i = 0; i < sizeof(cr) / sizeof(cr[0]); i++) {
+			unsigned char *b = malloc(cfn);
+			char err[512] = "";
+			struct df_file f;
+			struct df_view c;
+			size_t at = cr[i].abs ? cr[i].off : chain1 + cr[i].off, off;
+			int ret;
+
+			memcpy(b, cf, cfn);
+			memcpy(b + at, &cr[i].v, cr[i].width);
+			ret = df_open_mem(&f, b, cfn, err, sizeof(err));
+			off = f.first_chunk;
+			while (!ret && (ret = df_next(&f, &off, &c, err, sizeof(err))) == 1) {
+				struct pmuscope_rec r;
+				size_t roff = 0;
+
+				ret = 0;
+				if (c.type != DF_CHUNK_RECORDS)
+					continue;
+				while ((ret = pmuscope_record_next(c.payload, c.len, &roff, &r, err,
+								   sizeof(err))) == 1)
+					;
+			}
+			result(ret < 0 && strstr(err, cr[i].want),
+			       "record file: %s corrupt, refused: %s", cr[i].name, err);
+			df_close(&f);
+			if (keep) {
+				char path[400];
+
+				snprintf(path, sizeof(path), "%s/crafted-%s.data", keep, cr[i].name);
+				keep_file(path, b, cfn);
+			}
+			free(b);
+		}
+		/* Cut in the middle of the first chain: the record is past the end. */
+		result(read_df(cf, chain1 + 8) == 1, "record file: cut in a chain, refused");
+		if (keep) {
+			char path[400];
+
+			snprintf(path, sizeof(path), "%s/crafted-chain-cut.data", keep);
+			keep_file(path, cf, chain1 + 8);
+		}
+	}
+
 	for (unsigned long r = 0; r < runs; r++) {
 		size_t len;
-		unsigned char *b = mutate(df, dfn, sizeof(struct df_header) + 2 * 96, &len);
+		unsigned char *b = r % 2 ? mutate(cf, cfn, sizeof(struct df_header) + 96, &len) :
+				   mutate(df, dfn, sizeof(struct df_header) + 2 * 96, &len);
 		int v;
 
 		if (!b)
@@ -445,6 +635,8 @@ int main(int argc, char **argv)
 			acc[0]++;
 		else if (v == 1)
 			ref[0]++;
+		else if (v == -2)
+			bad_df++;
 		else
 			silent[0]++;
 
@@ -462,7 +654,8 @@ int main(int argc, char **argv)
 		else
 			silent[1]++;
 	}
-	result(!silent[0], "record file: %lu mutations (%lu read, %lu refused), none refused without a message",
+	result(!silent[0] && !bad_df,
+	       "record file: %lu mutations, half with call chains (%lu read, %lu refused), none refused without a message naming its byte, every checked chain within its record",
 	       runs, acc[0], ref[0]);
 	result(!silent[1] && !bad,
 	       "SPE file: %lu mutations (%lu read, %lu refused), none refused without a message, every argv string set",
@@ -470,6 +663,7 @@ int main(int argc, char **argv)
 out:
 	free(df);
 	free(sf);
+	free(cf);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
