@@ -16,6 +16,7 @@ import shutil
 import signal
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -695,21 +696,45 @@ class RecordTaskTest(unittest.TestCase):
                         env={"PMUSCOPE_KALLSYMS": ksyms})
         self.assertNotIn(6, [k for k, _ in read_chunks(self.data)[1]])
 
-    def attach(self, letter, *extra, env=None):
-        p = subprocess.Popen(["sleep", "0.5"])
-        try:
-            r = self.record("-c", "5000", f"-{letter}", str(p.pid), *extra, env=env)
-        finally:
-            p.kill()
-            p.wait()
-        return p.pid, r
+    # A target of two threads until its stdin closes; prints the second's id.
+    TWO_THREADS = ("import sys, threading\n"
+                   "ev = threading.Event()\n"
+                   "t = threading.Thread(target=ev.wait)\n"
+                   "t.start()\n"
+                   "print(t.native_id, flush=True)\n"
+                   "sys.stdin.read()\n"
+                   "ev.set()\n"
+                   "t.join()\n")
+
+    def attach(self, letter, target, sessions=1):
+        """record -LETTER TARGET(p) of the process p (its stdin a pipe),
+        which ends once all SESSIONS are enabled: (returncode, stderr)."""
+        e = dict(os.environ, PMUSCOPE_SYSFS=self.root, LD_PRELOAD=FAKE,
+                 FAKE_PMUSCOPE_LOG=self.log, FAKE_PMUSCOPE_FEATURES=hex(TASKS))
+        if os.path.exists(self.log):
+            os.unlink(self.log)
+        rec = subprocess.Popen([CLI, "record", "-o", self.data, "-c", "5000", f"-{letter}",
+                                str(target)], stderr=subprocess.PIPE, text=True, env=e)
+        deadline = time.monotonic() + 20
+        while (rec.poll() is None and time.monotonic() < deadline and
+               (not os.path.exists(self.log) or self.ioctls().count("enable") < sessions)):
+            time.sleep(0.01)
+        return rec
+
+    def finish(self, rec, proc):
+        proc.stdin.close()
+        proc.wait(timeout=20)
+        _, err = rec.communicate(timeout=20)
+        return rec.returncode, err
 
     def test_attach_pid_and_tid(self):
         for letter in "pt":
-            pid, r = self.attach(letter)
-            self.assertEqual(r.returncode, 0, (letter, r.stderr))
+            with subprocess.Popen(["cat"], stdin=subprocess.PIPE) as p:
+                rc, err = self.finish(self.attach(letter, p.pid), p)
+            pid = p.pid
+            self.assertEqual(rc, 0, (letter, err))
             # Until the process ended (a zombie counts as ended).
-            self.assertIn("samples, 5 lost, written to", r.stderr)
+            self.assertIn("samples, 5 lost, written to", err)
             self.assertEqual(self.ioctls()[:4], [
                 "config nr_events=2",
                 "stream period_ms=0 sample_index=0 sample_period=5000 ring_kib=0 task",
@@ -722,8 +747,29 @@ class RecordTaskTest(unittest.TestCase):
             self.assertTrue(samples, letter)
             self.assertEqual({(s["pid"], s["tid"]) for s in samples}, {(pid, pid)}, letter)
 
+    def test_attach_every_thread_of_a_process(self):
+        # Two threads: a session each with -p; -t of the second alone.
+        for letter in "pt":
+            with subprocess.Popen([sys.executable, "-c", self.TWO_THREADS], text=True,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE) as p:
+                second = int(p.stdout.readline())
+                rc, err = self.finish(self.attach(letter, p.pid if letter == "p" else second,
+                                                  2 if letter == "p" else 1), p)
+            self.assertEqual(rc, 0, (letter, err))
+            configs = [line for line in self.ioctls() if line.startswith("config")]
+            self.assertEqual(len(configs), 2 if letter == "p" else 1, letter)
+            hdr, chunks = read_chunks(self.data)
+            tids = {(s["pid"], s["tid"]) for s in rec_samples(chunks)}
+            want = {(p.pid, p.pid), (p.pid, second)} if letter == "p" else {(p.pid, second)}
+            self.assertEqual(tids, want, letter)
+            comms = {struct.unpack_from("<II", c)[:2] for k, c in chunks if k == 3}
+            self.assertLessEqual(want, comms, letter)
+
     def test_attach_errors(self):
-        pid, r = self.attach("p", env={"FAKE_PMUSCOPE_TASK_ERRNO": "1"})
+        with subprocess.Popen(["cat"], stdin=subprocess.PIPE) as p:
+            r = self.record("-p", str(p.pid), env={"FAKE_PMUSCOPE_TASK_ERRNO": "1"})
+            p.stdin.close()
+        pid = p.pid
         self.assertEqual(r.returncode, 5, r.stderr)
         self.assertIn(f"pmuscope: cannot sample thread {pid} of process {pid}: permission "
                       "denied", r.stderr)

@@ -35,7 +35,8 @@
  * caller, or another thread, ESRCH when it does not exist) gives SAMPLEs
  * of no counts (nr 0) with the task's pid and tid; ENABLE_ON_EXEC arms it
  * (enabled at CONFIG). The session's state is shared with children forked
- * after the open, as the driver's is.
+ * after the open, as the driver's is; up to 16 sessions may be open at
+ * once, each with its own.
  *
  * AMU_READ number n (0, 1, ...) since the open gives each CPU c of the
  * bitmap an AMUv1 record, READ_OK, of 4 group-0 counters (all enabled)
@@ -132,6 +133,26 @@ struct fake_session {
 
 static struct fake_session fake_local, *fake_s = &fake_local;
 
+/* The open sessions (record -p opens one a thread): their files and states. */
+#define FAKE_SESSIONS	16
+static struct {
+	int fd;
+	struct fake_session *s;
+} fake_open_sessions[FAKE_SESSIONS];
+static unsigned int fake_nr_open;
+
+/* Whether @fd is a session's; it becomes the current one (fake_s, fake_fd). */
+static int fake_session_of(int fd)
+{
+	for (unsigned int i = 0; fd >= 0 && i < fake_nr_open; i++)
+		if (fake_open_sessions[i].fd == fd) {
+			fake_s = fake_open_sessions[i].s;
+			fake_fd = fd;
+			return 1;
+		}
+	return 0;
+}
+
 #define fake_nr_events		(fake_s->nr_events)
 #define fake_snaps		(fake_s->snaps)
 #define fake_reads		(fake_s->reads)
@@ -179,6 +200,10 @@ static int fake_open(const char *path, int flags, mode_t mode, const char *sym)
 		fake_s = m == MAP_FAILED ? &fake_local : m;
 		memset(fake_s, 0, sizeof(*fake_s));
 		fake_fd = real("/dev/null", O_RDWR | (flags & O_CLOEXEC));
+		if (fake_fd >= 0 && fake_nr_open < FAKE_SESSIONS)
+			fake_open_sessions[fake_nr_open++] = (typeof(fake_open_sessions[0])){
+				fake_fd, fake_s,
+			};
 		fake_configured = 0;
 		fake_snaps = 0;
 		fake_streaming = 0;
@@ -237,6 +262,11 @@ int close(int fd)
 {
 	int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, "close");
 
+	for (unsigned int i = 0; fd >= 0 && i < fake_nr_open; i++)
+		if (fake_open_sessions[i].fd == fd) {
+			fake_open_sessions[i] = fake_open_sessions[--fake_nr_open];
+			break;
+		}
 	if (fd >= 0 && fd == fake_fd)
 		fake_fd = -1;
 	return real(fd);
@@ -264,6 +294,23 @@ static int fake_handshake(struct pmuscope_handshake *hs)
 	return 0;
 }
 
+/* The process of thread @tid (/proc's Tgid). */
+static uint32_t fake_tgid(pid_t tid)
+{
+	char path[64], line[128];
+	uint32_t tgid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Tgid:", 5))
+			tgid = strtoul(line + 5, NULL, 10);
+	if (f)
+		fclose(f);
+	return tgid;
+}
+
 /* A task target (PMUSCOPE_FEAT_TASK): the caller, or another thread. */
 static int fake_config_task(const struct pmuscope_config *cfg)
 {
@@ -287,7 +334,7 @@ static int fake_config_task(const struct pmuscope_config *cfg)
 	fake_configured = 1;
 	fake_s->task = 1;
 	fake_s->task_tid = cfg->pid ? cfg->pid : self;
-	fake_s->task_pid = cfg->pid ? cfg->pid : getpid();
+	fake_s->task_pid = cfg->pid ? fake_tgid(cfg->pid) : (uint32_t)getpid();
 	fake_streaming = 0;
 	/* Armed: counts as enabled (ioctl.rst). */
 	fake_enabled = !!(cfg->flags & PMUSCOPE_CFG_ENABLE_ON_EXEC);
@@ -688,7 +735,7 @@ ssize_t read(int fd, void *buf, size_t len)
 	size_t off = 0, one = FAKE_REC_MAX;
 	struct timespec wait = { 0, 5000000 };
 
-	if (fd < 0 || fd != fake_fd)
+	if (!fake_session_of(fd))
 		return real(fd, buf, len);
 	if (fake_spe)
 		return fake_spe_read(p, len);
@@ -833,7 +880,7 @@ int ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	if (fd < 0 || fd != fake_fd)
+	if (!fake_session_of(fd))
 		return real(fd, req, arg);
 	switch (req) {
 	case PMUSCOPE_IOC_HANDSHAKE:
