@@ -706,11 +706,11 @@ class RecordTaskTest(unittest.TestCase):
                    "ev.set()\n"
                    "t.join()\n")
 
-    def attach(self, letter, target, sessions=1):
+    def attach(self, letter, target, sessions=1, env=None):
         """record -LETTER TARGET(p) of the process p (its stdin a pipe),
         which ends once all SESSIONS are enabled: (returncode, stderr)."""
         e = dict(os.environ, PMUSCOPE_SYSFS=self.root, LD_PRELOAD=FAKE,
-                 FAKE_PMUSCOPE_LOG=self.log, FAKE_PMUSCOPE_FEATURES=hex(TASKS))
+                 FAKE_PMUSCOPE_LOG=self.log, FAKE_PMUSCOPE_FEATURES=hex(TASKS), **(env or {}))
         if os.path.exists(self.log):
             os.unlink(self.log)
         rec = subprocess.Popen([CLI, "record", "-o", self.data, "-c", "5000", f"-{letter}",
@@ -764,6 +764,23 @@ class RecordTaskTest(unittest.TestCase):
             self.assertEqual(tids, want, letter)
             comms = {struct.unpack_from("<II", c)[:2] for k, c in chunks if k == 3}
             self.assertLessEqual(want, comms, letter)
+        # A thread that ended between /proc's list and its CONFIG (ESRCH)
+        # is left out; the process itself is not.
+        for who in ("second", "leader"):
+            with subprocess.Popen([sys.executable, "-c", self.TWO_THREADS], text=True,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE) as p:
+                second = int(p.stdout.readline())
+                gone = second if who == "second" else p.pid
+                rc, err = self.finish(self.attach("p", p.pid, 1, env={
+                    "FAKE_PMUSCOPE_TASK_ERRNO": f"3@{gone}"}), p)
+            if who == "second":
+                self.assertEqual(rc, 0, err)
+                tids = {(s["pid"], s["tid"]) for s in rec_samples(read_chunks(self.data)[1])}
+                self.assertEqual(tids, {(p.pid, p.pid)})
+            else:
+                self.assertEqual(rc, 1, err)
+                self.assertIn(f"pmuscope: thread {p.pid} of process {p.pid}: no thread {p.pid}",
+                              err)
 
     def test_attach_errors(self):
         with subprocess.Popen(["cat"], stdin=subprocess.PIPE) as p:

@@ -49,6 +49,7 @@ static const char *const record_default_events[] = { "cycles", "instructions" };
 struct target {
 	pid_t tid;
 	pid_t tgid;
+	int inherit;			/* -p: the threads it creates later too */
 };
 
 struct tracee {
@@ -462,11 +463,13 @@ static void record_leftover_maps(struct record *rc)
 	}
 }
 
-static int target_add(struct record_args *a, pid_t tid, pid_t tgid)
+static int target_add(struct record_args *a, pid_t tid, pid_t tgid, int inherit)
 {
 	for (size_t i = 0; i < a->ntargets; i++)
-		if (a->targets[i].tid == tid)
+		if (a->targets[i].tid == tid) {
+			a->targets[i].inherit |= inherit;
 			return 0;
+		}
 	if (a->ntargets == RECORD_MAX_TASKS) {
 		fprintf(stderr, "pmuscope: -p and -t: at most %d threads (a session each)\n",
 			RECORD_MAX_TASKS);
@@ -483,7 +486,7 @@ static int target_add(struct record_args *a, pid_t tid, pid_t tgid)
 		a->targets = nt;
 		a->targets_room = r;
 	}
-	a->targets[a->ntargets++] = (struct target){ .tid = tid, .tgid = tgid };
+	a->targets[a->ntargets++] = (struct target){ .tid = tid, .tgid = tgid, .inherit = inherit };
 	return 0;
 }
 
@@ -509,7 +512,7 @@ static int record_targets(struct record_args *a, int letter, char *list)
 				fprintf(stderr, "pmuscope: -t: no thread %llu\n", v);
 				return 1;
 			}
-			ret = target_add(a, v, tgid_of(v));
+			ret = target_add(a, v, tgid_of(v), 0);
 		} else {
 			DIR *d;
 			struct dirent *de;
@@ -525,7 +528,7 @@ static int record_targets(struct record_args *a, int letter, char *list)
 			ret = 0;
 			while (!ret && (de = readdir(d)))
 				if (de->d_name[0] != '.')
-					ret = target_add(a, atoi(de->d_name), v);
+					ret = target_add(a, atoi(de->d_name), v, 1);
 			closedir(d);
 		}
 		if (ret)
@@ -723,7 +726,7 @@ static int record_attach(struct record *rc, struct record_args *a)
 		struct pmuscope *h;
 		int ret;
 
-		if (i) {
+		if (rc->nh) {
 			ret = pmuscope_open(&h, err, sizeof(err));
 			if (ret) {
 				fprintf(stderr, "pmuscope: %s\n", err);
@@ -733,10 +736,16 @@ static int record_attach(struct record *rc, struct record_args *a)
 			h = rc->h;
 		}
 		rc->hs[rc->nh++] = h;
-		/* -p: the threads the process creates later too. */
+		/* -p: the threads each thread creates later too. */
 		ret = pmuscope_configure_task(h, a->o.evs, a->o.nr, t->tid,
-					      a->have_p && t->tid == t->tgid ?
-					      PMUSCOPE_CFG_INHERIT : 0);
+					      t->inherit ? PMUSCOPE_CFG_INHERIT : 0);
+		/* A thread of -p that ended since /proc listed it: not an error. */
+		if (ret == -ESRCH && t->inherit && t->tid != t->tgid) {
+			if (h != rc->h)
+				pmuscope_close(h);
+			rc->nh--;
+			continue;
+		}
 		if (ret == -EPERM) {
 			fprintf(stderr,
 				"pmuscope: cannot sample thread %d of process %d: %s: sample processes you own, or give pmuscope CAP_PERFMON (setcap cap_perfmon+ep, or run it as root)\n",
@@ -1057,8 +1066,9 @@ out:
 	free(rc.pids);
 	free(rc.mapped);
 	free(rc.t);
-	for (size_t i = 1; i < rc.nh; i++)
-		pmuscope_close(rc.hs[i]);
+	for (size_t i = 0; i < rc.nh; i++)
+		if (rc.hs[i] != rc.h)
+			pmuscope_close(rc.hs[i]);
 	if (rc.hs != &rc.h)
 		free(rc.hs);
 	pmuscope_close(rc.h);

@@ -84,7 +84,8 @@
  *   FAKE_PMUSCOPE_VAL_FLAGS   flags of some CPUs' values, as above
  *   FAKE_PMUSCOPE_BACKWARDS   counts that go backwards, as above
  *   FAKE_PMUSCOPE_STREAM_ERRNO  STREAM fails with this errno
- *   FAKE_PMUSCOPE_TASK_ERRNO  CONFIG of another thread fails with this errno
+ *   FAKE_PMUSCOPE_TASK_ERRNO  CONFIG of another thread fails with this errno;
+ *                             ERRNO@TID: of thread TID only
  *   FAKE_PMUSCOPE_KERNEL_CHAIN  chains of even samples start with a kernel frame
  *   FAKE_PMUSCOPE_AMU         the AMU of some CPUs, as above
  *   FAKE_PMUSCOPE_AMU_ERRNO   AMU_READ fails with this errno
@@ -324,7 +325,9 @@ static int fake_config_task(const struct pmuscope_config *cfg)
 	    (cfg->flags & ~(PMUSCOPE_CFG_INHERIT | PMUSCOPE_CFG_ENABLE_ON_EXEC)))
 		return fake_err(EINVAL);
 	if (cfg->pid && cfg->pid != self) {
-		if (err && *err)
+		const char *at = err ? strchr(err, '@') : NULL;
+
+		if (err && *err && (!at || atoi(at + 1) == cfg->pid))
 			return fake_err(atoi(err));
 		if (kill(cfg->pid, 0) && errno == ESRCH)
 			return fake_err(ESRCH);
