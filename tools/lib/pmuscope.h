@@ -16,7 +16,7 @@
 
 #include <linux/pmuscope.h>
 
-#define PMUSCOPE_LIB_VERSION	"0.6.0"
+#define PMUSCOPE_LIB_VERSION	"0.7.0"
 #define PMUSCOPE_MAX_CPUS	1024
 #define PMUSCOPE_CPU_WORDS	(PMUSCOPE_MAX_CPUS / 64)
 
