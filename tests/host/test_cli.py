@@ -838,7 +838,9 @@ class RecordTaskTest(unittest.TestCase):
         # The driver refuses the task's stream: the child says why, before its exec.
         r = self.record("--", "true", env={"FAKE_PMUSCOPE_STREAM_ERRNO": "95"})
         self.assertEqual(r.returncode, 3, r.stderr)
-        self.assertIn("stream refused", r.stderr)
+        self.assertIn("pmuscope: stream refused on the direct backend: the sampled event cannot "
+                      "interrupt on these CPUs (Operation not supported): sample by time "
+                      "instead (a period in ms: pmuscope record -F)", r.stderr)
         r = run("record", "--help")
         for opt in ("-g  ", "--call-graph fp[,DEPTH]", "-p, --pid PID[,PID...]",
                     "-t, --tid TID[,TID...]"):

@@ -139,7 +139,7 @@ static const struct pmuscope_say_row pmuscope_say_rows[] = {
 
 	/* A missing feature is pmuscope_stream_explain()'s (stream.c). */
 	ROW(STREAM, -EOPNOTSUPP, 0, 0, 0, TEXT,
-	    "stream refused: the sampled event cannot interrupt on these CPUs ({e}; the {s} backend)"),
+	    "stream refused on the {s} backend: the sampled event cannot interrupt on these CPUs ({e}): sample by time instead (a period in ms: pmuscope record -F)"),
 	ROW(STREAM, -EINVAL, 0, EVENTS, 0, TEXT,
 	    "stream refused: invalid argument (period, event or ring size)"),
 	ROW(STREAM, -EINVAL, 0, 0, 0, TEXT, "stream refused: no events configured"),
