@@ -316,7 +316,7 @@ int pmuscope_check_stream(const struct pmuscope_stream *st)
 	bool sampling = st->sample_index != PMUSCOPE_STREAM_NO_EVENT;
 
 	if (st->flags & ~PMUSCOPE_STREAM_F_CALLCHAIN || st->reserved0 || st->reserved1 ||
-	    !pmuscope_zero(st->reserved, ARRAY_SIZE(st->reserved)))
+	    st->reserved2)
 		return -EINVAL;
 	/* A depth is for call chains, and perf's most. */
 	if (st->max_stack > PMUSCOPE_STACK_MAX ||

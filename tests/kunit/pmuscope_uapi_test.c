@@ -453,7 +453,7 @@ static void break_st_flags(void *p)
 
 static void break_st_reserved(void *p)
 {
-	((struct pmuscope_stream *)p)->reserved[0] = 1;
+	((struct pmuscope_stream *)p)->reserved2 = 1;
 }
 
 static void break_st_reserved0(void *p)
@@ -603,7 +603,7 @@ static const struct pmuscope_uapi_case pmuscope_uapi_cases[] = {
 	{ "SWINC no event", ARG_SWINC, break_swinc_event_mask, -EINVAL },
 	{ "STREAM valid", ARG_STREAM, NULL, 0 },
 	{ "STREAM unknown flag", ARG_STREAM, break_st_flags, -EINVAL },
-	{ "STREAM reserved[0] set", ARG_STREAM, break_st_reserved, -EINVAL },
+	{ "STREAM reserved2 set", ARG_STREAM, break_st_reserved, -EINVAL },
 	{ "STREAM reserved0 set", ARG_STREAM, break_st_reserved0, -EINVAL },
 	{ "STREAM reserved1 set", ARG_STREAM, break_st_reserved1, -EINVAL },
 	{ "STREAM max_stack over 127", ARG_STREAM, break_st_stack_deep, -EINVAL },

@@ -498,7 +498,7 @@ static int fake_stream(const struct pmuscope_stream *st)
 	    st->max_stack > PMUSCOPE_STACK_MAX ||
 	    (st->max_stack && !(st->flags & PMUSCOPE_STREAM_F_CALLCHAIN)) ||
 	    st->wakeup_kib * 2 > (st->ring_kib ? st->ring_kib : PMUSCOPE_STREAM_KIB_DEFAULT) ||
-	    st->reserved0 || st->reserved1 || st->reserved[0] ||
+	    st->reserved0 || st->reserved1 || st->reserved2 ||
 	    !fake_configured || st->period_ms > PMUSCOPE_STREAM_MS_MAX ||
 	    (st->ring_kib && (st->ring_kib < PMUSCOPE_STREAM_KIB_MIN ||
 			      st->ring_kib > PMUSCOPE_STREAM_KIB_MAX ||

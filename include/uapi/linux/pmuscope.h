@@ -230,7 +230,7 @@ struct pmuscope_stream {
 	__u16 max_stack;	/* CALLCHAIN: frames at most, 1 .. 127; 0 = 127 */
 	__u16 reserved0;	/* zero */
 	__u32 reserved1;	/* zero */
-	__u64 reserved[1];
+	__u64 reserved2;	/* zero */
 };
 
 /* Record types. */
@@ -241,7 +241,7 @@ struct pmuscope_stream {
 /* Record flags. */
 #define PMUSCOPE_REC_F_USER		(1U << 0)	/* interrupted at EL0 */
 #define PMUSCOPE_REC_F_TIMER		(1U << 1)	/* time-based; else event-based */
-#define PMUSCOPE_REC_F_CHAIN		(1U << 2)	/* a struct pmuscope_rec_chain follows the counts */
+#define PMUSCOPE_REC_F_CHAIN		(1U << 2)	/* a pmuscope_rec_chain after the counts */
 
 /*
  * One record; read() returns whole records only, each @size bytes (a
@@ -271,8 +271,8 @@ struct pmuscope_record {
 
 /* Chain flags. */
 #define PMUSCOPE_CHAIN_F_TRUNCATED	(1U << 0)	/* max_stack frames reached */
-#define PMUSCOPE_CHAIN_F_USER_END	(1U << 1)	/* the user walk met a bad or unmapped frame */
-#define PMUSCOPE_CHAIN_F_KERNEL_HIDDEN	(1U << 2)	/* taken in the kernel: not for this session */
+#define PMUSCOPE_CHAIN_F_USER_END	(1U << 1)	/* user walk: a bad or unmapped frame */
+#define PMUSCOPE_CHAIN_F_KERNEL_HIDDEN	(1U << 2)	/* in the kernel: not for this session */
 
 /*
  * A SAMPLE's call chain (PMUSCOPE_REC_F_CHAIN): @nr_kernel kernel

@@ -282,9 +282,9 @@ _Static_assert(offsetof(struct pmuscope_stream, reserved0) == 34 &&
 _Static_assert(offsetof(struct pmuscope_stream, reserved1) == 36 &&
 	       sizeof(((struct pmuscope_stream *)0)->reserved1) == 4,
 	       "gen-fuzz.py: pmuscope_stream.reserved1");
-_Static_assert(offsetof(struct pmuscope_stream, reserved) == 40 &&
-	       sizeof(((struct pmuscope_stream *)0)->reserved) == 8,
-	       "gen-fuzz.py: pmuscope_stream.reserved");
+_Static_assert(offsetof(struct pmuscope_stream, reserved2) == 40 &&
+	       sizeof(((struct pmuscope_stream *)0)->reserved2) == 8,
+	       "gen-fuzz.py: pmuscope_stream.reserved2");
 _Static_assert(sizeof(struct pmuscope_record) == 48, "gen-fuzz.py: size of struct pmuscope_record");
 _Static_assert(offsetof(struct pmuscope_record, type) == 0 &&
 	       sizeof(((struct pmuscope_record *)0)->type) == 2,
@@ -653,7 +653,7 @@ static const struct fz_field fz_fields_pmuscope_stream[] = {
 	{ "max_stack", 32, 2, 1, FZ_OTHER, 0, 0x0ULL, 1LL, 127LL, 0, 127, -1, -1, -1, -1, -1 },
 	{ "reserved0", 34, 2, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 	{ "reserved1", 36, 4, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
-	{ "reserved", 40, 8, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
+	{ "reserved2", 40, 8, 1, FZ_RESERVED, 0, 0x0ULL, 0LL, -1LL, 0, 0, -1, -1, -1, -1, -1 },
 };
 
 static const struct fz_field fz_fields_pmuscope_record[] = {

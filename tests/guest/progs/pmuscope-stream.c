@@ -553,7 +553,7 @@ static void test_errors(void)
 				       .sample_index = PMUSCOPE_STREAM_NO_EVENT };
 	expect("STREAM unknown flag", ioctl(fd, PMUSCOPE_IOC_STREAM, &st) ? -errno : 0, -EINVAL);
 	st.flags = 0;
-	st.reserved[0] = 1;
+	st.reserved2 = 1;
 	expect("STREAM reserved set", ioctl(fd, PMUSCOPE_IOC_STREAM, &st) ? -errno : 0, -EINVAL);
 	st = (struct pmuscope_stream){ .size = sizeof(st), .period_ms = 10, .ring_kib = 8,
 				       .wakeup_kib = 5, .sample_index = PMUSCOPE_STREAM_NO_EVENT };
