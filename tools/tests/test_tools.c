@@ -771,8 +771,7 @@ static void test_chains(void)
 	hdr.size = 48 + 8 + 16;
 	memcpy(odd, &hdr, sizeof(hdr));
 	memset(odd + 56, 0xee, 16);
-	len = hdr.size;
-	len += put_rec(odd, len, PMUSCOPE_REC_LOST, 0, 0, 0, 0);
+	len = hdr.size + put_rec(odd, hdr.size, PMUSCOPE_REC_LOST, 0, 0, 0, 0);
 	off = 0;
 	ret = pmuscope_record_next(odd, len, &off, &rec, err, sizeof(err));
 	result(ret == 1 && off == 72 && pmuscope_record_chain(&rec, &ch) == 0 && !ch.ips &&
