@@ -212,6 +212,11 @@ for n in a53-exact max-exact; do
 	python3 scripts/report-check.py "$build/logs/guest-$n.log" "$n" "$build" |
 		tee -a "$results" | grep -v '^PASS '
 done
+# ... and of what t-callgraph.sh recorded with call chains (direct backend).
+for n in a53-exact max-exact; do
+	python3 scripts/callgraph-check.py "$build/logs/guest-$n.log" "$n" "$build" |
+		tee -a "$results" | grep -v '^PASS '
+done
 # Cycles across many 2^32 wraps, with the interrupt and with polling.
 guest a53-wrap --cpu cortex-a53 --smp 2 --icount 0 --plan wrap --timeout 300
 guest max-wrap --cpu max --smp 2 --icount 0 --plan wrap --timeout 300
@@ -239,7 +244,13 @@ guest emu-v94 --cpu max --smp 2 --plan emu --append pmuscope_emu=v9.4-like --tim
 guest emu-n1-icount --cpu neoverse-n1 --smp 2 --icount 0 --plan amu \
 	--append pmuscope_emu=neoverse-n1 --timeout 200
 # perf's own PMU driver active (no initcall_blacklist).
-guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 120
+guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 180
+guest max-perf --cpu max --smp 2 --plan callgraph --no-blacklist --timeout 180
+# Call chains recorded through perf's driver (t-callgraph.sh), checked on the host.
+for n in a53-perf max-perf; do
+	python3 scripts/callgraph-check.py "$build/logs/guest-$n.log" "$n" "$build" |
+		tee -a "$results" | grep -v '^PASS '
+done
 # ... with -icount: per-task counting and multiplexing through perf, exact.
 guest a53-perf-exact --cpu cortex-a53 --smp 1 --icount 0 --plan perf-exact --no-blacklist \
 	--timeout 240
