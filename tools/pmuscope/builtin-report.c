@@ -254,19 +254,7 @@ static int profile_scan(struct prof *p)
 			memcpy(&p->end, c.payload, sizeof(p->end));
 			p->complete = 1;
 		} else if (c.type == DF_CHUNK_RECORDS) {
-			struct pmuscope_rec r;
-			size_t roff = 0;
-
-			while ((ret = pmuscope_record_next(c.payload, c.len, &roff, &r, err,
-							   sizeof(err))) == 1) {
-				if (r.type == PMUSCOPE_REC_SAMPLE && r.nr > PMUSCOPE_MAX_EVENTS) {
-					snprintf(err, sizeof(err),
-						 "record at byte %zu: %u counts, at most %u",
-						 roff - r.size, r.nr, (unsigned int)PMUSCOPE_MAX_EVENTS);
-					ret = -EBADMSG;
-					break;
-				}
-			}
+			ret = df_check_records(c.payload, c.len, err, sizeof(err));
 			if (ret < 0)
 				return profile_fail(p, "records chunk", &c, err);
 		}
@@ -1382,16 +1370,10 @@ struct report_args {
 static int report_opt(void *ctx, const struct cli_option *opt, char *arg)
 {
 	struct report_args *a = ctx;
-	unsigned long long v;
 
 	switch (opt->value) {
 	case 'p':
-		if (parse_uint(arg, 0, 0x7fffffff, &v)) {
-			fprintf(stderr, "pmuscope: --pid needs a process id: '%s'\n", arg);
-			return EXIT_USAGE;
-		}
-		a->p.pid = v;
-		return 0;
+		return parse_pid(arg, 0, &a->p.pid) ? EXIT_USAGE : 0;
 	case 's':
 		a->sort = arg;
 		return 0;

@@ -46,16 +46,10 @@ static void script_usage(FILE *f)
 static int script_opt(void *ctx, const struct cli_option *opt, char *arg)
 {
 	struct script_args *a = ctx;
-	unsigned long long v;
 
 	switch (opt->value) {
 	case 'p':
-		if (parse_uint(arg, 0, 0x7fffffff, &v)) {
-			fprintf(stderr, "pmuscope: --pid needs a process id: '%s'\n", arg);
-			return EXIT_USAGE;
-		}
-		a->pid = v;
-		return 0;
+		return parse_pid(arg, 0, &a->pid) ? EXIT_USAGE : 0;
 	default:
 		return 1;
 	}

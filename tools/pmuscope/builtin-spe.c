@@ -691,7 +691,6 @@ struct spe_report_args {
 static int spe_report_opt(void *ctx, const struct cli_option *opt, char *arg)
 {
 	struct spe_report_args *a = ctx;
-	unsigned long long v;
 
 	switch (opt->value) {
 	case 'n':
@@ -701,12 +700,7 @@ static int spe_report_opt(void *ctx, const struct cli_option *opt, char *arg)
 		}
 		return 0;
 	case 'p':
-		if (parse_uint(arg, 1, 0x7fffffff, &v)) {
-			fprintf(stderr, "pmuscope: --pid needs a process id: '%s'\n", arg);
-			return EXIT_USAGE;
-		}
-		a->pid = v;
-		return 0;
+		return parse_pid(arg, 1, &a->pid) ? EXIT_USAGE : 0;
 	default:
 		return 1;
 	}

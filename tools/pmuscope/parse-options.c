@@ -31,6 +31,18 @@ int parse_uint(const char *arg, unsigned long long lo, unsigned long long hi,
 	return 0;
 }
 
+int parse_pid(const char *arg, unsigned long long lo, long *pid)
+{
+	unsigned long long v;
+
+	if (parse_uint(arg, lo, 0x7fffffff, &v)) {
+		fprintf(stderr, "pmuscope: --pid needs a process id: '%s'\n", arg);
+		return -EINVAL;
+	}
+	*pid = v;
+	return 0;
+}
+
 /* -I MS: 10 ms to a day. */
 int parse_interval(const char *arg, unsigned int *ms)
 {

@@ -89,6 +89,8 @@ void cli_list_opts(FILE *f, const struct cli_option *opts);
 
 int parse_uint(const char *arg, unsigned long long lo, unsigned long long hi,
 	       unsigned long long *out);
+/* --pid PID: @lo (0 or 1) to 2^31 - 1 into *@pid (said on stderr when not). */
+int parse_pid(const char *arg, unsigned long long lo, long *pid);
 /* -I MS: 10 ms to a day (said on stderr when not). */
 int parse_interval(const char *arg, unsigned int *ms);
 
