@@ -541,19 +541,7 @@ static int cg_scan(struct cg_profile *p, char *err, size_t errlen)
 		} else if (c.type == DF_CHUNK_END) {
 			p->complete = 1;
 		} else if (c.type == DF_CHUNK_RECORDS) {
-			struct pmuscope_rec r;
-			size_t roff = 0;
-
-			while ((ret = pmuscope_record_next(c.payload, c.len, &roff, &r, e,
-							   sizeof(e))) == 1) {
-				if (r.type == PMUSCOPE_REC_SAMPLE && r.nr > PMUSCOPE_MAX_EVENTS) {
-					snprintf(e, sizeof(e),
-						 "record at byte %zu: %u counts, at most %u",
-						 roff - r.size, r.nr, (unsigned int)PMUSCOPE_MAX_EVENTS);
-					ret = -EBADMSG;
-					break;
-				}
-			}
+			ret = df_check_records(c.payload, c.len, e, sizeof(e));
 			if (ret < 0) {
 				cg_err(err, errlen, "records chunk at byte %zu: %s", c.offset, e);
 				return ret;

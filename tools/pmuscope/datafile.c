@@ -423,3 +423,19 @@ void df_close(struct df_file *df)
 	free(df->info.argv);
 	memset(df, 0, sizeof(*df));
 }
+
+int df_check_records(const void *payload, size_t len, char *err, size_t errlen)
+{
+	struct pmuscope_rec r;
+	size_t off = 0;
+	int ret;
+
+	while ((ret = pmuscope_record_next(payload, len, &off, &r, err, errlen)) == 1) {
+		if (r.type == PMUSCOPE_REC_SAMPLE && r.nr > PMUSCOPE_MAX_EVENTS) {
+			snprintf(err, errlen, "record at byte %zu: %u counts, at most %u",
+				 off - r.size, r.nr, (unsigned int)PMUSCOPE_MAX_EVENTS);
+			return -EBADMSG;
+		}
+	}
+	return ret < 0 ? ret : 0;
+}

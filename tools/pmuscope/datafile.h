@@ -183,5 +183,11 @@ int df_open_mem(struct df_file *df, const void *data, size_t size, char *err, si
  */
 int df_next(const struct df_file *df, size_t *off, struct df_view *c, char *err, size_t errlen);
 void df_close(struct df_file *df);
+/*
+ * The records of a RECORDS chunk (@payload, @len) all well-formed, a
+ * sample with at most PMUSCOPE_MAX_EVENTS counts: 0, or -errno with why
+ * (the record's byte) in @err.
+ */
+int df_check_records(const void *payload, size_t len, char *err, size_t errlen);
 
 #endif
