@@ -244,8 +244,8 @@ guest emu-v94 --cpu max --smp 2 --plan emu --append pmuscope_emu=v9.4-like --tim
 guest emu-n1-icount --cpu neoverse-n1 --smp 2 --icount 0 --plan amu \
 	--append pmuscope_emu=neoverse-n1 --timeout 200
 # perf's own PMU driver active (no initcall_blacklist).
-guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 180
-guest max-perf --cpu max --smp 2 --plan callgraph --no-blacklist --timeout 180
+guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 300
+guest max-perf --cpu max --smp 2 --plan callgraph --no-blacklist --timeout 300
 # Call chains recorded through perf's driver (t-callgraph.sh), checked on the host.
 for n in a53-perf max-perf; do
 	python3 scripts/callgraph-check.py "$build/logs/guest-$n.log" "$n" "$build" |

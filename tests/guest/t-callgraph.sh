@@ -23,6 +23,18 @@ for v in static pie; do
 	base64 <$f | sed 's/^/pmuscope-file: /'
 	echo "pmuscope-file: end calltree-$v-$backend.data"
 done
+# Attached to a running process (-p): its samples, with chains, until it ends.
+/bin/calltree-static 10 >/dev/null &
+pid=$!
+f=/tmp/calltree-attach-$backend.data
+check "pmuscope record -g -c 100000 -p PID of calltree-static ($backend, hog beside)" \
+	pmuscope record -g -e cycles -c 100000 -o $f -p $pid
+wait $pid
+if [ -s $f ]; then
+	echo "pmuscope-file: begin calltree-attach-$backend.data $(md5sum <$f | cut -d' ' -f1)"
+	base64 <$f | sed 's/^/pmuscope-file: /'
+	echo "pmuscope-file: end calltree-attach-$backend.data"
+fi
 kill $hog
 wait $hog 2>/dev/null
 check "rmmod" rmmod pmuscope
