@@ -595,8 +595,10 @@ class RecordTaskTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def record(self, *args, features=TASKS, env=None):
+        # -g's default depth from no sysctl: 127, whatever this machine says.
         e = {"PMUSCOPE_SYSFS": self.root, "LD_PRELOAD": FAKE, "FAKE_PMUSCOPE_LOG": self.log,
-             "FAKE_PMUSCOPE_FEATURES": hex(features)}
+             "FAKE_PMUSCOPE_FEATURES": hex(features),
+             "PMUSCOPE_MAX_STACK_SYSCTL": "/nonexistent/perf_event_max_stack"}
         e.update(env or {})
         if os.path.exists(self.log):
             os.unlink(self.log)
@@ -660,6 +662,20 @@ class RecordTaskTest(unittest.TestCase):
                 self.assertEqual(cflags & 1, 1 if user < 3 else 0, args)   # TRUNCATED
             # No kernel frames: no KALLSYMS chunk.
             self.assertNotIn(6, [k for k, _ in chunks], args)
+        # -g's depth is kernel.perf_event_max_stack's, at most 127.
+        with tempfile.TemporaryDirectory() as d:
+            for text, depth in (("16\n", 16), ("1000\n", 127), ("0\n", 127), ("x\n", 127),
+                                (None, 127)):
+                sysctl = os.path.join(d, "max_stack")
+                if text is not None:
+                    with open(sysctl, "w") as f:
+                        f.write(text)
+                elif os.path.exists(sysctl):
+                    os.unlink(sysctl)
+                r = self.record("-g", "--", "true", features=TASKS | FEAT_CALLCHAIN,
+                                env={"PMUSCOPE_MAX_STACK_SYSCTL": sysctl})
+                self.assertEqual(r.returncode, 0, (text, r.stderr))
+                self.assertEqual(read_chunks(self.data)[0]["max_stack"], depth, text)
         # Without -g: neither flag nor chains.
         r = self.record("--", "true", features=TASKS | FEAT_CALLCHAIN)
         hdr, chunks = read_chunks(self.data)

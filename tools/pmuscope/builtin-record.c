@@ -542,10 +542,35 @@ static int record_targets(struct record_args *a, int letter, char *list)
 	return 0;
 }
 
+/*
+ * The depth of -g without one: kernel.perf_event_max_stack, as perf
+ * record's, at most PMUSCOPE_STACK_MAX (the driver's); that, where the
+ * sysctl cannot be read or says less than 1. PMUSCOPE_MAX_STACK_SYSCTL
+ * in the environment: another file (the host tests).
+ */
+static unsigned int record_default_stack(void)
+{
+	const char *path = getenv("PMUSCOPE_MAX_STACK_SYSCTL");
+	unsigned long long v;
+	size_t len;
+	char *text = cli_read_file(path ? path : "/proc/sys/kernel/perf_event_max_stack", &len);
+	char *nl;
+
+	if (!text)
+		return PMUSCOPE_STACK_DEFAULT;
+	nl = strchr(text, '\n');
+	if (nl)
+		*nl = 0;
+	if (parse_uint(text, 1, ~0ULL, &v))
+		v = PMUSCOPE_STACK_DEFAULT;
+	free(text);
+	return v < PMUSCOPE_STACK_MAX ? v : PMUSCOPE_STACK_MAX;
+}
+
 /* --call-graph fp[,DEPTH]: frame pointers, DEPTH frames at most. */
 static int record_call_graph(struct record_args *a, const char *arg)
 {
-	unsigned long long v = PMUSCOPE_STACK_DEFAULT;
+	unsigned long long v = record_default_stack();
 	const char *comma = strchr(arg, ',');
 
 	if (strncmp(arg, "fp", comma ? (size_t)(comma - arg) : strlen(arg)) ||
@@ -625,7 +650,8 @@ static const struct cli_option record_options[] = {
 	OPT_CALLBACK(NULL, 'g', NULL, "with call chains: --call-graph fp", record_opt, 'g'),
 	OPT_CALLBACK("call-graph", 0, "fp[,DEPTH]",
 		     "call chains from the frame pointers, DEPTH frames at most, 1 to "
-		     CLI_STR(PMUSCOPE_STACK_MAX) " (default " CLI_STR(PMUSCOPE_STACK_DEFAULT) ")",
+		     CLI_STR(PMUSCOPE_STACK_MAX) " (default kernel.perf_event_max_stack, at most "
+		     CLI_STR(PMUSCOPE_STACK_MAX) ")",
 		     record_opt, 'G'),
 	OPT_CALLBACK("pid", 'p', "PID[,PID...]",
 		     "these processes (their threads now and those they create), until they end",
