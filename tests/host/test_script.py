@@ -240,6 +240,34 @@ class CallGraphTest(unittest.TestCase):
         r = self.run_cli("script", "-i", data, "--pid", "0")
         self.assertEqual(r.stdout.count("cycles: \n"), 1)
 
+    def test_kernel_address_past_the_symbols(self):
+        # Past the last kallsyms symbol: [unknown], never the last one with
+        # a huge offset; below it, the symbol up to the next one.
+        extra = [record(REC_SAMPLE, cpu=1, time=at(3, 0), pid=0, tid=0, pc=DO_THING + 4, flags=0,
+                        kernel=[0xffffffffffffff00, EL0_SVC + 8])]
+        data = self.save(self.writer(extra=extra), "pastkallsyms.data")
+        r = self.run_cli("script", "-i", data)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split("\n\n")[10].split("\n")[1:],
+                         ["\tffffffffffffff00 [unknown] ([kernel.kallsyms])",
+                          f"\t{EL0_SVC + 8:16x} el0_svc+0x8 ([kernel.kallsyms])"])
+
+    def test_maps_naming_a_fifo(self):
+        # A recording whose maps name a FIFO (or a device): not opened as
+        # ELF (its open() would block forever), the frames unresolved.
+        fifo = self.path("fifo")
+        if not os.path.exists(fifo):
+            os.mkfifo(fifo)
+        w = Writer([CYCLES], version=2, flags=DF_F_CALLCHAIN, max_stack=127)
+        w.maps(300, MAPS_EXEC, 0, f"400000-500000 r-xp 00000000 08:01 1 {fifo}\n")
+        w.records([record(REC_SAMPLE, pid=300, tid=300, pc=0x400100, user=[0x400100, 0x400200])])
+        w.end(10, 1, 0, 0)
+        data = self.save(w, "fifo.data")
+        for args in (("script",), ("report",), ("report", "-g")):
+            r = subprocess.run([CLI, *args, "-i", data], capture_output=True, text=True,
+                               timeout=20)
+            self.assertEqual(r.returncode, 0, (args, r.stderr))
+
     def test_folded(self):
         data = self.save(self.writer(), "folded.data")
         r = self.run_cli("report", "-i", data, "--folded")

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symbols.h"
@@ -145,6 +146,7 @@ static struct sym_file *sym_file(struct sym_table *t, const char *path)
 	struct sym_file *f;
 	char *full = NULL;
 	const char *base;
+	struct stat st;
 
 	for (f = t->files; f; f = f->next)
 		if (!strcmp(f->path, path))
@@ -160,9 +162,20 @@ static struct sym_file *sym_file(struct sym_table *t, const char *path)
 	}
 	f->next = t->files;
 	t->files = f;
-	if (access(full, R_OK)) {
+	/*
+	 * A regular file only, as perf's dso__load(): a recording's maps may
+	 * name a FIFO or a device, whose open() would block forever or do
+	 * what reading a device does.
+	 */
+	if (stat(full, &st) || access(full, R_OK)) {
 		f->err = -errno;
 		snprintf(f->msg, sizeof(f->msg), "%s: %s", full, strerror(errno));
+		free(full);
+		return f;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		f->err = -EINVAL;
+		snprintf(f->msg, sizeof(f->msg), "%s: not a regular file", full);
 		free(full);
 		return f;
 	}
