@@ -272,6 +272,14 @@ static int kallsyms_parse(struct cg_priv *x, const char *text, size_t len)
 	return 0;
 }
 
+/*
+ * The kernel symbol holding @addr: the nearest at or below it, up to the
+ * next one. Past the last symbol (its end is not known: BPF programs,
+ * trampolines, modules loaded later) or at 1 MiB from it: none, never a
+ * far symbol's name with a huge offset.
+ */
+#define KSYM_MAX_SIZE	(1U << 20)
+
 static const struct ksym *ksym_find(const struct cg_priv *x, uint64_t addr)
 {
 	size_t lo = 0, hi = x->nksyms;
@@ -284,7 +292,9 @@ static const struct ksym *ksym_find(const struct cg_priv *x, uint64_t addr)
 		else
 			hi = mid;
 	}
-	return lo ? &x->ksyms[lo - 1] : NULL;
+	if (!lo || lo == x->nksyms || addr - x->ksyms[lo - 1].addr >= KSYM_MAX_SIZE)
+		return NULL;
+	return &x->ksyms[lo - 1];
 }
 
 /* -------------------------------------------------------- resolution */
