@@ -662,6 +662,11 @@ class RecordTaskTest(unittest.TestCase):
                 self.assertEqual(cflags & 1, 1 if user < 3 else 0, args)   # TRUNCATED
             # No kernel frames: no KALLSYMS chunk.
             self.assertNotIn(6, [k for k, _ in chunks], args)
+        # Readable by its owner only (kernel addresses), an older file too.
+        os.chmod(self.data, 0o644)
+        r = self.record("-g", "--", "true", features=TASKS | FEAT_CALLCHAIN)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(os.stat(self.data).st_mode & 0o777, 0o600)
         # -g's depth is kernel.perf_event_max_stack's, at most 127.
         with tempfile.TemporaryDirectory() as d:
             for text, depth in (("16\n", 16), ("1000\n", 127), ("0\n", 127), ("x\n", 127),

@@ -55,12 +55,28 @@ int df_create(struct df_writer *w, const char *path, const struct df_info *info)
 {
 	struct df_header h = { .version = DF_VERSION };
 	size_t cmdline = 0;
+	struct stat st;
+	int fd;
 
 	memset(w, 0, sizeof(*w));
 	w->path = path;
-	w->f = fopen(path, "wbe");
-	if (!w->f)
+	/*
+	 * Readable by its owner only, as perf.data: a recording may hold
+	 * kernel addresses (chains, the KALLSYMS chunk) that other users of
+	 * the machine may not see.
+	 */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
 		return -errno;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+		fchmod(fd, 0600);	/* an older file of this name kept its mode */
+	w->f = fdopen(fd, "wb");
+	if (!w->f) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
 	for (int i = 0; i < info->argc; i++)
 		cmdline += strlen(info->argv[i]) + 1;
 	memcpy(h.magic, DF_MAGIC, sizeof(h.magic));
