@@ -438,6 +438,31 @@ class CallGraphTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("cannot write", r.stderr)
 
+    def test_pprof_of_a_timer_recording(self):
+        # record -F: every sample is the timer's (cpu-clock, its period the
+        # interval in ns). pprof's default view and period type are that
+        # event's, in nanoseconds, not the first counted event's zeros.
+        chain_a = self.chains()[0]
+        w = Writer([CYCLES, INSTS], version=2, flags=DF_F_CALLCHAIN, max_stack=127,
+                   argv=("pmuscope", "record", "-g", "-F", "100", "--", "./calltree"),
+                   period_ms=10, sample_index=0xffffffff, sample_period=0)
+        w.maps(300, MAPS_EXEC, 0, "\n".join(maps_lines(self.exe, 0)) + "\n")
+        w.comm(300, 300, 0, "calltree")
+        w.records([record(REC_SAMPLE, cpu=0, time=at(1, i), pid=300, tid=300, pc=chain_a[0],
+                          flags=1 | F_TIMER, user=chain_a) for i in range(5)])
+        w.end(at(2, 0), 5, 0, 0)
+        data, pb = self.save(w, "timer.data"), self.path("timer.pb.gz")
+        r = self.run_cli("report", "-i", data, "--pprof", pb)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        if not shutil.which("go"):
+            self.skipTest("go not installed (scripts/setup.sh installs golang-go)")
+        r = subprocess.run(["go", "tool", "pprof", "-top", "-symbolize=none", pb],
+                           capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, HOME=self.tmp.name, PPROF_TMPDIR=self.tmp.name))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Type: cpu-clock", r.stdout)
+        self.assertIn("Total samples = 50ms", r.stdout)
+
     def test_usage_errors(self):
         data = self.save(self.writer(), "usage.data")
         for args, msg in [

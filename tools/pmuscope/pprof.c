@@ -525,6 +525,33 @@ static uint64_t pp_event_type(struct pp *pp, const struct cg_event *ev)
 	return pp_str(pp, ev->label && ev->label[0] ? ev->label : ev->name ? ev->name : "event");
 }
 
+/*
+ * An event's unit: a count of events, or nanoseconds for the samples of
+ * the timer (record -F: the loader's cpu-clock, its period the interval).
+ */
+static uint64_t pp_event_unit(struct pp *pp, const struct cg_event *ev)
+{
+	return pp_str(pp, ev->name && !strcmp(ev->name, "TIMER") ? "nanoseconds" : "count");
+}
+
+/* The event most samples are of: pprof's default view and period type. */
+static uint32_t pp_main_event(const struct cg_profile *p)
+{
+	uint32_t best = 0;
+	size_t *n = calloc(p->nr_events, sizeof(*n));
+
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < p->nr_samples; i++)
+		if (p->samples[i].event < p->nr_events)
+			n[p->samples[i].event]++;
+	for (uint32_t e = 1; e < p->nr_events; e++)
+		if (n[e] > n[best])
+			best = e;
+	free(n);
+	return best;
+}
+
 /* The samples into @b, and the tables they reference into @pp. */
 static void pp_samples(struct pp *pp, struct pb *b, uint64_t *values)
 {
@@ -747,6 +774,7 @@ int cg_pprof_write(const char *path, const struct cg_profile *p, char *err, size
 	struct pb b = { 0 }, sub = { 0 };
 	uint64_t *values = NULL, period = 0;
 	int same_period = 1, ret = -1, made;
+	uint32_t main_ev;
 	char comment[64];
 	FILE *f;
 
@@ -757,24 +785,25 @@ int cg_pprof_write(const char *path, const struct cg_profile *p, char *err, size
 	values = calloc(p->nr_events, sizeof(*values));
 	if (!values)
 		goto oom;
+	main_ev = pp_main_event(p);
 	/* string_table[0] is "" (never looked up: pp_str() answers 0 for it) */
 	if (pp_grow((void **)&pp.strs, &pp.cap_strs, 0, sizeof(*pp.strs)))
 		goto oom;
 	pp.strs[pp.nr_strs++] = "";
 	for (uint32_t e = 0; e < p->nr_events; e++) {
 		pb_uint(&sub, VT_TYPE, pp_event_type(&pp, &p->events[e]));
-		pb_uint(&sub, VT_UNIT, pp_str(&pp, "count"));
+		pb_uint(&sub, VT_UNIT, pp_event_unit(&pp, &p->events[e]));
 		pb_msg(&b, PF_SAMPLE_TYPE, &sub);
 	}
 	pp_samples(&pp, &b, values);
 	pp_tables(&pp, &b);
 	pb_uint(&b, PF_TIME_NANOS, pp_time_nanos(p));
 	pb_uint(&b, PF_DURATION_NANOS, p->duration_ns);
-	pb_uint(&sub, VT_TYPE, pp_event_type(&pp, &p->events[0]));
-	pb_uint(&sub, VT_UNIT, pp_str(&pp, "count"));
+	pb_uint(&sub, VT_TYPE, pp_event_type(&pp, &p->events[main_ev]));
+	pb_uint(&sub, VT_UNIT, pp_event_unit(&pp, &p->events[main_ev]));
 	pb_msg(&b, PF_PERIOD_TYPE, &sub);
 	for (size_t i = 0, n = 0; i < p->nr_samples; i++) {
-		if (p->samples[i].event)
+		if (p->samples[i].event != main_ev)
 			continue;
 		if (n++ && p->samples[i].period != period)
 			same_period = 0;
@@ -786,7 +815,7 @@ int cg_pprof_write(const char *path, const struct cg_profile *p, char *err, size
 		snprintf(comment, sizeof(comment), "records lost: %" PRIu64, p->lost);
 		pb_uint(&b, PF_COMMENT, pp_str(&pp, comment));
 	}
-	pb_uint(&b, PF_DEFAULT_SAMPLE_TYPE, pp_event_type(&pp, &p->events[0]));
+	pb_uint(&b, PF_DEFAULT_SAMPLE_TYPE, pp_event_type(&pp, &p->events[main_ev]));
 	for (size_t i = 0; i < pp.nr_strs; i++)
 		pb_bytes(&b, PF_STRING_TABLE, pp.strs[i], strlen(pp.strs[i]));
 	if (pp.oom || b.oom || sub.oom)
