@@ -275,9 +275,16 @@ static void pmuscope_ppmu_stop(struct perf_event *event, int flags)
 }
 
 /*
- * Take a free counter of this CPU: CPU_CYCLES the cycle counter when it is
- * free (PMCCFILTR_EL0 has the same filter bits), anything else the lowest
- * free event counter. -EAGAIN when none is free: perf multiplexes.
+ * Take a free counter of this CPU: a sampling CPU_CYCLES event, or one
+ * read at EL0, the cycle counter when it is free (PMCCFILTR_EL0 has the
+ * same filter bits); anything else the lowest free event counter, a
+ * counting CPU_CYCLES event the cycle counter only when no event counter
+ * is free. A task's stream samples with a second CPU_CYCLES event beside
+ * the counting one (pmuscope_perf.c), added after it: the cycle counter is
+ * left to the sampling one, whose overflow comes on time where a 32-bit
+ * event counter's does not always (QEMU under -icount raises it only at
+ * the next exception: Documentation/testing.rst). -EAGAIN when none is
+ * free: perf multiplexes.
  */
 static int pmuscope_ppmu_add(struct perf_event *event, int flags)
 {
@@ -315,7 +322,8 @@ static int pmuscope_ppmu_add(struct perf_event *event, int flags)
 	/* Counters open to another thread at EL0 are its alone until it leaves. */
 	if (pmu->el0 && pmu->el0 != el0)
 		free &= ~pmu->el0_open;
-	if (event->attr.config == 0x11 && (free & BIT(PMUSCOPE_CYCLE_IDX)))
+	if (event->attr.config == 0x11 && (free & BIT(PMUSCOPE_CYCLE_IDX)) &&
+	    (is_sampling_event(event) || el0 || !(free & ~BIT(PMUSCOPE_CYCLE_IDX))))
 		idx = PMUSCOPE_CYCLE_IDX;
 	else if (free & ~BIT(PMUSCOPE_CYCLE_IDX))
 		idx = __ffs(free & ~BIT(PMUSCOPE_CYCLE_IDX));
