@@ -39,4 +39,6 @@ check_eq "inherit: the child's instructions are counted (difference exact)" \
 	"$((b - a))" "$((2 * (n2 - n1)))"
 kill $hog
 wait $hog 2>/dev/null
+# A task's samples: as many as its cycles make periods, a CPU hog beside.
+run_test /bin/pmuscope-pstream exact
 check "rmmod" rmmod pmuscope
