@@ -8,7 +8,8 @@
 # headers of the heap overflow (an SPE file's argc of 0xffffffff and
 # 0xfffffff8), record files with a corrupt chain or version-2 header word
 # (refused, the message naming the byte); then the CLI itself, sanitized,
-# on those crafted files (spe dump, spe report, report): a clear refusal,
+# on those crafted files (spe dump, spe report; report, script, report -g,
+# --folded, --flamegraph, --pprof): a clear refusal,
 # no crash.
 # The seed is FILE_FUZZ_SEED, default the commit's (printed), so that
 # successive commits try other mutations. One "PASS name" / "FAIL name:
@@ -72,14 +73,21 @@ if log=$(gcc "${san[@]}" -DPMUSCOPE_HAVE_SPE_PERF -o "$out/pmuscope" \
 			fi
 		done
 	done
+	# Every reader of a recording: the flat report, the call-graph loader
+	# (script, report -g, --folded) and the two profile writers.
 	for f in "$out"/crafted-*.data; do
 		[ -e "$f" ] || { ko "cli: no crafted record files were kept"; break; }
-		msg=$("$out/pmuscope" report -i "$f" 2>&1 >/dev/null); rc=$?
-		if [ "$rc" -gt 0 ] && [ "$rc" -lt 128 ] && ! grep -qE 'Sanitizer|runtime error' <<<"$msg"; then
-			ok "cli: pmuscope report of ${f##*/} refused (exit $rc): $msg"
-		else
-			ko "cli: pmuscope report of ${f##*/}: exit $rc: $(head -n 3 <<<"$msg" | tr '\n' ' ')"
-		fi
+		for cmd in "report" "script" "report -g" "report --folded" \
+			"report --flamegraph $out/x.svg" "report --pprof $out/x.pb.gz"; do
+			# shellcheck disable=SC2086
+			msg=$("$out/pmuscope" $cmd -i "$f" 2>&1 >/dev/null); rc=$?
+			if [ "$rc" -gt 0 ] && [ "$rc" -lt 128 ] &&
+			   ! grep -qE 'Sanitizer|runtime error' <<<"$msg"; then
+				ok "cli: pmuscope ${cmd%% $out*} of ${f##*/} refused (exit $rc): $msg"
+			else
+				ko "cli: pmuscope ${cmd%% $out*} of ${f##*/}: exit $rc: $(head -n 3 <<<"$msg" | tr '\n' ' ')"
+			fi
+		done
 	done
 else
 	ko "build-cli-sanitized: $(head -n 5 <<<"$log")"
