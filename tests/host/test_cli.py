@@ -803,6 +803,61 @@ class RecordTaskTest(unittest.TestCase):
                 self.assertIn(f"pmuscope: thread {p.pid} of process {p.pid}: no thread {p.pid}",
                               err)
 
+    LEADER_EXITS_C = r"""
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static void *late(void *arg)
+{
+	char c;
+
+	while (read(0, &c, 1) > 0)
+		;
+	return arg;
+}
+
+int main(void)
+{
+	pthread_t t;
+	char c;
+
+	printf("%d\n", getpid());
+	fflush(stdout);
+	if (read(0, &c, 1) != 1)
+		return 1;
+	pthread_create(&t, NULL, late, NULL);
+	pthread_exit(NULL);
+}
+"""
+
+    def test_attach_follows_threads_made_later(self):
+        # -p: the thread listed at the attach (the leader) ends, one made
+        # after the attach runs on: the recording goes on until it ends.
+        with tempfile.TemporaryDirectory() as d:
+            src, exe = os.path.join(d, "leader.c"), os.path.join(d, "leader")
+            with open(src, "w") as f:
+                f.write(self.LEADER_EXITS_C)
+            subprocess.run(["gcc", "-O1", "-pthread", "-o", exe, src], check=True)
+            with subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE) as p:
+                int(p.stdout.readline())
+                rec = self.attach("p", p.pid)
+                p.stdin.write(b"g")
+                p.stdin.flush()
+                stat = f"/proc/{p.pid}/task/{p.pid}/stat"
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline:
+                    with open(stat) as f:
+                        if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                            break
+                    time.sleep(0.01)
+                # The leader is a zombie: a recording that followed only the
+                # threads listed at the attach ends within its 100 ms poll.
+                with self.assertRaises(subprocess.TimeoutExpired):
+                    rec.wait(timeout=2)
+                rc, err = self.finish(rec, p)
+            self.assertEqual(rc, 0, err)
+
     def test_attach_errors(self):
         with subprocess.Popen(["cat"], stdin=subprocess.PIPE) as p:
             r = self.record("-p", str(p.pid), env={"FAKE_PMUSCOPE_TASK_ERRNO": "1"})

@@ -873,25 +873,52 @@ out:
  * The samples into the file until the command's exit (its last task), or
  * without one SIGINT or SIGTERM: 0, or -1 when the file cannot be written.
  */
-/* Whether a thread of -p or -t is still there (not a zombie). */
+/* Whether thread @tid of @tgid is still there (not a zombie). */
+static int thread_alive(pid_t tgid, pid_t tid)
+{
+	char path[80], *text, *p;
+	size_t len;
+	int alive;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", tgid, tid);
+	text = cli_read_file(path, &len);
+	if (!text)
+		return 0;
+	/* "TID (COMM) STATE ...": COMM may hold ") ". */
+	p = strrchr(text, ')');
+	alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	free(text);
+	return alive;
+}
+
+/*
+ * Whether a target is still there: a thread of -t; for -p, any thread
+ * of the process, those it made after the attach too (the sessions
+ * inherit into them), not only those listed then.
+ */
 static int targets_alive(const struct record_args *a)
 {
 	for (size_t i = 0; i < a->ntargets; i++) {
-		char path[80], *text, *p;
-		size_t len;
-		int alive;
+		const struct target *t = &a->targets[i];
+		char path[48];
+		struct dirent *d;
+		DIR *dir;
 
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", a->targets[i].tgid,
-			 a->targets[i].tid);
-		text = cli_read_file(path, &len);
-		if (!text)
+		if (!t->inherit) {
+			if (thread_alive(t->tgid, t->tid))
+				return 1;
 			continue;
-		/* "TID (COMM) STATE ...": COMM may hold ") ". */
-		p = strrchr(text, ')');
-		alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
-		free(text);
-		if (alive)
-			return 1;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/task", t->tgid);
+		dir = opendir(path);
+		if (!dir)
+			continue;
+		while ((d = readdir(dir)))
+			if (d->d_name[0] != '.' && thread_alive(t->tgid, atoi(d->d_name))) {
+				closedir(dir);
+				return 1;
+			}
+		closedir(dir);
 	}
 	return 0;
 }
