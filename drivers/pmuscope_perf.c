@@ -344,6 +344,21 @@ static void pmuscope_el0_release(struct pmuscope_session *sess)
  * count would be missing from READ. The counting counters never
  * interrupt and count on; the sampling one costs a hardware counter more
  * (perf multiplexes when the PMU has none left, as for any event).
+ *
+ * A CPU's sampling counter of CPU_CYCLES is pinned. perf places pinned
+ * counters before flexible ones, and perf's PMUv3 driver gives CPU_CYCLES
+ * the cycle counter when it is free; flexible, the sampling counter came
+ * after the session's counting counter of the same event (older) and
+ * always got an event counter. QEMU 7.2 predicts an event counter's
+ * overflow one event early (pmevcntr_op_finish(): -(count + 1)); under
+ * -icount its PMU timer fires exactly then, finds no overflow and is not
+ * armed again, so the overflow is seen at the next exception (on a busy
+ * CPU, the tick's): one sample per tick, whatever the period, for
+ * perf_event_open()'s counters as for pmuscope's. The cycle counter's is
+ * right. Pinned, the sampling counter keeps its counter while the
+ * counting ones multiplex; one that finds no counter at all (other
+ * pinned users fill the PMU) is in error, without samples, until the
+ * session is enabled again.
  */
 struct pmuscope_psample {
 	struct pmuscope_session *sess;
@@ -550,6 +565,9 @@ static int pmuscope_psample_create(struct pmuscope_session *sess, unsigned int s
 	if (ret)
 		return ret;
 	attr.sample_period = sess->stream_period;
+	/* On the cycle counter, before the counting counter (see "streams"). */
+	if (!task && attr.config == PMUSCOPE_EVENT_CPU_CYCLES)
+		attr.pinned = 1;
 	/*
 	 * The kernel's credentials: the caller's rules were checked at
 	 * CONFIG, and the attributes are the counting counters'.
