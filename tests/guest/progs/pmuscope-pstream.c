@@ -12,6 +12,8 @@
  *                              records, and samples again after them
  *   pmuscope-pstream hotplug   cpu1 off and on while streaming: its timer
  *                              and its sampling counter come back
+ *   pmuscope-pstream rate      (-icount) a CPU session's CPU_CYCLES
+ *                              samples: one per period, within 10%
  *   pmuscope-pstream task      a task session (INHERIT | ENABLE_ON_EXEC)
  *                              of a child that execs this program, which
  *                              forks a grandchild: samples of both, none of
@@ -380,6 +382,60 @@ static int read_int(const char *path)
  * throttles the sampling counter, the record after its last sample says
  * THROTTLED, and perf gives it back at a later tick: samples again.
  */
+/*
+ * One rate case: a CPU session of cpu0 counting @nr events, sampling
+ * event @index every @period, over hot_loop(): as many samples as READ's
+ * count of that event holds periods, within 10%.
+ */
+static void rate_case(const char *what, const struct pmuscope_event *ev, unsigned int nr,
+		      unsigned int index, uint64_t period)
+{
+	struct pmuscope_value v[2];
+	struct pmuscope_read rd = { .size = sizeof(rd), .values = (uintptr_t)v, .nr_values = nr };
+	struct tally t = { .loop = (uintptr_t)hot_loop };
+	int fd = dev_open(O_NONBLOCK);
+	uint64_t due;
+
+	expect(what, configure(fd, ev, nr, 1), 0);
+	expect("STREAM", stream(fd, 0, index, period, 4096), 0);
+	tap(!ioctl(fd, PMUSCOPE_IOC_ENABLE), "ENABLE");
+	hot_loop(LOOP_N);
+	tap(!ioctl(fd, PMUSCOPE_IOC_DISABLE), "DISABLE");
+	tap(!ioctl(fd, PMUSCOPE_IOC_READ, &rd), "READ");
+	drain(fd, &t);
+	close(fd);
+	due = v[index].count / period;
+	diag("%s: %" PRIu64 " events, %" PRIu64 " periods of %" PRIu64 ": %u samples, %u THROTTLED, %u lost; kernel.perf_event_max_sample_rate %d",
+	     what, (uint64_t)v[index].count, due, period, t.samples, t.throttled,
+	     (unsigned int)t.lost, read_int(MAX_RATE));
+	tap(!t.bad && !t.lost, "every record well formed, none lost");
+	tap(due >= 50 && t.samples * 10 >= due * 9 && t.samples * 10 <= due * 11,
+	    "%s: %u samples for %" PRIu64 " periods: one per period (within 10%%)", what,
+	    t.samples, due);
+}
+
+/*
+ * Under -icount (one cycle per instruction, overflow interrupts on time)
+ * a CPU session's CPU_CYCLES stream samples once per period, as perf's
+ * own sampling counter does: sampling beside the session's counting
+ * counter of the same event, alone and beside another.
+ */
+static void test_rate(void)
+{
+	const struct pmuscope_event one[1] = {
+		{ .event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_EL0 | kernel_flag },
+	};
+	const struct pmuscope_event two[2] = {
+		{ .event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_EL0 | kernel_flag },
+		{ .event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_EL0 },
+	};
+
+	pin(0);
+	rate_case("CPU_CYCLES:uk on cpu0, every 100000", one, 1, 0, 100000);
+	rate_case("CPU_CYCLES:uk on cpu0, every 1000000", one, 1, 0, 1000000);
+	rate_case("CPU_CYCLES:uk and CPU_CYCLES:u on cpu0, :u every 100000", two, 2, 1, 100000);
+}
+
 static void test_throttle(void)
 {
 	const struct pmuscope_event ev = {
@@ -705,6 +761,8 @@ int main(int argc, char **argv)
 		test_task();
 	else if (!strcmp(argv[1], "exact"))
 		test_exact();
+	else if (!strcmp(argv[1], "rate"))
+		test_rate();
 	else
 		return 2;
 	return tap_failures ? 1 : 0;
