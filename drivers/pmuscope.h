@@ -962,6 +962,7 @@ struct pmuscope_policy {
 int pmuscope_policy_decide(const struct pmuscope_policy *p, unsigned int what);
 void pmuscope_policy_get(kgid_t group, struct pmuscope_policy *p);
 int pmuscope_policy_check(unsigned int what);
+bool pmuscope_policy_task_ours(struct task_struct *task);
 
 /*
  * The deadline waits of all-CPU SNAPSHOTs (each CPU of the session spends

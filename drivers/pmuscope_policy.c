@@ -42,6 +42,9 @@
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -184,6 +187,48 @@ int pmuscope_policy_check(unsigned int what)
 			    paranoid, p.user_access);
 	return ret;
 }
+
+/*
+ * Is @task still the caller's to sample: what ptrace_may_access(@task,
+ * PTRACE_MODE_READ_REALCREDS) asks of a caller without CAP_PERFMON, as
+ * perf_event_open() asks it of a task event (perf_check_permission()),
+ * which is not exported. The caller's own thread group; else its real uid
+ * and gid are each of the task's (real, effective and saved: a setuid
+ * exec leaves the real uid the caller's but not the others) and the
+ * task's mm is dumpable as a user's (SUID_DUMP_USER: not after an exec of
+ * a setuid, setgid or unreadable program, nor after a credential change,
+ * until the task says so). No mm (exited, a kernel thread): not ours.
+ * The credentials before the mm, as __ptrace_may_access() reads them (a
+ * task that becomes non-dumpable changes its credentials first). For a
+ * verdict that holds, the caller holds @task's
+ * signal->exec_update_lock: exec changes both under it.
+ */
+bool pmuscope_policy_task_ours(struct task_struct *task)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	struct mm_struct *mm;
+	bool ours;
+
+	if (same_thread_group(task, current))
+		return true;
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	ours = uid_eq(cred->uid, tcred->uid) && uid_eq(cred->uid, tcred->euid) &&
+	       uid_eq(cred->uid, tcred->suid) && gid_eq(cred->gid, tcred->gid) &&
+	       gid_eq(cred->gid, tcred->egid) && gid_eq(cred->gid, tcred->sgid);
+	rcu_read_unlock();
+	if (!ours)
+		return false;
+	/* Pairs with the write barrier of commit_creds(), as ptrace's. */
+	smp_rmb();
+	mm = get_task_mm(task);
+	if (!mm)
+		return false;
+	ours = get_dumpable(mm) == SUID_DUMP_USER;
+	mmput(mm);
+	return ours;
+}
+EXPORT_SYMBOL_IF_KUNIT(pmuscope_policy_task_ours);
 
 /* ------------------------------------------------- synchronized snapshots */
 

@@ -13,8 +13,11 @@
 
 #define pr_fmt(fmt) "pmuscope: " fmt
 
+#include <linux/capability.h>
 #include <linux/cpu.h>
+#include <linux/cred.h>
 #include <linux/ktime.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -805,6 +808,8 @@ int pmuscope_session_snapshot(struct pmuscope_session *sess, u32 flags,
 int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope_stream *st)
 {
 	bool sampling = st->sample_index != PMUSCOPE_STREAM_NO_EVENT;
+	bool starts = sampling || st->period_ms;
+	struct rw_semaphore *exec_lock = NULL;
 	struct pmuscope_ring *ring = NULL;
 	unsigned int cpu;
 	int ret;
@@ -851,6 +856,35 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	if (st->wakeup_kib * 1024 > (sess->ring ? sess->ring->size :
 				     (st->ring_kib ?: PMUSCOPE_STREAM_KIB_DEFAULT) * 1024) / 2)
 		goto out;
+	/*
+	 * A task's sampling counter is made now, with the kernel's
+	 * credentials, maybe long after CONFIG checked the caller: the task
+	 * may have exec'd a setuid program since. As perf_event_open() of a
+	 * task event, the task must still be the caller's (ptrace's
+	 * PTRACE_MODE_READ_REALCREDS: pmuscope_policy_task_ours()), checked
+	 * under its exec_update_lock and held until the counter is in the
+	 * task's context: an exec changes its credentials, and drops its
+	 * perf events (perf_event_exit_task()), under the lock's write side.
+	 * Taken inside cpus_read_lock() and pmuscope_drv.lock: exec takes
+	 * neither under it (nor does anything it calls, the perf events'
+	 * exit included: no pmuscope callback locks), so no cycle. Stopping
+	 * makes nothing: not asked.
+	 */
+	if (starts && sess->target == PMUSCOPE_TARGET_TASK && !perfmon_capable()) {
+		exec_lock = &sess->task->signal->exec_update_lock;
+		ret = down_read_interruptible(exec_lock);
+		if (ret) {
+			exec_lock = NULL;
+			goto out;
+		}
+		ret = -EACCES;
+		if (!pmuscope_policy_task_ours(sess->task)) {
+			pr_info_ratelimited("uid %u refused samples of task %d: no longer its own (an exec of a setuid program, or its credentials changed)\n",
+					    from_kuid_munged(current_user_ns(), current_uid()),
+					    task_pid_nr(sess->task));
+			goto out;
+		}
+	}
 	if (!sess->ring) {
 		ring = pmuscope_ring_alloc(st->ring_kib ?: PMUSCOPE_STREAM_KIB_DEFAULT);
 		ret = -ENOMEM;
@@ -872,6 +906,8 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 		sess->stream_period = 0;
 	}
 out:
+	if (exec_lock)
+		up_read(exec_lock);
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
 	return ret;

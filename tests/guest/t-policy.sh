@@ -8,7 +8,12 @@
 P=/proc/sys/kernel/perf_event_paranoid
 before=$(cat $P)
 check "insmod group=4242" insmod "$PMUSCOPE_KO" group=4242
-run_test /bin/pmuscope-policy 4242
+# A setuid-root program for the STREAM of a task that exec'd one: this
+# test's own, whose "hold" says its euid and waits.
+suid=/tmp/pmuscope-policy-suid
+cp /bin/pmuscope-policy $suid && chown 0:0 $suid && chmod 4755 $suid
+run_test /bin/pmuscope-policy 4242 $suid
+rm -f $suid
 
 echo 3 >$P
 err=$(runas 65534 pmuscope stat -e cycles:u -- true 2>&1); rc=$?; err=$(unbanner "$err")

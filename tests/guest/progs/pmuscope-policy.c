@@ -21,6 +21,15 @@
  * granted to root and to the member; refused to another user while
  * kernel.perf_user_access is not 1 (absent without perf's PMU driver).
  * The paranoid level in force before is put back.
+ *
+ * Then, at paranoid 2, what a STREAM may still do after CONFIG: a task
+ * session's samples once its task has exec'd a setuid program (SUID, the
+ * second argument: a setuid-root copy of this program): another user
+ * (uid 65534, no capability) forks; the child CONFIGs its own task on the
+ * shared file and execs SUID ("hold": it says its euid and waits for the
+ * end of its stdin); the parent's STREAM of it is refused (EACCES), as
+ * perf_event_open() refuses a task the caller may not ptrace. The same
+ * with this program itself in place of SUID (no setuid): the STREAM works.
  */
 #define _GNU_SOURCE
 #include <grp.h>
@@ -124,6 +133,72 @@ static int perf_fn(const struct kind *k, unsigned int flags)
 	return perf_open(k);
 }
 
+static int stream(int fd)
+{
+	struct pmuscope_stream st = {
+		.size = sizeof(st), .sample_index = 0, .sample_period = 100000, .ring_kib = 16,
+	};
+
+	return ioctl(fd, PMUSCOPE_IOC_STREAM, &st) ? -errno : 0;
+}
+
+/*
+ * The STREAM of a task session of a child that has exec'd @k->name
+ * ("hold"): 0 or -errno; -255 when the scene could not be set.
+ */
+static int exec_stream(const struct kind *k, unsigned int flags)
+{
+	struct pmuscope_event ev = { .event = 0x11, .flags = PMUSCOPE_EV_EL0 };
+	struct pmuscope_config cfg = {
+		.size = sizeof(cfg), .target = PMUSCOPE_TARGET_TASK,
+		.nr_events = 1, .events = (uintptr_t)&ev,
+	};
+	int fd = open("/dev/pmuscope", O_RDWR), go[2], ready[2], ret, status;
+	char said[32] = "";
+	ssize_t n;
+	pid_t pid;
+
+	(void)flags;
+	if (fd < 0 || pipe(go) || pipe(ready))
+		return -255;
+	pid = fork();
+	if (pid < 0)
+		return -255;
+	if (!pid) {
+		/* Its own task, pid 0, on the file its parent keeps. */
+		if (ioctl(fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
+			dprintf(ready[1], "CONFIG: %s", strerror(errno));
+			_exit(1);
+		}
+		if (dup2(go[0], 0) < 0 || dup2(ready[1], 1) < 0)
+			_exit(1);
+		close(go[1]);
+		close(ready[0]);
+		close(fd);
+		execl(k->name, k->name, "hold", (char *)NULL);
+		dprintf(1, "exec %s: %s", k->name, strerror(errno));
+		_exit(1);
+	}
+	close(go[0]);
+	close(ready[1]);
+	/* The program's first words: its exec is done, its credentials set. */
+	n = read(ready[0], said, sizeof(said) - 1);
+	said[n > 0 ? n : 0] = '\0';
+	if (strncmp(said, "euid ", 5)) {
+		diag("%s: the child said '%s'", k->name, said);
+		ret = -255;
+	} else {
+		diag("%s running, %s", k->name, said);
+		ret = stream(fd);
+	}
+	close(go[1]);
+	close(ready[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		ret = -255;
+	close(fd);
+	return ret;
+}
+
 static const char *verdict(int err)
 {
 	static char buf[8][32];
@@ -144,8 +219,18 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	tap_tag = "pmuscope-policy";
-	if (argc != 2) {
-		fprintf(stderr, "usage: pmuscope-policy GID\n");
+	/* The exec'd child of exec_stream(): who it runs as, until stdin ends. */
+	if (argc == 2 && !strcmp(argv[1], "hold")) {
+		char c;
+
+		printf("euid %u uid %u", (unsigned int)geteuid(), (unsigned int)getuid());
+		fflush(stdout);
+		while (read(0, &c, 1) > 0)
+			;
+		return 0;
+	}
+	if (argc != 3) {
+		fprintf(stderr, "usage: pmuscope-policy GID SUID\n");
 		return 2;
 	}
 	gid = strtoul(argv[1], NULL, 0);
@@ -211,6 +296,20 @@ int main(int argc, char **argv)
 				}
 			}
 		}
+	}
+	if (!write_file(PARANOID, "2")) {
+		char self[256];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		const struct kind suid = { argv[2], false, false }, own = { self, false, false };
+		int m;
+
+		self[n > 0 ? n : 0] = '\0';
+		m = as(OTHER, gid, exec_stream, &own, 0);
+		tap(!m, "paranoid 2, other user, STREAM of its child after it exec'd %s: %s",
+		    self, verdict(m));
+		m = as(OTHER, gid, exec_stream, &suid, 0);
+		tap(m == -EACCES, "paranoid 2, other user, STREAM of its child after it exec'd setuid-root %s: %s",
+		    suid.name, verdict(m));
 	}
 	before[strcspn(before, "\n")] = '\0';
 	if (write_file(PARANOID, before))
