@@ -958,10 +958,12 @@ struct pmuscope_policy {
 #define PMUSCOPE_POL_CPU	BIT(1)	/* count whole CPUs */
 #define PMUSCOPE_POL_KERNEL	BIT(2)	/* EL1/EL2 counts, kernel PCs, SPE at EL1, PA/CX/PCT */
 #define PMUSCOPE_POL_EL0	BIT(3)	/* read counters at EL0 */
+#define PMUSCOPE_POL_CHAIN_CPU	BIT(4)	/* user stacks of whole CPUs (call chains) */
 
 int pmuscope_policy_decide(const struct pmuscope_policy *p, unsigned int what);
 void pmuscope_policy_get(kgid_t group, struct pmuscope_policy *p);
 int pmuscope_policy_check(unsigned int what);
+int pmuscope_policy_apply(const struct pmuscope_policy *p, unsigned int what);
 bool pmuscope_policy_task_ours(struct task_struct *task);
 
 /*

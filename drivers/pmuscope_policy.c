@@ -58,6 +58,12 @@
  * for (PMUSCOPE_POL_*): 0, -EPERM (a CPU-wide session the caller may not
  * have) or -EACCES (what kernel.perf_event_paranoid or
  * kernel.perf_user_access forbids).
+ *
+ * PMUSCOPE_POL_CHAIN_CPU, the user call chains of a CPU session's
+ * samples, reads the stack of whatever task each sample interrupts, any
+ * user's: perf samples other users' tasks only where CPU-wide events are
+ * open to everyone (perf_event_paranoid 0 or lower) or with CAP_PERFMON.
+ * group= grants counting at EL0, not reading other users' memory.
  */
 int pmuscope_policy_decide(const struct pmuscope_policy *p, unsigned int what)
 {
@@ -72,6 +78,8 @@ int pmuscope_policy_decide(const struct pmuscope_policy *p, unsigned int what)
 		return 0;
 	if ((what & PMUSCOPE_POL_CPU) && !p->member && p->paranoid > 0)
 		return -EPERM;
+	if ((what & PMUSCOPE_POL_CHAIN_CPU) && p->paranoid > 0)
+		return -EACCES;
 	if ((what & PMUSCOPE_POL_KERNEL) && !p->kernel)
 		return -EACCES;
 	if ((what & PMUSCOPE_POL_EL0) && !p->member && p->user_access != 1)
@@ -163,29 +171,40 @@ void pmuscope_policy_get(kgid_t group, struct pmuscope_policy *p)
 }
 EXPORT_SYMBOL_IF_KUNIT(pmuscope_policy_get);
 
-/* pmuscope_policy_decide() for the caller; says why not in the log. */
-int pmuscope_policy_check(unsigned int what)
+/*
+ * pmuscope_policy_decide() for the caller, whose policy @p is (read
+ * before, pmuscope_policy_get(): it may sleep); says why not in the log.
+ */
+int pmuscope_policy_apply(const struct pmuscope_policy *p, unsigned int what)
 {
-	struct pmuscope_policy p;
 	char paranoid[24];
 	int ret;
 
-	pmuscope_policy_get(pmuscope_drv.perf_group, &p);
-	ret = pmuscope_policy_decide(&p, what);
+	ret = pmuscope_policy_decide(p, what);
 	if (!ret)
 		return 0;
-	if (p.paranoid == INT_MAX)
-		snprintf(paranoid, sizeof(paranoid), "unreadable (%d)", p.paranoid_err);
+	if (p->paranoid == INT_MAX)
+		snprintf(paranoid, sizeof(paranoid), "unreadable (%d)", p->paranoid_err);
 	else
-		snprintf(paranoid, sizeof(paranoid), "%d", p.paranoid);
-	pr_info_ratelimited("uid %u refused%s%s%s%s: kernel.perf_event_paranoid %s, kernel.perf_user_access %d (the module parameter group= grants EL0 counting and reads)\n",
+		snprintf(paranoid, sizeof(paranoid), "%d", p->paranoid);
+	pr_info_ratelimited("uid %u refused%s%s%s%s%s: kernel.perf_event_paranoid %s, kernel.perf_user_access %d (the module parameter group= grants EL0 counting and reads)\n",
 			    from_kuid_munged(current_user_ns(), current_uid()),
 			    what & PMUSCOPE_POL_TASK ? " own-task counting" : "",
 			    what & PMUSCOPE_POL_CPU ? " CPU-wide counting" : "",
 			    what & PMUSCOPE_POL_KERNEL ? " of the kernel" : "",
 			    what & PMUSCOPE_POL_EL0 ? " with EL0 reads" : "",
-			    paranoid, p.user_access);
+			    what & PMUSCOPE_POL_CHAIN_CPU ? " call chains of whole CPUs" : "",
+			    paranoid, p->user_access);
 	return ret;
+}
+
+/* pmuscope_policy_decide() for the caller; says why not in the log. */
+int pmuscope_policy_check(unsigned int what)
+{
+	struct pmuscope_policy p;
+
+	pmuscope_policy_get(pmuscope_drv.perf_group, &p);
+	return pmuscope_policy_apply(&p, what);
 }
 
 /*

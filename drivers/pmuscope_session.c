@@ -809,11 +809,20 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 {
 	bool sampling = st->sample_index != PMUSCOPE_STREAM_NO_EVENT;
 	bool starts = sampling || st->period_ms;
+	bool chain = starts && (st->flags & PMUSCOPE_STREAM_F_CALLCHAIN);
 	struct rw_semaphore *exec_lock = NULL;
 	struct pmuscope_ring *ring = NULL;
+	struct pmuscope_policy pol;
 	unsigned int cpu;
 	int ret;
 
+	/*
+	 * The caller's policy, for the call chains of a CPU session (which
+	 * only the session, under the lock, tells): read before the locks,
+	 * as it reads sysctl files.
+	 */
+	if (chain)
+		pmuscope_policy_get(pmuscope_drv.perf_group, &pol);
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
 	ret = -EINVAL;
@@ -856,6 +865,15 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	if (st->wakeup_kib * 1024 > (sess->ring ? sess->ring->size :
 				     (st->ring_kib ?: PMUSCOPE_STREAM_KIB_DEFAULT) * 1024) / 2)
 		goto out;
+	/*
+	 * The user stacks of whatever a CPU session's samples interrupt, any
+	 * user's: PMUSCOPE_POL_CHAIN_CPU (group= does not grant it).
+	 */
+	if (chain && sess->target == PMUSCOPE_TARGET_CPUS) {
+		ret = pmuscope_policy_apply(&pol, PMUSCOPE_POL_CHAIN_CPU);
+		if (ret)
+			goto out;
+	}
 	/*
 	 * A task's sampling counter is made now, with the kernel's
 	 * credentials, maybe long after CONFIG checked the caller: the task

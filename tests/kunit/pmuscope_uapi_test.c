@@ -776,6 +776,7 @@ static void pmuscope_test_cpu_rules(struct kunit *test)
 #define CPU	PMUSCOPE_POL_CPU
 #define KERN	PMUSCOPE_POL_KERNEL
 #define RD	PMUSCOPE_POL_EL0
+#define CHAIN	PMUSCOPE_POL_CHAIN_CPU
 
 struct pmuscope_policy_case {
 	const char *name;
@@ -831,6 +832,22 @@ static const struct pmuscope_policy_case pmuscope_policy_cases[] = {
 	{ "member, paranoid 3: own task with the kernel", 3, 0, false, true, TASK | KERN,
 	  -EACCES },
 	{ "member, paranoid 1: CPUs with the kernel", 1, 0, false, true, CPU | KERN, 0 },
+	/*
+	 * The user call chains of CPU sessions (other users' stacks): as
+	 * perf samples other users' tasks, paranoid 0 or lower or
+	 * CAP_PERFMON; group= does not grant it.
+	 */
+	{ "member, paranoid 2: call chains of CPUs", 2, 0, false, true, CHAIN, -EACCES },
+	{ "member, paranoid 1: call chains of CPUs", 1, 0, false, true, CHAIN, -EACCES },
+	{ "member, paranoid 3: CPUs and their call chains", 3, 0, false, true, CPU | CHAIN,
+	  -EACCES },
+	{ "member, paranoid unreadable: call chains of CPUs", INT_MAX, 0, false, true, CHAIN,
+	  -EACCES },
+	{ "member, paranoid 0: call chains of CPUs", 0, 0, false, true, CHAIN, 0 },
+	{ "CAP_PERFMON, paranoid 2: call chains of CPUs", 2, 0, true, false, CHAIN, 0 },
+	{ "user, paranoid 0: call chains of CPUs", 0, 0, false, false, CHAIN, 0 },
+	{ "user, paranoid -1: CPUs and their call chains", -1, 0, false, false, CPU | CHAIN, 0 },
+	{ "user, paranoid 1: call chains of CPUs", 1, 0, false, false, CHAIN, -EACCES },
 };
 
 static void pmuscope_policy_desc(const struct pmuscope_policy_case *c, char *d)

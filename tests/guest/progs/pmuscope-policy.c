@@ -22,14 +22,21 @@
  * kernel.perf_user_access is not 1 (absent without perf's PMU driver).
  * The paranoid level in force before is put back.
  *
- * Then, at paranoid 2, what a STREAM may still do after CONFIG: a task
- * session's samples once its task has exec'd a setuid program (SUID, the
- * second argument: a setuid-root copy of this program): another user
- * (uid 65534, no capability) forks; the child CONFIGs its own task on the
- * shared file and execs SUID ("hold": it says its euid and waits for the
- * end of its stdin); the parent's STREAM of it is refused (EACCES), as
- * perf_event_open() refuses a task the caller may not ptrace. The same
- * with this program itself in place of SUID (no setuid): the STREAM works.
+ * Then, at paranoid 2, what a STREAM may still do after CONFIG:
+ *
+ *   - a task session's samples once its task has exec'd a setuid program
+ *     (SUID, the second argument: a setuid-root copy of this program):
+ *     another user (uid 65534, no capability) forks; the child CONFIGs
+ *     its own task on the shared file and execs SUID ("hold": it says
+ *     its euid and waits for the end of its stdin); the parent's STREAM
+ *     of it is refused (EACCES), as perf_event_open() refuses a task the
+ *     caller may not ptrace. The same with this program itself in place
+ *     of SUID (no setuid): the STREAM works;
+ *   - the call chains of a CPU session (user stacks of any user's tasks):
+ *     refused to a member of group= (EACCES) below paranoid 1 (as perf
+ *     samples other users' tasks only at paranoid 0 or lower); the same
+ *     STREAM without PMUSCOPE_STREAM_F_CALLCHAIN works, and so does the
+ *     chain for root, and for the member at paranoid 0.
  */
 #define _GNU_SOURCE
 #include <grp.h>
@@ -133,10 +140,12 @@ static int perf_fn(const struct kind *k, unsigned int flags)
 	return perf_open(k);
 }
 
-static int stream(int fd)
+static int stream(int fd, uint32_t ms, uint32_t flags)
 {
 	struct pmuscope_stream st = {
-		.size = sizeof(st), .sample_index = 0, .sample_period = 100000, .ring_kib = 16,
+		.size = sizeof(st), .flags = flags, .period_ms = ms,
+		.sample_index = ms ? PMUSCOPE_STREAM_NO_EVENT : 0,
+		.sample_period = ms ? 0 : 100000, .ring_kib = 16,
 	};
 
 	return ioctl(fd, PMUSCOPE_IOC_STREAM, &st) ? -errno : 0;
@@ -189,12 +198,27 @@ static int exec_stream(const struct kind *k, unsigned int flags)
 		ret = -255;
 	} else {
 		diag("%s running, %s", k->name, said);
-		ret = stream(fd);
+		ret = stream(fd, 0, 0);
 	}
 	close(go[1]);
 	close(ready[0]);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
 		ret = -255;
+	close(fd);
+	return ret;
+}
+
+/* A CPU session's STREAM (sampling, or @k->cpu: time-based) with @flags. */
+static int cpu_stream(const struct kind *k, unsigned int flags)
+{
+	int fd = open("/dev/pmuscope", O_RDWR), ret;
+
+	if (fd < 0)
+		return -255;
+	if (config_one(fd, 0, 0x11, PMUSCOPE_EV_EL0))
+		ret = -255;
+	else
+		ret = stream(fd, k->cpu ? 10 : 0, flags);
 	close(fd);
 	return ret;
 }
@@ -298,6 +322,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!write_file(PARANOID, "2")) {
+		const struct kind sampled = { "samples", false, false };
+		const struct kind timed = { "time-based", true, false };
 		char self[256];
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		const struct kind suid = { argv[2], false, false }, own = { self, false, false };
@@ -310,6 +336,23 @@ int main(int argc, char **argv)
 		m = as(OTHER, gid, exec_stream, &suid, 0);
 		tap(m == -EACCES, "paranoid 2, other user, STREAM of its child after it exec'd setuid-root %s: %s",
 		    suid.name, verdict(m));
+		for (int c = 0; c < 2; c++) {
+			const struct kind *k = c ? &timed : &sampled;
+
+			m = as(MEMBER, gid, cpu_stream, k, 0);
+			tap(!m, "paranoid 2, member, CPU 0 %s: %s", k->name, verdict(m));
+			m = as(MEMBER, gid, cpu_stream, k, PMUSCOPE_STREAM_F_CALLCHAIN);
+			tap(m == -EACCES, "paranoid 2, member, CPU 0 %s with call chains: %s",
+			    k->name, verdict(m));
+			m = as(ROOT, gid, cpu_stream, k, PMUSCOPE_STREAM_F_CALLCHAIN);
+			tap(!m, "paranoid 2, root, CPU 0 %s with call chains: %s", k->name,
+			    verdict(m));
+		}
+		if (!write_file(PARANOID, "0")) {
+			m = as(MEMBER, gid, cpu_stream, &sampled, PMUSCOPE_STREAM_F_CALLCHAIN);
+			tap(!m, "paranoid 0, member, CPU 0 samples with call chains: %s",
+			    verdict(m));
+		}
 	}
 	before[strcspn(before, "\n")] = '\0';
 	if (write_file(PARANOID, before))
