@@ -917,6 +917,12 @@ int main(void)
         self.assertIn("pmuscope: stream refused on the direct backend: the sampled event cannot "
                       "interrupt on these CPUs (Operation not supported): sample by time "
                       "instead (a period in ms: pmuscope record -F)", r.stderr)
+        # Refused by the privilege rules of chains and tasks: what to do.
+        r = self.record("-g", "-a", env={"FAKE_PMUSCOPE_STREAM_ERRNO": "13"},
+                        features=TASKS | FEAT_CALLCHAIN)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("stream refused: permission denied: call chains of whole CPUs need "
+                      "CAP_PERFMON or kernel.perf_event_paranoid <= 0", r.stderr)
         r = run("record", "--help")
         for opt in ("-g  ", "--call-graph fp[,DEPTH]", "-p, --pid PID[,PID...]",
                     "-t, --tid TID[,TID...]"):

@@ -143,6 +143,8 @@ static const struct pmuscope_say_row pmuscope_say_rows[] = {
 	ROW(STREAM, -EINVAL, 0, EVENTS, 0, TEXT,
 	    "stream refused: invalid argument (period, event or ring size)"),
 	ROW(STREAM, -EINVAL, 0, 0, 0, TEXT, "stream refused: no events configured"),
+	ROW(STREAM, -EACCES, 0, 0, 0, TEXT,
+	    "stream refused: permission denied: call chains of whole CPUs need CAP_PERFMON or kernel.perf_event_paranoid <= 0 (group= does not grant them), and a task is sampled only while it is still the caller's (not after a setuid exec) or with CAP_PERFMON"),
 	ROW(STREAM, -ENOTTY, 0, 0, 0, TEXT,
 	    "stream: the driver does not know PMUSCOPE_IOC_STREAM (before API version 3)"),
 	ROW(STREAM, 0, 0, 0, 0, TEXT, "stream failed: {e}"),
