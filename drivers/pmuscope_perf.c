@@ -383,13 +383,17 @@ static DEFINE_PER_CPU(u64 [2][PMUSCOPE_REC_MAX_WORDS], pmuscope_perf_rec);
  * perf_event_read_local() of a CPU counter of this CPU, which is not
  * exported (kernel/events/core.c, 6.1 and 6.12): the count, brought up
  * to date if the counter is on the PMU now (else as perf left it when it
- * took it off: multiplexed). IRQs off (hard IRQ or NMI), as perf's.
+ * took it off: multiplexed). Hard IRQ, IRQs off, as perf's: perf puts a
+ * counter on the PMU and takes it off (pmu->add(), pmu->del(), ->oncpu)
+ * with IRQs off, so no such change is half done here. An NMI (the PMU
+ * interrupt under pseudo-NMI) may come between pmu->del() and ->oncpu's
+ * update, where pmu->read() would read counter -1: no counts then.
  */
 static int pmuscope_perf_read_here(struct perf_event *pe, u64 *count)
 {
 	int cpu = smp_processor_id();
 
-	if (!pe || pe->cpu != cpu)
+	if (!pe || pe->cpu != cpu || in_nmi())
 		return -EINVAL;
 	if (READ_ONCE(pe->oncpu) == cpu)
 		pe->pmu->read(pe);
