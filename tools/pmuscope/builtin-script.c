@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pmuscope script: every sample of a recording with its call chain, in
- * the text perf script prints for a perf record -g file (the default
- * fields of a hardware event: tools/perf/builtin-script.c,
+ * the text perf script -F +pid prints for a perf record -g file (the
+ * default fields of a hardware event and the pid: tools/perf/builtin-script.c,
  * perf_sample__fprintf_start(), process_event() and
  * sample__fprintf_callchain() of util/evsel_fprintf.c), so that what
  * reads perf script's text reads this: speedscope, the Firefox Profiler,
