@@ -488,7 +488,7 @@ class CallGraphTest(unittest.TestCase):
         self.assertEqual(by, {"leaf": 9, "[kernel]": 1})
 
     def test_bad_chains(self):
-        """A chain cut short or corrupt: the byte offset, exit 1, no output."""
+        # A chain cut short or corrupt: the byte offset, exit 1, no output.
         leaf = self.sym["leaf"][0]
         good = record(REC_SAMPLE, pid=300, tid=300, pc=leaf, user=[leaf, self.ret_b])
         head = Writer([CYCLES], version=2, flags=DF_F_CALLCHAIN, max_stack=127).data
@@ -519,9 +519,9 @@ class CallGraphTest(unittest.TestCase):
                 self.assertEqual(r.stdout, "", (name, args))
 
     def test_mutated_files(self):
-        """Bytes of a file with chains changed at random (a fixed seed; the
-        sanitized build of scripts/fuzz-files.sh is the deep check): every
-        run ends in 0, 1 or 2, never in a signal."""
+        # Bytes of a file with chains changed at random (a fixed seed; the
+        # sanitized build of scripts/fuzz-files.sh is the deep check): every
+        # run ends in 0, 1 or 2, never in a signal.
         import random
         base = bytes(self.writer().data)
         rng = random.Random(29)
