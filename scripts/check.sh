@@ -205,8 +205,8 @@ grep -q '^[0-9]* passed, 0 failed$' "$build/logs/packaging.log" ||
 guest a53 --cpu cortex-a53 --smp 2 --plan smp --timeout 300
 guest max --require-ktap --cpu max --smp 2 --plan discovery --timeout 300
 # Exact instruction counts: one vCPU (QEMU's icount is shared by all).
-guest a53-exact --cpu cortex-a53 --smp 1 --icount 0 --plan exact --timeout 120
-guest max-exact --cpu max --smp 1 --icount 0 --plan exact --timeout 120
+guest a53-exact --cpu cortex-a53 --smp 1 --icount 0 --plan exact --timeout 300
+guest max-exact --cpu max --smp 1 --icount 0 --plan exact --timeout 300
 # pmuscope report (elfutils, on the host) of what t-record.sh recorded there.
 for n in a53-exact max-exact; do
 	python3 scripts/report-check.py "$build/logs/guest-$n.log" "$n" "$build" |
