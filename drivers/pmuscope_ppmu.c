@@ -426,8 +426,6 @@ void pmuscope_ppmu_samples(unsigned long samples, unsigned long throttled,
 
 	for_each_set_bit(idx, &all, PMUSCOPE_NR_COUNTERS) {
 		struct perf_event *pe = evs[idx];
-		struct perf_sample_data data;
-		perf_overflow_handler_t handler;
 
 		if (!pe)
 			continue;
@@ -435,9 +433,7 @@ void pmuscope_ppmu_samples(unsigned long samples, unsigned long throttled,
 			pmuscope_perf_throttled(pe);
 			continue;
 		}
-		perf_sample_data_init(&data, 0, pe->attr.sample_period);
-		handler = READ_ONCE(pe->overflow_handler);
-		handler(pe, &data, regs);
+		pmuscope_perf_sample(pe, regs);
 	}
 }
 
