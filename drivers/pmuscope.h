@@ -1051,7 +1051,6 @@ void pmuscope_perf_use_ppmu(int type);
 bool pmuscope_perf_stream_task(void);
 bool pmuscope_perf_sampling_ours(const struct perf_event *pe);
 void pmuscope_perf_throttled(struct perf_event *pe);
-void pmuscope_perf_sample(struct perf_event *pe, struct pt_regs *regs);
 unsigned long pmuscope_ppmu_sampled(unsigned long sampled, unsigned long *throttled);
 void pmuscope_ppmu_samples(unsigned long samples, unsigned long throttled,
 			   struct pt_regs *regs);

@@ -447,12 +447,10 @@ static void pmuscope_perf_emit(struct pmuscope_psample *ps, u64 *buf, struct pt_
  * that follows this sample says so: THROTTLED (pmuscope's own
  * sample_limit is the direct engine's: perf's limits are perf's here).
  * An INHERIT task session's counters stay on while it is disabled
- * (pmuscope_psess_inherit()): no samples then. pmuscope's own PMU, which
- * takes no sampling event but these (pmuscope_perf_sampling_ours()),
- * calls pmuscope_perf_sample() directly: no perf_sample_data, which
- * neither reads.
+ * (pmuscope_psess_inherit()): no samples then.
  */
-void pmuscope_perf_sample(struct perf_event *pe, struct pt_regs *regs)
+static void pmuscope_perf_overflow(struct perf_event *pe, struct perf_sample_data *data,
+				   struct pt_regs *regs)
 {
 	struct pmuscope_psample *ps = pe->overflow_handler_context;
 	struct pmuscope_session *sess = ps->sess;
@@ -462,12 +460,6 @@ void pmuscope_perf_sample(struct perf_event *pe, struct pt_regs *regs)
 	pmuscope_perf_emit(ps, (*this_cpu_ptr(&pmuscope_perf_rec))[0], regs, 0);
 	if (pe->hw.interrupts == PMUSCOPE_PERF_THROTTLED)
 		pmuscope_perf_throttled(pe);
-}
-
-static void pmuscope_perf_overflow(struct perf_event *pe, struct perf_sample_data *data,
-				   struct pt_regs *regs)
-{
-	pmuscope_perf_sample(pe, regs);
 }
 
 /*

@@ -426,6 +426,8 @@ void pmuscope_ppmu_samples(unsigned long samples, unsigned long throttled,
 
 	for_each_set_bit(idx, &all, PMUSCOPE_NR_COUNTERS) {
 		struct perf_event *pe = evs[idx];
+		struct perf_sample_data data;
+		perf_overflow_handler_t handler;
 
 		if (!pe)
 			continue;
@@ -433,7 +435,9 @@ void pmuscope_ppmu_samples(unsigned long samples, unsigned long throttled,
 			pmuscope_perf_throttled(pe);
 			continue;
 		}
-		pmuscope_perf_sample(pe, regs);
+		perf_sample_data_init(&data, 0, pe->attr.sample_period);
+		handler = READ_ONCE(pe->overflow_handler);
+		handler(pe, &data, regs);
 	}
 }
 
