@@ -13,8 +13,17 @@ for sub in errors sample timer lost storm throttle; do
 	run_test /bin/pmuscope-stream $sub
 done
 # A task's stream: perf sampling events on pmuscope's own PMU, which
-# takes no one else's.
-run_test /bin/pmuscope-pstream task
+# takes no one else's. Not on several vCPUs under -icount (plan wrap):
+# there QEMU's cycle counter is the one virtual clock, so a vCPU parked
+# at EL0 counts EL0 cycles while another vCPU runs, and a task sampled
+# every 200,000 of them overflowed again before it retired one more
+# instruction, each turn (QEMU's round robin gave its vCPU just enough
+# for the interrupt), until the boot timed out. Documentation/testing.rst.
+if [ -n "${pmuscope_icount:-}" ] && [ "$(grep -c ^processor /proc/cpuinfo)" -gt 1 ]; then
+	tap_ok "[pmuscope-pstream task] # SKIP QEMU-only fact: under -icount a parked vCPU's cycles count another vCPU's time (the discovery and gate plans run it)"
+else
+	run_test /bin/pmuscope-pstream task
+fi
 run_test /bin/pmuscope-pstream ppmu
 check "rmmod" rmmod pmuscope
 check "insmod mode=poll" insmod "$PMUSCOPE_KO" mode=poll
