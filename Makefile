@@ -9,6 +9,7 @@
 #   make demo            boot the AM62L-like guest and show what was found
 #   make lint            sparse (C=2) and checkpatch --strict, zero findings
 #   make regs            regenerate the register code from pmuscope_regs.tbl
+#   make events          regenerate the per-core event tables from perf's JSON
 #   make install         the module (modules_install) and the tools, man pages,
 #                        bash completion under $(DESTDIR)$(PREFIX); make uninstall
 #
@@ -26,7 +27,7 @@ export ARCH CROSS_COMPILE
 KDIR ?=
 KBUILD_ARGS = M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=1
 
-.PHONY: all module kunit-module compat-6.1 tools setup kernel lint check demo bench profile clean host-test regs faults
+.PHONY: all module kunit-module compat-6.1 tools setup kernel lint check demo bench profile clean host-test regs events faults
 .PHONY: install uninstall install-module uninstall-module install-tools uninstall-tools
 .PHONY: man completion dkms-source help
 
@@ -71,6 +72,10 @@ lint: ## sparse C=2, checkpatch --strict and the generated-file checks
 # Regenerate the register code from drivers/pmuscope_regs.tbl.
 regs: ## regenerate the register code from drivers/pmuscope_regs.tbl
 	@scripts/gen-regs.py
+
+# Regenerate include/pmuscope_core_events.h from perf's pmu-events JSON.
+events: ## regenerate the per-core event tables from perf's pmu-events JSON
+	@scripts/gen-pmu-events.py
 
 host-test: ## the host unit tests (python unittest)
 	@python3 -m unittest discover -s tests/host -p 'test_*.py'

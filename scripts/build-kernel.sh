@@ -27,7 +27,7 @@ if [ -f "$out/.pmuscope-done" ]; then
 	exit 0
 fi
 
-src=$PMUSCOPE_CACHE/src-$(echo "$ver" | tr '~:' '__')
+src=$(pmuscope_ksrc_dir)
 if [ ! -f "$src/.pmuscope-extracted" ]; then
 	pmuscope_log "extracting linux-source $ver"
 	rm -rf "$src"

@@ -15,6 +15,37 @@ pmuscope_ksrc_version() {
 	dpkg-query -W -f='${Version}' "linux-source-$PMUSCOPE_KVER" 2>/dev/null
 }
 
+# Where build-kernel.sh unpacks Debian's kernel source (may not exist yet).
+pmuscope_ksrc_dir() {
+	local ver
+	ver=$(pmuscope_ksrc_version)
+	[ -n "$ver" ] || return 1
+	echo "$PMUSCOPE_CACHE/src-$(echo "$ver" | tr '~:' '__')"
+}
+
+# perf's pmu-events JSON for arm64 (scripts/gen-pmu-events.py): in the
+# unpacked kernel source, else taken alone from the linux-source tarball
+# into build/. Prints the directory; fails when neither is there.
+pmuscope_pmu_events_dir() {
+	local src ver rel=tools/perf/pmu-events/arch/arm64 out
+	src=$(pmuscope_ksrc_dir) || return 1
+	if [ -f "$src/.pmuscope-extracted" ]; then
+		echo "$src/$rel"
+		return 0
+	fi
+	ver=$(pmuscope_ksrc_version)
+	out=$PMUSCOPE_TOP/build/pmu-events-$(echo "$ver" | tr '~:' '__')
+	if [ ! -f "$out/.pmuscope-extracted" ]; then
+		[ -f "/usr/src/linux-source-$PMUSCOPE_KVER.tar.xz" ] || return 1
+		rm -rf "$out"
+		mkdir -p "$out"
+		tar -C "$out" --strip-components=1 -xf "/usr/src/linux-source-$PMUSCOPE_KVER.tar.xz" \
+			--wildcards "*/$rel" || return 1
+		touch "$out/.pmuscope-extracted"
+	fi
+	echo "$out/$rel"
+}
+
 # Cache key of the test kernel: source version, config fragment, compiler
 # and the build recipe itself. Any change gives a new key, hence a rebuild.
 pmuscope_kernel_key() {

@@ -15,6 +15,13 @@ if python3 "$PMUSCOPE_TOP/scripts/gen-regs.py" --check; then
 else
 	status=1
 fi
+# The per-core event tables match perf's pmu-events JSON of linux-source.
+python3 "$PMUSCOPE_TOP/scripts/gen-pmu-events.py" --check
+case $? in
+0) echo "core event tables: generated file up to date" ;;
+2) echo "core event tables: not checked, perf's pmu-events JSON is absent" ;;
+*) status=1 ;;
+esac
 # The design maps name every file of drivers/ and tools/, and no other.
 python3 "$PMUSCOPE_TOP/scripts/check-map.py" || status=1
 # The fuzzer's tables match the uapi header and Documentation/ioctl.rst.
