@@ -199,6 +199,26 @@ int pmuscope_cpu_info(int cpu, struct pmuscope_cpu_info *info)
 	return 0;
 }
 
+int pmuscope_cpu_midr(int cpu, uint32_t *midr)
+{
+	char buf[64], path[512], *end;
+	unsigned long long v;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/cpu%d", pmuscope_sysfs_root(), cpu);
+	if (cpu < 0 || access(path, F_OK))
+		return -ENOENT;
+	ret = pmuscope_read_str(cpu, "midr", buf, sizeof(buf));
+	if (ret)
+		return ret == -ENOENT ? -ENODATA : ret;
+	errno = 0;
+	v = strtoull(buf, &end, 0);
+	if (errno || end == buf || *end || v > 0xffffffffULL)
+		return -EINVAL;
+	*midr = v;
+	return 0;
+}
+
 int pmuscope_online_cpus(uint64_t *mask, size_t words)
 {
 	struct pmuscope_cpu_info info;

@@ -56,6 +56,131 @@ static const struct {
 
 #define NALIASES (sizeof(pmuscope_aliases) / sizeof(pmuscope_aliases[0]))
 
+/*
+ * The events of each core type, from perf's pmu-events JSON
+ * (include/pmuscope_core_events.h, scripts/gen-pmu-events.py).
+ */
+static const struct {
+	const char *dir;
+	unsigned int first, count;
+} pmuscope_cores[] = {
+#define PMUSCOPE_CORE(_id, _dir, _first, _count) { _dir, _first, _count },
+#include "pmuscope_core_events.h"
+#undef PMUSCOPE_CORE
+};
+
+#define NCORES ((int)(sizeof(pmuscope_cores) / sizeof(pmuscope_cores[0])))
+
+enum {
+#define PMUSCOPE_CORE(_id, _dir, _first, _count) PMUSCOPE_CORE_##_id,
+#include "pmuscope_core_events.h"
+#undef PMUSCOPE_CORE
+};
+
+static const struct {
+	uint32_t midr;
+	int core;
+} pmuscope_core_midrs[] = {
+#define PMUSCOPE_CORE_MIDR(_id, _midr) { _midr, PMUSCOPE_CORE_##_id },
+#include "pmuscope_core_events.h"
+#undef PMUSCOPE_CORE_MIDR
+};
+
+static const struct pmuscope_lib_event pmuscope_core_events[] = {
+#define PMUSCOPE_CORE_EVENT(_id, _num, _name, _desc, _common) { _num, _name, _desc },
+#include "pmuscope_core_events.h"
+#undef PMUSCOPE_CORE_EVENT
+};
+
+#define NMIDRS (sizeof(pmuscope_core_midrs) / sizeof(pmuscope_core_midrs[0]))
+
+int pmuscope_core_count(void)
+{
+	return NCORES;
+}
+
+int pmuscope_core_of(uint32_t midr)
+{
+	for (size_t i = 0; i < NMIDRS; i++)
+		if ((midr & PMUSCOPE_CORE_MIDR_MASK) == pmuscope_core_midrs[i].midr)
+			return pmuscope_core_midrs[i].core;
+	return -ENOENT;
+}
+
+const char *pmuscope_core_name(int core)
+{
+	return core >= 0 && core < NCORES ? pmuscope_cores[core].dir : NULL;
+}
+
+size_t pmuscope_core_event_count(int core)
+{
+	return core >= 0 && core < NCORES ? pmuscope_cores[core].count : 0;
+}
+
+int pmuscope_core_event_at(int core, size_t i, uint32_t *number, const char **name,
+			   const char **desc)
+{
+	const struct pmuscope_lib_event *e;
+
+	if (core < 0 || core >= NCORES || i >= pmuscope_cores[core].count)
+		return -ENOENT;
+	e = &pmuscope_core_events[pmuscope_cores[core].first + i];
+	*number = e->number;
+	*name = e->name;
+	*desc = e->desc;
+	return 0;
+}
+
+int pmuscope_event_is_common(uint32_t number)
+{
+	return number < 0x40 || (number >= 0x4000 && number < 0x4040);
+}
+
+/* The event of @core named @name (any case), or NULL. */
+static const struct pmuscope_lib_event *pmuscope_core_lookup(int core, const char *name)
+{
+	for (unsigned int i = 0; i < pmuscope_cores[core].count; i++) {
+		const struct pmuscope_lib_event *e =
+			&pmuscope_core_events[pmuscope_cores[core].first + i];
+
+		if (!strcasecmp(e->name, name))
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * The core types of the CPUs the driver describes (their sysfs midr), each
+ * once, in CPU order: at most @max; returns how many.
+ */
+static int pmuscope_present_cores(int *cores, int max)
+{
+	int n = 0;
+
+	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
+		uint32_t midr;
+		int core, ret = pmuscope_cpu_midr(cpu, &midr);
+
+		if (ret == -ENOENT && cpu >= 64)
+			break;
+		if (ret)
+			continue;
+		core = pmuscope_core_of(midr);
+		if (core < 0)
+			continue;
+		for (int k = 0; k <= n; k++) {
+			if (k == n) {
+				if (n < max)
+					cores[n++] = core;
+				break;
+			}
+			if (cores[k] == core)
+				break;
+		}
+	}
+	return n;
+}
+
 size_t pmuscope_event_count(void)
 {
 	return NEVENTS;
@@ -125,34 +250,51 @@ static unsigned int pmuscope_distance(const char *a, const char *b)
 	return row[lb];
 }
 
-/* "did you mean X, Y or Z?" from the three closest names and aliases. */
-static void pmuscope_suggest(const char *name, char *buf, size_t len)
+static void pmuscope_rank(const char *name, const char *cand, const char **best,
+			  unsigned int *dist)
+{
+	unsigned int d;
+
+	for (int k = 0; k < 3; k++)
+		if (best[k] && !strcasecmp(best[k], cand))
+			return;		/* a core table repeating a common name */
+	d = pmuscope_distance(name, cand);
+	for (int k = 0; k < 3; k++) {
+		if (d < dist[k]) {
+			for (int m = 2; m > k; m--) {
+				dist[m] = dist[m - 1];
+				best[m] = best[m - 1];
+			}
+			dist[k] = d;
+			best[k] = cand;
+			break;
+		}
+	}
+}
+
+/*
+ * "did you mean X, Y or Z?" from the three closest names: the common
+ * events, the aliases and the events of the @ncores core types present.
+ */
+static void pmuscope_suggest(const char *name, const int *cores, int ncores,
+			     char *buf, size_t len)
 {
 	const char *best[3] = { NULL, NULL, NULL };
 	unsigned int dist[3] = { ~0U, ~0U, ~0U };
-	size_t total = NEVENTS + NALIASES;
 
-	for (size_t i = 0; i < total; i++) {
-		const char *cand = i < NEVENTS ? pmuscope_lib_events[i].name :
-				   pmuscope_aliases[i - NEVENTS].alias;
-		unsigned int d;
+	for (size_t i = 0; i < NEVENTS; i++)
+		if (pmuscope_lib_events[i].number != 0x1e)	/* CHAIN: not a user event */
+			pmuscope_rank(name, pmuscope_lib_events[i].name, best, dist);
+	for (size_t i = 0; i < NALIASES; i++)
+		pmuscope_rank(name, pmuscope_aliases[i].alias, best, dist);
+	for (int c = 0; c < ncores; c++)
+		for (unsigned int i = 0; i < pmuscope_cores[cores[c]].count; i++) {
+			const struct pmuscope_lib_event *e =
+				&pmuscope_core_events[pmuscope_cores[cores[c]].first + i];
 
-		if (i < NEVENTS && pmuscope_lib_events[i].number == 0x1e)
-			continue;	/* CHAIN is not a user event */
-		d = pmuscope_distance(name, cand);
-
-		for (int k = 0; k < 3; k++) {
-			if (d < dist[k]) {
-				for (int m = 2; m > k; m--) {
-					dist[m] = dist[m - 1];
-					best[m] = best[m - 1];
-				}
-				dist[k] = d;
-				best[k] = cand;
-				break;
-			}
+			if (e->number != 0x1e)
+				pmuscope_rank(name, e->name, best, dist);
 		}
-	}
 	pmuscope_fmt(buf, len, "%s, %s or %s", best[0], best[1], best[2]);
 }
 
@@ -199,7 +341,9 @@ static int pmuscope_parse_number(const char *s, int hex_default, uint32_t *out)
 int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
 			 char *err, size_t errlen)
 {
-	char name[64], suggestions[160];
+	char name[64], suggestions[200];
+	const struct pmuscope_lib_event *found = NULL;
+	int cores[16], ncores = 0, found_core = -1;
 	const char *mods = strchr(text, ':');
 	size_t nlen = mods ? (size_t)(mods - text) : strlen(text);
 	const char *canon = NULL;
@@ -213,8 +357,35 @@ int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
 	memcpy(name, text, nlen);
 	name[nlen] = '\0';
 
-	if (!pmuscope_lookup_name(name, &ev->number, &canon)) {
+	if (pmuscope_lookup_name(name, &ev->number, &canon)) {
+		/* not a common name: those of the core types present */
+		ncores = pmuscope_present_cores(cores, 16);
+		for (int c = 0; c < ncores; c++) {
+			const struct pmuscope_lib_event *e = pmuscope_core_lookup(cores[c], name);
+
+			if (!e)
+				continue;
+			if (found && found->number != e->number) {
+				pmuscope_fmt(err, errlen,
+					     "event '%s' is 0x%x on %s but 0x%x on %s: give a raw number (r0x..) and the CPUs (-C) of one type",
+					     name, found->number, pmuscope_cores[found_core].dir,
+					     e->number, pmuscope_cores[cores[c]].dir);
+				return -EINVAL;
+			}
+			if (!found) {
+				found = e;
+				found_core = cores[c];
+			}
+		}
+	}
+	if (canon) {
 		snprintf(ev->name, sizeof(ev->name), "%s", canon);
+	} else if (found) {
+		/* IMPLEMENTATION DEFINED: PMCEID cannot confirm it, as r0x.. */
+		ev->number = found->number;
+		if (!pmuscope_event_is_common(ev->number))
+			ev->flags |= PMUSCOPE_EV_RAW;
+		snprintf(ev->name, sizeof(ev->name), "%s", found->name);
 	} else if ((name[0] == 'r' || name[0] == 'R') && isxdigit((unsigned char)name[1])) {
 		const char *hex = name + 1;
 
@@ -242,9 +413,19 @@ int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
 		}
 		snprintf(ev->name, sizeof(ev->name), "%s", canon);
 	} else {
-		pmuscope_suggest(name, suggestions, sizeof(suggestions));
-		pmuscope_fmt(err, errlen, "unknown event '%s': did you mean %s?",
-			     name, suggestions);
+		const char *other = NULL;
+
+		pmuscope_suggest(name, cores, ncores, suggestions, sizeof(suggestions));
+		for (int c = 0; c < NCORES && !other; c++)
+			if (pmuscope_core_lookup(c, name))
+				other = pmuscope_cores[c].dir;
+		if (other)
+			pmuscope_fmt(err, errlen,
+				     "unknown event '%s' (an event of %s, not of this machine's CPUs): did you mean %s?",
+				     name, other, suggestions);
+		else
+			pmuscope_fmt(err, errlen, "unknown event '%s': did you mean %s?",
+				     name, suggestions);
 		return -ENOENT;
 	}
 	if (ev->number == 0x1e) {
@@ -252,7 +433,7 @@ int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
 			     "CHAIN (0x1e) is not a user event: the driver chains counters itself");
 		return -EINVAL;
 	}
-	snprintf(ev->label, sizeof(ev->label), "%s", name);
+	snprintf(ev->label, sizeof(ev->label), "%.*s", (int)sizeof(ev->label) - 1, name);
 
 	kernel_el = pmuscope_kernel_el();
 	if (!mods) {

@@ -38,7 +38,11 @@ struct pmuscope_event_spec {
  * pmuscope_event_parse() - parse one event specification
  * @text: NAME[:MODS]. NAME: an architectural name in any case
  *	(inst_retired), an alias (cycles, instructions, branch-misses, ...),
- *	a number (0x11) or a raw number (r0xc0, r11: hexadecimal). MODS: any
+ *	the name of an event of the core types of the CPUs the driver
+ *	describes (ld_dep_stall on a Cortex-A53: its number, flagged
+ *	PMUSCOPE_EV_RAW when IMPLEMENTATION DEFINED; -EINVAL if two core types
+ *	present give the name different numbers), a number (0x11) or a raw
+ *	number (r0xc0, r11: hexadecimal). MODS: any
  *	of u (EL0), k (the kernel's exception level: EL1, or EL2 on a VHE
  *	host, see pmuscope_kernel_el()), h (EL2); default uk.
  * @ev: the result
@@ -75,6 +79,34 @@ int pmuscope_event_at(size_t i, uint32_t *number, const char **name,
 		      const char **desc);
 /** pmuscope_alias_of() - the first alias of @number (e.g. "cycles"), or NULL. */
 const char *pmuscope_alias_of(uint32_t number);
+
+/*
+ * The events of each core type, from perf's pmu-events JSON (LIBPMUSCOPE_0.8).
+ * A core type is an index, 0 to pmuscope_core_count() - 1.
+ */
+/** pmuscope_core_count() - number of core types with an event table. */
+int pmuscope_core_count(void);
+/**
+ * pmuscope_core_of() - the core type of a CPU of MIDR_EL1 @midr (compared
+ * without its variant and revision, as perf does), or -ENOENT.
+ */
+int pmuscope_core_of(uint32_t midr);
+/** pmuscope_core_name() - the JSON directory of @core ("arm/cortex-a53"), or NULL. */
+const char *pmuscope_core_name(int core);
+/** pmuscope_core_event_count() - number of events of @core (0 if none). */
+size_t pmuscope_core_event_count(int core);
+/**
+ * pmuscope_core_event_at() - the @i-th event of @core (by number):
+ * number, name, description. Return: 0 or -ENOENT.
+ */
+int pmuscope_core_event_at(int core, size_t i, uint32_t *number, const char **name,
+			   const char **desc);
+/**
+ * pmuscope_event_is_common() - 1 if @number is an Arm common event number
+ * PMCEID0/1_EL0 can report (0x0000-0x003F, 0x4000-0x403F); 0 for the
+ * IMPLEMENTATION DEFINED and recommended ones, which it cannot confirm.
+ */
+int pmuscope_event_is_common(uint32_t number);
 
 /**
  * pmuscope_cpulist_parse() - parse "0-3,6" into a CPU bitmap
@@ -114,6 +146,11 @@ const char *pmuscope_sysfs_root(void);
 int pmuscope_emulated(char *profile, size_t len);
 /** pmuscope_cpu_info() - read @cpu's description. -ENOENT if none. */
 int pmuscope_cpu_info(int cpu, struct pmuscope_cpu_info *info);
+/**
+ * pmuscope_cpu_midr() - @cpu's MIDR_EL1 as the driver read it (sysfs midr).
+ * Return: 0, -ENOENT (no such CPU), -ENODATA (not probed) or -EINVAL.
+ */
+int pmuscope_cpu_midr(int cpu, uint32_t *midr);
 /** pmuscope_online_cpus() - bitmap of the CPUs the driver describes, online. */
 int pmuscope_online_cpus(uint64_t *mask, size_t words);
 /** pmuscope_cpu_has_event() - does @info's PMCEID report @number? */

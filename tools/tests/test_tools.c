@@ -176,6 +176,134 @@ static void test_events(void)
 	       "event table shared with the driver (%zu events)", pmuscope_event_count());
 }
 
+/* ------------------------------------------------------ per-core events */
+/* A fake sysfs whose CPUs have the MIDRs of @midrs (NULL: no midr file). */
+static void midr_root(const char *dir, const char *const *midrs, int n)
+{
+	char path[400];
+	FILE *f;
+
+	mkdir(dir, 0755);
+	for (int cpu = 0; cpu < n; cpu++) {
+		snprintf(path, sizeof(path), "%s/cpu%d", dir, cpu);
+		mkdir(path, 0755);
+		if (!midrs[cpu])
+			continue;
+		snprintf(path, sizeof(path), "%s/cpu%d/midr", dir, cpu);
+		f = fopen(path, "w");
+		if (f) {
+			fprintf(f, "%s\n", midrs[cpu]);
+			fclose(f);
+		}
+	}
+	setenv("PMUSCOPE_SYSFS", dir, 1);
+}
+
+static void test_core_events(void)
+{
+	static const char *const a53[] = { "0x410fd034", "0x410fd034" };
+	static const char *const a53_a72[] = { "0x410fd034", "0x410fd080", NULL };
+	static const char *const a55_a65[] = { "0x412fd050", "0x410fd060" };
+	static const char *const n1[] = { "0x413fd0c1" };
+	static const char *const bad[] = { "0x410fd03z" };
+	char tmpl[] = "/tmp/pmuscope-test-XXXXXX", dir[300], err[256];
+	struct pmuscope_event_spec ev;
+	const char *base = mkdtemp(tmpl), *name, *desc;
+	int core, ret, found = 0;
+	uint32_t number, midr;
+
+	if (!base) {
+		result(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	/* the tables: MIDR without variant and revision, as perf compares */
+	core = pmuscope_core_of(0x410fd034);
+	result(core >= 0 && !strcmp(pmuscope_core_name(core), "arm/cortex-a53") &&
+	       pmuscope_core_of(0x411fd030) == core && pmuscope_core_of(0x420f1000) == core,
+	       "MIDR 0x410fd034, 0x411fd030, 0x420f1000: arm/cortex-a53 (%d)", core);
+	result(pmuscope_core_of(0x410fd0f0) == -ENOENT && pmuscope_core_of(0x510fd030) == -ENOENT,
+	       "unknown part or implementer: no core table");
+	result(pmuscope_core_event_count(core) == 30 && pmuscope_core_event_count(-1) == 0 &&
+	       pmuscope_core_event_count(pmuscope_core_count()) == 0,
+	       "cortex-a53: 30 events (%zu)", pmuscope_core_event_count(core));
+	for (size_t i = 0; !pmuscope_core_event_at(core, i, &number, &name, &desc); i++)
+		if (number == 0xe7 && !strcmp(name, "LD_DEP_STALL") &&
+		    !strcmp(desc, "Cycles there is a stall in the Wr stage because of a load miss"))
+			found = 1;
+	result(found && pmuscope_core_event_at(core, 30, &number, &name, &desc) == -ENOENT,
+	       "cortex-a53: LD_DEP_STALL 0xe7 with its description");
+	result(pmuscope_event_is_common(0x3f) && pmuscope_event_is_common(0x4000) &&
+	       !pmuscope_event_is_common(0x40) && !pmuscope_event_is_common(0xe7) &&
+	       !pmuscope_event_is_common(0x4040), "PMCEID range: 0x0-0x3f, 0x4000-0x403f");
+
+	/* names of the core types present */
+	snprintf(dir, sizeof(dir), "%s/a53", base);
+	midr_root(dir, a53, 2);
+	result(!pmuscope_cpu_midr(1, &midr) && midr == 0x410fd034 &&
+	       pmuscope_cpu_midr(2, &midr) == -ENOENT, "sysfs midr read");
+	for (int i = 0; i < 2; i++) {
+		ret = pmuscope_event_parse(i ? "ld_dep_stall:u" : "LD_DEP_STALL", &ev, err,
+					   sizeof(err));
+		result(!ret && ev.number == 0xe7 && (ev.flags & PMUSCOPE_EV_RAW) &&
+		       !strcmp(ev.name, "LD_DEP_STALL") &&
+		       (ev.flags & PMUSCOPE_EV_ALL_EL) ==
+		       (i ? PMUSCOPE_EV_EL0 : PMUSCOPE_EV_EL0 | PMUSCOPE_EV_EL1),
+		       "cortex-a53: %s -> raw 0xe7 (%d, 0x%x, 0x%x, %s)",
+		       i ? "ld_dep_stall:u" : "LD_DEP_STALL", ret, ev.number, ev.flags,
+		       ret ? err : ev.name);
+	}
+	ret = pmuscope_event_parse("PREFETCH_LINEFILL", &ev, err, sizeof(err));
+	result(!ret && ev.number == 0xc2, "cortex-a53: PREFETCH_LINEFILL -> 0xc2");
+	ret = pmuscope_event_parse("cycles", &ev, err, sizeof(err));
+	result(!ret && ev.number == 0x11 && !(ev.flags & PMUSCOPE_EV_RAW) &&
+	       !pmuscope_event_parse("r0xe7", &ev, err, sizeof(err)) &&
+	       !strcmp(ev.name, "r0xe7"), "cortex-a53: aliases and raw numbers unchanged");
+	ret = pmuscope_event_parse("LD_DEP_STAL", &ev, err, sizeof(err));
+	result(ret == -ENOENT && strstr(err, "did you mean LD_DEP_STALL"),
+	       "cortex-a53: LD_DEP_STAL suggests LD_DEP_STALL: %s", err);
+	ret = pmuscope_event_parse("INST_RETIRD", &ev, err, sizeof(err));
+	result(ret == -ENOENT && strstr(err, "did you mean INST_RETIRED"),
+	       "cortex-a53: INST_RETIRD still suggests INST_RETIRED: %s", err);
+	ret = pmuscope_event_parse("L1D_CACHE_REFILL_OUTER", &ev, err, sizeof(err));
+	result(ret == -ENOENT && strstr(err, "not of this machine's CPUs"),
+	       "cortex-a53: another core's event is refused, said to be so: %s",
+	       err);
+
+	/* big.LITTLE: a name of one type; a name two types number differently */
+	snprintf(dir, sizeof(dir), "%s/a53-a72", base);
+	midr_root(dir, a53_a72, 3);
+	ret = pmuscope_event_parse("LD_DEP_STALL", &ev, err, sizeof(err));
+	result(!ret && ev.number == 0xe7, "cortex-a53 + cortex-a72: LD_DEP_STALL -> 0xe7");
+	snprintf(dir, sizeof(dir), "%s/a55-a65", base);
+	midr_root(dir, a55_a65, 2);
+	ret = pmuscope_event_parse("l2d_ws_mode", &ev, err, sizeof(err));
+	result(ret == -EINVAL && strstr(err, "0xc3 on arm/cortex-a55") &&
+	       strstr(err, "0xc8 on arm/cortex-a65-e1"),
+	       "cortex-a55 + cortex-a65: L2D_WS_MODE (0xc3, 0xc8) refused: %s", err);
+	ret = pmuscope_event_parse("L2D_WS_MODE", &ev, err, sizeof(err));
+	result(ret == -EINVAL, "cortex-a55 + cortex-a65: L2D_WS_MODE refused in upper case too");
+
+	/* a core without the name, a MIDR the lib cannot read */
+	snprintf(dir, sizeof(dir), "%s/n1", base);
+	midr_root(dir, n1, 1);
+	ret = pmuscope_event_parse("LD_DEP_STALL", &ev, err, sizeof(err));
+	result(ret == -ENOENT && strstr(err, "an event of arm/cortex-a53"),
+	       "neoverse-n1: LD_DEP_STALL refused: %s", err);
+	ret = pmuscope_event_parse("L1D_CACHE_REFILL_OUTER", &ev, err, sizeof(err));
+	result(!ret && ev.number == 0x45 && (ev.flags & PMUSCOPE_EV_RAW),
+	       "neoverse-n1: L1D_CACHE_REFILL_OUTER (recommended) -> raw 0x45");
+	snprintf(dir, sizeof(dir), "%s/bad", base);
+	midr_root(dir, bad, 1);
+	result(pmuscope_cpu_midr(0, &midr) == -EINVAL &&
+	       pmuscope_event_parse("LD_DEP_STALL", &ev, err, sizeof(err)) == -ENOENT,
+	       "a bad sysfs midr: -EINVAL, no core table");
+
+	setenv("PMUSCOPE_SYSFS", "/nonexistent/pmuscope-test", 1);
+	snprintf(dir, sizeof(dir), "rm -rf '%s'", base);
+	if (system(dir))
+		result(0, "removing %s", base);
+}
+
 /* ------------------------------------------------------------ CPU lists */
 static const struct {
 	const char *text;
@@ -2406,6 +2534,7 @@ int main(int argc, char **argv)
 	       strstr(pmuscope_errmsg(NULL), "no pmuscope session"),
 	       "a NULL session: -EINVAL and a message, no crash");
 	test_events();
+	test_core_events();
 	test_kernel_el();
 	test_cpulists();
 	test_scale();
