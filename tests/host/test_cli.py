@@ -85,7 +85,8 @@ def fake_sysfs(root, owners=None, snapshot_hw=None, emulated=False, backend=None
         files = {"probed": "1", "cpu_name": "cortex-a53", "pmu": "present",
                  "pmu_version_name": "PMUv3", "num_event_counters": "6",
                  "event_counter_width": "32",
-                 "pmceid0": "0x0000000067ffbfff", "pmceid1": "0x0000000000000000"}
+                 "pmceid0": "0x0000000067ffbfff", "pmceid1": "0x0000000000000000",
+                 "midr": "0x410fd034"}
         for name, value in files.items():
             with open(os.path.join(d, name), "w") as f:
                 f.write(value + "\n")
@@ -148,9 +149,32 @@ class CliTest(unittest.TestCase):
             self.assertEqual(len(names), 27)       # 28 PMCEID bits, CHAIN not listed
             self.assertEqual(names["CPU_CYCLES"]["alias"], "cycles")
             self.assertNotIn("BR_RETURN_RETIRED", names)
+            self.assertTrue(all(e["pmceid"] for e in names.values()))
+            # the A53's table (perf's JSON): what PMCEID cannot confirm
+            self.assertEqual((types[0]["core"], types[0]["midr"]), ("arm/cortex-a53", "0x410fd034"))
+            core = {e["name"]: e for e in types[0]["core_events"]}
+            self.assertEqual(len(core), 30)
+            self.assertEqual((core["LD_DEP_STALL"]["number"], core["LD_DEP_STALL"]["pmceid"]),
+                             (0xe7, False))
+            self.assertEqual(core["PREFETCH_LINEFILL"]["description"],
+                             "Linefill because of prefetch")
             r = run("list", env={"PMUSCOPE_SYSFS": root})
             self.assertIn("cortex-a53 (CPUs 0-1): PMUv3, 6 event counters of 32 bits", r.stdout)
             self.assertIn("Level 1 data cache refill", r.stdout)
+            self.assertIn("arm/cortex-a53: events PMCEID cannot confirm", r.stdout)
+            self.assertRegex(r.stdout, r"\n  LD_DEP_STALL +0x00e7\* Cycles there is a stall")
+            self.assertEqual(len(re.findall(r"(?m)^  [A-Z0-9_]+ +0x[0-9a-f]{4}\* ", r.stdout)), 30)
+        with tempfile.TemporaryDirectory() as root:
+            fake_sysfs(root)
+            for cpu in (0, 1):      # a MIDR without a table: the common events only
+                with open(os.path.join(root, f"cpu{cpu}", "midr"), "w") as f:
+                    f.write("0x410fd0f1\n")
+            r = run("list", "--json", env={"PMUSCOPE_SYSFS": root})
+            t = json.loads(r.stdout)["cpu_types"][0]
+            self.assertEqual((t["core"], t["core_events"], len(t["events"])), (None, [], 27))
+            r = run("list", env={"PMUSCOPE_SYSFS": root})
+            self.assertIn("no table for MIDR 0x410fd0f1", r.stdout)
+            self.assertNotIn("0x00e7", r.stdout)
 
     def test_read_names_the_holders(self):
         with tempfile.TemporaryDirectory() as root:
@@ -264,6 +288,8 @@ class CliTest(unittest.TestCase):
                 (("snapshot", "-I", "5"), 2, "at least 10 ms"),
                 (("snapshot", "--", "true"), 2, "snapshot runs no command: 'true'"),
                 (("snapshot", "-e", "cycle"), 2, "did you mean cycles"),
+                (("snapshot", "-e", "LD_DEP_STAL"), 2, "did you mean LD_DEP_STALL"),
+                (("stat", "-e", "L1D_CACHE_REFILL_OUTER"), 2, "not of this machine's CPUs"),
                 (("snapshot", "-C", "1-0"), 2, "invalid CPU range"),
                 (("snapshot", "-C", "5"), 1, "cpu5 does not exist"),
             ]
@@ -415,6 +441,13 @@ class SnapshotTest(unittest.TestCase):
         self.assertEqual(log[3:], [
             "snapshot flags=0 lead_us=0 nr_values=4 nr_cpus=2 value_size=40 cpu_size=48"] * 2 +
             ["disable"])
+
+    def test_core_event_name(self):
+        r = self.run_fake("-e", "ld_dep_stall:u,cycles", "-n", "1", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ev = json.loads(r.stdout.splitlines()[0])["events"][0]
+        self.assertEqual((ev["event"], ev["number"], ev["raw"], ev["modifiers"]),
+                         ("LD_DEP_STALL", 0xe7, True, "u"))
 
     def test_software_lead_and_cpus(self):
         r = self.run_fake("-C", "1", "-e", "cycles", "--software", "--lead", "250", "--json")

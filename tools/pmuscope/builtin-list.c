@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pmuscope list: the events implemented on each CPU type. */
+/*
+ * pmuscope list: the events of each CPU type: the Arm common ones its
+ * PMCEID0/1_EL0 report, then those of its core's table (perf's pmu-events
+ * JSON, include/pmuscope_core_events.h) that PMCEID cannot confirm.
+ */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +15,8 @@
 struct cpu_type {
 	struct pmuscope_cpu_info info;
 	uint64_t cpus[PMUSCOPE_CPU_WORDS];
+	uint32_t midr;		/* 0: the driver gave none */
+	int core;		/* pmuscope_core_of(midr), -ENOENT: no table */
 };
 
 static int collect_types(struct cpu_type *types, int max)
@@ -18,7 +25,8 @@ static int collect_types(struct cpu_type *types, int max)
 	int n = 0;
 
 	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
-		int t;
+		uint32_t midr = 0;
+		int t, core;
 
 		if (pmuscope_cpu_info(cpu, &info)) {
 			if (cpu >= 64)
@@ -27,8 +35,11 @@ static int collect_types(struct cpu_type *types, int max)
 		}
 		if (!info.probed)
 			continue;
+		if (pmuscope_cpu_midr(cpu, &midr))
+			midr = 0;
+		core = midr ? pmuscope_core_of(midr) : -ENOENT;
 		for (t = 0; t < n; t++)
-			if (!strcmp(types[t].info.name, info.name) &&
+			if (!strcmp(types[t].info.name, info.name) && types[t].core == core &&
 			    types[t].info.pmceid0 == info.pmceid0 &&
 			    types[t].info.pmceid1 == info.pmceid1 &&
 			    types[t].info.num_counters == info.num_counters)
@@ -38,11 +49,88 @@ static int collect_types(struct cpu_type *types, int max)
 				continue;
 			memset(&types[n], 0, sizeof(types[n]));
 			types[n].info = info;
+			types[n].midr = midr;
+			types[n].core = core;
 			n++;
 		}
 		types[t].cpus[cpu / 64] |= 1ULL << (cpu % 64);
 	}
 	return n;
+}
+
+/* @text from column @col, folded at blanks to end before column 100. */
+static void print_wrapped(const char *text, int col)
+{
+	const int width = 99 - col;
+
+	while ((int)strlen(text) > width) {
+		int cut = width;
+
+		while (cut > 0 && text[cut] != ' ')
+			cut--;
+		if (!cut)
+			break;		/* one long word: left whole */
+		printf("%.*s\n%*s", cut, text, col, "");
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+	printf("%s\n", text);
+}
+
+/*
+ * The events of @type's core table that PMCEID cannot confirm
+ * (IMPLEMENTATION DEFINED, recommended), each with its description; in
+ * JSON the type's "core", "midr" and "core_events" (each "pmceid": false).
+ */
+static void list_core_events(const struct cpu_type *type, int json)
+{
+	const char *core = pmuscope_core_name(type->core);
+	int first = 1;
+
+	if (json) {
+		printf(",\"core\":");
+		if (core)
+			report_json_str(stdout, core);
+		else
+			printf("null");
+		if (type->midr)
+			printf(",\"midr\":\"0x%08x\"", type->midr);
+		else
+			printf(",\"midr\":null");
+		printf(",\"core_events\":[");
+	} else if (core) {
+		printf("  -- %s: events PMCEID cannot confirm (IMPLEMENTATION DEFINED or\n"
+		       "     recommended, named by perf's pmu-events JSON), marked *:\n", core);
+	}
+	for (size_t i = 0; i < pmuscope_core_event_count(type->core); i++) {
+		const char *name, *desc;
+		uint32_t num;
+
+		pmuscope_core_event_at(type->core, i, &num, &name, &desc);
+		if (pmuscope_event_is_common(num))
+			continue;	/* PMCEID says, above */
+		if (json) {
+			printf("%s{\"name\":", first ? "" : ",");
+			report_json_str(stdout, name);
+			printf(",\"number\":%u,\"description\":", num);
+			report_json_str(stdout, desc);
+			printf(",\"pmceid\":false}");
+		} else {
+			printf("  %-24s 0x%04x* ", name, num);
+			print_wrapped(desc, 35);
+		}
+		first = 0;
+	}
+	if (json)
+		printf("]");
+	else if (core)
+		printf("  (any other IMPLEMENTATION DEFINED event: rNNNN)\n\n");
+	else if (type->midr)
+		printf("  (IMPLEMENTATION DEFINED events: rNNNN, e.g. r0xc0; no table for MIDR 0x%08x)\n\n",
+		       type->midr);
+	else
+		printf("  (IMPLEMENTATION DEFINED events: rNNNN, e.g. r0xc0)\n\n");
 }
 
 static void list_usage(FILE *f)
@@ -110,7 +198,7 @@ int cmd_list(int argc, char **argv)
 				continue;
 			alias = pmuscope_alias_of(num);
 			if (json) {
-				printf("%s{\"name\":\"%s\",\"number\":%u,\"alias\":%s%s%s,\"description\":\"%s\"}",
+				printf("%s{\"name\":\"%s\",\"number\":%u,\"alias\":%s%s%s,\"description\":\"%s\",\"pmceid\":true}",
 				       first ? "" : ",", name, num, alias ? "\"" : "",
 				       alias ? alias : "null", alias ? "\"" : "", desc);
 			} else {
@@ -120,9 +208,10 @@ int cmd_list(int argc, char **argv)
 			first = 0;
 		}
 		if (json)
-			printf("]}");
-		else
-			printf("  (IMPLEMENTATION DEFINED events: rNNNN, e.g. r0xc0)\n\n");
+			printf("]");
+		list_core_events(&types[t], json);
+		if (json)
+			printf("}");
 	}
 	if (json)
 		printf("]}\n");
