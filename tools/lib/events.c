@@ -343,7 +343,7 @@ int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
 {
 	char name[64], suggestions[200];
 	const struct pmuscope_lib_event *found = NULL;
-	int cores[16], ncores = 0, found_core = -1;
+	int cores[16], ncores = 0;
 	const char *mods = strchr(text, ':');
 	size_t nlen = mods ? (size_t)(mods - text) : strlen(text);
 	const char *canon = NULL;
@@ -358,6 +358,8 @@ int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
 	name[nlen] = '\0';
 
 	if (pmuscope_lookup_name(name, &ev->number, &canon)) {
+		int found_core = -1;
+
 		/* not a common name: those of the core types present */
 		ncores = pmuscope_present_cores(cores, 16);
 		for (int c = 0; c < ncores; c++) {
