@@ -87,6 +87,16 @@ int pmuscope_event_slot(u32 number);
 const struct pmuscope_event_desc *pmuscope_event_by_number(u32 number);
 const struct pmuscope_event_desc *pmuscope_event_by_name(const char *name);
 
+/* An event of a core type's table that PMCEID cannot confirm. */
+struct pmuscope_core_event {
+	const char *name;
+	u16 number;
+	u16 core;
+};
+
+int pmuscope_core_of(u64 midr);
+const struct pmuscope_core_event *pmuscope_core_event_by_name(u64 midr, const char *name);
+
 /* --------------------------------------------------------------- discovery */
 
 /* Raw values read by the probe; zero where a register was not read. */
@@ -988,9 +998,9 @@ unsigned int pmuscope_policy_events(const struct pmuscope_event *evs, u32 nr);
 int pmuscope_check_el0_fit(u32 nr_counters, const struct pmuscope_event *evs, u32 nr);
 int pmuscope_place_events(const struct pmuscope_cpu_caps *caps, u32 free,
 			  const struct pmuscope_sess_event *evs, u32 nr, u8 *idx);
-int pmuscope_parse_event(char *tok, unsigned int kernel_el,
+int pmuscope_parse_event(char *tok, unsigned int kernel_el, u64 midr,
 			 struct pmuscope_event *ev);
-int pmuscope_parse_selection(char *str, unsigned int kernel_el,
+int pmuscope_parse_selection(char *str, unsigned int kernel_el, u64 midr,
 			     struct pmuscope_event *evs, u32 *nr);
 int pmuscope_format_event(u32 event, u32 flags, unsigned int kernel_el,
 			  char *buf, size_t len);

@@ -241,7 +241,8 @@ static ssize_t select_store(struct kobject *kobj, struct kobj_attribute *attr,
 	ret = -ENOMEM;
 	if (!str || !evs)
 		goto out;
-	ret = pmuscope_parse_selection(str, pmuscope_kernel_el(), evs, &nr);
+	ret = pmuscope_parse_selection(str, pmuscope_kernel_el(), pcpu->caps.regs.midr,
+				       evs, &nr);
 	if (ret)
 		goto out;
 	if (nr) {

@@ -388,14 +388,17 @@ EXPORT_SYMBOL_IF_KUNIT(pmuscope_policy_events);
 
 /*
  * Parse one "NAME[:MODS]" of a selection: NAME is an architectural event
- * name (any case), a number (0x11) or a raw number (r0xc0); MODS any of
- * u (EL0), k (the kernel's EL, @kernel_el), h (EL2), default "uk"
- * (pmuscope_modifiers.h). -ENOENT: no such name; -EINVAL: bad modifiers.
+ * name (any case), the name of an IMPLEMENTATION DEFINED or recommended
+ * event of the core type of MIDR_EL1 @midr (taken as its raw number), a
+ * number (0x11) or a raw number (r0xc0); MODS any of u (EL0), k (the
+ * kernel's EL, @kernel_el), h (EL2), default "uk" (pmuscope_modifiers.h).
+ * -ENOENT: no such name; -EINVAL: bad modifiers.
  */
-int pmuscope_parse_event(char *tok, unsigned int kernel_el,
+int pmuscope_parse_event(char *tok, unsigned int kernel_el, u64 midr,
 			 struct pmuscope_event *ev)
 {
 	const struct pmuscope_event_desc *desc;
+	const struct pmuscope_core_event *cev;
 	char *mods = strchr(tok, ':');
 	unsigned int num;
 
@@ -403,8 +406,12 @@ int pmuscope_parse_event(char *tok, unsigned int kernel_el,
 	if (mods)
 		*mods++ = '\0';
 	desc = pmuscope_event_by_name(tok);
+	cev = desc ? NULL : pmuscope_core_event_by_name(midr, tok);
 	if (desc) {
 		ev->event = desc->number;
+	} else if (cev) {
+		ev->event = cev->number;
+		ev->flags |= PMUSCOPE_EV_RAW;
 	} else if ((tok[0] == 'r' || tok[0] == 'R') && !kstrtouint(tok + 1, 0, &num)) {
 		ev->event = num;
 		ev->flags |= PMUSCOPE_EV_RAW;
@@ -433,9 +440,10 @@ EXPORT_SYMBOL_IF_KUNIT(pmuscope_parse_event);
 /*
  * Parse a whole selection, items separated by commas or blanks, into
  * @evs (room for PMUSCOPE_MAX_EVENTS); *@nr: how many. @str is changed.
+ * @midr: the CPU's MIDR_EL1, whose core type's names are taken too.
  * -E2BIG: more than PMUSCOPE_MAX_EVENTS items.
  */
-int pmuscope_parse_selection(char *str, unsigned int kernel_el,
+int pmuscope_parse_selection(char *str, unsigned int kernel_el, u64 midr,
 			     struct pmuscope_event *evs, u32 *nr)
 {
 	char *cur = strim(str), *tok;
@@ -447,7 +455,7 @@ int pmuscope_parse_selection(char *str, unsigned int kernel_el,
 			continue;
 		if (*nr == PMUSCOPE_MAX_EVENTS)
 			return -E2BIG;
-		ret = pmuscope_parse_event(tok, kernel_el, &evs[(*nr)++]);
+		ret = pmuscope_parse_event(tok, kernel_el, midr, &evs[(*nr)++]);
 		if (ret)
 			return ret;
 	}

@@ -349,8 +349,77 @@ static void pmuscope_test_event_slot(struct kunit *test)
 			    "event 0x%x", c->number);
 }
 
+/* The core tables: a CPU's MIDR_EL1 picks its type, variant and revision aside. */
+#define PMUSCOPE_TEST_A53	0x410fd034	/* r0p4, the AM62L's */
+#define PMUSCOPE_TEST_N1	0x413fd0c1	/* Neoverse N1 r3p1 */
+
+static void pmuscope_test_core_of(struct kunit *test)
+{
+	int a53 = pmuscope_core_of(PMUSCOPE_TEST_A53);
+
+	KUNIT_ASSERT_GE(test, a53, 0);
+	KUNIT_EXPECT_EQ(test, pmuscope_core_of(0x410fd030), a53);
+	KUNIT_EXPECT_EQ(test, pmuscope_core_of(0x411fd03f), a53);
+	KUNIT_EXPECT_EQ(test, pmuscope_core_of(0x420f1000), a53);	/* Cavium's A53 */
+	KUNIT_EXPECT_GE(test, pmuscope_core_of(PMUSCOPE_TEST_N1), 0);
+	KUNIT_EXPECT_NE(test, pmuscope_core_of(PMUSCOPE_TEST_N1), a53);
+	KUNIT_EXPECT_EQ(test, pmuscope_core_of(0x410fd0f0), -ENOENT);	/* no such part */
+	KUNIT_EXPECT_EQ(test, pmuscope_core_of(0x510fd030), -ENOENT);	/* other implementer */
+	KUNIT_EXPECT_EQ(test, pmuscope_core_of(0), -ENOENT);
+}
+
+static void pmuscope_test_core_event_lookup(struct kunit *test)
+{
+	const struct pmuscope_core_event *e;
+
+	e = pmuscope_core_event_by_name(PMUSCOPE_TEST_A53, "LD_DEP_STALL");
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_EQ(test, e->number, 0xe7);
+	e = pmuscope_core_event_by_name(PMUSCOPE_TEST_A53, "prefetch_linefill");
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_EQ(test, e->number, 0xc2);
+	/* the N1 has no LD_DEP_STALL; its own names are not the A53's */
+	KUNIT_EXPECT_NULL(test, pmuscope_core_event_by_name(PMUSCOPE_TEST_N1, "LD_DEP_STALL"));
+	KUNIT_EXPECT_NULL(test, pmuscope_core_event_by_name(PMUSCOPE_TEST_A53,
+							    "L1D_CACHE_REFILL_OUTER"));
+	e = pmuscope_core_event_by_name(PMUSCOPE_TEST_N1, "L1D_CACHE_REFILL_OUTER");
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_EQ(test, e->number, 0x45);
+	/* an unknown MIDR has no names; common events are not in the tables */
+	KUNIT_EXPECT_NULL(test, pmuscope_core_event_by_name(0x410fd0f0, "LD_DEP_STALL"));
+	KUNIT_EXPECT_NULL(test, pmuscope_core_event_by_name(PMUSCOPE_TEST_A53, "CPU_CYCLES"));
+	KUNIT_EXPECT_NULL(test, pmuscope_core_event_by_name(PMUSCOPE_TEST_A53, "LD_DEP_STAL"));
+}
+
+/* A selection written to an A53's select takes its names, an N1's not. */
+static void pmuscope_test_core_event_select(struct kunit *test)
+{
+	struct pmuscope_event *evs = kunit_kcalloc(test, PMUSCOPE_MAX_EVENTS,
+						   sizeof(*evs), GFP_KERNEL);
+	char *str = kunit_kzalloc(test, 64, GFP_KERNEL);
+	u32 nr = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, evs);
+	KUNIT_ASSERT_NOT_NULL(test, str);
+	strscpy(str, "ld_dep_stall:u,CPU_CYCLES", 64);
+	KUNIT_ASSERT_EQ(test, pmuscope_parse_selection(str, 1, PMUSCOPE_TEST_A53, evs, &nr), 0);
+	KUNIT_ASSERT_EQ(test, nr, 2);
+	KUNIT_EXPECT_EQ(test, evs[0].event, 0xe7);
+	KUNIT_EXPECT_EQ(test, evs[0].flags, PMUSCOPE_EV_RAW | PMUSCOPE_EV_EL0);
+	KUNIT_EXPECT_EQ(test, evs[1].event, 0x11);
+	KUNIT_EXPECT_FALSE(test, evs[1].flags & PMUSCOPE_EV_RAW);
+	strscpy(str, "CPU_CYCLES LD_DEP_STALL", 64);
+	KUNIT_EXPECT_EQ(test, pmuscope_parse_selection(str, 1, PMUSCOPE_TEST_N1, evs, &nr),
+			-ENOENT);
+	strscpy(str, "LD_DEP_STALL", 64);
+	KUNIT_EXPECT_EQ(test, pmuscope_parse_selection(str, 1, 0, evs, &nr), -ENOENT);
+}
+
 static struct kunit_case pmuscope_events_cases[] = {
 	KUNIT_CASE(pmuscope_test_event_table),
+	KUNIT_CASE(pmuscope_test_core_of),
+	KUNIT_CASE(pmuscope_test_core_event_lookup),
+	KUNIT_CASE(pmuscope_test_core_event_select),
 	KUNIT_CASE_PARAM(pmuscope_test_event_lookup, pmuscope_lookup_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_event_slot, pmuscope_slot_gen_params),
 	{}
