@@ -164,6 +164,17 @@ class CliTest(unittest.TestCase):
             self.assertIn("arm/cortex-a53: events PMCEID cannot confirm", r.stdout)
             self.assertRegex(r.stdout, r"\n  LD_DEP_STALL +0x00e7\* Cycles there is a stall")
             self.assertEqual(len(re.findall(r"(?m)^  [A-Z0-9_]+ +0x[0-9a-f]{4}\* ", r.stdout)), 30)
+            # the bash completion offers them after -e (it reads list --json)
+            comp = os.path.join(root, "completion")
+            subprocess.run([sys.executable, os.path.join(TOP, "scripts", "gen-completion.py"),
+                            "--out", comp], check=True, capture_output=True)
+            r = subprocess.run(["bash", "-c", '. "$1"; _pmuscope_event_names "$2"', "bash",
+                                comp, CLI], capture_output=True, text=True,
+                               env=dict(os.environ, PMUSCOPE_SYSFS=root))
+            offered = r.stdout.split()
+            self.assertIn("LD_DEP_STALL", offered)
+            self.assertIn("cycles", offered)
+            self.assertEqual(len(offered), 27 + 30 + 11, offered)
         with tempfile.TemporaryDirectory() as root:
             fake_sysfs(root)
             for cpu in (0, 1):      # a MIDR without a table: the common events only
