@@ -38,10 +38,13 @@ def die(msg):
 
 def default_dir():
     """perf's arm64 pmu-events directory of the kernel source, or None."""
+    # the project's kernel (lib.sh's default), whatever a caller's
+    # PMUSCOPE_KVER (6.1: the compatibility build) says
+    env = {k: v for k, v in os.environ.items() if k != "PMUSCOPE_KVER"}
     try:
         out = subprocess.run(
             ["bash", "-c", '. "$1/scripts/lib.sh" && pmuscope_pmu_events_dir',
-             "bash", TOP], capture_output=True, text=True, check=False)
+             "bash", TOP], capture_output=True, text=True, check=False, env=env)
     except OSError:
         return None
     path = out.stdout.strip()
