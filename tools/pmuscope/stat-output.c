@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stat-output.h"
@@ -74,6 +75,66 @@ void report_metrics(const struct report *r, struct report_metrics *m)
 }
 
 #define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* perf's update_stats(): Welford's running mean and sum of squares. */
+void report_stats_update(struct report_stats *s, double v)
+{
+	double delta;
+
+	s->n++;
+	delta = v - s->mean;
+	s->mean += delta / s->n;
+	s->M2 += delta * (v - s->mean);
+}
+
+/*
+ * perf's stddev_stats(): the standard deviation of the mean, the sample
+ * variance (n - 1) over n, square-rooted; 0 below 2 values.
+ */
+double report_stats_stddev(const struct report_stats *s)
+{
+	if (s->n < 2)
+		return 0.0;
+	return sqrt(s->M2 / (s->n - 1) / s->n);
+}
+
+/* perf's rel_stddev_stats(): @stddev in percent of @avg; 0 when @avg is. */
+double report_rel_stddev(double stddev, double avg)
+{
+	return avg ? 100.0 * stddev / avg : 0.0;
+}
+
+/*
+ * Where @cpu is, from sysfs (PMUSCOPE_CPU_SYSFS in the environment: another
+ * directory than /sys/devices/system/cpu, for tests), as perf reads it: a
+ * file that is missing, or a die_id of -1, reads 0. 0, or -1 when the CPU
+ * has no topology directory.
+ */
+int report_topo_read(int cpu, struct report_topo *t)
+{
+	static const char *const names[] = { "physical_package_id", "die_id", "core_id" };
+	const char *root = getenv("PMUSCOPE_CPU_SYSFS");
+	int *fields[] = { &t->socket, &t->die, &t->core };
+	char path[256];
+	int found = 0;
+
+	if (!root || !*root)
+		root = "/sys/devices/system/cpu";
+	for (unsigned int i = 0; i < ARRAY_LEN(names); i++) {
+		FILE *f;
+
+		*fields[i] = 0;
+		snprintf(path, sizeof(path), "%s/cpu%d/topology/%s", root, cpu, names[i]);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		found = 1;
+		if (fscanf(f, "%d", fields[i]) != 1 || *fields[i] < 0)
+			*fields[i] = 0;
+		fclose(f);
+	}
+	return found ? 0 : -1;
+}
 
 /* The metrics by their stable JSON and CSV names (Documentation/cli.rst). */
 static const struct {
@@ -171,14 +232,137 @@ static void report_label(const struct report *r, const struct report_counter *c,
 		snprintf(buf, len, "%s:%s", c->label, mods);
 }
 
+/* -r: the noise of counter @i as perf prints it after the count, if not 0. */
+static void report_noise_std(FILE *f, const struct report *r, unsigned int i)
+{
+	double pct;
+
+	if (r->runs < 2)
+		return;
+	pct = report_rel_stddev(r->noise[i], (double)r->c[i].count);
+	if (pct)
+		fprintf(f, "  ( +-%6.2f%% )", pct);
+}
+
+/*
+ * A report of one CPU (-A) or core (--per-core) of @r, its counters' counts
+ * those of the CPUs of @r whose indices are in @ks (@nk of them): what the
+ * metrics beside its rows are computed from.
+ */
+static void report_slice(struct report *dst, const struct report *r,
+			 const unsigned int *ks, unsigned int nk)
+{
+	dst->ncounters = r->ncounters;
+	dst->kernel_el = r->kernel_el;
+	for (unsigned int i = 0; i < r->ncounters; i++) {
+		struct report_counter *d = &dst->c[i];
+		const struct report_counter *c = &r->c[i];
+
+		d->number = c->number;
+		d->flags = c->flags;
+		d->name = c->name;
+		d->label = c->label;
+		d->count = d->time_enabled = d->time_running = 0;
+		d->vflags = 0;
+		for (unsigned int j = 0; j < nk; j++) {
+			d->count += c->cpu_count[ks[j]];
+			d->time_enabled += c->cpu_enabled[ks[j]];
+			d->time_running += c->cpu_running[ks[j]];
+			d->vflags |= c->cpu_vflags[ks[j]];
+		}
+	}
+}
+
+/*
+ * The rows of -A (@aggr REPORT_AGGR_NONE: one per CPU, counter by counter,
+ * as perf) or --per-core (core by core, each with its counters): each
+ * row's CPUs (indices into @r->cpu_ids) into @ks, a row's first at
+ * @first[row] and its count at @nks[row]. Returns the number of rows.
+ */
+static unsigned int report_groups(const struct report *r, unsigned int *ks,
+				  unsigned int *first, unsigned int *nks)
+{
+	unsigned int n = 0, used = 0;
+	int done[REPORT_MAX_CPUS] = { 0 };
+
+	for (unsigned int k = 0; k < r->ncpus; k++) {
+		if (done[k])
+			continue;
+		first[n] = used;
+		nks[n] = 0;
+		for (unsigned int j = k; j < r->ncpus; j++) {
+			const struct report_topo *a = &r->topo[k], *b = &r->topo[j];
+
+			if (done[j])
+				continue;
+			if (j != k && (r->aggr != REPORT_AGGR_CORE || a->socket != b->socket ||
+				       a->die != b->die || a->core != b->core))
+				continue;
+			done[j] = 1;
+			ks[used++] = j;
+			nks[n]++;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* The row's name: "CPU3" (-A) or "S0-D0-C3" (--per-core). */
+static void report_group_name(const struct report *r, unsigned int k, char *buf, size_t len)
+{
+	const struct report_topo *t = &r->topo[k];
+
+	if (r->aggr == REPORT_AGGR_CORE)
+		snprintf(buf, len, "S%d-D%d-C%d", t->socket, t->die, t->core);
+	else
+		snprintf(buf, len, "CPU%d", r->cpu_ids[k]);
+}
+
+static void report_row_std(FILE *f, const struct report *r, const struct report *row,
+			   unsigned int i, const char *stamp, const char *prefix)
+{
+	const struct report_counter *c = &row->c[i];
+	char num[32], label[64], beside[96], flags[64];
+
+	report_thousands(c->count, num, sizeof(num));
+	report_label(r, c, label, sizeof(label));
+	report_beside(row, c, beside, sizeof(beside));
+	pmuscope_flags_str(c->vflags, flags, sizeof(flags));
+	if (*beside)
+		fprintf(f, "%s%s%20s      %-26s %s", stamp, prefix, num, label, beside);
+	else
+		fprintf(f, "%s%s%20s      %s", stamp, prefix, num, label);
+	if (row == r)
+		report_noise_std(f, r, i);
+	if (c->time_running < c->time_enabled && c->time_enabled)
+		fprintf(f, "  (%.2f%%)", 100.0 * c->time_running / c->time_enabled);
+	if (*flags)
+		fprintf(f, "  [%s]", flags);
+	fprintf(f, "\n");
+}
+
+/* perf's get_precision(): the decimals that show @num's first digit. */
+static int report_precision(double num)
+{
+	if (num > 1)
+		return 0;
+	return lround(ceil(-log10(num)));
+}
+
 static void report_table(FILE *f, const struct report *r)
 {
-	char num[32], label[64], beside[96], flags[64], stamp[32] = "";
+	char num[32], label[64], flags[64], stamp[32] = "";
 
 	if (r->kind == REPORT_INTERVAL) {
 		snprintf(stamp, sizeof(stamp), "%12.6f ", r->time_s);
 	} else {
-		if (r->task)
+		if (r->pids || r->tids)
+			fprintf(f, "\n Performance counter stats for %s%s%s%s%s%s%s",
+				r->pids ? "process id '" : "", r->pids ? r->pids : "",
+				r->pids ? "'" : "", r->pids && r->tids ? " and " : "",
+				r->tids ? "thread id '" : "", r->tids ? r->tids : "",
+				r->tids ? "'" : "");
+		else if (r->task)
 			fprintf(f, "\n Performance counter stats for");
 		else
 			fprintf(f, "\n Performance counter stats for CPU%s %s",
@@ -190,24 +374,40 @@ static void report_table(FILE *f, const struct report *r)
 				fprintf(f, "%s%s", i ? " " : "", r->command[i]);
 			fprintf(f, r->task ? "'" : "')");
 		}
+		if (r->runs > 1)
+			fprintf(f, " (%u runs)", r->runs);
 		fprintf(f, ":\n\n");
 	}
-	for (unsigned int i = 0; i < r->ncounters; i++) {
+	if (r->aggr != REPORT_AGGR_GLOBAL) {
+		unsigned int ks[REPORT_MAX_CPUS], first[REPORT_MAX_CPUS], nks[REPORT_MAX_CPUS];
+		unsigned int n = report_groups(r, ks, first, nks);
+		struct report *row = malloc(sizeof(*row));
+		char name[64], prefix[96];
+
+		if (!row)
+			return;
+		/* -A: counter by counter, each CPU; --per-core: core by core. */
+		for (unsigned int a = 0; a < (r->aggr == REPORT_AGGR_NONE ? r->ncounters : n); a++) {
+			for (unsigned int b = 0; b < (r->aggr == REPORT_AGGR_NONE ? n : r->ncounters); b++) {
+				unsigned int g = r->aggr == REPORT_AGGR_NONE ? b : a;
+				unsigned int i = r->aggr == REPORT_AGGR_NONE ? a : b;
+
+				report_slice(row, r, &ks[first[g]], nks[g]);
+				report_group_name(r, ks[first[g]], name, sizeof(name));
+				if (r->aggr == REPORT_AGGR_CORE)
+					snprintf(prefix, sizeof(prefix), "%-18s %4u ", name, nks[g]);
+				else
+					snprintf(prefix, sizeof(prefix), "%-6s ", name);
+				report_row_std(f, r, row, i, stamp, prefix);
+			}
+		}
+		free(row);
+	}
+	for (unsigned int i = 0; r->aggr == REPORT_AGGR_GLOBAL && i < r->ncounters; i++) {
 		const struct report_counter *c = &r->c[i];
 
-		report_thousands(c->count, num, sizeof(num));
+		report_row_std(f, r, r, i, stamp, "");
 		report_label(r, c, label, sizeof(label));
-		report_beside(r, c, beside, sizeof(beside));
-		pmuscope_flags_str(c->vflags, flags, sizeof(flags));
-		if (*beside)
-			fprintf(f, "%s%20s      %-26s %s", stamp, num, label, beside);
-		else
-			fprintf(f, "%s%20s      %s", stamp, num, label);
-		if (c->time_running < c->time_enabled && c->time_enabled)
-			fprintf(f, "  (%.2f%%)", 100.0 * c->time_running / c->time_enabled);
-		if (*flags)
-			fprintf(f, "  [%s]", flags);
-		fprintf(f, "\n");
 		for (unsigned int k = 0; r->per_cpu && k < r->ncpus; k++) {
 			report_thousands(c->cpu_count[k], num, sizeof(num));
 			pmuscope_flags_str(c->cpu_vflags[k], flags, sizeof(flags));
@@ -215,8 +415,132 @@ static void report_table(FILE *f, const struct report *r)
 				label, *flags ? "  " : "", flags);
 		}
 	}
-	if (r->kind == REPORT_TOTAL)
+	if (r->kind != REPORT_TOTAL)
+		return;
+	if (r->runs > 1) {
+		/* As perf: at most 2 more digits than the spread's first. */
+		int prec = report_precision(r->elapsed_sd) + 2;
+
+		fprintf(f, "\n %17.*f +- %.*f seconds time elapsed", prec, r->elapsed_s,
+			prec, r->elapsed_sd);
+		if (report_rel_stddev(r->elapsed_sd, r->elapsed_s))
+			fprintf(f, "  ( +-%6.2f%% )",
+				report_rel_stddev(r->elapsed_sd, r->elapsed_s));
+		fprintf(f, "\n\n");
+	} else {
 		fprintf(f, "\n%20.9f seconds time elapsed\n\n", r->elapsed_s);
+	}
+}
+
+/*
+ * The metric perf's -x prints beside counter @c: its value and unit; 0
+ * when there is none. The same metrics as the table's (report_beside()).
+ */
+static int report_metric_sep(const struct report *r, const struct report_counter *c,
+			     double *v, const char **unit)
+{
+	struct report_metrics m;
+
+	if (c->flags & PMUSCOPE_EV_RAW)
+		return 0;
+	report_metrics_of(r, c, &m);
+	switch (c->number) {
+	case EV_INST_RETIRED:
+		*v = m.ipc;
+		*unit = "insn per cycle";
+		break;
+	case EV_L1D_CACHE_REFILL:
+		*v = 100 * m.l1d_miss_ratio;
+		*unit = "of L1D accesses";
+		break;
+	case EV_BR_MIS_PRED:
+	case EV_BR_MIS_PRED_RETIRED:
+		*v = 100 * m.branch_miss_ratio;
+		*unit = "of branches";
+		break;
+	case EV_STALL_FRONTEND:
+		*v = 100 * m.frontend_stall_ratio;
+		*unit = "frontend cycles idle";
+		break;
+	case EV_STALL_BACKEND:
+		*v = 100 * m.backend_stall_ratio;
+		*unit = "backend cycles idle";
+		break;
+	default:
+		return 0;
+	}
+	return !isnan(*v);
+}
+
+/*
+ * One row of -x SEP, perf's field order: [interval time,] [CPU or core
+ * (and its number of CPUs),] value, unit (empty), event, [-r: the noise
+ * "x.xx%",] run time (ns), run percentage, metric value, metric unit.
+ * A counter that never ran reads "<not counted>", as perf.
+ */
+static void report_row_sep(FILE *f, const struct report *r, const struct report *row,
+			   unsigned int i, const char *prefix)
+{
+	const char *sep = r->csv_sep, *unit;
+	const struct report_counter *c = &row->c[i];
+	char label[64];
+	double pct = 100, v;
+
+	report_label(r, c, label, sizeof(label));
+	if (r->kind == REPORT_INTERVAL)
+		fprintf(f, "%.9f%s", r->time_s, sep);
+	fprintf(f, "%s", prefix);
+	if (c->time_running && c->time_enabled)
+		fprintf(f, "%llu%s", (unsigned long long)c->count, sep);
+	else
+		fprintf(f, "<not counted>%s", sep);
+	fprintf(f, "%s%s", sep, label);
+	if (r->runs > 1)
+		fprintf(f, "%s%.2f%%", sep, row == r ?
+			report_rel_stddev(r->noise[i], (double)c->count) : 0.0);
+	/* perf's integer percentage: 100 * run / ena in 64 bits. */
+	if (c->time_running != c->time_enabled && c->time_enabled)
+		pct = (double)(100 * c->time_running / c->time_enabled);
+	fprintf(f, "%s%llu%s%.2f", sep, (unsigned long long)c->time_running, sep, pct);
+	if (report_metric_sep(row, c, &v, &unit))
+		fprintf(f, "%s%.2f%s%s", sep, v, sep, unit);
+	else
+		fprintf(f, "%s%s", sep, sep);
+	fputc('\n', f);
+}
+
+static void report_sep(FILE *f, const struct report *r)
+{
+	const char *sep = r->csv_sep;
+
+	if (r->aggr == REPORT_AGGR_GLOBAL) {
+		for (unsigned int i = 0; i < r->ncounters; i++)
+			report_row_sep(f, r, r, i, "");
+	} else {
+		unsigned int ks[REPORT_MAX_CPUS], first[REPORT_MAX_CPUS], nks[REPORT_MAX_CPUS];
+		unsigned int n = report_groups(r, ks, first, nks);
+		struct report *row = malloc(sizeof(*row));
+		char name[64], prefix[128];
+
+		if (!row)
+			return;
+		for (unsigned int a = 0; a < (r->aggr == REPORT_AGGR_NONE ? r->ncounters : n); a++) {
+			for (unsigned int b = 0; b < (r->aggr == REPORT_AGGR_NONE ? n : r->ncounters); b++) {
+				unsigned int g = r->aggr == REPORT_AGGR_NONE ? b : a;
+				unsigned int i = r->aggr == REPORT_AGGR_NONE ? a : b;
+
+				report_slice(row, r, &ks[first[g]], nks[g]);
+				report_group_name(r, ks[first[g]], name, sizeof(name));
+				if (r->aggr == REPORT_AGGR_CORE)
+					snprintf(prefix, sizeof(prefix), "%s%s%u%s", name, sep,
+						 nks[g], sep);
+				else
+					snprintf(prefix, sizeof(prefix), "%s%s", name, sep);
+				report_row_sep(f, r, row, i, prefix);
+			}
+		}
+		free(row);
+	}
 }
 
 /* A JSON string: quotes, backslashes and control characters escaped, and
@@ -370,7 +694,10 @@ void report_print(FILE *f, const struct report *r, enum report_format fmt,
 		report_csv(f, r, first);
 		break;
 	default:
-		report_table(f, r);
+		if (r->csv_sep)
+			report_sep(f, r);
+		else
+			report_table(f, r);
 		break;
 	}
 	fflush(f);

@@ -22,6 +22,28 @@ struct report_counter {
 	uint32_t vflags;		/* PMUSCOPE_VAL_* of any CPU */
 	uint64_t cpu_count[REPORT_MAX_CPUS];
 	uint32_t cpu_vflags[REPORT_MAX_CPUS];
+	uint64_t cpu_enabled[REPORT_MAX_CPUS];	/* -x's run time and percentage */
+	uint64_t cpu_running[REPORT_MAX_CPUS];
+};
+
+/* How a report's counts are split (perf stat's aggregation modes). */
+enum report_aggr {
+	REPORT_AGGR_GLOBAL,		/* one row a counter (default) */
+	REPORT_AGGR_NONE,		/* -A: one row a counter and CPU */
+	REPORT_AGGR_CORE,		/* --per-core: one row a core and counter */
+};
+
+/* Where a CPU is: sysfs's topology/{physical_package_id,die_id,core_id}. */
+struct report_topo {
+	int socket, die, core;
+};
+
+/*
+ * Running mean and spread of a value over the runs of stat -r, as perf's
+ * struct stats (Welford's method).
+ */
+struct report_stats {
+	double n, mean, M2;
 };
 
 enum report_kind {
@@ -43,6 +65,14 @@ struct report {
 	int exit_status;		/* total with a command, else -1 */
 	int per_cpu;			/* print per-CPU values */
 	unsigned int kernel_el;		/* pmuscope_kernel_el(): what "k" is */
+	/* perf stat's options (builtin-stat.c): */
+	const char *pids, *tids;	/* -p, -t as given; NULL: none */
+	const char *csv_sep;		/* -x SEP: perf's CSV; NULL: none */
+	enum report_aggr aggr;		/* -A, --per-core */
+	struct report_topo topo[REPORT_MAX_CPUS];	/* --per-core: of cpu_ids[k] */
+	unsigned int runs;		/* -r N: the counts are means of N runs */
+	double noise[PMUSCOPE_MAX_EVENTS];	/* -r: stddev of each mean */
+	double elapsed_sd;		/* -r: stddev of the mean elapsed time */
 };
 
 enum report_format {
@@ -93,6 +123,10 @@ void report_snapshot_print(FILE *f, const struct report_snapshot *s,
 			   enum report_format fmt, int first);
 void report_print(FILE *f, const struct report *r, enum report_format fmt,
 		  int first);
+void report_stats_update(struct report_stats *s, double v);
+double report_stats_stddev(const struct report_stats *s);
+double report_rel_stddev(double stddev, double avg);
+int report_topo_read(int cpu, struct report_topo *t);
 void report_thousands(uint64_t v, char *buf, size_t len);
 void report_json_str(FILE *f, const char *s);
 
