@@ -2194,5 +2194,254 @@ class ExportTest(unittest.TestCase):
         self.assertEqual(os.listdir(out), [])
 
 
+class StatOptionsTest(unittest.TestCase):
+    """perf stat's options of pmuscope stat (-r, -x, -o/--append, -A,
+    --per-core, -D, -d, -p/-t) against fake_pmuscope.so: READ number n of
+    a CPU session gives the k-th CPU count 1000 * (n + 1) * (k + 1) + i for
+    event i and time enabled = running = 1000000 * (n + 1) ns, so -r's
+    means and spreads are worked out here by hand."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.join(self.tmp.name, "sysfs")
+        self.log = os.path.join(self.tmp.name, "ioctls")
+        fake_sysfs(self.root)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def stat(self, *args, env=None, features=None):
+        e = {"PMUSCOPE_SYSFS": self.root, "LD_PRELOAD": FAKE, "FAKE_PMUSCOPE_LOG": self.log}
+        if features is not None:
+            e["FAKE_PMUSCOPE_FEATURES"] = hex(features)
+        e.update(env or {})
+        if os.path.exists(self.log):
+            os.unlink(self.log)
+        return run("stat", *args, env=e)
+
+    def ioctls(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return f.read().splitlines()
+
+    def topology(self, cores):
+        """A sysfs CPU tree where CPU k is on core cores[k] of socket 0."""
+        top = os.path.join(self.tmp.name, "cpu")
+        for cpu, core in enumerate(cores):
+            d = os.path.join(top, f"cpu{cpu}", "topology")
+            os.makedirs(d, exist_ok=True)
+            for name, value in (("physical_package_id", 0), ("die_id", -1), ("core_id", core)):
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(f"{value}\n")
+        return {"PMUSCOPE_CPU_SYSFS": top}
+
+    def test_repeat_mean_and_spread(self):
+        # Three runs, reads n = 0, 1, 2: cycles (i = 0) of CPUs 0 and 1 sum
+        # to 3000, 6000, 9000: mean 6000, sample variance 9e6, that of the
+        # mean 3e6, its root 1732.05: 28.87%; instructions (i = 1) 3002,
+        # 6002, 9002: 1732.05 / 6002 = 28.86%. Run time: mean of 2e6, 4e6, 6e6.
+        r = self.stat("-a", "-e", "cycles,instructions", "-r", "3", "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(" Performance counter stats for CPUs 0-1 ('true') (3 runs):", r.stdout)
+        self.assertRegex(r.stdout, r"\n +6,000 +cycles +\( \+- 28\.87% \)\n")
+        self.assertRegex(r.stdout, r"\n +6,002 +instructions .*insn per cycle +\( \+- 28\.86% \)\n")
+        self.assertRegex(r.stdout, r"\n +\d+\.\d+ \+- \d+\.\d+ seconds time elapsed")
+        r = self.stat("-a", "-e", "cycles,instructions", "-r", "3", "-x", ",", "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), [
+            "6000,,cycles,28.87%,4000000,100.00,,",
+            "6002,,instructions,28.86%,4000000,100.00,1.00,insn per cycle"])
+        # One run: no spread printed, as perf.
+        r = self.stat("-a", "-e", "cycles", "-r", "1", "-x", ",", "--", "true")
+        self.assertEqual(r.stdout.splitlines(), ["3000,,cycles,2000000,100.00,,"])
+        # The exit status is the last run's.
+        r = self.stat("-a", "-e", "cycles", "-r", "2", "--", "sh", "-c", "exit 3")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("(2 runs)", r.stdout)
+
+    def test_field_separator_fields(self):
+        r = self.stat("-a", "-e", "cycles,instructions:u,r11", "-x", ";", "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = [line.split(";") for line in r.stdout.splitlines()]
+        # value, unit, event, run time, run %, metric value, metric unit
+        self.assertEqual(rows, [
+            ["3000", "", "cycles", "2000000", "100.00", "", ""],
+            ["3002", "", "instructions:u", "2000000", "100.00", "", ""],
+            ["3004", "", "r11", "2000000", "100.00", "", ""]])
+        # Multiplexed: perf's integer percentage; never-ran: <not counted>.
+        r = self.stat("-C", "1", "-e", "cycles,instructions", "-x", ",", "--", "true",
+                      env={"FAKE_PMUSCOPE_VAL_FLAGS": "1:8"})
+        self.assertEqual(r.stdout.splitlines()[0], "2000,,cycles,500000,50.00,,")
+        # A counter that never ran (the fake's task sessions give no values).
+        sleeper = subprocess.Popen(["sleep", "0.1"])
+        r = self.stat("-t", str(sleeper.pid), "-e", "cycles", "-x", ",", features=TASKS)
+        sleeper.wait()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), ["<not counted>,,cycles,0,100.00,,"])
+
+    def test_no_aggr_sums_to_the_aggregate(self):
+        agg = self.stat("-a", "-e", "cycles,instructions", "-x", ",", "--", "true")
+        per = self.stat("-a", "-e", "cycles,instructions", "-x", ",", "-A", "--", "true")
+        self.assertEqual(per.returncode, 0, per.stderr)
+        rows = [line.split(",") for line in per.stdout.splitlines()]
+        self.assertEqual([r[:4] for r in rows], [
+            ["CPU0", "1000", "", "cycles"], ["CPU1", "2000", "", "cycles"],
+            ["CPU0", "1001", "", "instructions"], ["CPU1", "2001", "", "instructions"]])
+        self.assertEqual([len(r) for r in rows], [8] * 4)
+        self.assertEqual(rows[2][6:], ["1.00", "insn per cycle"])
+        totals = {line.split(",")[2]: int(line.split(",")[0]) for line in agg.stdout.splitlines()}
+        for ev in ("cycles", "instructions"):
+            self.assertEqual(sum(int(r[1]) for r in rows if r[3] == ev), totals[ev])
+        table = self.stat("-a", "-e", "cycles", "-A", "--", "true")
+        self.assertRegex(table.stdout, r"\nCPU0 +1,000 +cycles\nCPU1 +2,000 +cycles\n")
+
+    def test_per_core(self):
+        # Both CPUs on core 0: one row of 2 CPUs; each its own core: two.
+        r = self.stat("-a", "-e", "cycles", "-x", ",", "--per-core", "--", "true",
+                      env=self.topology([0, 0]))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), ["S0-D0-C0,2,3000,,cycles,2000000,100.00,,"])
+        # Each interval's rows too.
+        r = self.stat("-a", "-e", "cycles", "-x", ",", "--per-core", "-I", "10", "--",
+                      "sleep", "0.05", env=self.topology([1, 1]))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = [line.split(",") for line in r.stdout.splitlines()]
+        self.assertEqual({len(row) for row in rows}, {9, 10})
+        self.assertEqual({tuple(row[1:3]) for row in rows if len(row) == 10}, {("S0-D0-C1", "2")})
+        self.assertEqual([row[:2] for row in rows if len(row) == 9], [["S0-D0-C1", "2"]])
+        r = self.stat("-a", "-e", "cycles,instructions", "--per-core", "--", "true",
+                      env=self.topology([0, 1]))
+        self.assertRegex(r.stdout, r"\nS0-D0-C0 +1 +1,000 +cycles\nS0-D0-C0 +1 +1,001 +instructions"
+                         r".*\nS0-D0-C1 +1 +2,000 +cycles\nS0-D0-C1 +1 +2,001 +instructions")
+
+    def test_output_file_and_append(self):
+        out = os.path.join(self.tmp.name, "stat.txt")
+        r = self.stat("-a", "-e", "cycles", "-o", out, "--", "true")
+        self.assertEqual((r.returncode, r.stdout), (0, ""), r.stderr)
+        with open(out) as f:
+            first = f.read()
+        lines = first.splitlines()
+        self.assertRegex(lines[0], r"^# started on \w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4}$")
+        self.assertEqual(lines[1:4], ["", "", " Performance counter stats for CPUs 0-1 ('true'):"])
+        r = self.stat("-a", "-e", "cycles", "-x", ",", "-o", out, "--append", "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            both = f.read()
+        self.assertTrue(both.startswith(first))
+        rest = both[len(first):].splitlines()
+        self.assertTrue(rest[0].startswith("# started on "))
+        self.assertEqual(rest[1:], ["", "3000,,cycles,2000000,100.00,,"])
+        # Without --append: replaced. --json: no comment line, JSON only.
+        r = self.stat("-a", "-e", "cycles", "--json", "-o", out, "--", "true")
+        with open(out) as f:
+            self.assertEqual(json.loads(f.read())["counters"][0]["count"], 3000)
+        r = self.stat("-a", "-e", "cycles", "-o", os.path.join(self.tmp.name, "no", "f"),
+                      "--", "true")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cannot write", r.stderr)
+        self.assertEqual(self.ioctls(), [])
+
+    def test_delay(self):
+        # The command ends long before the delay: counting never starts.
+        t = time.monotonic()
+        r = self.stat("-a", "-e", "cycles", "-D", "100000", "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertLess(time.monotonic() - t, 30)
+        self.assertNotIn("enable", self.ioctls())
+        r = self.stat("-a", "-e", "cycles", "-D", "0", "--", "true")
+        self.assertIn("enable", self.ioctls())
+        # A delayed command counted per task is not armed for its exec:
+        # pmuscope enables it after the delay.
+        r = self.stat("-e", "cycles", "-D", "0", "--", "true", features=TASKS)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("enable", self.ioctls())
+        r = self.stat("-e", "cycles", "--", "true", features=TASKS)
+        self.assertNotIn("enable", self.ioctls())
+
+    def test_detailed(self):
+        # The fake's A53 PMCEID: no LL_CACHE_RD, L1D_TLB, L1I_TLB.
+        r = self.stat("-a", "-e", "cycles", "-d", "-x", ",", "--", "true")
+        self.assertEqual([line.split(",")[2] for line in r.stdout.splitlines()],
+                         ["cycles", "L1D_CACHE", "L1D_CACHE_REFILL"])
+        r = self.stat("-a", "-e", "L1D_CACHE", "-dd", "-x", ",", "--", "true")
+        self.assertEqual([line.split(",")[2] for line in r.stdout.splitlines()],
+                         ["L1D_CACHE", "L1D_CACHE_REFILL", "L1I_CACHE", "L1I_CACHE_REFILL",
+                          "L1D_TLB_REFILL", "L1I_TLB_REFILL"])
+
+    def test_attach_until_the_process_ends(self):
+        sleeper = subprocess.Popen(["sleep", "1"])
+        t = time.monotonic()
+        r = self.stat("-e", "cycles", "-p", str(sleeper.pid), features=TASKS)
+        sleeper.wait()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f" Performance counter stats for process id '{sleeper.pid}':", r.stdout)
+        self.assertGreater(time.monotonic() - t, 0.5)
+        self.assertEqual(self.ioctls(), ["config nr_events=1", "enable", "disable"])
+        # SIGINT ends it before the thread does.
+        sleeper = subprocess.Popen(["sleep", "60"])
+        try:
+            e = dict(os.environ, PMUSCOPE_SYSFS=self.root, LD_PRELOAD=FAKE,
+                     FAKE_PMUSCOPE_LOG=self.log, FAKE_PMUSCOPE_FEATURES=hex(TASKS))
+            os.unlink(self.log)
+            p = subprocess.Popen([CLI, "stat", "-e", "cycles", "-t", str(sleeper.pid)], env=e,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            while "enable" not in self.ioctls():
+                self.assertIsNone(p.poll(), p.stderr.read() if p.poll() is not None else "")
+                time.sleep(0.01)
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=30)
+            self.assertEqual(p.returncode, 0, err)
+            self.assertIn(f"thread id '{sleeper.pid}'", out)
+            self.assertIsNone(sleeper.poll())
+        finally:
+            sleeper.kill()
+            sleeper.wait()
+        # Not allowed: the message names CAP_PERFMON and the paranoid sysctl.
+        r = self.stat("-e", "cycles", "-p", str(os.getpid()), features=TASKS,
+                      env={"FAKE_PMUSCOPE_TASK_ERRNO": "13"})
+        self.assertEqual(r.returncode, 5, r.stderr)
+        self.assertIn("CAP_PERFMON", r.stderr)
+        self.assertIn("perf_event_paranoid", r.stderr)
+        r = self.stat("-e", "cycles", "-p", str(os.getpid()), features=FEAT_PMU)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("cannot count a task", r.stderr)
+
+    def test_refused_combinations(self):
+        cases = [
+            (("-A", "--", "true"), "-A and --per-core split the counts of CPUs: give -a or -C"),
+            (("--per-core", "--", "true"), "give -a or -C"),
+            (("-a", "-A", "--per-core"), "-A, --per-core and --per-cpu exclude each other"),
+            (("-a", "-A", "--per-cpu"), "-A, --per-core and --per-cpu exclude each other"),
+            (("-a", "-A", "--json"), "-A and --per-core are for the table and -x"),
+            (("-x", ",", "--csv"), "-x, --json and --csv exclude each other"),
+            (("-x", "", "--", "true"), "-x needs a separator"),
+            (("-a", "-x", ",", "--per-cpu"), "--per-cpu adds rows to the table: with -x, use -A"),
+            (("--append", "--", "true"), "--append needs -o FILE"),
+            (("-p", "1", "-a"), "-p and -t exclude -a, -C and a command"),
+            (("-t", "1", "--", "true"), "-p and -t exclude -a, -C and a command"),
+            (("-p", "x"), "-p needs process ids: 'x'"),
+            (("-p", "0"), "-p needs process ids: '0'"),
+            (("-r", "3"), "-r runs a command: give one (-- CMD)"),
+            (("-r", "0", "--", "true"), "-r needs a number of runs, 1 to 100000: '0'"),
+            (("-r", "3", "-I", "100", "--", "true"), "-r and -I exclude each other"),
+            (("-r", "3", "--json", "--", "true"), "-r prints means and their spread"),
+            (("-r", "3", "-a", "-A", "--", "true"), "-r spreads the totals: not with -A or --per-core"),
+            (("-i", "-a", "--", "true"), "-i leaves out a task's children: not with -a or -C"),
+            (("-i",), "-i leaves out the children of a command or of -p processes"),
+            (("-D", "-1", "--", "true"), "a negative delay (perf's -1: start on a signal) is not supported"),
+            (("-D", "1x", "--", "true"), "-D needs a delay of 0 to 86400000 ms"),
+        ]
+        for args, msg in cases:
+            r = self.stat(*args)
+            self.assertEqual(r.returncode, 2, (args, r.stderr))
+            self.assertIn(msg, r.stderr, args)
+            self.assertEqual(r.stdout, "", args)
+            self.assertEqual(self.ioctls(), [], args)
+        r = self.stat("-p", "2147483")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("-p: no process 2147483", r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -5,7 +5,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,4 +92,86 @@ int stat_wait(const struct timespec *deadline, pid_t child, int *status, int *re
 		if (si.si_code != SI_KERNEL || getpgid(child) != getpgrp())
 			kill(child, sig);
 	}
+}
+
+/*
+ * The tasks of stat -p and -t: their pidfds become readable when they end,
+ * SIGINT and SIGTERM (blocked, as for a command) through a signalfd: one
+ * poll, nothing missed between a check and the sleep. Threads without a
+ * pidfd (-t of a thread that does not lead its process, before Linux
+ * 6.9's PIDFD_THREAD) are looked for in /proc every 100 ms.
+ */
+int stat_wait_tasks(const struct timespec *deadline, const int *pidfds,
+		    const char (*procs)[48], int *ended, size_t n)
+{
+	struct pollfd *pfd = calloc(n + 1, sizeof(*pfd));
+	int sfd, stop = 0;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (!pfd || sfd < 0) {
+		free(pfd);
+		if (sfd >= 0)
+			close(sfd);
+		return 1;
+	}
+	while (!stop) {
+		struct signalfd_siginfo si;
+		struct timespec now, rel = { 0, 100000000L };
+		int polled = 0, alive = 0, timeout = -1;
+		size_t np = 1;
+
+		pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		for (size_t i = 0; i < n; i++) {
+			if (ended[i])
+				continue;
+			if (pidfds[i] < 0) {
+				if (access(procs[i], F_OK)) {
+					ended[i] = 1;
+					continue;
+				}
+				polled = 1;
+			} else {
+				pfd[np++] = (struct pollfd){ .fd = pidfds[i], .events = POLLIN };
+			}
+			alive = 1;
+		}
+		if (!alive) {
+			stop = 1;
+			break;
+		}
+		if (polled)
+			timeout = 100;
+		if (deadline) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			rel.tv_sec = deadline->tv_sec - now.tv_sec;
+			rel.tv_nsec = deadline->tv_nsec - now.tv_nsec;
+			if (rel.tv_nsec < 0) {
+				rel.tv_sec--;
+				rel.tv_nsec += 1000000000L;
+			}
+			if (rel.tv_sec < 0)
+				break;
+			if (timeout < 0 || rel.tv_sec * 1000 + rel.tv_nsec / 1000000 < timeout)
+				timeout = rel.tv_sec * 1000 + (rel.tv_nsec + 999999) / 1000000;
+		}
+		if (poll(pfd, np, timeout) < 0 && errno != EINTR)
+			stop = 1;
+		if (read(sfd, &si, sizeof(si)) == sizeof(si))
+			stop = 1;
+		/* A pidfd is readable once its task has ended. */
+		for (size_t j = 1, i = 0; i < n && j < np; i++) {
+			if (ended[i] || pidfds[i] < 0)
+				continue;
+			if (pfd[j].fd == pidfds[i] && (pfd[j].revents & (POLLIN | POLLHUP | POLLERR)))
+				ended[i] = 1;
+			j++;
+		}
+	}
+	close(sfd);
+	free(pfd);
+	return stop;
 }

@@ -15,6 +15,15 @@ void stat_signals(sigset_t *set);
  * 1 when the run should stop, 0 at the deadline.
  */
 int stat_wait(const struct timespec *deadline, pid_t child, int *status, int *reaped);
+/*
+ * stat -p, -t: wait until @deadline (NULL: none), SIGINT or SIGTERM, or the
+ * end of every one of @n tasks: @pidfds their pidfds (-1: none, then
+ * @procs[i], their /proc directories, are looked at every 100 ms), @ended
+ * those seen to end (kept between calls). 1 when the run should stop, 0
+ * at the deadline.
+ */
+int stat_wait_tasks(const struct timespec *deadline, const int *pidfds,
+		    const char (*procs)[48], int *ended, size_t n);
 /* CLOCK_MONOTONIC in seconds. */
 double now_s(void);
 

@@ -332,8 +332,7 @@ static void report_row_std(FILE *f, const struct report *r, const struct report 
 		fprintf(f, "%s%s%20s      %-26s %s", stamp, prefix, num, label, beside);
 	else
 		fprintf(f, "%s%s%20s      %s", stamp, prefix, num, label);
-	if (row == r)
-		report_noise_std(f, r, i);
+	report_noise_std(f, r, i);
 	if (c->time_running < c->time_enabled && c->time_enabled)
 		fprintf(f, "  (%.2f%%)", 100.0 * c->time_running / c->time_enabled);
 	if (*flags)
@@ -496,8 +495,7 @@ static void report_row_sep(FILE *f, const struct report *r, const struct report 
 		fprintf(f, "<not counted>%s", sep);
 	fprintf(f, "%s%s", sep, label);
 	if (r->runs > 1)
-		fprintf(f, "%s%.2f%%", sep, row == r ?
-			report_rel_stddev(r->noise[i], (double)c->count) : 0.0);
+		fprintf(f, "%s%.2f%%", sep, report_rel_stddev(r->noise[i], (double)c->count));
 	/* perf's integer percentage: 100 * run / ena in 64 bits. */
 	if (c->time_running != c->time_enabled && c->time_enabled)
 		pct = (double)(100 * c->time_running / c->time_enabled);
