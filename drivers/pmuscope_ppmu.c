@@ -188,10 +188,25 @@ static void pmuscope_ppmu_start(struct perf_event *event, int flags)
 		return;
 	raw_spin_lock_irqsave(&pmu->lock, irqflags);
 	now = ktime_get_ns();
-	/* Preloaded as it starts (pmuscope_hwc_hw_on()). */
-	if (is_sampling_event(event))
-		pmuscope_hwc_set_sampling(pmu, idx, event->attr.sample_period, now);
-	pmuscope_hwc_set_enabled(pmu, idx, true, now);
+	if (is_sampling_event(event)) {
+		u64 period = event->attr.sample_period;
+		u64 left = local64_read(&event->hw.period_left);
+
+		/*
+		 * Preloaded as it starts (pmuscope_hwc_hw_on()) with what is
+		 * left of its period at the last stop (a context switch, a
+		 * rotation), as perf's PMU drivers do: restarted from a whole
+		 * period, a task switched out more often than a period takes
+		 * would never be sampled. Then every period again (reloads).
+		 */
+		if (!left || left > period)
+			left = period;
+		pmuscope_hwc_set_sampling(pmu, idx, left, now);
+		pmuscope_hwc_set_enabled(pmu, idx, true, now);
+		pmu->hwc[idx].sample_period = period;
+	} else {
+		pmuscope_hwc_set_enabled(pmu, idx, true, now);
+	}
 	local64_set(&event->hw.prev_count, pmuscope_ppmu_count(pmu, idx));
 	event->hw.state = 0;
 	if (el0) {
@@ -207,11 +222,27 @@ static void pmuscope_ppmu_start(struct perf_event *event, int flags)
 	raw_spin_unlock_irqrestore(&pmu->lock, irqflags);
 }
 
+/*
+ * The events that sampling counter @idx, just stopped, had left to count
+ * to its overflow: from its last value folded to 2^width. More than its
+ * period (it overflowed, or counts on past that throttled) says none.
+ */
+static u64 pmuscope_ppmu_left(const struct pmuscope_pmu *pmu, unsigned int idx)
+{
+	const struct pmuscope_hwc *hwc = &pmu->hwc[idx];
+	u64 left = -hwc->last_hw;
+
+	if (pmuscope_hwc_width(pmu, idx) == 32)
+		left &= U32_MAX;
+	return hwc->irq_off || left > hwc->sample_period ? 0 : left;
+}
+
 static void pmuscope_ppmu_stop(struct perf_event *event, int flags)
 {
 	struct pmuscope_pmu *pmu = pmuscope_ppmu_local();
 	unsigned long irqflags;
 	int idx = event->hw.idx;
+	bool on_hw;
 	u64 now;
 
 	if (pmuscope_ppmu_sentinel(event))
@@ -221,10 +252,22 @@ static void pmuscope_ppmu_stop(struct perf_event *event, int flags)
 	raw_spin_lock_irqsave(&pmu->lock, irqflags);
 	pmuscope_ppmu_update(pmu, event);
 	now = ktime_get_ns();
+	on_hw = pmu->hwc[idx].on_hw;
 	pmuscope_hwc_set_enabled(pmu, idx, false, now);
-	/* Not throttled any more either: a window of its own at the next start. */
-	if (is_sampling_event(event))
+	if (is_sampling_event(event)) {
+		/*
+		 * What is left of the period for the next start: the events
+		 * from the value the stop folded (hwc->last_hw) to the
+		 * overflow. None when it overflowed (a sample the interrupt
+		 * will not take now) or counts on past it throttled: a whole
+		 * period then (pmuscope_ppmu_start()).
+		 */
+		if (on_hw)
+			local64_set(&event->hw.period_left,
+				    pmuscope_ppmu_left(pmu, idx));
+		/* Not throttled any more either: a window of its own at the next start. */
 		pmuscope_hwc_set_sampling(pmu, idx, 0, now);
+	}
 	event->hw.state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	if (pmuscope_ppmu_el0(event))
 		pmuscope_el0_stop(pmuscope_ppmu_el0(event), pmu->hwc[idx].slot);
