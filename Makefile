@@ -27,7 +27,7 @@ export ARCH CROSS_COMPILE
 KDIR ?=
 KBUILD_ARGS = M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=1
 
-.PHONY: all module kunit-module compat-6.1 tools setup kernel lint check demo bench profile clean host-test regs events faults
+.PHONY: all module kunit-module compat-6.1 tools setup kernel lint check demo bench profile clean host-test regs events metrics faults
 .PHONY: install uninstall install-module uninstall-module install-tools uninstall-tools
 .PHONY: man completion dkms-source help
 
@@ -76,6 +76,10 @@ regs: ## regenerate the register code from drivers/pmuscope_regs.tbl
 # Regenerate include/pmuscope_core_events.h from perf's pmu-events JSON.
 events: ## regenerate the per-core event tables from perf's pmu-events JSON
 	@scripts/gen-pmu-events.py
+
+# Regenerate stat's metric table from perf's pmu-events JSON.
+metrics: ## regenerate tools/pmuscope/metrics-table.h from perf's JSON
+	@scripts/gen-pmu-metrics.py
 
 host-test: ## the host unit tests (python unittest)
 	@python3 -m unittest discover -s tests/host -p 'test_*.py'

@@ -22,6 +22,12 @@ case $? in
 2) echo "core event tables: not checked, perf's pmu-events JSON is absent" ;;
 *) status=1 ;;
 esac
+# stat's metric table matches perf's pmu-events JSON.
+if python3 "$PMUSCOPE_TOP/scripts/gen-pmu-metrics.py" --check; then
+	echo "metric table: generated file up to date"
+else
+	status=1
+fi
 # The design maps name every file of drivers/ and tools/, and no other.
 python3 "$PMUSCOPE_TOP/scripts/check-map.py" || status=1
 # The fuzzer's tables match the uapi header and Documentation/ioctl.rst.
