@@ -158,6 +158,11 @@ tools/build/host/test_tools >"$build/logs/host-tools.log" 2>&1
 sed -n 's/^\(PASS\|FAIL\) /\1 host\/tools\//p' "$build/logs/host-tools.log" >>"$results"
 grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-tools.log" ||
 	record FAIL "host/tools unit tests (see build/logs/host-tools.log)"
+# stat's metric expressions and the generated metric table.
+tools/build/host/test_metrics >"$build/logs/host-metrics.log" 2>&1
+sed -n 's/^\(PASS\|FAIL\) /\1 host\/metrics\//p' "$build/logs/host-metrics.log" >>"$results"
+grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-metrics.log" ||
+	record FAIL "host/metrics unit tests (see build/logs/host-metrics.log)"
 # The perf SPE source's consumption logic on synthetic AUX data.
 (cd tools && build/host/test_spe_perf) >"$build/logs/host-spe-perf.log" 2>&1
 sed -n 's/^\(PASS\|FAIL\) /\1 host\/spe-perf\//p' "$build/logs/host-spe-perf.log" >>"$results"

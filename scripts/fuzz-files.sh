@@ -92,5 +92,26 @@ if log=$(gcc "${san[@]}" -DPMUSCOPE_HAVE_SPE_PERF -o "$out/pmuscope" \
 else
 	ko "build-cli-sanitized: $(head -n 5 <<<"$log")"
 fi
+
+# stat's metric expressions (tools/tests/test_metrics.c), sanitized: the
+# unit tests, then METRIC_FUZZ_RUNS (default 200000) mutations of the
+# table's expressions parsed and evaluated.
+if log=$(gcc "${san[@]}" -o "$out/test_metrics" "$tools/tests/test_metrics.c" \
+		"$tools/pmuscope/metric-expr.c" "$tools/pmuscope/metrics.c" \
+		"$tools"/lib/*.c -lm 2>&1); then
+	for args in "" "--fuzz ${METRIC_FUZZ_RUNS:-200000}"; do
+		# shellcheck disable=SC2086
+		res=$("$out/test_metrics" $args 2>&1)
+		if grep -qE 'Sanitizer|runtime error' <<<"$res"; then
+			ko "metric-expr${args:+ $args}: $(grep -m 3 -E 'ERROR|runtime error|SUMMARY' <<<"$res" | tr '\n' ' ')"
+		elif grep -q '^[0-9]* passed, 0 failed$' <<<"$res"; then
+			ok "metric-expr${args:+ $args}: $(tail -n 1 <<<"$res"), sanitized"
+		else
+			ko "metric-expr${args:+ $args}: $(grep -m 3 '^FAIL' <<<"$res" | tr '\n' ' ')"
+		fi
+	done
+else
+	ko "build-metric-expr-sanitized: $(head -n 5 <<<"$log")"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

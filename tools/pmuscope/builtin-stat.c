@@ -17,6 +17,7 @@
 
 #include "builtin.h"
 #include "cli.h"
+#include "metrics.h"
 
 static void stat_usage(FILE *f)
 {
@@ -24,6 +25,7 @@ static void stat_usage(FILE *f)
 		"usage: pmuscope stat [-e EVENT[,EVENT...]] [-d[d]] [-C CPUS | -a] [-I MS]\n"
 		"                     [--per-cpu | -A | --per-core] [--json | --csv | -x SEP]\n"
 		"                     [-o FILE [--append]] [-r N] [-D MS] [-i]\n"
+		"                     [-M METRICS] [--topdown] [--metric-only]\n"
 		"                     [-p PID[,PID...] | -t TID[,TID...] | -- CMD [ARG...]]\n"
 		"  With a command and neither -a nor -C, only the command and the\n"
 		"  children it creates are counted, wherever they run (-i: not the\n"
@@ -65,6 +67,7 @@ static const struct cli_option stat_options[] = {
 		     stat_more_opt, 'd'),
 	OPT_CALLBACK("no-inherit", 'i', NULL,
 		     "not the children the command (or -p process) creates", stat_more_opt, 'i'),
+	OPT_METRICS(),
 	OPT_HELP("help", 'h'),
 	OPT_END(),
 };
@@ -528,6 +531,9 @@ static int stat_setup(struct stat_run *s)
 	char err[512];
 	int ret;
 
+	ret = metrics_setup(o);
+	if (ret)
+		return ret;
 	ret = choose_cpus_events(o, default_events, nr_default_events);
 	if (ret)
 		return ret;
@@ -743,6 +749,7 @@ static void stat_intervals(struct stat_run *s)
 			continue;
 		stat_fill(s->cur, &s->o, s->vals, s->nv, s->first ? NULL : s->prev_vals);
 		s->cur->time_s = now_s() - (s->t0.tv_sec + s->t0.tv_nsec / 1e9);
+		metrics_fill(s->cur, s->o.interval_ms / 1000.0);
 		report_print(s->out, s->cur, s->o.fmt, s->first);
 		s->first = 0;
 		memcpy(s->prev_vals, s->vals, s->nv * sizeof(*s->vals));
@@ -854,6 +861,7 @@ static int stat_collect(struct stat_run *s)
 		/* The last, partial interval, then the total. */
 		stat_fill(s->cur, &s->o, s->vals, s->nv, s->first ? NULL : s->prev_vals);
 		s->cur->time_s = total->elapsed_s;
+		metrics_fill(s->cur, s->o.interval_ms / 1000.0);
 		report_print(s->out, s->cur, s->o.fmt, s->first);
 		s->first = 0;
 	}
@@ -947,6 +955,7 @@ static void stat_free(struct stat_run *s)
 	free(s->cur);
 	free(s->total);
 	free(s->acc);
+	metrics_free();
 	pmuscope_close(s->h);
 }
 
@@ -1042,6 +1051,7 @@ int cmd_stat(int argc, char **argv)
 		if (last)
 			break;
 	}
+	metrics_fill(s.total, s.total->elapsed_s);
 	report_print(s.out, s.total, s.o.fmt, s.first);
 	ret = s.child > 0 ? s.total->exit_status : 0;
 out:

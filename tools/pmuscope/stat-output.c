@@ -348,7 +348,53 @@ static int report_precision(double num)
 	return lround(ceil(-log10(num)));
 }
 
-static void report_table(FILE *f, const struct report *r)
+/* stat -M: a row per metric after the counters, as perf's "#  value unit  name". */
+static void report_mrows_table(FILE *f, const struct report *r, const char *stamp)
+{
+	for (unsigned int i = 0; i < r->nmrows; i++) {
+		const struct report_mrow *m = &r->mrows[i];
+
+		if (isnan(m->value))
+			fprintf(f, "%s%52s #  %10s  %s  (not counted)", stamp, "", "", m->name);
+		else
+			fprintf(f, "%s%52s #  %10.2f %s  %s", stamp, "", m->value, m->unit, m->name);
+		if (!isnan(m->value) && m->multiplexed)
+			fprintf(f, "  (multiplexed)");
+		fprintf(f, "\n");
+	}
+}
+
+/* --metric-only: a column per metric, "value unit" under its name. */
+static void report_mrows_only(FILE *f, const struct report *r, const char *stamp, int head)
+{
+	char cell[64];
+	int w, any = 0;
+
+	if (head) {
+		fprintf(f, "%s", *stamp ? "#        time " : "");
+		for (unsigned int i = 0; i < r->nmrows; i++) {
+			w = strlen(r->mrows[i].name) > 14 ? (int)strlen(r->mrows[i].name) : 14;
+			fprintf(f, " %*s", w, r->mrows[i].name);
+		}
+		fprintf(f, "\n");
+	}
+	fprintf(f, "%s", stamp);
+	for (unsigned int i = 0; i < r->nmrows; i++) {
+		const struct report_mrow *m = &r->mrows[i];
+
+		w = strlen(m->name) > 14 ? (int)strlen(m->name) : 14;
+		if (isnan(m->value))
+			snprintf(cell, sizeof(cell), "not counted");
+		else
+			snprintf(cell, sizeof(cell), "%.2f %s%s", m->value, m->unit,
+				 m->multiplexed ? "*" : "");
+		fprintf(f, " %*s", w, cell);
+		any |= m->multiplexed && !isnan(m->value);
+	}
+	fprintf(f, "%s\n", any ? "   (*: multiplexed)" : "");
+}
+
+static void report_table(FILE *f, const struct report *r, int head)
 {
 	char num[32], label[64], flags[64], stamp[32] = "";
 
@@ -376,6 +422,10 @@ static void report_table(FILE *f, const struct report *r)
 		if (r->runs > 1)
 			fprintf(f, " (%u runs)", r->runs);
 		fprintf(f, ":\n\n");
+	}
+	if (r->metric_only) {
+		report_mrows_only(f, r, stamp, r->kind == REPORT_TOTAL || head);
+		goto elapsed;
 	}
 	if (r->aggr != REPORT_AGGR_GLOBAL) {
 		unsigned int ks[REPORT_MAX_CPUS], first[REPORT_MAX_CPUS], nks[REPORT_MAX_CPUS];
@@ -414,6 +464,8 @@ static void report_table(FILE *f, const struct report *r)
 				label, *flags ? "  " : "", flags);
 		}
 	}
+	report_mrows_table(f, r, stamp);
+elapsed:
 	if (r->kind != REPORT_TOTAL)
 		return;
 	if (r->runs > 1) {
@@ -645,7 +697,26 @@ static void report_json(FILE *f, const struct report *r)
 		fprintf(f, "%s\"%s\":", i ? "," : "", report_metric_fields[i].name);
 		report_json_num(f, report_metric(&m, i));
 	}
-	fprintf(f, "}}\n");
+	fprintf(f, "}");
+	if (r->nmrows) {
+		fprintf(f, ",\"metric_values\":[");
+		for (unsigned int i = 0; i < r->nmrows; i++) {
+			fprintf(f, "%s{\"metric\":", i ? "," : "");
+			report_json_str(f, r->mrows[i].name);
+			fprintf(f, ",\"value\":");
+			report_json_num(f, r->mrows[i].value);
+			fprintf(f, ",\"unit\":");
+			report_json_str(f, r->mrows[i].unit);
+			fprintf(f, ",\"group\":");
+			if (r->mrows[i].group)
+				report_json_str(f, r->mrows[i].group);
+			else
+				fprintf(f, "null");
+			fprintf(f, ",\"multiplexed\":%s}", r->mrows[i].multiplexed ? "true" : "false");
+		}
+		fputc(']', f);
+	}
+	fprintf(f, "}\n");
 }
 
 static void report_csv(FILE *f, const struct report *r, int first)
@@ -657,7 +728,7 @@ static void report_csv(FILE *f, const struct report *r, int first)
 	if (first)
 		fprintf(f, "type,time_s,cpu,event,modifiers,count,time_enabled_ns,time_running_ns,flags\n");
 	snprintf(t, sizeof(t), "%.6f", r->kind == REPORT_TOTAL ? r->elapsed_s : r->time_s);
-	for (unsigned int i = 0; i < r->ncounters; i++) {
+	for (unsigned int i = 0; i < r->ncounters && !r->metric_only; i++) {
 		const struct report_counter *c = &r->c[i];
 
 		report_mods(r, c->flags, mods);
@@ -679,6 +750,17 @@ static void report_csv(FILE *f, const struct report *r, int first)
 			fprintf(f, "%s,%s,all,metric:%s,,%.6g,,,\"\"\n",
 				r->kind == REPORT_TOTAL ? "total" : "interval", t,
 				report_metric_fields[i].name, report_metric(&m, i));
+	/* stat -M: "metric:NAME", the value with its ScaleUnit applied. */
+	for (unsigned int i = 0; i < r->nmrows; i++) {
+		const struct report_mrow *mr = &r->mrows[i];
+
+		fprintf(f, "%s,%s,all,metric:%s,,", r->kind == REPORT_TOTAL ? "total" : "interval",
+			t, mr->name);
+		if (!isnan(mr->value))
+			fprintf(f, "%.6g", mr->value);
+		fprintf(f, ",,,\"%s\"\n", isnan(mr->value) ? "not-counted" :
+			mr->multiplexed ? "multiplexed" : "");
+	}
 }
 
 void report_print(FILE *f, const struct report *r, enum report_format fmt,
@@ -695,7 +777,7 @@ void report_print(FILE *f, const struct report *r, enum report_format fmt,
 		if (r->csv_sep)
 			report_sep(f, r);
 		else
-			report_table(f, r);
+			report_table(f, r, first);
 		break;
 	}
 	fflush(f);

@@ -46,6 +46,15 @@ struct report_stats {
 	double n, mean, M2;
 };
 
+/* A metric's value (stat -M, --topdown): filled by metrics.c. */
+struct report_mrow {
+	const char *name;		/* frontend_bound */
+	const char *unit;		/* as printed: "%", "MPKI", "per cycle" */
+	const char *group;		/* the group it was asked by, or NULL */
+	double value;			/* ScaleUnit applied; NaN: not counted */
+	int multiplexed;		/* an input counted part of the time */
+};
+
 enum report_kind {
 	REPORT_TOTAL,
 	REPORT_INTERVAL,
@@ -73,6 +82,9 @@ struct report {
 	unsigned int runs;		/* -r N: the counts are means of N runs */
 	double noise[PMUSCOPE_MAX_EVENTS];	/* -r: stddev of each mean */
 	double elapsed_sd;		/* -r: stddev of the mean elapsed time */
+	unsigned int nmrows;		/* metrics (stat -M) */
+	const struct report_mrow *mrows;
+	int metric_only;		/* --metric-only: the metrics alone */
 };
 
 enum report_format {

@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0
+"""stat -M, --topdown and --metric-only end to end against
+fake_pmuscope.so: the metrics' events added, their rows in the table,
+JSON and CSV, the errors."""
+
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_cli import FAKE, fake_sysfs, run  # noqa: E402
+
+
+class StatMetricsTest(unittest.TestCase):
+    """stat -M against fake_pmuscope.so: event i of the configuration counts
+    1000 * (k + 1) + i on CPU k (the two CPUs: 3000 + 2 * i)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.join(self.tmp.name, "sysfs")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def stat(self, *args, midr="0x410fd034"):
+        shutil.rmtree(self.root, ignore_errors=True)
+        fake_sysfs(self.root)
+        for cpu in (0, 1):
+            with open(os.path.join(self.root, f"cpu{cpu}", "midr"), "w") as f:
+                f.write(midr + "\n")
+        return run("stat", "-a", *args, "--", "true",
+                   env={"PMUSCOPE_SYSFS": self.root, "LD_PRELOAD": FAKE})
+
+    def test_a53_metric_row_after_the_counters(self):
+        r = self.stat("-M", "a53_frontend_stall")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        labels = [line.split()[1] for line in lines if re.match(r"\s+[\d,]+\s+\w", line)]
+        self.assertEqual(labels, ["IC_DEP_STALL", "IUTLB_DEP_STALL", "DECODE_DEP_STALL",
+                                  "OTHER_IQ_DEP_STALL", "CPU_CYCLES"])
+        # 100 * (3000 + 3002 + 3004 + 3006) / 3008 = 399.34 %
+        row = [line for line in lines if "a53_frontend_stall" in line]
+        self.assertEqual(len(row), 1)
+        self.assertRegex(row[0], r"^\s+#\s+399\.34 %  a53_frontend_stall$")
+
+    def test_topdown_json_and_csv(self):
+        r = self.stat("--topdown", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        total = json.loads(r.stdout.splitlines()[-1])
+        vals = {m["metric"]: m for m in total["metric_values"]}
+        self.assertEqual(sorted(vals), ["a53_backend_stall", "a53_execute_stall",
+                                        "a53_frontend_stall", "a53_ipc", "a53_memory_stall"])
+        counts = {c["label"]: c["count"] for c in total["counters"]}
+        self.assertEqual(len(counts), 12)
+        self.assertAlmostEqual(vals["a53_ipc"]["value"],
+                               counts["INST_RETIRED"] / counts["CPU_CYCLES"], places=5)
+        self.assertEqual((vals["a53_ipc"]["unit"], vals["a53_ipc"]["group"],
+                          vals["a53_ipc"]["multiplexed"]),
+                         ("per cycle", "A53_Cycle_Accounting", False))
+        r = self.stat("--topdown", "--csv")
+        rows = {row["event"]: row for row in csv.DictReader(io.StringIO(r.stdout))}
+        self.assertAlmostEqual(float(rows["metric:a53_backend_stall"]["count"]),
+                               vals["a53_backend_stall"]["value"], places=2)
+
+    def test_metric_only(self):
+        r = self.stat("-M", "a53_ipc,a53_memory_stall", "--metric-only")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("CPU_CYCLES", r.stdout)
+        lines = [line for line in r.stdout.splitlines() if line.strip()]
+        head = lines.index(next(line for line in lines if "a53_ipc" in line))
+        self.assertEqual(lines[head].split(), ["a53_ipc", "a53_memory_stall"])
+        # 3000 / 3002; 100 * (3004 + 3006 + 3008) / 3002
+        self.assertRegex(lines[head + 1], r"^\s+1\.00 per cycle\s+300\.40 %$")
+        r = self.stat("--metric-only")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--metric-only needs -M or --topdown", r.stderr)
+
+    def test_topdown_without_slot_events_names_them(self):
+        r = self.stat("--topdown", midr="0x410fd0c1")		# Neoverse N1
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("STALL_SLOT, STALL_SLOT_FRONTEND, STALL_SLOT_BACKEND, OP_RETIRED, OP_SPEC",
+                      r.stderr)
+
+    def test_unknown_metric_lists_the_groups(self):
+        r = self.stat("-M", "nope")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no metric or metric group 'nope' for cortex-a53 (arm/cortex-a53); "
+                      "its groups: A53_Cycle_Accounting", r.stderr)
+
+    def test_neoverse_group(self):
+        r = self.stat("-M", "Branch_Effectiveness", "--json", midr="0x410fd0c1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        total = json.loads(r.stdout.splitlines()[-1])
+        counts = {c["event"]: c["count"] for c in total["counters"]}
+        vals = {m["metric"]: m["value"] for m in total["metric_values"]}
+        self.assertAlmostEqual(vals["branch_mpki"],
+                               counts["BR_MIS_PRED_RETIRED"] / counts["INST_RETIRED"] * 1000,
+                               places=3)
+        self.assertAlmostEqual(vals["branch_misprediction_ratio"],
+                               counts["BR_MIS_PRED_RETIRED"] / counts["BR_RETIRED"], places=5)
+
+
+if __name__ == "__main__":
+    unittest.main()
