@@ -400,8 +400,12 @@ int metrics_setup(struct stat_opts *o)
 		for (unsigned int i = 0; core && i < core->nmetrics; i++)
 			any |= metrics_in_list(core->metrics[i].groups, g);
 		if (!any) {
-			fprintf(stderr, "pmuscope: --topdown: CPU %d (%s) has no TopdownL1: its PMU lacks the slot events STALL_SLOT, STALL_SLOT_FRONTEND, STALL_SLOT_BACKEND, OP_RETIRED, OP_SPEC (PMCEID) and pmuscope has no cycle-accounting group for it (try -M with a group of %s)\n",
-				first, name, core ? core->core : "none");
+			char groups[512];
+
+			metrics_groups(core, groups, sizeof(groups));
+			fprintf(stderr, "pmuscope: --topdown: CPU %d (%s) has no TopdownL1: its PMU lacks the slot events STALL_SLOT, STALL_SLOT_FRONTEND, STALL_SLOT_BACKEND, OP_RETIRED, OP_SPEC (PMCEID) and pmuscope has no cycle-accounting group for it%s%s%s\n",
+				first, name, core ? " (-M takes its groups: " : "", groups,
+				core ? ")" : "");
 			return EXIT_UNSUPPORTED;
 		}
 		if (metrics_ask(o, core, g, name))
@@ -428,9 +432,17 @@ static double metrics_id_value(void *arg, const char *name)
 	for (unsigned int i = 0; i < mexpr_nids(s->e); i++) {
 		if (strcmp(mexpr_id(s->e, i), name))
 			continue;
-		if (s->idx[i] >= 0)
-			return s->idx[i] < (int)ms.cur->ncounters ?
-			       (double)ms.cur->c[s->idx[i]].count : NAN;
+		if (s->idx[i] >= 0) {
+			const struct report_counter *c;
+
+			if (s->idx[i] >= (int)ms.cur->ncounters)
+				return NAN;
+			c = &ms.cur->c[s->idx[i]];
+			/* Enabled but never on a counter: not counted, not 0 (perf). */
+			if (c->time_enabled && !c->time_running)
+				return NAN;
+			return (double)c->count;
+		}
 		for (unsigned int k = 0; k < ms.nsel; k++)
 			if (!strcasecmp(ms.sel[k].m->name, name) && ms.depth < METRICS_REF_DEPTH)
 				return metrics_value(&ms.sel[k]);
