@@ -371,7 +371,7 @@ static void report_mrows_only(FILE *f, const struct report *r, const char *stamp
 	int w, any = 0;
 
 	if (head) {
-		fprintf(f, "%s", *stamp ? "#        time " : "");
+		fprintf(f, "%s", *stamp ? "#       time " : "");	/* as wide as the stamp */
 		for (unsigned int i = 0; i < r->nmrows; i++) {
 			w = strlen(r->mrows[i].name) > 14 ? (int)strlen(r->mrows[i].name) : 14;
 			fprintf(f, " %*s", w, r->mrows[i].name);
