@@ -11,9 +11,11 @@ mapfile.csv maps a MIDR to the core's directory. For each core of the
 mapfile with a metrics.json that pmuscope's expression parser reads
 (tools/pmuscope/metric-expr.c), the table holds every metric (MetricName,
 MetricExpr as in the JSON, MetricGroup, ScaleUnit, BriefDescription,
-DefaultMetricgroupName), the core's MIDRs, and the name and code of each
-event its expressions use that the core's JSON defines (IMPLEMENTATION
-DEFINED ones included, which libpmuscope's common table does not name).
+DefaultMetricgroupName) and the core's MIDRs. The events the expressions
+name are not in it: libpmuscope takes them by name, the IMPLEMENTATION
+DEFINED ones through the core's table (include/pmuscope_core_events.h,
+scripts/gen-pmu-events.py); a name no JSON of the core defines stops the
+generator.
 sbsa.json's metrics make a table of their own ("sbsa"), for a core without
 a metrics.json whose PMCEID reports the slot events.
 
@@ -197,7 +199,7 @@ def mapfile(json_dir):
 
 
 def build(json_dir):
-    """[(core, [midr], [metric], {event: code})], sbsa first."""
+    """[(core, [midr], [metric])], sbsa first; every event named is checked."""
     std = arch_std(json_dir)
     common = {}
     for name in ('common-and-microarch.json', 'recommended.json'):
@@ -220,18 +222,15 @@ def build(json_dir):
     out = []
     for core, midrs, metrics, events in tables:
         names = {m['MetricName'].lower() for m in metrics if 'MetricName' in m}
-        used = {}
         for m in metrics:
             for tok in identifiers(m.get('MetricExpr', '')):
                 up = tok.upper()
                 if tok.lower() in names:
                     continue
-                if up in events:
-                    used[up] = events[up]
-                elif up not in common:
+                if up not in events and up not in common:
                     raise SystemExit('gen-pmu-metrics: %s: %s uses %s, which no JSON names'
                                      % (core, m['MetricName'], tok))
-        out.append((core, midrs, metrics, used))
+        out.append((core, midrs, metrics))
     return out
 
 
@@ -255,7 +254,7 @@ def render(tables, source):
         ' */',
         '',
     ]
-    for core, midrs, metrics, used in tables:
+    for core, midrs, metrics in tables:
         lines.append('static const struct pmu_metric pmu_metrics_%s[] = {' % ident(core))
         for m in metrics:
             lines.append('\t{ %s, %s,' % (cstr(m['MetricName']), cstr(m.get('MetricGroup'))))
@@ -264,13 +263,6 @@ def render(tables, source):
                                           cstr(m.get('DefaultMetricgroupName'))))
             lines.append('\t  %s },' % cstr(m.get('BriefDescription')))
         lines.append('};')
-        if used:
-            lines.append('')
-            lines.append('static const struct pmu_metric_event pmu_metric_events_%s[] = {'
-                         % ident(core))
-            for name, code in sorted(used.items()):
-                lines.append('\t{ %s, 0x%x },' % (cstr(name), code))
-            lines.append('};')
         lines.append('')
         if midrs:
             lines.append('static const uint32_t pmu_metric_midrs_%s[] = {' % ident(core))
@@ -278,13 +270,11 @@ def render(tables, source):
             lines.append('};')
             lines.append('')
     lines.append('static const struct pmu_metric_core pmu_metric_cores[] = {')
-    for core, midrs, metrics, used in tables:
+    for core, midrs, metrics in tables:
         i = ident(core)
         lines.append('\t{ %s, %s, %s,' % (
             cstr(core), 'pmu_metric_midrs_%s' % i if midrs else 'NULL', len(midrs)))
-        lines.append('\t  pmu_metrics_%s, %d,' % (i, len(metrics)))
-        lines.append('\t  %s, %d },' % ('pmu_metric_events_%s' % i if used else 'NULL',
-                                        len(used)))
+        lines.append('\t  pmu_metrics_%s, %d },' % (i, len(metrics)))
     lines.append('};')
     return '\n'.join(lines) + '\n'
 

@@ -2,8 +2,10 @@
 """stat's metric table (tools/pmuscope/metrics-table.h) against perf's
 pmu-events JSON, read here on its own: every metric of sbsa.json, Neoverse
 N1, V1 and N2/V2 (MetricName, MetricGroup, MetricExpr, ScaleUnit,
-DefaultMetricgroupName, BriefDescription), the event codes, the MIDRs, the
-Cortex-A53's own group; and gen-pmu-metrics.py --check on a stale copy."""
+DefaultMetricgroupName, BriefDescription), the MIDRs, the Cortex-A53's own
+group; that every event a core's metrics name is in libpmuscope's core
+table (include/pmuscope_core_events.h) with the JSON's code, or a common
+event; and gen-pmu-metrics.py --check on a stale copy."""
 
 import glob
 import json
@@ -17,6 +19,10 @@ import unittest
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TABLE = os.path.join(TOP, "tools", "pmuscope", "metrics-table.h")
+CORE_EVENTS = os.path.join(TOP, "include", "pmuscope_core_events.h")
+# Words of perf's MetricExpr that are not events.
+NOT_EVENTS = {"if", "else", "min", "max", "d_ratio", "strcmp_cpuid_str", "duration_time",
+              "slots"}
 GEN = os.path.join(TOP, "scripts", "gen-pmu-metrics.py")
 
 
@@ -37,27 +43,47 @@ STR = r'"((?:[^"\\]|\\.)*)"'
 
 
 def parse_table():
-    """{core: [(name, groups, expr, unit, default, desc)]}, {core: {event: code}},
-    {core: [midr]}, from the generated header."""
+    """{core: [(name, groups, expr, unit, default, desc)]}, {core: [midr]},
+    from the generated header."""
     with open(TABLE) as f:
         text = f.read()
-    metrics, events, midrs = {}, {}, {}
+    metrics, midrs = {}, {}
     for ident, body in re.findall(r"pmu_metric pmu_metrics_(\w+)\[\] = \{\n(.*?)\n\};", text, re.S):
         metrics[ident] = [tuple(c_string(x) for x in m) for m in re.findall(
             r"\t\{ %s, %s,\n\t  %s,\n\t  %s, %s,\n\t  %s \}," % ((STR,) * 6), body)]
-    for ident, body in re.findall(r"pmu_metric_event pmu_metric_events_(\w+)\[\] = \{\n(.*?)\n\};",
-                                  text, re.S):
-        events[ident] = {n: int(c, 16) for n, c in re.findall(r'\{ "(\w+)", (0x[0-9a-f]+) \}', body)}
     for ident, body in re.findall(r"pmu_metric_midrs_(\w+)\[\] = \{\n(.*?)\n\};", text, re.S):
         midrs[ident] = [int(x, 16) for x in re.findall(r"0x[0-9a-f]+", body)]
-    return metrics, events, midrs
+    return metrics, midrs
+
+
+def core_events():
+    """{core id: {NAME: number}} of libpmuscope's core tables."""
+    with open(CORE_EVENTS) as f:
+        text = f.read()
+    out = {}
+    for core, num, name in re.findall(r'^PMUSCOPE_CORE_EVENT\((\w+), (0x[0-9A-Fa-f]+), "(\w+)"',
+                                      text, re.M):
+        out.setdefault(core, {})[name] = int(num, 16)
+    return out
+
+
+def expr_events(metrics):
+    """The event names (upper case) @metrics' expressions use."""
+    names = {m[0].lower() for m in metrics}
+    out = set()
+    for m in metrics:
+        expr = re.sub(r"'[^']*'", "", m[2])     # strcmp_cpuid_str's 'MIDR'
+        for tok in re.findall(r"(?<![0-9A-Za-z_.])[A-Za-z_][A-Za-z0-9_.]*", expr):
+            if tok.lower() not in names and tok.lower() not in NOT_EVENTS:
+                out.add(tok.upper())
+    return out
 
 
 @unittest.skipUnless(json_dir(), "perf's pmu-events JSON not unpacked (scripts/build-kernel.sh)")
 class TableTest(unittest.TestCase):
     def setUp(self):
         self.dir = json_dir()
-        self.metrics, self.events, self.midrs = parse_table()
+        self.metrics, self.midrs = parse_table()
 
     def load(self, *path):
         with open(os.path.join(self.dir, *path)) as f:
@@ -107,20 +133,33 @@ class TableTest(unittest.TestCase):
         self.assertEqual(self.metrics["arm_neoverse_n2_v2"], self.expected("arm/neoverse-n2-v2"))
         self.assertEqual(self.midrs["arm_neoverse_n2_v2"], [0x410fd490, 0x410fd4f0])
 
-    def test_event_codes_are_the_cores(self):
-        codes = {}
+    def common(self):
+        return {e["EventName"]: int(e["EventCode"], 16)
+                for name in ("common-and-microarch.json", "recommended.json")
+                for e in self.load(name) if "EventCode" in e}
+
+    def test_metric_events_are_in_the_core_tables(self):
+        # libpmuscope resolves a metric's events: each is a common event or
+        # one of its core's table, with the number of the core's JSON.
+        tables, common = core_events(), self.common()
+        n1 = {}
         for path in glob.glob(os.path.join(self.dir, "arm", "neoverse-n1", "*.json")):
             with open(path) as f:
-                entries = json.load(f)
-            for e in entries:
-                if "EventCode" in e:
-                    codes[e["EventName"]] = int(e["EventCode"], 16)
-        common = {e["EventName"]: int(e["EventCode"], 16)
-                  for name in ("common-and-microarch.json", "recommended.json")
-                  for e in self.load(name) if "EventCode" in e}
-        for name, code in self.events["arm_neoverse_n1"].items():
-            self.assertEqual(code, codes.get(name, common.get(name)), name)
-        self.assertEqual(self.events["arm_neoverse_n1"]["DP_SPEC"], 0x73)
+                n1.update({e["EventName"]: int(e["EventCode"], 16)
+                           for e in json.load(f) if "EventCode" in e})
+        checked = 0
+        for core, metrics in self.metrics.items():
+            for name in expr_events(metrics):
+                if core == "sbsa" or name not in tables.get(core, {}):
+                    self.assertIn(name, common, "%s: %s" % (core, name))
+                checked += 1
+        self.assertGreater(checked, 100)
+        used = expr_events(self.metrics["arm_neoverse_n1"])
+        self.assertIn("DP_SPEC", used)
+        for name in used:
+            self.assertEqual(tables["arm_neoverse_n1"].get(name, common.get(name)),
+                             n1.get(name, common.get(name)), name)
+        self.assertEqual(tables["arm_neoverse_n1"]["DP_SPEC"], 0x73)
 
     def test_a53_group_uses_its_stall_events(self):
         pipeline = {e["EventName"]: int(e["EventCode"], 16)
@@ -134,9 +173,10 @@ class TableTest(unittest.TestCase):
         self.assertEqual(a53["a53_backend_stall"][2], "100 * ((AGU_DEP_STALL + SIMD_DEP_STALL + "
                          "LD_DEP_STALL + ST_DEP_STALL + OTHER_INTERLOCK_STALL + STALL_SB_FULL) "
                          "/ CPU_CYCLES)")
-        self.assertEqual(self.events["arm_cortex_a53"],
-                         {n: pipeline[n] for n in self.events["arm_cortex_a53"]})
-        self.assertEqual(len(self.events["arm_cortex_a53"]), 10)
+        impdef = expr_events(self.metrics["arm_cortex_a53"]) - set(self.common())
+        self.assertEqual(len(impdef), 10)
+        a53 = core_events()["arm_cortex_a53"]
+        self.assertEqual({n: a53[n] for n in impdef}, {n: pipeline[n] for n in impdef})
         self.assertEqual(self.midrs["arm_cortex_a53"], [0x410fd030, 0x420f1000])
 
     def test_check_sees_a_stale_table(self):

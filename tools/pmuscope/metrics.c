@@ -131,26 +131,12 @@ static int metrics_in_list(const char *list, const char *name)
 /* The counters (o->evs index) for the event @name: added if new; -1: error. */
 static int metrics_event(struct stat_opts *o, const char *name)
 {
-	const struct pmu_metric_core *c = ms.core;
 	struct pmuscope_event_spec ev;
 	char err[256];
 	int ret;
 
+	/* libpmuscope takes the core's IMPLEMENTATION DEFINED names too. */
 	ret = pmuscope_event_parse(name, &ev, err, sizeof(err));
-	if (ret == -ENOENT && c) {
-		/* An IMPLEMENTATION DEFINED event the core's JSON names. */
-		for (unsigned int i = 0; i < c->nevents; i++) {
-			char raw[16];
-
-			if (strcasecmp(c->events[i].name, name))
-				continue;
-			snprintf(raw, sizeof(raw), "r0x%x", c->events[i].code);
-			ret = pmuscope_event_parse(raw, &ev, err, sizeof(err));
-			if (!ret)
-				snprintf(ev.label, sizeof(ev.label), "%s", c->events[i].name);
-			break;
-		}
-	}
 	if (ret) {
 		fprintf(stderr, "pmuscope: metric event: %s\n", err);
 		return -1;
@@ -235,21 +221,12 @@ static int metrics_add(struct stat_opts *o, const struct pmu_metric *m, const ch
 	return 0;
 }
 
-/* The MIDR of @cpu from the driver's sysfs: 0 if none. */
+/* The MIDR of @cpu as the driver read it: 0 if none. */
 static uint32_t metrics_midr(int cpu)
 {
-	char path[512];
-	unsigned int v = 0;
-	FILE *f;
+	uint32_t midr;
 
-	snprintf(path, sizeof(path), "%s/cpu%d/midr", pmuscope_sysfs_root(), cpu);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%x", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
+	return pmuscope_cpu_midr(cpu, &midr) ? 0 : midr;
 }
 
 /* #slots: PMMIR_EL1.SLOTS, as perf reads it (caps/slots of the CPU PMU). */

@@ -23,12 +23,6 @@ struct pmu_metric {
 	const char *desc;		/* BriefDescription */
 };
 
-/* An event a core's expressions name, with its code in the core's JSON. */
-struct pmu_metric_event {
-	const char *name;
-	uint32_t code;
-};
-
 /* A core's metrics: the directory of the JSON, the MIDRs mapfile.csv gives. */
 struct pmu_metric_core {
 	const char *core;		/* "arm/neoverse-n1"; "sbsa": the generic ones */
@@ -36,8 +30,6 @@ struct pmu_metric_core {
 	unsigned int nmidrs;
 	const struct pmu_metric *metrics;
 	unsigned int nmetrics;
-	const struct pmu_metric_event *events;
-	unsigned int nevents;
 };
 
 /* The cores of the table, sbsa first. */
