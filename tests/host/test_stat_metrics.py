@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """stat -M, --topdown and --metric-only end to end against
 fake_pmuscope.so: the metrics' events added, their rows in the table,
-JSON and CSV, the errors."""
+JSON, CSV and -x, with -r and -o, the errors and refused combinations."""
 
 import csv
 import io
@@ -104,6 +104,73 @@ class StatMetricsTest(unittest.TestCase):
                                places=3)
         self.assertAlmostEqual(vals["branch_misprediction_ratio"],
                                counts["BR_MIS_PRED_RETIRED"] / counts["BR_RETIRED"], places=5)
+
+    def test_field_separator_metric_rows(self):
+        # perf's -x: a row per metric, its value and "UNIT  NAME" in the
+        # columns of a counter's metric (6th and 7th), the others empty.
+        r = self.stat("-M", "a53_frontend_stall", "-x", ",")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), [
+            "3000,,IC_DEP_STALL,2000000,100.00,,",
+            "3002,,IUTLB_DEP_STALL,2000000,100.00,,",
+            "3004,,DECODE_DEP_STALL,2000000,100.00,,",
+            "3006,,OTHER_IQ_DEP_STALL,2000000,100.00,,",
+            "3008,,CPU_CYCLES,2000000,100.00,,",
+            ",,,,,399.34,%  a53_frontend_stall"])
+        # With -I each interval's metric rows carry its time too.
+        r = self.stat("-M", "a53_ipc", "-x", ";", "-I", "100")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = [line.split(";") for line in r.stdout.splitlines()]
+        self.assertEqual([row[-2:] for row in rows if row[-1].endswith("a53_ipc")],
+                         [["1.00", "per cycle  a53_ipc"]] * 2)
+        mrows = [row for row in rows if row[-1].endswith("a53_ipc")]
+        self.assertEqual([len(row) for row in mrows], [8, 7])   # the interval's, the total's
+        self.assertRegex(mrows[0][0], r"^\d+\.\d{9}$")
+
+    def test_repeat_metric_of_the_mean_counts(self):
+        # Runs n = 0, 1, 2 count 3000 * (n + 1) + 2 * i for event i: means
+        # 6000 + 2 * i, so 100 * (6000 + 6002 + 6004 + 6006) / 6008 = 399.67 %
+        # (the mean of the runs' own values would be 399.59 %).
+        r = self.stat("-M", "a53_frontend_stall", "-r", "3")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("(3 runs)", r.stdout)
+        self.assertRegex(r.stdout, r"\n +6,008 +CPU_CYCLES +\( \+- 28\.83% \)\n")
+        self.assertRegex(r.stdout, r"\n\s+#\s+399\.67 %  a53_frontend_stall\n")
+        r = self.stat("-M", "a53_frontend_stall", "-r", "3", "-x", ";")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[4], "6008;;CPU_CYCLES;28.83%;4000000;100.00;;")
+        self.assertEqual(lines[5], ";;;;;;399.67;%  a53_frontend_stall")
+
+    def test_output_file_gets_the_metrics(self):
+        out = os.path.join(self.tmp.name, "stat.txt")
+        r = self.stat("-M", "a53_ipc", "-o", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "")
+        with open(out) as f:
+            text = f.read()
+        self.assertTrue(text.startswith("# started on "), text)
+        self.assertRegex(text, r"\n\s+#\s+1\.00 per cycle  a53_ipc\n")
+        r = self.stat("-M", "a53_ipc", "-x", ",", "-o", out, "--append")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            self.assertTrue(f.read().endswith("\n,,,,,1.00,per cycle  a53_ipc\n"))
+
+    def test_refused_combinations(self):
+        for args, msg in (
+                (("-M", "a53_ipc", "-A"), "-M, --topdown and --metric-only are of the totals: "
+                 "not with -A or --per-core"),
+                (("--topdown", "--per-core"), "not with -A or --per-core"),
+                (("-M", "a53_ipc", "--metric-only", "-A"), "not with -A or --per-core"),
+                (("-M", "a53_ipc", "--metric-only", "-x", ","),
+                 "--metric-only prints a table of its own: not with -x")):
+            r = self.stat(*args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertEqual(r.stdout, "", args)
+            self.assertIn(msg, r.stderr, args)
+        # Each alone is taken.
+        self.assertEqual(self.stat("-M", "a53_ipc", "-x", ",").returncode, 0)
+        self.assertEqual(self.stat("-e", "cycles", "-A").returncode, 0)
 
 
 if __name__ == "__main__":

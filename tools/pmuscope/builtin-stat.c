@@ -386,6 +386,10 @@ static int stat_check(struct stat_run *s)
 		msg = "-r prints means and their spread in the table and -x, not --json or --csv";
 	else if (s->repeat && s->aggr != REPORT_AGGR_GLOBAL)
 		msg = "-r spreads the totals: not with -A or --per-core";
+	else if (metrics_asked() && s->aggr != REPORT_AGGR_GLOBAL)
+		msg = "-M, --topdown and --metric-only are of the totals: not with -A or --per-core";
+	else if (metrics_only() && s->sep)
+		msg = "--metric-only prints a table of its own: not with -x";
 	else if (s->no_inherit && cpus)
 		msg = "-i leaves out a task's children: not with -a or -C (CPUs)";
 	else if (s->no_inherit && !o->cmd && !s->ntargets)

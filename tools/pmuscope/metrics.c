@@ -113,6 +113,16 @@ int metrics_opt(void *ctx, const struct cli_option *opt, char *arg)
 	}
 }
 
+int metrics_asked(void)
+{
+	return ms.asked || ms.topdown || ms.metric_only;
+}
+
+int metrics_only(void)
+{
+	return ms.metric_only;
+}
+
 static int metrics_in_list(const char *list, const char *name)
 {
 	size_t n = strlen(name);

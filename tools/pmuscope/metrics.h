@@ -48,6 +48,10 @@ int metrics_opt(void *ctx, const struct cli_option *opt, char *arg);
  * events are the only ones.
  */
 int metrics_setup(struct stat_opts *o);
+/* Whether -M, --topdown or --metric-only was given. */
+int metrics_asked(void);
+/* Whether --metric-only was given. */
+int metrics_only(void);
 /* The metrics' values from @r's counts, into @r->mrows (none: nothing). */
 void metrics_fill(struct report *r, double duration_s);
 /* #slots for metrics_setup() instead of sysfs' PMMIR_EL1.SLOTS (tests). */

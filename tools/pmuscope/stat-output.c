@@ -559,6 +559,30 @@ static void report_row_sep(FILE *f, const struct report *r, const struct report 
 	fputc('\n', f);
 }
 
+/*
+ * stat -M with -x: a row per metric after the counters, as perf's own rows
+ * for a metric: the counter's fields empty ([interval time,] value, unit,
+ * event, [-r's noise,] run time, run percentage), then the metric's value
+ * ("%.2f", empty when not counted) and "UNIT  NAME" ("%  backend_bound"),
+ * so that value and unit are in the columns of the counters' metrics.
+ */
+static void report_mrows_sep(FILE *f, const struct report *r)
+{
+	const char *sep = r->csv_sep;
+
+	for (unsigned int i = 0; i < r->nmrows; i++) {
+		const struct report_mrow *m = &r->mrows[i];
+
+		if (r->kind == REPORT_INTERVAL)
+			fprintf(f, "%.9f%s", r->time_s, sep);
+		for (unsigned int k = 0; k < (r->runs > 1 ? 6u : 5u); k++)
+			fputs(sep, f);
+		if (!isnan(m->value))
+			fprintf(f, "%.2f", m->value);
+		fprintf(f, "%s%s%s%s\n", sep, m->unit, *m->unit ? "  " : "", m->name);
+	}
+}
+
 static void report_sep(FILE *f, const struct report *r)
 {
 	const char *sep = r->csv_sep;
@@ -566,6 +590,7 @@ static void report_sep(FILE *f, const struct report *r)
 	if (r->aggr == REPORT_AGGR_GLOBAL) {
 		for (unsigned int i = 0; i < r->ncounters; i++)
 			report_row_sep(f, r, r, i, "");
+		report_mrows_sep(f, r);
 	} else {
 		unsigned int ks[REPORT_MAX_CPUS], first[REPORT_MAX_CPUS], nks[REPORT_MAX_CPUS];
 		unsigned int n = report_groups(r, ks, first, nks);
