@@ -445,7 +445,7 @@ static void stat_detailed(struct stat_run *s)
 static void stat_perm_hint(int ret, const struct stat_target *t, struct pmuscope *h)
 {
 	fprintf(stderr,
-		"pmuscope: cannot count thread %d of process %d: %s: count processes you own (kernel.perf_event_paranoid 2 or less), or give pmuscope CAP_PERFMON (setcap cap_perfmon+ep, or run it as root)\n",
+		"pmuscope: cannot count thread %d of process %d: %s: the driver attaches to another task, even a process you own, only with CAP_PERFMON: give pmuscope CAP_PERFMON (setcap cap_perfmon+ep, or run it as root)\n",
 		t->tid, t->tgid, ret == -EACCES || ret == -EPERM ? pmuscope_errmsg(h) : "");
 }
 
