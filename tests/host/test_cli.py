@@ -2260,6 +2260,22 @@ class StatOptionsTest(unittest.TestCase):
         self.assertEqual(r.returncode, 3, r.stderr)
         self.assertIn("(2 runs)", r.stdout)
 
+    def test_repeat_stops_at_sigint_between_runs(self):
+        # The first run's command sends pmuscope SIGINT (ignoring it
+        # itself) and exits: whether pmuscope takes the signal before the
+        # command's end or finds it pending after, -r stops after that run
+        # and prints it. Each run adds a line to runs.
+        runs = os.path.join(self.tmp.name, "runs")
+        cmd = (f'echo x >> {runs}; [ "$(wc -l < {runs})" -gt 1 ] && exit 0; '
+               'trap "" INT; kill -INT $PPID')
+        r = self.stat("-a", "-e", "cycles", "-r", "1000", "-x", ",", "--", "sh", "-c", cmd)
+        with open(runs) as f:
+            self.assertEqual(len(f.read().splitlines()), 1, r.stdout)
+        # Taken: the command's status; still pending at the end: perf's
+        # end, pmuscope dies of it once the report is out.
+        self.assertIn(r.returncode, (0, -signal.SIGINT), r.stderr)
+        self.assertEqual(r.stdout.splitlines(), ["3000,,cycles,2000000,100.00,,"])
+
     def test_field_separator_fields(self):
         r = self.stat("-a", "-e", "cycles,instructions:u,r11", "-x", ";", "--", "true")
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -166,6 +166,7 @@ struct stat_run {
 	int go[2], ready[2];		/* the command's start (stat_fork()) */
 	pid_t child;
 	int status, reaped, first;
+	int interrupted;		/* a SIGINT or SIGTERM was taken */
 	struct timespec t0;
 	/* perf stat's options (stat_more_opt()) */
 	unsigned int repeat;		/* -r N; 0: not given */
@@ -708,7 +709,7 @@ static int stat_run_wait(struct stat_run *s, const struct timespec *deadline)
 	if (s->ntargets)
 		return stat_wait_tasks(deadline, s->pidfds, (const char (*)[48])s->procs,
 				       s->ended, s->nh);
-	return stat_wait(deadline, s->child, &s->status, &s->reaped);
+	return stat_wait_run(deadline, s->child, &s->status, &s->reaped, &s->interrupted);
 }
 
 /* Every session's counts into s->vals: 0, or -1 (said on stderr). */
@@ -1046,9 +1047,13 @@ int cmd_stat(int argc, char **argv)
 			ret = stat_collect(&s);
 		if (ret)
 			goto out;
-		/* As perf: a run ended by SIGINT or SIGTERM is the last. */
+		/*
+		 * A run ended by SIGINT or SIGTERM is the last, and so is one
+		 * during which pmuscope took one, or after which one is
+		 * pending (sent between the command's end and the next fork).
+		 */
 		sig = s.child > 0 && WIFSIGNALED(s.status) ? WTERMSIG(s.status) : 0;
-		if (sig == SIGINT || sig == SIGTERM)
+		if (sig == SIGINT || sig == SIGTERM || s.interrupted || stat_interrupt_pending())
 			last = 1;
 		if (s.repeat)
 			stat_accumulate(&s, run, last);

@@ -46,8 +46,11 @@ double now_s(void)
  * counting should stop, 0 at the deadline. The command's end is taken
  * from its SIGCHLD (pending already if it ended first): the same path
  * either way, so what pmuscope itself adds to the counts stays fixed.
+ * *@interrupted (when not NULL) is set once a SIGINT or SIGTERM was taken,
+ * even one passed on to a command that went on: stat -r stops there.
  */
-int stat_wait(const struct timespec *deadline, pid_t child, int *status, int *reaped)
+int stat_wait_run(const struct timespec *deadline, pid_t child, int *status, int *reaped,
+		  int *interrupted)
 {
 	struct timespec now, rel;
 	siginfo_t si;
@@ -81,6 +84,8 @@ int stat_wait(const struct timespec *deadline, pid_t child, int *status, int *re
 			}
 			continue;	/* the command stopped or went on */
 		}
+		if (interrupted)
+			*interrupted = 1;
 		if (child <= 0)
 			return 1;
 		/*
@@ -92,6 +97,20 @@ int stat_wait(const struct timespec *deadline, pid_t child, int *status, int *re
 		if (si.si_code != SI_KERNEL || getpgid(child) != getpgrp())
 			kill(child, sig);
 	}
+}
+
+int stat_wait(const struct timespec *deadline, pid_t child, int *status, int *reaped)
+{
+	return stat_wait_run(deadline, child, status, reaped, NULL);
+}
+
+/* A SIGINT or SIGTERM pending, not taken yet (they are blocked). */
+int stat_interrupt_pending(void)
+{
+	sigset_t set;
+
+	return !sigpending(&set) && (sigismember(&set, SIGINT) == 1 ||
+				     sigismember(&set, SIGTERM) == 1);
 }
 
 /*

@@ -15,6 +15,11 @@ void stat_signals(sigset_t *set);
  * 1 when the run should stop, 0 at the deadline.
  */
 int stat_wait(const struct timespec *deadline, pid_t child, int *status, int *reaped);
+/* stat_wait(), and *@interrupted set once it took a SIGINT or SIGTERM. */
+int stat_wait_run(const struct timespec *deadline, pid_t child, int *status, int *reaped,
+		  int *interrupted);
+/* A SIGINT or SIGTERM is pending (blocked, not taken yet). */
+int stat_interrupt_pending(void);
 /*
  * stat -p, -t: wait until @deadline (NULL: none), SIGINT or SIGTERM, or the
  * end of every one of @n tasks: @pidfds their pidfds (-1: none, then
