@@ -2375,6 +2375,26 @@ class StatOptionsTest(unittest.TestCase):
         r = self.stat("-e", "cycles", "--", "true", features=TASKS)
         self.assertNotIn("enable", self.ioctls())
 
+    def test_delay_with_intervals(self):
+        # -D 500 -I 100: the intervals start at the enable and are stamped
+        # from it, as perf's: the first row ~0.1 s, not the intervals due
+        # during the delay printed at once, stamped ~0.5 s from the start.
+        r = self.stat("-a", "-e", "cycles", "-D", "500", "-I", "100", "-x", ",", "--",
+                      "sleep", "2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = [line.split(",") for line in r.stdout.splitlines() if line]
+        times = [float(row[0]) for row in rows if len(row) == 8]  # the total: no time
+        self.assertGreater(len(times), 1, r.stdout)
+        self.assertLess(times[0], 0.4, r.stdout)
+        self.assertEqual(times, sorted(times))
+        self.assertLess(times[-1], 1.9, r.stdout)
+        # CMD ends within the delay: never enabled, its one row is
+        # stamped from the go, not negative from an enable that never was.
+        r = self.stat("-a", "-e", "cycles", "-D", "100000", "-I", "100", "-x", ",", "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = [line.split(",") for line in r.stdout.splitlines() if line]
+        self.assertGreaterEqual(float(rows[0][0]), 0, r.stdout)
+
     def test_detailed(self):
         # The fake's A53 PMCEID: no LL_CACHE_RD, L1D_TLB, L1I_TLB.
         r = self.stat("-a", "-e", "cycles", "-d", "-x", ",", "--", "true")

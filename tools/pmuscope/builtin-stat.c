@@ -168,6 +168,7 @@ struct stat_run {
 	int status, reaped, first;
 	int interrupted;		/* a SIGINT or SIGTERM was taken */
 	struct timespec t0;
+	struct timespec t_on;		/* counting enabled: t0, or t0 + -D */
 	/* perf stat's options (stat_more_opt()) */
 	unsigned int repeat;		/* -r N; 0: not given */
 	long delay_ms;			/* -D MS; -1: not given */
@@ -736,10 +737,13 @@ static int stat_read(struct stat_run *s)
 	return 0;
 }
 
-/* With -I: an interval's counts every MS ms until the end of the run. */
+/*
+ * With -I: an interval's counts every MS ms until the end of the run,
+ * from the enable (after -D's delay, as perf), stamped from it.
+ */
 static void stat_intervals(struct stat_run *s)
 {
-	struct timespec next = s->t0;
+	struct timespec next = s->t_on;
 
 	for (;;) {
 		next.tv_sec += s->o.interval_ms / 1000;
@@ -753,7 +757,7 @@ static void stat_intervals(struct stat_run *s)
 		if (stat_read(s))
 			continue;
 		stat_fill(s->cur, &s->o, s->vals, s->nv, s->first ? NULL : s->prev_vals);
-		s->cur->time_s = now_s() - (s->t0.tv_sec + s->t0.tv_nsec / 1e9);
+		s->cur->time_s = now_s() - (s->t_on.tv_sec + s->t_on.tv_nsec / 1e9);
 		metrics_fill(s->cur, s->o.interval_ms / 1000.0);
 		report_print(s->out, s->cur, s->o.fmt, s->first);
 		s->first = 0;
@@ -795,6 +799,7 @@ static int stat_count(struct stat_run *s)
 	 * when a tick updates the clock under it.
 	 */
 	clock_gettime(CLOCK_MONOTONIC, &s->t0);
+	s->t_on = s->t0;
 	/* A task session of a command is armed already: it starts at the exec. */
 	if (now && (!s->o.task || s->ntargets) && stat_enable(s)) {
 		if (s->child > 0) {
@@ -827,6 +832,8 @@ static int stat_count(struct stat_run *s)
 		}
 		/* Ended within the delay: nothing counted. */
 		ended = stat_run_wait(s, &at);
+		if (!ended)
+			s->t_on = at;
 		if (!ended && stat_enable(s)) {
 			if (s->child > 0) {
 				kill(s->child, SIGKILL);
@@ -865,7 +872,7 @@ static int stat_collect(struct stat_run *s)
 	if (s->o.interval_ms) {
 		/* The last, partial interval, then the total. */
 		stat_fill(s->cur, &s->o, s->vals, s->nv, s->first ? NULL : s->prev_vals);
-		s->cur->time_s = total->elapsed_s;
+		s->cur->time_s = now_s() - (s->t_on.tv_sec + s->t_on.tv_nsec / 1e9);
 		metrics_fill(s->cur, s->o.interval_ms / 1000.0);
 		report_print(s->out, s->cur, s->o.fmt, s->first);
 		s->first = 0;
