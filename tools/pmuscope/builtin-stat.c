@@ -884,8 +884,9 @@ static int stat_collect(struct stat_run *s)
 
 /*
  * -r: run @run's total into the sums (s->acc) and the spread (s->stats);
- * after the last, s->total gets their means (rounded, as perf prints
- * them) and each mean's standard deviation.
+ * after the last, s->total gets their means (truncated to an integer, as
+ * perf's evsel__copy_res_stats() stores avg_stats() in a u64 count) and
+ * each mean's standard deviation.
  */
 static void stat_accumulate(struct stat_run *s, unsigned int run, int last)
 {
@@ -918,7 +919,7 @@ static void stat_accumulate(struct stat_run *s, unsigned int run, int last)
 		struct report_counter *c = &t->c[i], *ac = &a->c[i];
 
 		*c = *ac;
-		c->count = llround(s->stats[i].mean);
+		c->count = (uint64_t)s->stats[i].mean;
 		c->time_enabled = ac->time_enabled / n;
 		c->time_running = ac->time_running / n;
 		for (unsigned int k = 0; k < t->ncpus; k++) {
