@@ -2358,6 +2358,19 @@ class StatOptionsTest(unittest.TestCase):
         self.assertIn("cannot write", r.stderr)
         self.assertEqual(self.ioctls(), [])
 
+    def test_output_file_not_inherited(self):
+        # The command does not get -o's file (O_CLOEXEC): it lists its fds.
+        out = os.path.join(self.tmp.name, "stat.txt")
+        fds = os.path.join(self.tmp.name, "fds")
+        for extra in ((), ("--append",)):
+            r = self.stat("-a", "-e", "cycles", "-o", out, *extra, "--", "sh", "-c",
+                          f'for f in /proc/$$/fd/*; do readlink "$f"; done > {fds}; true')
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(fds) as f:
+                listed = f.read().splitlines()
+            self.assertIn(fds, listed)
+            self.assertNotIn(out, listed, extra)
+
     def test_delay(self):
         # The command ends long before the delay: counting never starts.
         t = time.monotonic()

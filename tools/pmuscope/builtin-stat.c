@@ -984,7 +984,7 @@ static int stat_open_output(struct stat_run *s)
 
 	if (!s->out_path)
 		return 0;
-	s->out = fopen(s->out_path, s->append ? "a" : "w");
+	s->out = fopen(s->out_path, s->append ? "ae" : "we");	/* not CMD's */
 	if (!s->out) {
 		fprintf(stderr, "pmuscope: cannot write %s: %s\n", s->out_path, strerror(errno));
 		return 1;
