@@ -674,14 +674,18 @@ static int stat_fork(struct stat_run *s, int *code)
 		perror("pmuscope: pipe");
 		if (s->go[0] >= 0)
 			close(s->go[0]);
+		s->go[0] = -1;
 		*code = 1;
 		return 1;
 	}
 	s->child = fork();
 	if (s->child == 0)
 		stat_child(s);
+	/* -1: a later run's failing pipe2() must not close them again. */
 	close(s->go[0]);
+	s->go[0] = -1;
 	close(s->ready[1]);
+	s->ready[1] = -1;
 	if (s->child < 0) {
 		perror("pmuscope: fork");
 		*code = 1;
