@@ -774,7 +774,7 @@ static int record_attach(struct record *rc, struct record_args *a)
 		}
 		if (ret == -EPERM) {
 			fprintf(stderr,
-				"pmuscope: cannot sample thread %d of process %d: %s: sample processes you own, or give pmuscope CAP_PERFMON (setcap cap_perfmon+ep, or run it as root)\n",
+				"pmuscope: cannot sample thread %d of process %d: %s: the driver attaches to another task, even a process you own, only with CAP_PERFMON: give pmuscope CAP_PERFMON (setcap cap_perfmon+ep, or run it as root)\n",
 				t->tid, t->tgid, pmuscope_errmsg(h));
 			return exit_code_of(ret);
 		}
