@@ -40,9 +40,10 @@ static const struct {
 };
 
 /*
- * Only the events PMCEID cannot confirm (IMPLEMENTATION DEFINED,
- * recommended): the common ones are pmuscope_events[]. Names and numbers,
- * no descriptions: 1734 entries of 16 bytes, the names' strings shared.
+ * Only the events pmuscope_events[] does not name (IMPLEMENTATION DEFINED,
+ * recommended, a common number under a core's own name): those it names
+ * are its own. Names and numbers,
+ * no descriptions: 1736 entries of 16 bytes, the names' strings shared.
  */
 #define PMUSCOPE_CORE_KEEP_0(_id, _num, _name, ...) { _name, _num, PMUSCOPE_CORE_##_id },
 #define PMUSCOPE_CORE_KEEP_1(...)

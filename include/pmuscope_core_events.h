@@ -15,9 +15,10 @@
  *	a MIDR_EL1 of core @id: a CPU is of that type when its MIDR_EL1
  *	AND PMUSCOPE_CORE_MIDR_MASK (variant and revision out) equals it.
  * PMUSCOPE_CORE_EVENT(id, number, name, desc, common)
- *	an event of core @id; @common 1 for the Arm common event numbers
- *	PMCEID0/1_EL0 report (0x0000-0x003F, 0x4000-0x403F), 0 for the
- *	IMPLEMENTATION DEFINED and recommended ones PMCEID cannot confirm.
+ *	an event of core @id; @common 1 for the Arm common events of
+ *	include/pmuscope_event_table.h (number and name both), which
+ *	PMCEID0/1_EL0 report; 0 for the others (IMPLEMENTATION DEFINED,
+ *	recommended, or a common number under another name).
  *
  * Cores by directory, events of a core by number then name.
  */
@@ -1143,9 +1144,9 @@ PMUSCOPE_CORE_EVENT(ampere_emag, 0x0025, "L1D_TLB",
 PMUSCOPE_CORE_EVENT(ampere_emag, 0x0026, "L1I_TLB",
 		    "Attributable Level 1 instruction TLB access", 1)
 PMUSCOPE_CORE_EVENT(ampere_emag, 0x0034, "L2D_TLB_ACCESS",
-		    "L2D TLB access", 1)
+		    "L2D TLB access", 0)
 PMUSCOPE_CORE_EVENT(ampere_emag, 0x0035, "L2I_TLB_ACCESS",
-		    "L2I TLB access", 1)
+		    "L2I TLB access", 0)
 PMUSCOPE_CORE_EVENT(ampere_emag, 0x0040, "L1D_CACHE_RD",
 		    "L1D cache access, read", 0)
 PMUSCOPE_CORE_EVENT(ampere_emag, 0x0041, "L1D_CACHE_WR",

@@ -187,6 +187,19 @@ class CliTest(unittest.TestCase):
             r = run("list", env={"PMUSCOPE_SYSFS": root})
             self.assertIn("no table for MIDR 0x410fd0f1", r.stdout)
             self.assertNotIn("0x00e7", r.stdout)
+        with tempfile.TemporaryDirectory() as root:
+            fake_sysfs(root)
+            for cpu in (0, 1):      # eMAG: its own names for common numbers
+                with open(os.path.join(root, f"cpu{cpu}", "midr"), "w") as f:
+                    f.write("0x500f0000\n")
+            r = run("list", "--json", env={"PMUSCOPE_SYSFS": root})
+            t = json.loads(r.stdout)["cpu_types"][0]
+            core = {e["name"]: e["number"] for e in t["core_events"]}
+            self.assertEqual(t["core"], "ampere/emag")
+            # listed, as the library and select take them; CPU_CYCLES is not
+            self.assertEqual((core.get("L2D_TLB_ACCESS"), core.get("L2I_TLB_ACCESS")),
+                             (0x34, 0x35))
+            self.assertNotIn("CPU_CYCLES", core)
 
     def test_read_names_the_holders(self):
         with tempfile.TemporaryDirectory() as root:

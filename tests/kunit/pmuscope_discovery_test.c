@@ -298,7 +298,8 @@ struct pmuscope_lookup_case {
 static const struct pmuscope_lookup_case pmuscope_lookup_cases[] = {
 	{ "CPU_CYCLES", 0x11 }, { "cpu_cycles", 0x11 }, { "Inst_Retired", 0x08 },
 	{ "SW_INCR", 0x00 }, { "STALL_SLOT", 0x3f }, { "CNT_CYCLES", 0x4004 },
-	{ "ST_ALIGN_LAT", 0x4022 }, { "CPU_CYCLE", -1 }, { "", -1 },
+	{ "ST_ALIGN_LAT", 0x4022 }, { "PMU_HOVFS", 0x400f },
+	{ "MEM_ACCESS_CHECKED_WR", 0x4026 }, { "CPU_CYCLE", -1 }, { "", -1 },
 	{ "CPU_CYCLES ", -1 },
 };
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "builtin.h"
 #include "cli.h"
@@ -104,11 +105,13 @@ static void list_core_events(const struct cpu_type *type, int json)
 		       "     recommended, named by perf's pmu-events JSON), marked *:\n", core);
 	}
 	for (size_t i = 0; i < pmuscope_core_event_count(type->core); i++) {
-		const char *name, *desc;
+		const char *name, *desc, *common;
 		uint32_t num;
 
+
 		pmuscope_core_event_at(type->core, i, &num, &name, &desc);
-		if (pmuscope_event_is_common(num))
+		common = pmuscope_event_name(num);
+		if (common && !strcasecmp(common, name))
 			continue;	/* PMCEID says, above */
 		if (json) {
 			printf("%s{\"name\":", first ? "" : ",");
