@@ -201,6 +201,26 @@ class CliTest(unittest.TestCase):
                              (0x34, 0x35))
             self.assertNotIn("CPU_CYCLES", core)
 
+    def test_core_event_on_the_chosen_cpus(self):
+        # CPU 0 a Cortex-A53, CPU 1 a Cortex-A72: LD_DEP_STALL is the A53's
+        # 0xe7 only; -e before or after -C, resolved on the chosen CPUs
+        with tempfile.TemporaryDirectory() as root:
+            fake_sysfs(root)
+            with open(os.path.join(root, "cpu1", "midr"), "w") as f:
+                f.write("0x410fd080\n")
+            env = {"PMUSCOPE_SYSFS": root}
+            msg = ("event 'LD_DEP_STALL' is not an event of the core of CPU 1: "
+                   "count it on those of CPU 0 (-C 0)")
+            for args in (("-C", "0", "-e", "LD_DEP_STALL"), ("-e", "ld_dep_stall", "-C", "0")):
+                r = run("stat", *args, "--", "true", env=env)
+                # past the events: no device here
+                self.assertIn("/dev/pmuscope not found", r.stderr, args)
+                self.assertNotEqual(r.returncode, 2, args)
+            for args in (("-C", "1", "-e", "LD_DEP_STALL"), ("-e", "LD_DEP_STALL", "-C", "1"),
+                         ("-a", "-e", "LD_DEP_STALL"), ("-e", "LD_DEP_STALL")):
+                r = run("stat", *args, "--", "true", env=env)
+                self.assertEqual((r.returncode, r.stderr.strip()), (2, "pmuscope: " + msg), args)
+
     def test_read_names_the_holders(self):
         with tempfile.TemporaryDirectory() as root:
             fake_sysfs(root, {(1, "cycle"): ("session 3 (pid 9, profd)", "CPU_CYCLES:uk", 12345)})

@@ -338,8 +338,92 @@ static int pmuscope_parse_number(const char *s, int hex_default, uint32_t *out)
 	return 0;
 }
 
+/*
+ * The event of core tables named @name on the CPUs of @cpus: 0 and *@found
+ * when every one of them has it under one number, -ENOENT when none does
+ * and no CPU of the machine has it either, else -EINVAL with a message
+ * naming the CPUs without it and those with it (the -C to use).
+ */
+static int pmuscope_core_lookup_cpus(const char *name, const uint64_t *cpus, size_t words,
+				     const struct pmuscope_lib_event **found, int *cores,
+				     int *ncores, char *err, size_t errlen)
+{
+	uint64_t lack[PMUSCOPE_CPU_WORDS] = { 0 }, have[PMUSCOPE_CPU_WORDS] = { 0 };
+	int found_core = -1, nlack = 0, nhave = 0;
+
+	*found = NULL;
+	*ncores = 0;
+	if (words > PMUSCOPE_CPU_WORDS)
+		words = PMUSCOPE_CPU_WORDS;
+	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
+		int chosen = (size_t)cpu / 64 < words && (cpus[cpu / 64] >> (cpu % 64) & 1);
+		const struct pmuscope_lib_event *e = NULL;
+		int core = -1, ret;
+		uint32_t midr;
+
+		ret = pmuscope_cpu_midr(cpu, &midr);
+		if (ret == -ENOENT && cpu >= 64 && !chosen)
+			break;
+		if (!ret)
+			core = pmuscope_core_of(midr);
+		if (core >= 0)
+			e = pmuscope_core_lookup(core, name);
+		if (e) {
+			have[cpu / 64] |= 1ULL << (cpu % 64);
+			nhave++;
+		}
+		if (!chosen)
+			continue;
+		if (core >= 0 && *ncores < 16) {
+			int k = 0;
+
+			while (k < *ncores && cores[k] != core)
+				k++;
+			if (k == *ncores)
+				cores[(*ncores)++] = core;
+		}
+		if (!e) {
+			lack[cpu / 64] |= 1ULL << (cpu % 64);
+			nlack++;
+			continue;
+		}
+		if (*found && (*found)->number != e->number) {
+			pmuscope_fmt(err, errlen,
+				     "event '%s' is 0x%x on %s but 0x%x on %s: give a raw number (r0x..) and the CPUs (-C) of one type",
+				     name, (*found)->number, pmuscope_cores[found_core].dir,
+				     e->number, pmuscope_cores[core].dir);
+			return -EINVAL;
+		}
+		if (!*found) {
+			*found = e;
+			found_core = core;
+		}
+	}
+	if (!nhave)
+		return -ENOENT;
+	if (nlack) {
+		char lacks[128], haves[128];
+
+		pmuscope_cpulist_format(lack, PMUSCOPE_CPU_WORDS, lacks, sizeof(lacks));
+		pmuscope_cpulist_format(have, PMUSCOPE_CPU_WORDS, haves, sizeof(haves));
+		pmuscope_fmt(err, errlen,
+			     "event '%s' is not an event of the core of CPU%s %s: count it on those of CPU%s %s (-C %s)",
+			     name, nlack > 1 ? "s" : "", lacks, nhave > 1 ? "s" : "", haves,
+			     haves);
+		*found = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
 			 char *err, size_t errlen)
+{
+	return pmuscope_event_parse_cpus(text, NULL, 0, ev, err, errlen);
+}
+
+int pmuscope_event_parse_cpus(const char *text, const uint64_t *cpus, size_t words,
+			      struct pmuscope_event_spec *ev, char *err, size_t errlen)
 {
 	char name[64], suggestions[200];
 	const struct pmuscope_lib_event *found = NULL;
@@ -357,7 +441,13 @@ int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
 	memcpy(name, text, nlen);
 	name[nlen] = '\0';
 
-	if (pmuscope_lookup_name(name, &ev->number, &canon)) {
+	if (pmuscope_lookup_name(name, &ev->number, &canon) && cpus) {
+		int ret = pmuscope_core_lookup_cpus(name, cpus, words, &found, cores, &ncores,
+						    err, errlen);
+
+		if (ret == -EINVAL)
+			return ret;
+	} else if (!canon) {
 		int found_core = -1;
 
 		/* not a common name: those of the core types present */

@@ -55,6 +55,21 @@ int pmuscope_event_parse(const char *text, struct pmuscope_event_spec *ev,
 			 char *err, size_t errlen);
 
 /**
+ * pmuscope_event_parse_cpus() - pmuscope_event_parse() for the CPUs of a
+ *	command: a core-table name resolved on the core types of @cpus only
+ * @cpus: CPU bitmap (NULL: those of every CPU the driver describes, as
+ *	pmuscope_event_parse())
+ * @words: 64-bit words of @cpus
+ *
+ * A name that a CPU of @cpus has no core table entry for, while another
+ * CPU of the machine has, is refused (-EINVAL): the message names the CPUs
+ * without it and the -C of those with it. One that two core types of
+ * @cpus number differently too.
+ */
+int pmuscope_event_parse_cpus(const char *text, const uint64_t *cpus, size_t words,
+			      struct pmuscope_event_spec *ev, char *err, size_t errlen);
+
+/**
  * pmuscope_kernel_el() - the exception level the kernel runs at
  * Return: 2 on a VHE host (the driver's sysfs kernel_el), else 1 (also
  * when the driver is not loaded).

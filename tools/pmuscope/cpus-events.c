@@ -57,6 +57,18 @@ int choose_cpus_events(struct stat_opts *o, const char *const *defaults, size_t 
 	}
 	if (o->cpus_given && check_cpus(o))
 		return 1;
+	/* -e may come before -C: a core table's name, on the chosen CPUs' cores */
+	for (unsigned int i = 0; i < o->nr; i++) {
+		char err[256];
+
+		if (!o->evtext[i][0])
+			continue;
+		if (pmuscope_event_parse_cpus(o->evtext[i], o->cpus, PMUSCOPE_CPU_WORDS,
+					      &o->evs[i], err, sizeof(err))) {
+			fprintf(stderr, "pmuscope: %s\n", err);
+			return EXIT_USAGE;
+		}
+	}
 	if (!o->nr)
 		default_set(o, defaults, n);
 	if (!o->nr) {
@@ -83,6 +95,7 @@ int add_events(struct stat_opts *o, char *list)
 			fprintf(stderr, "pmuscope: %s\n", err);
 			return ret;
 		}
+		snprintf(o->evtext[o->nr], sizeof(o->evtext[o->nr]), "%s", tok);
 		o->nr++;
 		added++;
 	}

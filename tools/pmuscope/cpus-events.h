@@ -12,6 +12,8 @@
 struct stat_opts {
 	struct pmuscope_event_spec evs[PMUSCOPE_MAX_EVENTS];
 	unsigned int nr;
+	char evtext[PMUSCOPE_MAX_EVENTS][64];	/* -e's texts, resolved again
+						 * on the chosen CPUs */
 	uint64_t cpus[PMUSCOPE_CPU_WORDS];
 	int cpus_given;
 	int all_cpus;			/* -a */

@@ -273,7 +273,30 @@ static void test_core_events(void)
 	snprintf(dir, sizeof(dir), "%s/a53-a72", base);
 	midr_root(dir, a53_a72, 3);
 	ret = pmuscope_event_parse("LD_DEP_STALL", &ev, err, sizeof(err));
-	result(!ret && ev.number == 0xe7, "cortex-a53 + cortex-a72: LD_DEP_STALL -> 0xe7");
+	result(!ret && ev.number == 0xe7,
+	       "cortex-a53 + cortex-a72: LD_DEP_STALL known (a name of a type present)");
+	{
+		uint64_t mask[PMUSCOPE_CPU_WORDS] = { 1 };	/* CPU 0: the A53 */
+
+		ret = pmuscope_event_parse_cpus("LD_DEP_STALL:u", mask, PMUSCOPE_CPU_WORDS,
+						&ev, err, sizeof(err));
+		result(!ret && ev.number == 0xe7 && (ev.flags & PMUSCOPE_EV_RAW) &&
+		       !strcmp(ev.name, "LD_DEP_STALL"),
+		       "cortex-a53 + cortex-a72: LD_DEP_STALL on CPU 0 (A53) -> 0xe7");
+		mask[0] = 2;					/* CPU 1: the A72 */
+		ret = pmuscope_event_parse_cpus("LD_DEP_STALL", mask, PMUSCOPE_CPU_WORDS,
+						&ev, err, sizeof(err));
+		result(ret == -EINVAL && strstr(err, "core of CPU 1:") && strstr(err, "(-C 0)"),
+		       "cortex-a53 + cortex-a72: LD_DEP_STALL on CPU 1 (A72) refused: %s", err);
+		mask[0] = 3;
+		ret = pmuscope_event_parse_cpus("LD_DEP_STALL", mask, PMUSCOPE_CPU_WORDS,
+						&ev, err, sizeof(err));
+		result(ret == -EINVAL && strstr(err, "core of CPU 1:"),
+		       "cortex-a53 + cortex-a72: LD_DEP_STALL on CPUs 0-1 refused: %s", err);
+		ret = pmuscope_event_parse_cpus("cycles", mask, PMUSCOPE_CPU_WORDS,
+						&ev, err, sizeof(err));
+		result(!ret && ev.number == 0x11, "cortex-a53 + cortex-a72: cycles on both");
+	}
 	snprintf(dir, sizeof(dir), "%s/a55-a65", base);
 	midr_root(dir, a55_a65, 2);
 	ret = pmuscope_event_parse("l2d_ws_mode", &ev, err, sizeof(err));
