@@ -232,17 +232,26 @@ static ssize_t select_store(struct kobject *kobj, struct kobj_attribute *attr,
 	struct pmuscope_cpu *pcpu = pmuscope_kobj_to_cpu(kobj);
 	struct pmuscope_session *fresh = NULL, *old = NULL, *sess;
 	struct pmuscope_event *evs;
+	bool probed;
 	char *str;
+	u64 midr;
 	u32 nr = 0;
 	int ret;
+
+	/* the CPU-online path rewrites caps under the lock */
+	mutex_lock(&pmuscope_drv.lock);
+	probed = pcpu->probed;
+	midr = pcpu->caps.regs.midr;
+	mutex_unlock(&pmuscope_drv.lock);
+	if (!probed)
+		return -ENODATA;	/* as its caps files: never online */
 
 	str = kstrndup(buf, count, GFP_KERNEL);
 	evs = kcalloc(PMUSCOPE_MAX_EVENTS, sizeof(*evs), GFP_KERNEL);
 	ret = -ENOMEM;
 	if (!str || !evs)
 		goto out;
-	ret = pmuscope_parse_selection(str, pmuscope_kernel_el(), pcpu->caps.regs.midr,
-				       evs, &nr);
+	ret = pmuscope_parse_selection(str, pmuscope_kernel_el(), midr, evs, &nr);
 	if (ret)
 		goto out;
 	if (nr) {

@@ -77,6 +77,8 @@ check "cpu1 offline before load" set_online 1 0
 check "insmod with cpu1 offline" insmod "$PMUSCOPE_KO"
 check_eq "cpu1 not probed while offline" "$(cat $PMUSCOPE_SYS/cpu1/probed)" 0
 check_fails "cpu1 values unreadable until probed (ENODATA)" cat "$PMUSCOPE_SYS/cpu1/pmu"
+check_eq "cpu1 select refused until probed (ENODATA)" \
+	"$(sh -c "echo LD_DEP_STALL > $PMUSCOPE_SYS/cpu1/select" 2>&1 | grep -c 'No data available')" 1
 check "cpu1 online" set_online 1 1
 expect_cpu 1
 check "rmmod" rmmod pmuscope
