@@ -26,6 +26,12 @@
  * @flags: PMUSCOPE_EV_EL0/EL1/EL2, PMUSCOPE_EV_RAW
  * @name: architectural name (CPU_CYCLES) or "r0x..." for a raw number
  * @label: the name as the user wrote it, without modifiers (cycles)
+ *
+ * @name and @label hold 39 characters: the two longest names of perf's
+ * core tables, AmpereOne's BPU_CONDITIONAL_BRANCH_HIT_BTB_AND_MISPREDICT
+ * (45) and BPU_INDIRECT_BRANCH_HIT_BTB_AND_MISPREDICT (42), are counted
+ * (@number right) but shown cut to their first 39 characters. The layout
+ * is ABI: it stays.
  */
 struct pmuscope_event_spec {
 	uint32_t number;

@@ -306,6 +306,26 @@ static void test_core_events(void)
 	ret = pmuscope_event_parse("L2D_WS_MODE", &ev, err, sizeof(err));
 	result(ret == -EINVAL, "cortex-a55 + cortex-a65: L2D_WS_MODE refused in upper case too");
 
+	/*
+	 * AmpereOne's 45-character name: counted, its name and label cut to
+	 * 39 characters by struct pmuscope_event_spec's ABI (documented)
+	 */
+	{
+		static const char *const a1[] = { "0xc00fac30" };
+		static const char long_name[] = "BPU_CONDITIONAL_BRANCH_HIT_BTB_AND_MISPREDICT";
+
+		snprintf(dir, sizeof(dir), "%s/ampereone", base);
+		midr_root(dir, a1, 1);
+		ret = pmuscope_event_parse("bpu_conditional_branch_hit_btb_and_mispredict:u",
+					   &ev, err, sizeof(err));
+		result(!ret && ev.number == 0x117 && (ev.flags & PMUSCOPE_EV_RAW) &&
+		       strlen(ev.name) == sizeof(ev.name) - 1 &&
+		       !strncmp(ev.name, long_name, sizeof(ev.name) - 1) &&
+		       strlen(ev.label) == sizeof(ev.label) - 1,
+		       "ampereone: a 45-character name -> 0x117, name cut to %zu: %s",
+		       sizeof(ev.name) - 1, ev.name);
+	}
+
 	/* a core without the name, a MIDR the lib cannot read */
 	snprintf(dir, sizeof(dir), "%s/n1", base);
 	midr_root(dir, n1, 1);
