@@ -12,7 +12,6 @@ import io
 import json
 import os
 import re
-import resource
 import shutil
 import signal
 import struct
@@ -2491,47 +2490,6 @@ class StatOptionsTest(unittest.TestCase):
         r = self.stat("-e", "cycles", "-p", str(os.getpid()), features=FEAT_PMU)
         self.assertEqual(r.returncode, 3, r.stderr)
         self.assertIn("cannot count a task", r.stderr)
-
-    def test_attach_many_threads_under_a_low_fd_limit(self):
-        # 12 threads (the fake keeps 16 sessions): 12 sessions and a pidfd.
-        # A soft limit of 12 is raised to the hard one (before: EMFILE
-        # part-way); a hard limit of 12 is refused up front.
-        prog = ("import sys, threading\n"
-                "ev = threading.Event()\n"
-                "ts = [threading.Thread(target=ev.wait) for _ in range(11)]\n"
-                "[t.start() for t in ts]\n"
-                "print('ready', flush=True)\n"
-                "sys.stdin.read()\n"
-                "ev.set()\n")
-        proc = subprocess.Popen([sys.executable, "-c", prog], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, text=True)
-        try:
-            self.assertEqual(proc.stdout.readline(), "ready\n")
-            e = dict(os.environ, PMUSCOPE_SYSFS=self.root, LD_PRELOAD=FAKE,
-                     FAKE_PMUSCOPE_LOG=self.log, FAKE_PMUSCOPE_FEATURES=hex(TASKS))
-            hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-            r = subprocess.run([CLI, "stat", "-e", "cycles", "-p", str(proc.pid)], env=e,
-                               capture_output=True, text=True, timeout=60,
-                               preexec_fn=lambda: resource.setrlimit(
-                                   resource.RLIMIT_NOFILE, (12, 12)))
-            self.assertEqual(r.returncode, 1, r.stderr)
-            self.assertIn("-p and -t: 12 threads need 56 file descriptors", r.stderr)
-            self.assertIn("more than the limit of 12", r.stderr)
-            self.assertEqual(self.ioctls(), [])
-            p = subprocess.Popen([CLI, "stat", "-e", "cycles", "-x", ",", "-p", str(proc.pid)],
-                                 env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True, preexec_fn=lambda: resource.setrlimit(
-                                     resource.RLIMIT_NOFILE, (12, hard)))
-            while self.ioctls().count("enable") < 12:
-                self.assertIsNone(p.poll(), p.stderr.read() if p.poll() is not None else "")
-                time.sleep(0.01)
-            proc.stdin.close()
-            out, err = p.communicate(timeout=60)
-            self.assertEqual(p.returncode, 0, err)
-            self.assertEqual(out.splitlines(), ["<not counted>,,cycles,0,100.00,,"])
-        finally:
-            proc.kill()
-            proc.wait()
 
     def test_refused_combinations(self):
         cases = [

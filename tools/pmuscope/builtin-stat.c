@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -452,41 +451,11 @@ static void stat_perm_hint(int ret, const struct stat_target *t, struct pmuscope
 		t->tid, t->tgid, ret == -EACCES || ret == -EPERM ? pmuscope_errmsg(h) : "");
 }
 
-/*
- * -p, -t: a descriptor a thread (its session) and at most a pidfd each,
- * and a few for the rest. A soft RLIMIT_NOFILE short of that is raised
- * to the hard limit; a hard limit short of it is refused up front, not
- * with EMFILE part-way through the attach: 0 or an exit status.
- */
-static int stat_fd_room(const struct stat_run *s)
-{
-	rlim_t need = 2 * (rlim_t)s->ntargets + 32;
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
-		return 0;
-	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
-		fprintf(stderr,
-			"pmuscope: -p and -t: %zu threads need %llu file descriptors (a session and a pidfd each), more than the limit of %llu (ulimit -Hn)\n",
-			s->ntargets, (unsigned long long)need, (unsigned long long)rl.rlim_max);
-		return 1;
-	}
-	rl.rlim_cur = rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl)) {
-		perror("pmuscope: setrlimit");
-		return 1;
-	}
-	return 0;
-}
-
 /* -p, -t: a session a thread, configured (not enabled): 0 or an exit status. */
 static int stat_attach(struct stat_run *s)
 {
 	struct stat_opts *o = &s->o;
 	char err[512];
-
-	if (stat_fd_room(s))
-		return 1;
 
 	s->hs = calloc(s->ntargets, sizeof(*s->hs));
 	s->pidfds = calloc(s->ntargets, sizeof(*s->pidfds));
