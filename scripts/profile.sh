@@ -10,7 +10,10 @@
 #   OPS: comma-separated, of read1, read7, snapshot1, snapshot7,
 #        perf_group7 (needs --perf: perf's PMU driver active), spe, spe64,
 #        spe4096 (profiling buffers of 8, 64, 4096 KiB; need --emu with an
-#        SPE profile, e.g. neoverse-n1); default read7.
+#        SPE profile, e.g. neoverse-n1), sample, sample_chain8,
+#        sample_chain32 (a sample of CPU_CYCLES every 100,000 cycles,
+#        without and with a call chain: per sample; with --perf, through
+#        the perf backend); default read7.
 #   --emu PROFILE: pmuscope_emu.ko (the driver against the register model)
 #        with the CPU profile PROFILE (e.g. v9.4-like, on QEMU's max) and
 #        snapshot=1, on the same bench kernel: the driver's own

@@ -683,6 +683,49 @@ static int profile_spe(const char *op)
 }
 
 /*
+ * profile sample[_chainN]: a CPU session of CPU 0 sampling CPU_CYCLES
+ * every 100,000 cycles (10,000 samples a second under -icount shift=0),
+ * with no call chain or one capped at N frames, while this program spins
+ * 20,000,000 times at the bottom of SAMPLE_DEPTH frames on CPU 0. The
+ * window holds the spin and every overflow interrupt it takes; the
+ * records are read after it. Prints "pmuscope-profile: OP SAMPLES" (the
+ * divisor): the kernel's instructions per sample, by function.
+ */
+static int profile_sample(const char *op)
+{
+	static unsigned char buf[1 << 20];
+	unsigned int depth = strncmp(op, "sample_chain", 12) ? 0 : atoi(op + 12);
+	struct pmuscope_stream st = {
+		.size = sizeof(st), .sample_index = 0, .sample_period = 100000,
+		.ring_kib = 4096, .wakeup_kib = 2048,
+		.flags = depth ? PMUSCOPE_STREAM_F_CALLCHAIN : 0, .max_stack = depth,
+	};
+	unsigned long samples = 0;
+	int fd = session(1, 0x1);
+	ssize_t n;
+
+	ioctl(fd, PMUSCOPE_IOC_DISABLE);
+	if (ioctl(fd, PMUSCOPE_IOC_STREAM, &st) || ioctl(fd, PMUSCOPE_IOC_ENABLE))
+		return perror("profile sample: STREAM"), 1;
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	sample_deep(SAMPLE_DEPTH, 1000000);	/* warm up; its samples read before */
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	asm volatile("mov x27, x27" ::: "memory");
+	sample_deep(SAMPLE_DEPTH, 20000000);
+	asm volatile("mov x28, x28" ::: "memory");
+	ioctl(fd, PMUSCOPE_IOC_DISABLE);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0; off < n; off += ((struct pmuscope_record *)(buf + off))->size)
+			samples += ((struct pmuscope_record *)(buf + off))->type == PMUSCOPE_REC_SAMPLE;
+	close(fd);
+	if (!samples)
+		return fprintf(stderr, "profile sample: no samples\n"), 1;
+	printf("pmuscope-profile: %s %lu\n", op, samples);
+	return 0;
+}
+
+/*
  * scripts/profile.sh: @op ITER times between the markers of the QEMU
  * plugin scripts/qemu/insn-profile.c, which counts each instruction of the
  * window by address (`mov x27, x27` opens it, `mov x28, x28` closes it;
@@ -755,7 +798,8 @@ int main(int argc, char **argv)
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);	/* the reader runs on cpu0 */
 	if (argc > 2 && !strcmp(argv[1], "profile"))
-		return strncmp(argv[2], "spe", 3) ? profile(argv[2]) : profile_spe(argv[2]);
+		return !strncmp(argv[2], "spe", 3) ? profile_spe(argv[2]) :
+		       !strncmp(argv[2], "sample", 6) ? profile_sample(argv[2]) : profile(argv[2]);
 	bench_handshake();
 	bench_read("read_1_event_local_cpu", 1, 0x1);
 	bench_read("read_7_events_local_cpu", 7, 0x1);
