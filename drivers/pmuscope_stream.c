@@ -116,9 +116,14 @@ static bool pmuscope_ring_readable(struct pmuscope_ring *r)
  */
 static void pmuscope_ring_take_nmi_lost(struct pmuscope_ring *r)
 {
-	long n = atomic_long_xchg(&r->nmi_lost, 0);
-	u64 t = READ_ONCE(r->nmi_lost_time);
+	u64 t;
+	long n;
 
+	/* A plain read first: the exchange only when an NMI dropped one. */
+	if (likely(!atomic_long_read(&r->nmi_lost)))
+		return;
+	n = atomic_long_xchg(&r->nmi_lost, 0);
+	t = READ_ONCE(r->nmi_lost_time);
 	if (!n)
 		return;
 	if (!r->lost || t >= r->lost_time) {
@@ -192,7 +197,8 @@ static bool pmuscope_ring_append(struct pmuscope_ring *r, const struct pmuscope_
 	pmuscope_ring_take_nmi_lost(r);
 	if (pmuscope_ring_room(r) >= pmuscope_ring_pending(r) + len) {
 		/* LOST and THROTTLED records wake the reader. */
-		wake = pmuscope_ring_flush(r);
+		if (unlikely(r->lost || r->nr_held))
+			wake = pmuscope_ring_flush(r);
 		pmuscope_ring_put(r, r->head, rec, len);
 		r->head += len;
 		r->records++;
