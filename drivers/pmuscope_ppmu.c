@@ -97,6 +97,7 @@ static u32 pmuscope_ppmu_el0_slot(const struct pmuscope_el0 *el0,
  */
 struct pmuscope_ppmu_cpu {
 	struct perf_event *sampling[PMUSCOPE_NR_COUNTERS];
+	unsigned long sampling_mask;	/* the counters of sampling[] set */
 };
 
 static DEFINE_PER_CPU(struct pmuscope_ppmu_cpu, pmuscope_ppmu_cpu);
@@ -340,8 +341,10 @@ static int pmuscope_ppmu_add(struct perf_event *event, int flags)
 		hwc->el0 = el0;
 		hwc->slot = pmuscope_ppmu_el0_slot(el0, event);
 	}
-	if (is_sampling_event(event))
+	if (is_sampling_event(event)) {
 		this_cpu_ptr(&pmuscope_ppmu_cpu)->sampling[idx] = event;
+		this_cpu_ptr(&pmuscope_ppmu_cpu)->sampling_mask |= BIT(idx);
+	}
 	event->hw.idx = idx;
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 out:
@@ -376,6 +379,7 @@ static void pmuscope_ppmu_del(struct perf_event *event, int flags)
 	WRITE_ONCE(pmu->hwc[idx].owner, NULL);	/* read without our locks */
 	pmu->hwc[idx].el0 = NULL;
 	this_cpu_ptr(&pmuscope_ppmu_cpu)->sampling[idx] = NULL;
+	this_cpu_ptr(&pmuscope_ppmu_cpu)->sampling_mask &= ~BIT(idx);
 	pmu->allocated &= ~BIT(idx);
 	/*
 	 * Deleted while its thread runs here (a CPU event installed,
@@ -444,9 +448,11 @@ unsigned long pmuscope_ppmu_sampled(unsigned long sampled, unsigned long *thrott
 	unsigned long idx, samples = 0;
 
 	*throttled = 0;
+	/* Most interrupts are sessions' alone: no perf event's counter. */
+	sampled &= this_cpu_ptr(&pmuscope_ppmu_cpu)->sampling_mask;
+	if (!sampled || !pmu)
+		return 0;
 	for_each_set_bit(idx, &sampled, PMUSCOPE_NR_COUNTERS) {
-		if (!pmu || !this_cpu_ptr(&pmuscope_ppmu_cpu)->sampling[idx])
-			continue;
 		if (pmu->hwc[idx].irq_off)
 			*throttled |= BIT(idx);
 		else
