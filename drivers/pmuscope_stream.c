@@ -403,7 +403,15 @@ void pmuscope_stream_emit(struct pmuscope_pmu *pmu, struct pmuscope_session *ses
 	rec->cpu = pmu->cpu;
 	rec->flags = flags;
 	rec->nr = nr;
-	if (nr) {
+	if (nr == 1) {
+		/*
+		 * One counter is consistent alone: READ's path, without the
+		 * stop and start that keep several together (half the cost).
+		 */
+		pmuscope_pmu_read(pmu, hw, 1, ktime_get_ns(), pmu->scratch);
+		rec->time = pmuscope_hw_syscnt();
+		counts[0] = pmu->scratch[0].count;
+	} else if (nr) {
 		pmuscope_pmu_snapshot(pmu, hw, nr, sess->hw_mask[pmu->cpu], 0, 0, ktime_get_ns(),
 				      pmu->scratch, &sc);
 		rec->time = sc.time;
