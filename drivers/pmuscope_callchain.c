@@ -17,7 +17,8 @@
  *  - user frames, for a user task: its user PC (where it was interrupted,
  *    or where it entered the kernel: task_pt_regs()), then the return
  *    addresses of its AAPCS64 frame records from its x29, read with
- *    copy_from_user_nofault(). An AArch32 task's chain is its PC alone.
+ *    unprivileged loads under pagefault_disable() (no fault, as
+ *    copy_from_user_nofault()). An AArch32 task's chain is its PC alone.
  *
  * Both walks follow perf's arm64 user_backtrace(): a frame pointer of 0
  * ends the walk, one not 8-byte aligned ends it, each record's return
@@ -153,10 +154,28 @@ u32 pmuscope_chain_fill(const struct pmuscope_chain_src *src, u32 max_stack,
 }
 EXPORT_SYMBOL_IF_KUNIT(pmuscope_chain_fill);
 
+/*
+ * A user frame record, read without a fault: the two loads of
+ * copy_from_user_nofault()'s checks (access_ok(), the fault handler
+ * disabled by the caller, pmuscope_chain_record()), without its call of
+ * the general copy: unprivileged loads (LDTR) with an exception-table
+ * fixup, as the kernel's get_user() (Linux 6.1's generic
+ * unsafe_get_user() is __get_user()).
+ */
 static int pmuscope_chain_read_user(const struct pmuscope_chain_mem *mem, unsigned long fp,
 				    struct pmuscope_frame_record *fr)
 {
-	return copy_from_user_nofault(fr, (const void __user *)fp, sizeof(*fr)) ? -EFAULT : 0;
+	const struct pmuscope_frame_record __user *p = (const void __user *)fp;
+
+	if (!user_access_begin(p, sizeof(*p)))
+		return -EFAULT;
+	unsafe_get_user(fr->fp, &p->fp, efault);
+	unsafe_get_user(fr->lr, &p->lr, efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
 }
 
 /* A record wholly within [mem->low, mem->high), read without a fault. */
@@ -202,6 +221,7 @@ u32 pmuscope_chain_record(struct pt_regs *regs, bool kernel_pcs, u32 max_stack,
 		.regs = regs, .kernel_pcs = kernel_pcs, .kmem = &kmem, .umem = &umem,
 	};
 	struct pt_regs *uregs;
+	u32 size;
 
 	if (regs && user_mode(regs)) {
 		src.uregs = regs;
@@ -213,6 +233,10 @@ u32 pmuscope_chain_record(struct pt_regs *regs, bool kernel_pcs, u32 max_stack,
 	}
 	if (regs && !user_mode(regs) && kernel_pcs)
 		pmuscope_chain_kstack(regs->regs[29], &kmem);
-	return pmuscope_chain_fill(&src, max_stack, ch);
+	/* A user frame that faults ends the walk (the fixup), never a fault. */
+	pagefault_disable();
+	size = pmuscope_chain_fill(&src, max_stack, ch);
+	pagefault_enable();
+	return size;
 }
 EXPORT_SYMBOL_IF_KUNIT(pmuscope_chain_record);
