@@ -115,6 +115,31 @@ const struct pmuscope_model_profile pmuscope_model_impdef_pmu = {
 	.pmcr = 0x41033000,
 };
 
+/*
+ * A fault model, not a CPU: a hypervisor that exposes a PMU to its guest
+ * but never counts (the guest's PMU state is kept in memory and never
+ * loaded into a counting PMU). The ID registers are a Cortex-A53's, as
+ * such a hypervisor passes the host's through: PMUv3 (ID_AA64DFR0_EL1.PMUVer
+ * 1), PMCR_EL0.N = 6, the A53's PMCEID0_EL0. Every register reads back what
+ * was written, the SET/CLR pairs and PMCR_EL0.P/C behave, but the counters
+ * never advance: no event counts, the cycle counter stays still, a write to
+ * PMSWINC_EL0 is ignored, so no overflow flag is ever set by counting and
+ * the overflow interrupt never comes. This deliberately breaks the Arm ARM
+ * (D13.4: an enabled counter counts its event; D24.5 PMSWINC_EL0: a write
+ * of 1 increments an enabled SW_INCR counter; D13.3: a counter that wraps
+ * sets its PMOVSSET_EL0 bit) so that a self-check can be seen to fail.
+ */
+const struct pmuscope_model_profile pmuscope_model_dead_pmu = {
+	.name = "dead-pmu",
+	.midr = 0x410fd034,
+	.pfr0 = 0x0000000000002222,
+	.dfr0 = 0x0000000010305106,
+	.pmcr = 0x41033000,
+	.pmceid0 = 0x67ffbfff,
+	.pmceid1 = 0,
+	.pmu_dead = true,
+};
+
 /* ------------------------------------------------------------ per-CPU state */
 
 /*
@@ -459,7 +484,8 @@ static bool pmuscope_model_el_counted(u64 typer, unsigned int el)
  * Let @n events of type @event happen on @m at exception level @el: every
  * enabled counter programmed with @event and not filtered at @el counts
  * (Arm ARM D13.4 "Enabling event counters", D13.5 filtering). In
- * passthrough the CPU's own PMU counts by itself: nothing to do here.
+ * passthrough the CPU's own PMU counts by itself: nothing to do here. A
+ * dead PMU (fault model, pmuscope_model_dead_pmu) counts nothing.
  */
 void pmuscope_model_count_locked(struct pmuscope_model_cpu *m, u16 event,
 				 unsigned int el, u64 n)
@@ -467,7 +493,7 @@ void pmuscope_model_count_locked(struct pmuscope_model_cpu *m, u16 event,
 	const struct pmuscope_model_profile *p = m->prof;
 	unsigned int i;
 
-	if (!p || !pmuscope_model_has_pmu(p) || m->passthrough)
+	if (!p || !pmuscope_model_has_pmu(p) || m->passthrough || p->pmu_dead)
 		return;
 	for (i = 0; i < m->n; i++)
 		if (pmuscope_model_counting(m, i) &&
@@ -592,8 +618,11 @@ static void pmuscope_model_pmu_write(struct pmuscope_model_cpu *m,
 					    PMUSCOPE_PMUACR_F0 : 0));
 		break;
 	case PMUSCOPE_REG_PMSWINC_EL0:
-		/* Counts only on enabled counters programmed with SW_INCR. */
-		for (i = 0; i < m->n; i++)
+		/*
+		 * Counts only on enabled counters programmed with SW_INCR;
+		 * on none on a dead PMU (fault model).
+		 */
+		for (i = 0; i < m->n && !p->pmu_dead; i++)
 			if ((val & BIT_ULL(i)) && pmuscope_model_counting(m, i) &&
 			    !FIELD_GET(PMUSCOPE_EVTYPER_EVTCOUNT, m->evtyper[i]))
 				pmuscope_model_tick_counter(m, i, 1);

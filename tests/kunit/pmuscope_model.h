@@ -33,6 +33,11 @@ struct pmuscope_model_profile {
 	const struct pmuscope_model_ss_profile *ss;
 	const struct pmuscope_model_spe_profile *spe;
 	const struct pmuscope_model_amu_profile *amu;
+	/*
+	 * A fault model, not the architecture: the PMU's registers behave as
+	 * a PMUv3's, but no counter ever advances (pmuscope_model_dead_pmu).
+	 */
+	bool pmu_dead;
 };
 
 extern const struct pmuscope_model_profile pmuscope_model_cortex_a53;
@@ -40,6 +45,7 @@ extern const struct pmuscope_model_profile pmuscope_model_neoverse_n1;
 extern const struct pmuscope_model_profile pmuscope_model_v94;
 extern const struct pmuscope_model_profile pmuscope_model_no_pmu;
 extern const struct pmuscope_model_profile pmuscope_model_impdef_pmu;
+extern const struct pmuscope_model_profile pmuscope_model_dead_pmu;
 
 #define PMUSCOPE_MODEL_LOG	64
 /* Logged in place of a register for a barrier. */
