@@ -10,6 +10,15 @@
  * The model's time runs from a per-CPU timer; workloads are injected
  * through debugfs (/sys/kernel/debug/pmuscope_emu/), never the uapi.
  *
+ * The profile dead-pmu is the exception, a fault model: a hypervisor that
+ * exposes a Cortex-A53's PMU and never counts. Its PMUv3 registers are
+ * the model's alone (no passthrough), which reads back what was written
+ * and never advances a counter (tests/kunit/pmuscope_model.c), so that the
+ * product can be seen to report the fault (tests/guest/t-dead-pmu.sh).
+ * EL0 reads cannot be modelled: the CPU's own PMUSERENR_EL0 stays 0 (the
+ * kernel's reset value), so a process the driver grants EL0 access gets
+ * SIGILL at its MRS, as under a hypervisor that traps EL0 PMU accesses.
+ *
  * It is a test artifact: flagged "emulated" in the handshake features, in
  * sysfs and by the CLI, built only with PMUSCOPE_KUNIT=1, never installed,
  * and it refuses to load beside pmuscope.ko (same device and sysfs names).
@@ -35,7 +44,8 @@
 
 static char *pmuscope_emu_param_profile = "neoverse-n1";
 module_param_named(profile, pmuscope_emu_param_profile, charp, 0444);
-MODULE_PARM_DESC(profile, "CPU profile to emulate: neoverse-n1, v9.4-like, cortex-a53 (default: neoverse-n1)");
+MODULE_PARM_DESC(profile,
+		 "CPU profile to emulate: neoverse-n1, v9.4-like, cortex-a53, dead-pmu (a PMU that never counts) (default: neoverse-n1)");
 
 static unsigned int pmuscope_emu_param_icount_shift;
 module_param_named(icount_shift, pmuscope_emu_param_icount_shift, uint, 0444);
@@ -50,6 +60,7 @@ static const struct pmuscope_model_profile *const pmuscope_emu_profiles[] = {
 	&pmuscope_model_neoverse_n1,
 	&pmuscope_model_v94,
 	&pmuscope_model_cortex_a53,
+	&pmuscope_model_dead_pmu,
 };
 
 static const struct pmuscope_model_profile *pmuscope_emu_prof;
@@ -141,10 +152,13 @@ static void pmuscope_emu_clock_start(void)
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-/* CPU hotplug: the model of a CPU keeps time only while it is online. */
+/*
+ * CPU hotplug: the model of a CPU keeps time only while it is online. A
+ * dead PMU is the model's own: QEMU's would count.
+ */
 static int pmuscope_emu_cpu_online(unsigned int cpu)
 {
-	pmuscope_model_set_passthrough(cpu, true);
+	pmuscope_model_set_passthrough(cpu, !pmuscope_emu_prof->pmu_dead);
 	pmuscope_emu_clock_start();
 	return 0;
 }
@@ -601,7 +615,7 @@ int pmuscope_emu_init(void)
 
 	prof = pmuscope_emu_find(pmuscope_emu_param_profile);
 	if (!prof) {
-		pr_err("pmuscope_emu: unknown profile '%s' (neoverse-n1, v9.4-like, cortex-a53)\n",
+		pr_err("pmuscope_emu: unknown profile '%s' (neoverse-n1, v9.4-like, cortex-a53, dead-pmu)\n",
 		       pmuscope_emu_param_profile);
 		return -EINVAL;
 	}
@@ -621,7 +635,10 @@ int pmuscope_emu_init(void)
 	pmuscope_model_reset_all(prof);
 	pmuscope_emu_prof = prof;
 
-	/* Online CPUs now and later: passthrough on, the model's clock started. */
+	/*
+	 * Online CPUs now and later: passthrough on (off for a dead PMU), the
+	 * model's clock started.
+	 */
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/pmuscope_emu:online",
 				pmuscope_emu_cpu_online, pmuscope_emu_cpu_offline);
 	if (ret < 0) {
@@ -644,8 +661,12 @@ int pmuscope_emu_init(void)
 	debugfs_create_file("spe_selftest", 0600, pmuscope_emu_dir, NULL,
 			    &pmuscope_emu_spe_st_fops);
 
-	pr_info("pmuscope_emu: EMULATED %s: the register model supplies snapshot, SPE, AMU and ICNTR; PMUv3 is the CPU's own. Not hardware.\n",
-		prof->name);
+	if (prof->pmu_dead)
+		pr_info("pmuscope_emu: EMULATED %s: a fault model, the register model's PMUv3 whose counters never count. Not hardware.\n",
+			prof->name);
+	else
+		pr_info("pmuscope_emu: EMULATED %s: the register model supplies snapshot, SPE, AMU and ICNTR; PMUv3 is the CPU's own. Not hardware.\n",
+			prof->name);
 	return 0;
 }
 
