@@ -10,7 +10,7 @@ packages=(
 	xz-utils rsync python3 python3-docutils perl sparse cppcheck
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-arm linux-source-6.12 linux-source-6.1
-	dkms man-db prometheus abigail-tools
+	dkms man-db prometheus abigail-tools dwarves
 	golang-go chromium fonts-dejavu-core
 )
 
