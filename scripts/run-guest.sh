@@ -7,6 +7,8 @@
 #                     [--initrd FILE] [--append "..."] [--kver 6.1]
 #                     [--el2]   (virtualization=on: Linux at EL2, VHE on max)
 #                     [--kernel test|debug|bench] [--mem SIZE]
+#                     [--kernel-image FILE]   (boot this arm64 Image or vmlinuz
+#                                             as it is, e.g. Debian's: scripts/debian-kernel.sh)
 #                     [--plugin "LIB,ARG=..."]   (a QEMU TCG plugin: scripts/profile.sh)
 #                     [--hostfwd PORT]   (virtio-net behind QEMU's user-mode network,
 #                                        restrict=on: no way out; host 127.0.0.1:PORT
@@ -16,7 +18,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 cpu=cortex-a53 smp=2 plan=discovery log= icount= timeout=300 append= interactive= machine=virt mem=512M plugin=
-hostfwd=
+hostfwd= image= kdir=
 blacklist="initcall_blacklist=armv8_pmu_driver_init"
 initrd=$PMUSCOPE_TOP/build/initramfs.cpio
 while [ $# -gt 0 ]; do
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
 	# debug (the reliability gate's: KASAN, kmemleak, fault injection, GCOV)
 	# or bench.
 	--kernel) export PMUSCOPE_KFRAG=$PMUSCOPE_TOP/scripts/kernel/pmuscope-$2.config; shift ;;
+	--kernel-image) image=$2; shift ;;
 	--mem) mem=$2; shift ;;
 	--plugin) plugin=$2; shift ;;
 	--hostfwd) hostfwd=$2; shift ;;
@@ -46,7 +49,12 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$log" ] || [ -n "$interactive" ] || pmuscope_die "run-guest.sh: --log is required"
 
-kdir=$("$PMUSCOPE_TOP/scripts/build-kernel.sh")
+if [ -n "$image" ]; then
+	[ -f "$image" ] || pmuscope_die "run-guest.sh: no kernel image $image"
+else
+	kdir=$("$PMUSCOPE_TOP/scripts/build-kernel.sh")
+	image=$kdir/arch/arm64/boot/Image
+fi
 # slub_debug (poison, red zones, sanity checks on every slab object) is
 # part of the test kernel's debugging, like lockdep: only the test kernel
 # (scripts/kernel/pmuscope-test.config, also for linux 6.1) boots with it.
@@ -54,10 +62,13 @@ kdir=$("$PMUSCOPE_TOP/scripts/build-kernel.sh")
 # (PMUSCOPE_KFRAG=pmuscope-bench.config) has no SLUB debugging and no
 # slub_debug either.
 slub_debug=
-[ "$(basename "$PMUSCOPE_KFRAG")" != pmuscope-test.config ] || slub_debug=slub_debug=FZP
+# A kernel image of --kernel-image boots with its own defaults.
+if [ -n "$kdir" ] && [ "$(basename "$PMUSCOPE_KFRAG")" = pmuscope-test.config ]; then
+	slub_debug=slub_debug=FZP
+fi
 args=(-M "$machine" -cpu "$cpu" -smp "$smp" -m "$mem" -nographic -no-reboot
       -monitor none -serial stdio
-      -kernel "$kdir/arch/arm64/boot/Image" -initrd "$initrd"
+      -kernel "$image" -initrd "$initrd"
       -append "console=ttyAMA0 panic=-1 loglevel=7 $slub_debug $blacklist pmuscope_plan=$plan pmuscope_profile=$cpu ${icount:+pmuscope_icount=$icount} $append")
 [ -z "$icount" ] || args+=(-icount "shift=$icount,sleep=off")
 [ -z "$plugin" ] || args+=(-plugin "$plugin")
