@@ -138,6 +138,14 @@ step "linux-source-6.1: test kernel (cached build)" \
 	step "linux-source-6.1: modules, W=1, no warnings" \
 		no_warnings make --no-print-directory compat-6.1
 
+# Debian's own signed kernels, their headers and linux-kbuild (a cached
+# download, scripts/debian-kernel.sh): pmuscope.ko built against them, W=1,
+# no warnings; booted below (debian-6.12, debian-6.1).
+for v in 6.12 6.1; do
+	step "debian-$v: Debian's linux-image and headers (cached), pmuscope.ko, W=1" \
+		scripts/debian-kernel.sh "$v"
+done
+
 # 3. Static checks.
 step "lint: sparse C=2 and checkpatch --strict" scripts/lint.sh
 
@@ -259,6 +267,20 @@ done
 # ... with -icount: per-task counting and multiplexing through perf, exact.
 guest a53-perf-exact --cpu cortex-a53 --smp 1 --icount 0 --plan perf-exact --no-blacklist \
 	--timeout 240
+# Debian's signed kernels as shipped: perf's PMU driver, perf_event_paranoid
+# untouched, pmuscope.ko (built against Debian's headers) by a plain insmod;
+# the perf backend's exact counts, -icount.
+for v in 6.12 6.1; do
+	if [ -e "build/debian-$v/vmlinuz" ] &&
+	   scripts/mkinitramfs.sh "$build/initramfs-debian-$v.cpio" "build/debian-$v/pmuscope.ko" \
+		>"$build/logs/initramfs-debian-$v.log" 2>&1; then
+		guest "debian-$v" --kernel-image "build/debian-$v/vmlinuz" \
+			--initrd "$build/initramfs-debian-$v.cpio" --cpu cortex-a53 --smp 1 --icount 0 \
+			--no-blacklist --plan debian --timeout 240
+	else
+		record FAIL "debian-$v: no Debian kernel, module or initramfs"
+	fi
+done
 # pmuscope export scraped by a private Prometheus on the host (127.0.0.1
 # only), through the guest's virtio-net: what Prometheus stored is what the
 # exporter served.
