@@ -252,6 +252,10 @@ guest max-vhe --cpu max --smp 2 --el2 --plan vhe --timeout 120
 guest emu-n1 --cpu neoverse-n1 --smp 2 --plan emu --append pmuscope_emu=neoverse-n1 \
 	--timeout 480
 guest emu-v94 --cpu max --smp 2 --plan emu --append pmuscope_emu=v9.4-like --timeout 480
+# A fault model: a PMU exposed but never counting (as some hypervisors'),
+# and what pmuscope shows of it, pmuscope test's FAILED verdicts among it.
+guest dead-pmu --cpu cortex-a53 --smp 2 --plan dead-pmu --append pmuscope_emu=dead-pmu \
+	--timeout 180
 # ... with -icount: QEMU retires an instruction per ns, the model's AMU
 # counts one per busy ns: the PMU's INST_RETIRED and the AMU's agree.
 guest emu-n1-icount --cpu neoverse-n1 --smp 2 --icount 0 --plan amu \
