@@ -38,6 +38,25 @@ double now_s(void)
 }
 
 /*
+ * The time from now (CLOCK_MONOTONIC) to @deadline into *@rel, its
+ * nanoseconds below a second: 0, or -1 (*@rel's seconds negative) when
+ * the deadline has passed.
+ */
+static int time_left(const struct timespec *deadline, struct timespec *rel)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	rel->tv_sec = deadline->tv_sec - now.tv_sec;
+	rel->tv_nsec = deadline->tv_nsec - now.tv_nsec;
+	if (rel->tv_nsec < 0) {
+		rel->tv_sec--;
+		rel->tv_nsec += 1000000000L;
+	}
+	return rel->tv_sec < 0 ? -1 : 0;
+}
+
+/*
  * Wait until @deadline (CLOCK_MONOTONIC; NULL: none) or the end of the run:
  * the command's exit (reaped into *status) or, without a command, SIGINT or
  * SIGTERM. A SIGINT or SIGTERM sent to pmuscope itself (kill) is passed on
@@ -52,7 +71,7 @@ double now_s(void)
 int stat_wait_run(const struct timespec *deadline, pid_t child, int *status, int *reaped,
 		  int *interrupted)
 {
-	struct timespec now, rel;
+	struct timespec rel;
 	siginfo_t si;
 	sigset_t set;
 
@@ -60,17 +79,8 @@ int stat_wait_run(const struct timespec *deadline, pid_t child, int *status, int
 	for (;;) {
 		int sig;
 
-		if (deadline) {
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			rel.tv_sec = deadline->tv_sec - now.tv_sec;
-			rel.tv_nsec = deadline->tv_nsec - now.tv_nsec;
-			if (rel.tv_nsec < 0) {
-				rel.tv_sec--;
-				rel.tv_nsec += 1000000000L;
-			}
-			if (rel.tv_sec < 0)
-				return 0;
-		}
+		if (deadline && time_left(deadline, &rel))
+			return 0;
 		sig = sigtimedwait(&set, &si, deadline ? &rel : NULL);
 		if (sig < 0) {
 			if (errno == EAGAIN)
@@ -139,7 +149,7 @@ int stat_wait_tasks(const struct timespec *deadline, const int *pidfds,
 	}
 	while (!stop) {
 		struct signalfd_siginfo si;
-		struct timespec now, rel = { 0, 100000000L };
+		struct timespec rel = { 0, 100000000L };
 		int polled = 0, alive = 0, timeout = -1;
 		size_t np = 1;
 
@@ -165,14 +175,7 @@ int stat_wait_tasks(const struct timespec *deadline, const int *pidfds,
 		if (polled)
 			timeout = 100;
 		if (deadline) {
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			rel.tv_sec = deadline->tv_sec - now.tv_sec;
-			rel.tv_nsec = deadline->tv_nsec - now.tv_nsec;
-			if (rel.tv_nsec < 0) {
-				rel.tv_sec--;
-				rel.tv_nsec += 1000000000L;
-			}
-			if (rel.tv_sec < 0)
+			if (time_left(deadline, &rel))
 				break;
 			if (timeout < 0 || rel.tv_sec * 1000 + rel.tv_nsec / 1000000 < timeout)
 				timeout = rel.tv_sec * 1000 + (rel.tv_nsec + 999999) / 1000000;
