@@ -43,14 +43,6 @@ static const char *const record_default_events[] = { "cycles", "instructions" };
 
 #define RECORD_BUF		(256 * 1024)
 #define RECORD_PERIOD_DEFAULT	100000
-#define RECORD_MAX_TASKS	1024	/* -p and -t: one session (a file) each */
-
-/* A thread -p or -t attaches to. */
-struct target {
-	pid_t tid;
-	pid_t tgid;
-	int inherit;			/* -p: the threads it creates later too */
-};
 
 struct tracee {
 	pid_t tid;
@@ -85,7 +77,7 @@ struct record_args {
 	int have_c, have_f;
 	int callchain;			/* -g, --call-graph fp */
 	unsigned int max_stack;		/* its DEPTH, 1 .. PMUSCOPE_STACK_MAX */
-	struct target *targets;		/* the threads of -p and -t */
+	struct task_target *targets;	/* the threads of -p and -t */
 	size_t ntargets, targets_room;
 	int have_p, have_t;
 };
@@ -155,20 +147,11 @@ static void record_comm(struct record *rc, pid_t pid, pid_t tid)
 	free(text);
 }
 
+/* The Tgid of @tid; @tid itself when /proc does not say. */
 static pid_t tgid_of(pid_t tid)
 {
-	char path[64], *text, *p;
-	size_t len;
-	pid_t tgid = tid;
+	pid_t tgid = proc_tgid(tid);
 
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	text = cli_read_file(path, &len);
-	if (!text)
-		return tid;
-	p = strstr(text, "\nTgid:");
-	if (p)
-		tgid = atoi(p + 6);
-	free(text);
 	return tgid > 0 ? tgid : tid;
 }
 
@@ -463,85 +446,6 @@ static void record_leftover_maps(struct record *rc)
 	}
 }
 
-static int target_add(struct record_args *a, pid_t tid, pid_t tgid, int inherit)
-{
-	for (size_t i = 0; i < a->ntargets; i++)
-		if (a->targets[i].tid == tid) {
-			a->targets[i].inherit |= inherit;
-			return 0;
-		}
-	if (a->ntargets == RECORD_MAX_TASKS) {
-		fprintf(stderr, "pmuscope: -p and -t: at most %d threads (a session each)\n",
-			RECORD_MAX_TASKS);
-		return EXIT_USAGE;
-	}
-	if (a->ntargets == a->targets_room) {
-		size_t r = a->targets_room ? 2 * a->targets_room : 16;
-		struct target *nt = realloc(a->targets, r * sizeof(*nt));
-
-		if (!nt) {
-			perror("pmuscope");
-			return 1;
-		}
-		a->targets = nt;
-		a->targets_room = r;
-	}
-	a->targets[a->ntargets++] = (struct target){ .tid = tid, .tgid = tgid, .inherit = inherit };
-	return 0;
-}
-
-/* -p PID[,PID...] (every thread of each, now) or -t TID[,TID...]. */
-static int record_targets(struct record_args *a, int letter, char *list)
-{
-	char *save = NULL;
-	int n = 0;
-
-	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long v;
-		char path[64];
-		int ret;
-
-		if (parse_uint(tok, 1, 0x3fffffff, &v)) {
-			fprintf(stderr, "pmuscope: -%c needs %s: '%s'\n", letter,
-				letter == 'p' ? "process ids" : "thread ids", tok);
-			return EXIT_USAGE;
-		}
-		if (letter == 't') {
-			snprintf(path, sizeof(path), "/proc/%llu/status", v);
-			if (access(path, F_OK)) {
-				fprintf(stderr, "pmuscope: -t: no thread %llu\n", v);
-				return 1;
-			}
-			ret = target_add(a, v, tgid_of(v), 0);
-		} else {
-			DIR *d;
-			struct dirent *de;
-
-			snprintf(path, sizeof(path), "/proc/%llu/task", v);
-			d = opendir(path);
-			if (!d || tgid_of(v) != (pid_t)v) {
-				if (d)
-					closedir(d);
-				fprintf(stderr, "pmuscope: -p: no process %llu\n", v);
-				return 1;
-			}
-			ret = 0;
-			while (!ret && (de = readdir(d)))
-				if (de->d_name[0] != '.')
-					ret = target_add(a, atoi(de->d_name), v, 1);
-			closedir(d);
-		}
-		if (ret)
-			return ret;
-		n++;
-	}
-	if (!n) {
-		fprintf(stderr, "pmuscope: -%c needs at least one id\n", letter);
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
 /*
  * The depth of -g without one: kernel.perf_event_max_stack, as perf
  * record's, at most PMUSCOPE_STACK_MAX (the driver's); that, where the
@@ -601,10 +505,10 @@ static int record_opt(void *ctx, const struct cli_option *opt, char *arg)
 		return record_call_graph(a, arg);
 	case 'p':
 		a->have_p = 1;
-		return record_targets(a, 'p', arg);
+		return parse_task_list('p', arg, &a->targets, &a->ntargets, &a->targets_room);
 	case 't':
 		a->have_t = 1;
-		return record_targets(a, 't', arg);
+		return parse_task_list('t', arg, &a->targets, &a->ntargets, &a->targets_room);
 	case 'c':
 		if (parse_uint(arg, PMUSCOPE_STREAM_PERIOD_MIN, PMUSCOPE_STREAM_PERIOD_MAX, &v)) {
 			fprintf(stderr, "pmuscope: -c needs %u to %llu events: '%s'\n",
@@ -748,7 +652,7 @@ static int record_attach(struct record *rc, struct record_args *a)
 		return 1;
 	}
 	for (size_t i = 0; i < a->ntargets; i++) {
-		const struct target *t = &a->targets[i];
+		const struct task_target *t = &a->targets[i];
 		struct pmuscope *h;
 		int ret;
 
@@ -899,7 +803,7 @@ static int thread_alive(pid_t tgid, pid_t tid)
 static int targets_alive(const struct record_args *a)
 {
 	for (size_t i = 0; i < a->ntargets; i++) {
-		const struct target *t = &a->targets[i];
+		const struct task_target *t = &a->targets[i];
 		char path[48];
 		struct dirent *d;
 		DIR *dir;
@@ -1047,7 +951,7 @@ static int record_start(struct record *rc, const struct record_args *a, sigset_t
 		return code;
 	/* -p and -t: their maps and names now, in case they end first. */
 	for (size_t i = 0; i < a->ntargets; i++) {
-		const struct target *t = &a->targets[i];
+		const struct task_target *t = &a->targets[i];
 
 		if (i == 0 || a->targets[i - 1].tgid != t->tgid)
 			record_maps(rc, t->tgid, DF_MAPS_ATTACH);

@@ -138,20 +138,12 @@ static void stat_fill(struct report *r, const struct stat_opts *o,
 	}
 }
 
-#define STAT_MAX_TASKS	1024	/* -p and -t: one session each */
-
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open	434
 #endif
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD	O_EXCL	/* Linux 6.9: a pidfd of a thread */
 #endif
-
-/* A thread -p or -t attaches to. */
-struct stat_target {
-	pid_t tid, tgid;
-	int inherit;			/* -p: the threads it creates later too */
-};
 
 /* A stat run: what its phases share. */
 struct stat_run {
@@ -180,7 +172,7 @@ struct stat_run {
 	int append;			/* --append */
 	FILE *out;
 	char *pid_list, *tid_list;	/* -p, -t as given (the header) */
-	struct stat_target *targets;
+	struct task_target *targets;
 	size_t ntargets, targets_room;
 	struct pmuscope **hs;		/* -p, -t: a session a thread */
 	size_t nh;
@@ -190,56 +182,11 @@ struct stat_run {
 	struct report_stats stats[PMUSCOPE_MAX_EVENTS], elapsed;	/* -r */
 };
 
-static pid_t stat_tgid_of(pid_t tid)
-{
-	char path[64], line[128];
-	pid_t tgid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
-static int stat_target_add(struct stat_run *s, pid_t tid, pid_t tgid, int inherit)
-{
-	for (size_t i = 0; i < s->ntargets; i++)
-		if (s->targets[i].tid == tid) {
-			s->targets[i].inherit |= inherit;
-			return 0;
-		}
-	if (s->ntargets == STAT_MAX_TASKS) {
-		fprintf(stderr, "pmuscope: -p and -t: at most %d threads (a session each)\n",
-			STAT_MAX_TASKS);
-		return EXIT_USAGE;
-	}
-	if (s->ntargets == s->targets_room) {
-		size_t r = s->targets_room ? 2 * s->targets_room : 16;
-		struct stat_target *nt = realloc(s->targets, r * sizeof(*nt));
-
-		if (!nt) {
-			perror("pmuscope");
-			return 1;
-		}
-		s->targets = nt;
-		s->targets_room = r;
-	}
-	s->targets[s->ntargets++] = (struct stat_target){ tid, tgid, inherit };
-	return 0;
-}
-
 /* -p PID[,PID...] (every thread of each, now) or -t TID[,TID...]. */
 static int stat_targets(struct stat_run *s, int letter, char *list)
 {
 	char **given = letter == 'p' ? &s->pid_list : &s->tid_list;
-	char *save = NULL, *copy;
-	int n = 0;
+	char *copy;
 
 	/* The header names them as given, -p and -t each once. */
 	copy = malloc(strlen(list) + (*given ? strlen(*given) + 2 : 1));
@@ -250,51 +197,7 @@ static int stat_targets(struct stat_run *s, int letter, char *list)
 	sprintf(copy, "%s%s%s", *given ? *given : "", *given ? "," : "", list);
 	free(*given);
 	*given = copy;
-	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long v;
-		int ret;
-
-		if (parse_uint(tok, 1, 0x3fffffff, &v)) {
-			fprintf(stderr, "pmuscope: -%c needs %s: '%s'\n", letter,
-				letter == 'p' ? "process ids" : "thread ids", tok);
-			return EXIT_USAGE;
-		}
-		if (letter == 't') {
-			pid_t tgid = stat_tgid_of(v);
-
-			if (!tgid) {
-				fprintf(stderr, "pmuscope: -t: no thread %llu\n", v);
-				return 1;
-			}
-			ret = stat_target_add(s, v, tgid, 0);
-		} else {
-			struct dirent *de;
-			char path[64];
-			DIR *d;
-
-			snprintf(path, sizeof(path), "/proc/%llu/task", v);
-			d = opendir(path);
-			if (!d || stat_tgid_of(v) != (pid_t)v) {
-				if (d)
-					closedir(d);
-				fprintf(stderr, "pmuscope: -p: no process %llu\n", v);
-				return 1;
-			}
-			ret = 0;
-			while (!ret && (de = readdir(d)))
-				if (de->d_name[0] != '.')
-					ret = stat_target_add(s, atoi(de->d_name), v, 1);
-			closedir(d);
-		}
-		if (ret)
-			return ret;
-		n++;
-	}
-	if (!n) {
-		fprintf(stderr, "pmuscope: -%c needs at least one id\n", letter);
-		return EXIT_USAGE;
-	}
-	return 0;
+	return parse_task_list(letter, list, &s->targets, &s->ntargets, &s->targets_room);
 }
 
 static int stat_more_opt(void *ctx, const struct cli_option *opt, char *arg)
@@ -444,7 +347,7 @@ static void stat_detailed(struct stat_run *s)
 	}
 }
 
-static void stat_perm_hint(int ret, const struct stat_target *t, struct pmuscope *h)
+static void stat_perm_hint(int ret, const struct task_target *t, struct pmuscope *h)
 {
 	fprintf(stderr,
 		"pmuscope: cannot count thread %d of process %d: %s: the driver attaches to another task, even a process you own, only with CAP_PERFMON: give pmuscope CAP_PERFMON (setcap cap_perfmon+ep, or run it as root)\n",
@@ -468,7 +371,7 @@ static int stat_attach(struct stat_run *s)
 	for (size_t i = 0; i < s->ntargets; i++)
 		s->pidfds[i] = -1;
 	for (size_t i = 0; i < s->ntargets; i++) {
-		const struct stat_target *t = &s->targets[i];
+		const struct task_target *t = &s->targets[i];
 		int inherit = t->inherit && !s->no_inherit;
 		struct pmuscope *h;
 		size_t n;

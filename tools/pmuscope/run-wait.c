@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pmuscope CLI: the run loop's waits of stat, snapshot, amu, export and
- * record: the signals a run takes, its deadlines and the clock.
+ * record: the signals a run takes, its deadlines and the clock; and the
+ * tasks that stat's and record's -p and -t name.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "exit-codes.h"
+#include "parse-options.h"
 #include "run-wait.h"
 
 /*
@@ -196,4 +202,103 @@ int stat_wait_tasks(const struct timespec *deadline, const int *pidfds,
 	close(sfd);
 	free(pfd);
 	return stop;
+}
+
+pid_t proc_tgid(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+static int task_target_add(struct task_target **targets, size_t *n, size_t *room,
+			   pid_t tid, pid_t tgid, int inherit)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*targets)[i].tid == tid) {
+			(*targets)[i].inherit |= inherit;
+			return 0;
+		}
+	if (*n == TASK_TARGETS_MAX) {
+		fprintf(stderr, "pmuscope: -p and -t: at most %d threads (a session each)\n",
+			TASK_TARGETS_MAX);
+		return EXIT_USAGE;
+	}
+	if (*n == *room) {
+		size_t r = *room ? 2 * *room : 16;
+		struct task_target *nt = realloc(*targets, r * sizeof(*nt));
+
+		if (!nt) {
+			perror("pmuscope");
+			return 1;
+		}
+		*targets = nt;
+		*room = r;
+	}
+	(*targets)[(*n)++] = (struct task_target){ .tid = tid, .tgid = tgid, .inherit = inherit };
+	return 0;
+}
+
+/* -p PID[,PID...] (every thread of each, now) or -t TID[,TID...]. */
+int parse_task_list(int letter, char *list, struct task_target **targets, size_t *n,
+		    size_t *room)
+{
+	char *save = NULL;
+	int ids = 0;
+
+	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long v;
+		int ret;
+
+		if (parse_uint(tok, 1, 0x3fffffff, &v)) {
+			fprintf(stderr, "pmuscope: -%c needs %s: '%s'\n", letter,
+				letter == 'p' ? "process ids" : "thread ids", tok);
+			return EXIT_USAGE;
+		}
+		if (letter == 't') {
+			pid_t tgid = proc_tgid(v);
+
+			if (!tgid) {
+				fprintf(stderr, "pmuscope: -t: no thread %llu\n", v);
+				return 1;
+			}
+			ret = task_target_add(targets, n, room, v, tgid, 0);
+		} else {
+			struct dirent *de;
+			char path[64];
+			DIR *d;
+
+			snprintf(path, sizeof(path), "/proc/%llu/task", v);
+			d = opendir(path);
+			if (!d || proc_tgid(v) != (pid_t)v) {
+				if (d)
+					closedir(d);
+				fprintf(stderr, "pmuscope: -p: no process %llu\n", v);
+				return 1;
+			}
+			ret = 0;
+			while (!ret && (de = readdir(d)))
+				if (de->d_name[0] != '.')
+					ret = task_target_add(targets, n, room, atoi(de->d_name), v, 1);
+			closedir(d);
+		}
+		if (ret)
+			return ret;
+		ids++;
+	}
+	if (!ids) {
+		fprintf(stderr, "pmuscope: -%c needs at least one id\n", letter);
+		return EXIT_USAGE;
+	}
+	return 0;
 }

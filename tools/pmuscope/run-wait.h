@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* pmuscope CLI: the signals a run takes, its deadlines and the clock. */
+/*
+ * pmuscope CLI: the signals a run takes, its deadlines and the clock; the
+ * tasks of -p and -t.
+ */
 #ifndef PMUSCOPE_RUN_WAIT_H
 #define PMUSCOPE_RUN_WAIT_H
 
@@ -31,5 +34,24 @@ int stat_wait_tasks(const struct timespec *deadline, const int *pidfds,
 		    const char (*procs)[48], int *ended, size_t n);
 /* CLOCK_MONOTONIC in seconds. */
 double now_s(void);
+
+/* A thread stat's or record's -p or -t attaches to. */
+struct task_target {
+	pid_t tid, tgid;
+	int inherit;			/* -p: the threads it creates later too */
+};
+
+#define TASK_TARGETS_MAX	1024	/* -p and -t: one session (record: a file) each */
+
+/*
+ * -p PID[,PID...] (every thread of each, now) or -t TID[,TID...], @letter
+ * 'p' or 't', @list cut up by strtok_r(): each thread added once to
+ * *@targets (*@n of them, room for *@room; realloc()ed), inherit set for
+ * -p's. 0, or EXIT_USAGE or 1 after a message on stderr.
+ */
+int parse_task_list(int letter, char *list, struct task_target **targets, size_t *n,
+		    size_t *room);
+/* The Tgid of thread @tid from /proc/TID/status; 0 when there is none. */
+pid_t proc_tgid(pid_t tid);
 
 #endif
