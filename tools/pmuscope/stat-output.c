@@ -394,6 +394,49 @@ static void report_mrows_only(FILE *f, const struct report *r, const char *stamp
 	fprintf(f, "%s\n", any ? "   (*: multiplexed)" : "");
 }
 
+static void report_row_sep(FILE *f, const struct report *r, const struct report *row,
+			   unsigned int i, const char *prefix);
+
+/*
+ * -A: counter by counter, each CPU; --per-core: core by core. The rows of
+ * the table (@sep NULL, each after @stamp) or of -x (fields split by @sep),
+ * each after the CPU's or core's name (and a core's number of CPUs).
+ * -1 when there is no memory for a row.
+ */
+static int report_split(FILE *f, const struct report *r, const char *stamp, const char *sep)
+{
+	unsigned int ks[REPORT_MAX_CPUS], first[REPORT_MAX_CPUS], nks[REPORT_MAX_CPUS];
+	unsigned int n = report_groups(r, ks, first, nks);
+	struct report *row = malloc(sizeof(*row));
+	char name[64], prefix[128];
+
+	if (!row)
+		return -1;
+	for (unsigned int a = 0; a < (r->aggr == REPORT_AGGR_NONE ? r->ncounters : n); a++) {
+		for (unsigned int b = 0; b < (r->aggr == REPORT_AGGR_NONE ? n : r->ncounters); b++) {
+			unsigned int g = r->aggr == REPORT_AGGR_NONE ? b : a;
+			unsigned int i = r->aggr == REPORT_AGGR_NONE ? a : b;
+
+			report_slice(row, r, &ks[first[g]], nks[g]);
+			report_group_name(r, ks[first[g]], name, sizeof(name));
+			if (sep && r->aggr == REPORT_AGGR_CORE)
+				snprintf(prefix, sizeof(prefix), "%s%s%u%s", name, sep, nks[g], sep);
+			else if (sep)
+				snprintf(prefix, sizeof(prefix), "%s%s", name, sep);
+			else if (r->aggr == REPORT_AGGR_CORE)
+				snprintf(prefix, sizeof(prefix), "%-18s %4u ", name, nks[g]);
+			else
+				snprintf(prefix, sizeof(prefix), "%-6s ", name);
+			if (sep)
+				report_row_sep(f, r, row, i, prefix);
+			else
+				report_row_std(f, r, row, i, stamp, prefix);
+		}
+	}
+	free(row);
+	return 0;
+}
+
 static void report_table(FILE *f, const struct report *r, int head)
 {
 	char num[32], label[64], flags[64], stamp[32] = "";
@@ -427,31 +470,8 @@ static void report_table(FILE *f, const struct report *r, int head)
 		report_mrows_only(f, r, stamp, r->kind == REPORT_TOTAL || head);
 		goto elapsed;
 	}
-	if (r->aggr != REPORT_AGGR_GLOBAL) {
-		unsigned int ks[REPORT_MAX_CPUS], first[REPORT_MAX_CPUS], nks[REPORT_MAX_CPUS];
-		unsigned int n = report_groups(r, ks, first, nks);
-		struct report *row = malloc(sizeof(*row));
-		char name[64], prefix[96];
-
-		if (!row)
-			return;
-		/* -A: counter by counter, each CPU; --per-core: core by core. */
-		for (unsigned int a = 0; a < (r->aggr == REPORT_AGGR_NONE ? r->ncounters : n); a++) {
-			for (unsigned int b = 0; b < (r->aggr == REPORT_AGGR_NONE ? n : r->ncounters); b++) {
-				unsigned int g = r->aggr == REPORT_AGGR_NONE ? b : a;
-				unsigned int i = r->aggr == REPORT_AGGR_NONE ? a : b;
-
-				report_slice(row, r, &ks[first[g]], nks[g]);
-				report_group_name(r, ks[first[g]], name, sizeof(name));
-				if (r->aggr == REPORT_AGGR_CORE)
-					snprintf(prefix, sizeof(prefix), "%-18s %4u ", name, nks[g]);
-				else
-					snprintf(prefix, sizeof(prefix), "%-6s ", name);
-				report_row_std(f, r, row, i, stamp, prefix);
-			}
-		}
-		free(row);
-	}
+	if (r->aggr != REPORT_AGGR_GLOBAL && report_split(f, r, stamp, NULL))
+		return;
 	for (unsigned int i = 0; r->aggr == REPORT_AGGR_GLOBAL && i < r->ncounters; i++) {
 		const struct report_counter *c = &r->c[i];
 
@@ -585,36 +605,12 @@ static void report_mrows_sep(FILE *f, const struct report *r)
 
 static void report_sep(FILE *f, const struct report *r)
 {
-	const char *sep = r->csv_sep;
-
 	if (r->aggr == REPORT_AGGR_GLOBAL) {
 		for (unsigned int i = 0; i < r->ncounters; i++)
 			report_row_sep(f, r, r, i, "");
 		report_mrows_sep(f, r);
 	} else {
-		unsigned int ks[REPORT_MAX_CPUS], first[REPORT_MAX_CPUS], nks[REPORT_MAX_CPUS];
-		unsigned int n = report_groups(r, ks, first, nks);
-		struct report *row = malloc(sizeof(*row));
-		char name[64], prefix[128];
-
-		if (!row)
-			return;
-		for (unsigned int a = 0; a < (r->aggr == REPORT_AGGR_NONE ? r->ncounters : n); a++) {
-			for (unsigned int b = 0; b < (r->aggr == REPORT_AGGR_NONE ? n : r->ncounters); b++) {
-				unsigned int g = r->aggr == REPORT_AGGR_NONE ? b : a;
-				unsigned int i = r->aggr == REPORT_AGGR_NONE ? a : b;
-
-				report_slice(row, r, &ks[first[g]], nks[g]);
-				report_group_name(r, ks[first[g]], name, sizeof(name));
-				if (r->aggr == REPORT_AGGR_CORE)
-					snprintf(prefix, sizeof(prefix), "%s%s%u%s", name, sep,
-						 nks[g], sep);
-				else
-					snprintf(prefix, sizeof(prefix), "%s%s", name, sep);
-				report_row_sep(f, r, row, i, prefix);
-			}
-		}
-		free(row);
+		report_split(f, r, "", r->csv_sep);
 	}
 }
 
