@@ -26,7 +26,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,24 +36,8 @@
 #include "pmuscope.h"
 #include "datafile.h"
 #include "spefile.h"
+#include "check.h"
 
-static int passed, failed;
-
-static void result(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s ", ok ? "PASS" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
 
 static uint64_t rng = 1;
 
@@ -664,6 +647,5 @@ out:
 	free(df);
 	free(sf);
 	free(cf);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return result_summary();
 }

@@ -24,7 +24,6 @@
  * buffer's address in memory; the Arm ARM (D18) has no such packet and
  * libpmuscope decodes a BAD byte. Counted and reported, not a failure.
  */
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,23 +34,8 @@
 #ifndef SPE_NO_PERF
 #include "arm-spe-pkt-decoder.h"
 #endif
+#include "check.h"
 
-static int passed, failed;
-
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s ", ok ? "PASS" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
 
 static uint64_t rng_state;
 
@@ -502,6 +486,5 @@ int main(int argc, char **argv)
 			return 1;
 #endif
 	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return result_summary();
 }

@@ -15,7 +15,6 @@
  */
 #define _GNU_SOURCE
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,23 +23,8 @@
 
 #include "metric-expr.h"
 #include "metrics.h"
+#include "check.h"
 
-static int passed, failed;
-
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s ", ok ? "PASS" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
 
 /* ------------------------------------------------ expressions alone */
 
@@ -512,8 +496,7 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--fuzz")) {
 		fuzz(strtoul(argv[2], NULL, 0));
-		printf("%d passed, %d failed\n", passed, failed);
-		return failed ? 1 : 0;
+		return result_summary();
 	}
 	if (!mkdtemp(tmpl)) {
 		perror("mkdtemp");
@@ -532,6 +515,5 @@ int main(int argc, char **argv)
 		if (system(cmd))
 			fprintf(stderr, "could not remove %s\n", sysfs);
 	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return result_summary();
 }

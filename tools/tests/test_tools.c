@@ -28,23 +28,8 @@
 #include "stat-output.h"
 #include "spe_report.h"
 #include "spefile.h"
+#include "check.h"
 
-static int passed, failed;
-
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s ", ok ? "PASS" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
 
 /* ------------------------------------------------- modifiers and VHE */
 static void kernel_el_root(const char *dir, const char *el)
@@ -2596,6 +2581,5 @@ int main(int argc, char **argv)
 	test_spe_records();
 	test_spe_chunks_and_file();
 	test_spe_report();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return result_summary();
 }
