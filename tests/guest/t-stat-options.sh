@@ -14,6 +14,18 @@ check "insmod" insmod "$PMUSCOPE_KO"
 # Field $2 (1-based) of the -x , row of event $1 in file $3.
 field() { awk -F, -v e="$1" -v f="$2" '$3 == e { print $f; exit }' "$3"; }
 
+# Three runs of $1, a function given the run's number that sets two
+# counts, v1 and v2: lo1 and lo2, the least of each (what else runs
+# only adds to a count).
+least_of_3() {
+	lo1='' lo2=''
+	for run in 1 2 3; do
+		"$1" "$run"
+		if [ -z "$lo1" ] || [ "$v1" -lt "$lo1" ]; then lo1=$v1; fi
+		if [ -z "$lo2" ] || [ "$v2" -lt "$lo2" ]; then lo2=$v2; fi
+	done
+}
+
 if [ "$ncpus" = 1 ]; then
 	# -r 5: five runs of one loop, each the same count: no spread. The
 	# table prints none (as perf, for 0), -x prints 0.00%.
@@ -82,15 +94,14 @@ if [ "$ncpus" = 1 ]; then
 	}
 	n1=1000000
 	n2=9000000
-	c1= c2=
-	for i in 1 2 3; do
-		a=$(attach_loop $n1)
-		b=$(attach_loop $n2)
-		tap_diag "stat -p, run $i: loop $n1 -> $a, loop $n2 -> $b"
-		[ -s /tmp/p.err ] && tap_diag "$(cat /tmp/p.err)"
-		if [ -z "$c1" ] || [ "$a" -lt "$c1" ]; then c1=$a; fi
-		if [ -z "$c2" ] || [ "$b" -lt "$c2" ]; then c2=$b; fi
-	done
+	p_run() {
+		v1=$(attach_loop "$n1")
+		v2=$(attach_loop "$n2")
+		tap_diag "stat -p, run $1: loop $n1 -> $v1, loop $n2 -> $v2"
+		if [ -s /tmp/p.err ]; then tap_diag "$(cat /tmp/p.err)"; fi
+	}
+	least_of_3 p_run
+	c1=$lo1 c2=$lo2
 	check_eq "stat -p instructions:u: difference of two loops = 2 x ($n2 - $n1)" \
 		"$((c2 - c1))" "$((2 * (n2 - n1)))"
 	check "stat -p: fixed overhead below 100000 instructions ($((c1 - 2 * n1)))" \
@@ -100,16 +111,15 @@ fi
 if [ "$ncpus" -ge 2 ]; then
 	# -A: a row a CPU; their sum is what the aggregate counts, up to the
 	# other CPUs' EL0 noise between two runs (the least of three).
-	amin= gmin=
-	for i in 1 2 3; do
+	a_run() {
 		norandom pmuscope stat -a -A -x , -e instructions:u -- /bin/loop 1000000 >/tmp/a.csv
 		norandom pmuscope stat -a -x , -e instructions:u -- /bin/loop 1000000 >/tmp/g.csv
-		a=$(awk -F, '$1 ~ /^CPU[0-9]+$/ && $4 == "instructions:u" { s += $2 } END { print s }' /tmp/a.csv)
-		g=$(field instructions:u 1 /tmp/g.csv)
-		tap_diag "stat -a -A, run $i: $(tr '\n' ' ' </tmp/a.csv)-> $a; aggregate $g"
-		if [ -z "$amin" ] || [ "$a" -lt "$amin" ]; then amin=$a; fi
-		if [ -z "$gmin" ] || [ "$g" -lt "$gmin" ]; then gmin=$g; fi
-	done
+		v1=$(awk -F, '$1 ~ /^CPU[0-9]+$/ && $4 == "instructions:u" { s += $2 } END { print s }' /tmp/a.csv)
+		v2=$(field instructions:u 1 /tmp/g.csv)
+		tap_diag "stat -a -A, run $1: $(tr '\n' ' ' </tmp/a.csv)-> $v1; aggregate $v2"
+	}
+	least_of_3 a_run
+	amin=$lo1 gmin=$lo2
 	check_eq "stat -a -A: rows, one a CPU" \
 		"$(cut -d, -f1 /tmp/a.csv | tr '\n' ' ')" "$(seq 0 $((ncpus - 1)) | sed 's/^/CPU/' | tr '\n' ' ')"
 	check "stat -a -A: the rows' sum ($amin) is the aggregate ($gmin) within 1000" \
