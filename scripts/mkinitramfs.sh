@@ -103,6 +103,15 @@ for extra in "$PMUSCOPE_TOP"/tools/build/arm64/*; do
 	[ -f "$extra" ] && [ -x "$extra" ] && cp "$extra" "$root/bin/"
 done
 
+# make bench's peer, when PMUSCOPE_GUEST_PERF names the tree that
+# scripts/guest-perf.sh made: Debian's perf as /usr/bin/perf, its
+# libraries in /lib/aarch64-linux-gnu.
+if [ -n "${PMUSCOPE_GUEST_PERF:-}" ]; then
+	[ -x "$PMUSCOPE_GUEST_PERF/usr/bin/perf" ] ||
+		pmuscope_die "no usr/bin/perf in $PMUSCOPE_GUEST_PERF (scripts/guest-perf.sh)"
+	cp -r "$PMUSCOPE_GUEST_PERF/usr" "$PMUSCOPE_GUEST_PERF/lib" "$root/"
+fi
+
 for ko in "$@"; do
 	cp "$ko" "$root/lib/modules/"
 done
