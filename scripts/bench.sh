@@ -8,7 +8,8 @@
 # scripts/kernel/pmuscope-bench.config, cached like the others): perf's PMU
 # driver kept off (the direct backend, interrupt and poll mode), and perf's
 # driver active (the perf backend, and the real peer: perf_event_open()
-# reads of the same events). One boot cannot hold both: the direct backend
+# reads of the same events, and Debian's perf record beside pmuscope
+# record: scripts/guest-perf.sh). One boot cannot hold both: the direct backend
 # is refused while perf's driver drives the PMU, and perf_event_open() has
 # no hardware PMU without it.
 set -euo pipefail
@@ -16,7 +17,11 @@ set -euo pipefail
 cd "$PMUSCOPE_TOP"
 
 pmuscope_bench_setup
-scripts/mkinitramfs.sh build/initramfs-bench.cpio build/bench-src/pmuscope.ko
+# The peer of pmuscope record: Debian's arm64 perf and its libraries
+# (downloaded once into the cache), in the bench initramfs only.
+scripts/guest-perf.sh build/guest-perf
+PMUSCOPE_GUEST_PERF=build/guest-perf scripts/mkinitramfs.sh build/initramfs-bench.cpio \
+	build/bench-src/pmuscope.ko
 scripts/run-guest.sh --cpu cortex-a53 --smp 2 --icount 0 --plan bench \
 	--initrd build/initramfs-bench.cpio --log build/bench.log --timeout 300 ||
 	pmuscope_die "guest failed, see build/bench.log"
@@ -50,7 +55,7 @@ print(f"{'operation':<32}" + "".join(f"{t:>15}" for _, t in cols))
 sampling = lambda n: n.startswith("sample_") or (n.startswith("perf_") and
                                                  not n.startswith("perf_event_open"))
 for name in order:
-    if name.startswith("perf_event_open") or sampling(name):
+    if name.startswith("perf_event_open") or sampling(name) or "command_" in name:
         continue
     print(f"{name:<32}" + "".join(f"{rows[name].get(c, '-'):>15}" for c, _ in cols))
 print()
@@ -130,6 +135,39 @@ if kinds:
                 print(f"goal: slowdown ({who}, {k}, period {per}) <= perf record's"
                       f"{' and < 1%' if per == '1000000' else ''}: {sv:.2f}% vs "
                       f"{sq:.2f}%, {met(ok)}")
+# The recording command's own cost: `record -e cycles -c 100000 --
+# /bin/true` less /bin/true alone (pmuscope-bench.c, bench_command()), by
+# the clock and, with perf's driver, by an instruction counter: the clock
+# also counts the time both CPUs sleep (perf record's teardown waits out
+# its side-band thread's 1 s poll), the counter only instructions.
+if any(n.endswith("command_own") for n in rows):
+    print()
+    print("the recording command's own cost (instructions of record -e cycles -c 100000 "
+          "-- /bin/true, less /bin/true's; least of 5 runs):")
+    print(f"  {'command':<44}{'backend':<14}{'clock':>14}{'counted':>14}")
+    own = [("pmuscope record", "record_command_own"),
+           ("pmuscope record -g", "record_g_command_own"),
+           ("perf record", "perf_record_command_own"),
+           ("perf record -g", "perf_record_g_command_own"),
+           ("perf record --no-bpf-event", "perf_record_nobpf_command_own")]
+    for who, name in own:
+        for col, what in (("irq", "direct, irq"), ("poll", "direct, poll"),
+                          ("perf", "perf" if who.startswith("perf") else "perf backend")):
+            if name not in rows or col not in rows[name]:
+                continue
+            ins = rows.get(name + "_insn", {}).get(col, "-")
+            v = rows[name][col]
+            if v == "failed" and num("stream_record_7_counters", col) is None:
+                v = "no streams"	# poll mode samples nothing
+            print(f"  {who:<44}{what:<14}{v:>14}{ins:>14}")
+    best = lambda name, col: num(name + "_insn", col) or num(name, col)
+    q = best("perf_record_command_own", "perf")
+    for who, col in (("direct", "irq"), ("perf backend", "perf")):
+        a = best("record_command_own", col)
+        if a is None or q is None:
+            continue
+        print(f"goal: pmuscope record's own cost <= perf record's ({who}): "
+              f"{a:.0f} vs {q:.0f} instructions, {'met' if a <= q else 'NOT met'}")
 e1, e7 = num("el0_read_self_1_counter", "irq"), num("el0_read_self_7_counters", "irq")
 f1, f7 = num("el0_raw_mrs_1_counter", "irq"), num("el0_raw_mrs_7_counters", "irq")
 i1, i7 = num("el0_read_ioctl_1_counter", "irq"), num("el0_read_ioctl_7_counters", "irq")

@@ -15,6 +15,8 @@
  *   pmuscope-bench perf    also perf_event_open() reads of the same events,
  *                          the peer (needs perf's PMU driver), and perf's
  *                          own EL0 self-monitoring read
+ *   pmuscope-bench command pmuscope record's and perf record's own cost
+ *                          alone (bench_command())
  *
  * pmuscope's EL0 reads (pmuscope_read_self(), libpmuscope) are measured by
  * pmuscope-el0 bench (tools/tests/el0test.c), built with the library.
@@ -28,6 +30,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -427,6 +430,139 @@ static void bench_sysfs(void)
 }
 
 /*
+ * With perf's driver, a perf_event_open() counter of instructions on CPU
+ * 0 (all tasks, every EL) beside the clock: the clock also counts the
+ * time every CPU sleeps (a timed wait, under -icount with sleep=on: real
+ * time), the counter does not. QEMU's instruction counter is its global
+ * instruction count (icount): the instructions of both CPUs.
+ */
+static int command_insn_fd = -1;
+
+static double command_insns(void)
+{
+	unsigned long long v;
+
+	if (command_insn_fd < 0 || read(command_insn_fd, &v, sizeof(v)) != sizeof(v))
+		return -1;
+	return v;
+}
+
+/*
+ * @argv run as a command line runs it: forked, exec'd, waited for, its
+ * output to /dev/null (a console write costs more than the command).
+ * Its nanoseconds (and counted instructions in *@insn), or -1 when it
+ * could not run or failed.
+ */
+static double command_run(char *const argv[], double *insn)
+{
+	double i0 = command_insns(), t = now();
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	t = now() - t;
+	*insn = i0 < 0 ? -1 : command_insns() - i0;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? t : -1;
+}
+
+/* The least of 5 runs of @argv (@out removed before each), or -1. */
+static double command_min(char *const argv[], const char *out, double *insn)
+{
+	double best = 1e30, ibest = 1e30;
+
+	for (int i = 0; i < 5; i++) {
+		double t, n;
+
+		if (out)
+			unlink(out);
+		t = command_run(argv, &n);
+		if (t < 0)
+			return -1;
+		if (t < best)
+			best = t;
+		if (n < ibest)
+			ibest = n;
+	}
+	*insn = ibest;
+	return best;
+}
+
+/* The own cost of @argv: its least run less @alone's, by clock and counter. */
+static void command_own(const char *name, char *const argv[], const char *out,
+			const double alone[2])
+{
+	double n, t = command_min(argv, out, &n);
+
+	if (t < 0 || alone[0] < 0) {
+		printf("pmuscope-bench: %s failed\n", name);
+		return;
+	}
+	printf("pmuscope-bench: %s %.0f\n", name, t - alone[0]);
+	if (n >= 0 && alone[1] >= 0)
+		printf("pmuscope-bench: %s_insn %.0f\n", name, n - alone[1]);
+}
+
+/*
+ * What a recording command costs itself: start-up, its session or
+ * events, attaching to the command, the file's header, the teardown.
+ * `pmuscope record -c 100000 -e cycles -- /bin/true` (and with -g) less
+ * /bin/true run alone; with @perf also perf record of the same event and
+ * period, Debian's perf where the initramfs has it (scripts/guest-perf.sh),
+ * as it runs, and without its side-band thread (--no-bpf-event): that
+ * thread polls with a 1 s timeout, which perf's teardown waits out.
+ */
+static void bench_command(int perf)
+{
+	static char *const alone[] = { "/bin/true", NULL };
+	static char *const rec[] = { "/bin/pmuscope", "record", "-o", "/tmp/x", "-e", "cycles",
+				     "-c", "100000", "--", "/bin/true", NULL };
+	static char *const rec_g[] = { "/bin/pmuscope", "record", "-o", "/tmp/x", "-e", "cycles",
+				       "-c", "100000", "-g", "--", "/bin/true", NULL };
+	static char *const prec[] = { "/usr/bin/perf", "record", "-o", "/tmp/p.data", "-e",
+				      "cycles", "-c", "100000", "--", "/bin/true", NULL };
+	static char *const prec_g[] = { "/usr/bin/perf", "record", "-o", "/tmp/p.data", "-e",
+					"cycles", "-c", "100000", "-g", "--", "/bin/true", NULL };
+	static char *const prec_nb[] = { "/usr/bin/perf", "record", "-o", "/tmp/p.data", "-e",
+					 "cycles", "-c", "100000", "--no-bpf-event", "--",
+					 "/bin/true", NULL };
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE, .size = sizeof(attr),
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+	};
+	double t0[2];
+
+	if (perf)
+		command_insn_fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, 0);
+	t0[0] = command_min(alone, NULL, &t0[1]);
+	printf("pmuscope-bench: command_alone %.0f\n", t0[0]);
+	command_own("record_command_own", rec, "/tmp/x", t0);
+	command_own("record_g_command_own", rec_g, "/tmp/x", t0);
+	if (perf && access(prec[0], X_OK)) {
+		printf("pmuscope-bench: perf_record_command_own no_perf\n");
+	} else if (perf) {
+		command_own("perf_record_command_own", prec, "/tmp/p.data", t0);
+		command_own("perf_record_g_command_own", prec_g, "/tmp/p.data", t0);
+		command_own("perf_record_nobpf_command_own", prec_nb, "/tmp/p.data", t0);
+	}
+	unlink("/tmp/x");
+	unlink("/tmp/p.data");
+	if (command_insn_fd >= 0)
+		close(command_insn_fd);
+	command_insn_fd = -1;
+}
+
+/*
  * The peer: perf_event_open() counters of the same events on CPU 0 (CPU
  * counters, all tasks, as pmuscope's session), read with read(): a group
  * of @nev with PERF_FORMAT_GROUP (one read for all), or a single event.
@@ -800,6 +936,10 @@ int main(int argc, char **argv)
 	if (argc > 2 && !strcmp(argv[1], "profile"))
 		return !strncmp(argv[2], "spe", 3) ? profile_spe(argv[2]) :
 		       !strncmp(argv[2], "sample", 6) ? profile_sample(argv[2]) : profile(argv[2]);
+	if (argc > 1 && !strcmp(argv[1], "command")) {
+		bench_command(1);
+		return 0;
+	}
 	bench_handshake();
 	bench_read("read_1_event_local_cpu", 1, 0x1);
 	bench_read("read_7_events_local_cpu", 7, 0x1);
@@ -815,6 +955,7 @@ int main(int argc, char **argv)
 	bench_stream(100000);
 	bench_sampling(argc > 1 && !strcmp(argv[1], "perf"));
 	bench_sysfs();
+	bench_command(argc > 1 && !strcmp(argv[1], "perf"));
 	if (argc > 1 && !strcmp(argv[1], "perf")) {
 		bench_perf("perf_event_open_read_1_event", 1, 0);
 		bench_perf("perf_event_open_group_read_1", 1, 1);
