@@ -139,9 +139,11 @@ static int pmuscope_copy_events(struct pmuscope_event *evs, u64 uptr, u32 nr,
 
 /*
  * The thread a task target names: the caller's own (pid 0 or its own
- * thread id), anyone's with CAP_PERFMON. The perf core does no ptrace
- * check for in-kernel counters, and ptrace_may_access() is not exported:
- * so nothing weaker than CAP_PERFMON lets one user count another's task.
+ * thread id), or another. Whether the caller may count another is
+ * decided where its counters are made, under the task's
+ * exec_update_lock (pmuscope_session_configure_task()): anyone's with
+ * CAP_PERFMON, else only a task that is the caller's as ptrace sees it,
+ * as perf_event_open() of a task event.
  */
 static struct task_struct *pmuscope_target_task(pid_t pid)
 {
@@ -149,8 +151,6 @@ static struct task_struct *pmuscope_target_task(pid_t pid)
 
 	if (!pid || pid == task_pid_vnr(current))
 		return get_task_struct(current);
-	if (!perfmon_capable())
-		return ERR_PTR(-EPERM);
 	rcu_read_lock();
 	task = pid_task(find_vpid(pid), PIDTYPE_PID);
 	if (task)

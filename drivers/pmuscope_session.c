@@ -538,6 +538,7 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 		.ops = &pmuscope_perf_ops, .ev = new_ev, .nr = nr,
 		.vbuf = &vbuf, .vbuf_n = nr, .task = task, .cfg_flags = cfg_flags,
 	};
+	struct rw_semaphore *exec_lock = NULL;
 	struct pmuscope_session *sess;
 	int ret = 0;
 
@@ -563,12 +564,40 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 	ret = pmuscope_task_check(evs, nr, cfg_flags, new_ev);
 	if (ret)
 		goto out;
+	/*
+	 * Another process's thread, without CAP_PERFMON: as perf_event_open()
+	 * of a task event (perf_check_permission(): ptrace's
+	 * PTRACE_MODE_READ_REALCREDS), only a task that is the caller's
+	 * (pmuscope_policy_task_ours()), checked under its exec_update_lock
+	 * and held until its counters are in its context: an exec changes
+	 * its credentials, and drops its perf events if it is no longer
+	 * dumpable (perf_event_exit_task()), under the lock's write side.
+	 * The lock order of STREAM's: inside cpus_read_lock() and
+	 * pmuscope_drv.lock, which exec takes neither of under it.
+	 */
+	if (!same_thread_group(task, current) && !perfmon_capable()) {
+		exec_lock = &task->signal->exec_update_lock;
+		ret = down_read_interruptible(exec_lock);
+		if (ret) {
+			exec_lock = NULL;
+			goto out;
+		}
+		ret = -EACCES;
+		if (!pmuscope_policy_task_ours(task)) {
+			pr_info_ratelimited("uid %u refused counting task %d: not its own (another user's, or not dumpable), and no CAP_PERFMON\n",
+					    from_kuid_munged(current_user_ns(), current_uid()),
+					    task_pid_nr(task));
+			goto out;
+		}
+	}
 	vbuf = pmuscope_vbuf_alloc(nr);
 	ret = -ENOMEM;
 	if (!vbuf)
 		goto out;
 	ret = pmuscope_session_commit(sess, &c);
 out:
+	if (exec_lock)
+		up_read(exec_lock);
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
 	kvfree(vbuf);

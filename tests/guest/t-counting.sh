@@ -7,7 +7,7 @@ check "insmod pmuscope.ko" insmod "$PMUSCOPE_KO"
 check "/dev/pmuscope exists" test -c /dev/pmuscope
 check "mode: overflow interrupt (perf's driver kept off)" \
 	sh -c "dmesg | grep -q 'wraps caught by the overflow interrupt'"
-for sub in errors alloc swinc sessions hotplug usermap preset inherit; do
+for sub in errors alloc swinc sessions hotplug usermap preset inherit taskperm; do
 	run_test /bin/pmuscope-test $sub
 done
 

@@ -46,6 +46,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -731,6 +732,57 @@ static int configure_task_as_nobody(int pid, unsigned int flags)
 	return WIFEXITED(status) ? -WEXITSTATUS(status) : -999;
 }
 
+/*
+ * As nobody: a process of nobody's own (a child that waits on a pipe;
+ * not dumpable if @undumpable) counted by its parent, also nobody: 0 or
+ * what CONFIG returned, negated. The child says on a second pipe that
+ * its state is set, before the parent configures.
+ */
+static int configure_own_child_as_nobody(int undumpable)
+{
+	struct pmuscope_event ev = { .event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_EL0 };
+	int status;
+	pid_t child = fork();
+
+	if (child == 0) {
+		int fd = dev_open(), hold[2], ready[2], ret;
+		pid_t own;
+		char c = 0;
+
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534) || pipe(hold) ||
+		    pipe(ready))
+			_exit(99);
+		own = fork();
+		if (own == 0) {
+			close(hold[1]);
+			close(ready[0]);
+			/*
+			 * Dumpable as a user's process after its exec would be
+			 * (the setuid() above made the parent's mm, copied here,
+			 * not dumpable: suid_dumpable 0), or made not so.
+			 */
+			if (prctl(PR_SET_DUMPABLE, !undumpable, 0, 0, 0))
+				_exit(98);
+			if (write(ready[1], &c, 1) != 1)
+				_exit(97);
+			/* Until the parent has configured and closed its end. */
+			while (read(hold[0], &c, 1) > 0)
+				;
+			_exit(0);
+		}
+		close(hold[0]);
+		close(ready[1]);
+		if (read(ready[0], &c, 1) != 1)
+			_exit(96);
+		ret = configure_task(fd, &ev, 1, own, 0);
+		close(hold[1]);
+		waitpid(own, NULL, 0);
+		_exit(-ret);
+	}
+	waitpid(child, &status, 0);
+	return WIFEXITED(status) ? -WEXITSTATUS(status) : -999;
+}
+
 static void test_taskperm(void)
 {
 	struct pmuscope_event ev = { .event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_EL0 };
@@ -740,7 +792,11 @@ static void test_taskperm(void)
 	expect("unprivileged: its own thread with kernel events",
 	       configure_task_as_nobody(0, ALL_EL), -EACCES);
 	expect("unprivileged: another user's task (pid 1)",
-	       configure_task_as_nobody(1, PMUSCOPE_EV_EL0), -EPERM);
+	       configure_task_as_nobody(1, PMUSCOPE_EV_EL0), -EACCES);
+	expect("unprivileged: a process of its own, as perf_event_open()",
+	       configure_own_child_as_nobody(0), 0);
+	expect("unprivileged: a process of its own that is not dumpable",
+	       configure_own_child_as_nobody(1), -EACCES);
 	expect("root: another task (pid 1)", configure_task(fd, &ev, 1, 1, PMUSCOPE_CFG_INHERIT), 0);
 	expect("root: a thread that does not exist", configure_task(fd, &ev, 1, 999999, 0), -ESRCH);
 	close(fd);
