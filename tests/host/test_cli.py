@@ -943,8 +943,17 @@ int main(void)
         self.assertEqual(r.returncode, 5, r.stderr)
         self.assertIn(f"pmuscope: cannot sample thread {pid} of process {pid}: permission "
                       "denied", r.stderr)
-        self.assertIn("even a process you own, only with CAP_PERFMON", r.stderr)
-        self.assertNotIn("processes you own,", r.stderr)
+        self.assertIn("(older than the tool) attaches to another task only with CAP_PERFMON",
+                      r.stderr)
+        # This driver: another user's task, or one not dumpable (EACCES).
+        with subprocess.Popen(["cat"], stdin=subprocess.PIPE) as p:
+            r = self.record("-p", str(p.pid), env={"FAKE_PMUSCOPE_TASK_ERRNO": "13"})
+            p.stdin.close()
+        self.assertEqual(r.returncode, 5, r.stderr)
+        self.assertIn(f"pmuscope: cannot sample thread {p.pid} of process {p.pid}:", r.stderr)
+        self.assertIn("as perf, you may attach to a process of your own (not a setuid "
+                      "program, nor one made non-dumpable) where kernel.perf_event_paranoid "
+                      "is 2 or less; another user's needs CAP_PERFMON", r.stderr)
         r = self.record("-t", str(os.getpid()), features=FEAT_PMU | FEAT_TASK | FEAT_STREAM)
         self.assertEqual(r.returncode, 3, r.stderr)
         self.assertIn("-t: the driver cannot sample a task on its direct backend "
@@ -2480,13 +2489,20 @@ class StatOptionsTest(unittest.TestCase):
         finally:
             sleeper.kill()
             sleeper.wait()
-        # Not allowed: the driver wants CAP_PERFMON for any other task,
-        # one's own processes too; the paranoid sysctl does not help.
+        # Not allowed by an older driver (EPERM): CAP_PERFMON for any other
+        # task, one's own processes too; the paranoid sysctl does not help.
         r = self.stat("-e", "cycles", "-p", str(os.getpid()), features=TASKS,
                       env={"FAKE_PMUSCOPE_TASK_ERRNO": "1"})
         self.assertEqual(r.returncode, 5, r.stderr)
-        self.assertIn("even a process you own, only with CAP_PERFMON", r.stderr)
+        self.assertIn("(older than the tool) attaches to another task only with CAP_PERFMON",
+                      r.stderr)
         self.assertNotIn("perf_event_paranoid", r.stderr)
+        # Not allowed by this one (EACCES): not the caller's, as perf says.
+        r = self.stat("-e", "cycles", "-p", str(os.getpid()), features=TASKS,
+                      env={"FAKE_PMUSCOPE_TASK_ERRNO": "13"})
+        self.assertEqual(r.returncode, 5, r.stderr)
+        self.assertIn("you may attach to a process of your own", r.stderr)
+        self.assertIn("another user's needs CAP_PERFMON", r.stderr)
         r = self.stat("-e", "cycles", "-p", str(os.getpid()), features=FEAT_PMU)
         self.assertEqual(r.returncode, 3, r.stderr)
         self.assertIn("cannot count a task", r.stderr)

@@ -676,10 +676,8 @@ static int record_attach(struct record *rc, struct record_args *a)
 			rc->nh--;
 			continue;
 		}
-		if (ret == -EPERM) {
-			fprintf(stderr,
-				"pmuscope: cannot sample thread %d of process %d: %s: the driver attaches to another task, even a process you own, only with CAP_PERFMON: give pmuscope CAP_PERFMON (setcap cap_perfmon+ep, or run it as root)\n",
-				t->tid, t->tgid, pmuscope_errmsg(h));
+		if (ret == -EPERM || ret == -EACCES) {
+			task_perm_hint("sample", t, ret, pmuscope_errmsg(h));
 			return exit_code_of(ret);
 		}
 		if (!ret)

@@ -347,13 +347,6 @@ static void stat_detailed(struct stat_run *s)
 	}
 }
 
-static void stat_perm_hint(int ret, const struct task_target *t, struct pmuscope *h)
-{
-	fprintf(stderr,
-		"pmuscope: cannot count thread %d of process %d: %s: the driver attaches to another task, even a process you own, only with CAP_PERFMON: give pmuscope CAP_PERFMON (setcap cap_perfmon+ep, or run it as root)\n",
-		t->tid, t->tgid, ret == -EACCES || ret == -EPERM ? pmuscope_errmsg(h) : "");
-}
-
 /* -p, -t: a session a thread, configured (not enabled): 0 or an exit status. */
 static int stat_attach(struct stat_run *s)
 {
@@ -398,7 +391,7 @@ static int stat_attach(struct stat_run *s)
 			continue;
 		}
 		if (ret == -EPERM || ret == -EACCES) {
-			stat_perm_hint(ret, t, h);
+			task_perm_hint("count", t, ret, pmuscope_errmsg(h));
 			return exit_code_of(ret);
 		}
 		if (ret) {

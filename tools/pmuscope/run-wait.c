@@ -302,3 +302,16 @@ int parse_task_list(int letter, char *list, struct task_target **targets, size_t
 	}
 	return 0;
 }
+
+void task_perm_hint(const char *verb, const struct task_target *t, int err, const char *why)
+{
+	if (err == -EPERM)
+		/* An older pmuscope.ko: only the caller's own thread without it. */
+		fprintf(stderr,
+			"pmuscope: cannot %s thread %d of process %d: %s: this pmuscope.ko (older than the tool) attaches to another task only with CAP_PERFMON: give pmuscope CAP_PERFMON (setcap cap_perfmon+ep, or run it as root)\n",
+			verb, t->tid, t->tgid, why);
+	else
+		fprintf(stderr,
+			"pmuscope: cannot %s thread %d of process %d: %s: as perf, you may attach to a process of your own (not a setuid program, nor one made non-dumpable) where kernel.perf_event_paranoid is 2 or less; another user's needs CAP_PERFMON: give pmuscope CAP_PERFMON (setcap cap_perfmon+ep, or run it as root)\n",
+			verb, t->tid, t->tgid, why);
+}

@@ -53,5 +53,11 @@ int parse_task_list(int letter, char *list, struct task_target **targets, size_t
 		    size_t *room);
 /* The Tgid of thread @tid from /proc/TID/status; 0 when there is none. */
 pid_t proc_tgid(pid_t tid);
+/*
+ * Why the driver refused to attach to @t (EPERM or EACCES, @why the
+ * library's message), and what to do, on stderr; @verb "count" or
+ * "sample".
+ */
+void task_perm_hint(const char *verb, const struct task_target *t, int err, const char *why);
 
 #endif
