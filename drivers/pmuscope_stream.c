@@ -397,12 +397,11 @@ void pmuscope_stream_emit(struct pmuscope_pmu *pmu, struct pmuscope_session *ses
 
 	if (!sess->ring)
 		return;
-	memset(rec, 0, sizeof(*rec));
-	rec->type = type;
-	rec->size = PMUSCOPE_REC_HDR + nr * sizeof(u64);
-	rec->cpu = pmu->cpu;
-	rec->flags = flags;
-	rec->nr = nr;
+	/* Six stores of the 48-byte header, not a call of memset() and five more. */
+	*rec = (struct pmuscope_record){
+		.type = type, .size = PMUSCOPE_REC_HDR + nr * sizeof(u64), .cpu = pmu->cpu,
+		.flags = flags, .nr = nr,
+	};
 	if (nr == 1) {
 		/*
 		 * One counter is consistent alone: READ's path, without the
