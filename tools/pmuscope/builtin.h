@@ -40,11 +40,12 @@ int cmd_script(int argc, char **argv);		/* builtin-script.c */
 int cmd_amu(int argc, char **argv);		/* builtin-amu.c */
 int cmd_export(int argc, char **argv);		/* builtin-export.c */
 int cmd_spe(int argc, char **argv);		/* builtin-spe.c */
+int cmd_test(int argc, char **argv);		/* builtin-test.c */
 int cmd_version(int argc, char **argv);		/* builtin-version.c */
 
 /* Each command's options (builtin-NAME.c). */
 extern const struct cli_options list_cli, stat_cli, read_cli, snapshot_cli, record_cli,
-	report_cli, script_cli, amu_cli, export_cli, spe_cli, version_cli;
+	report_cli, script_cli, amu_cli, export_cli, spe_cli, test_cli, version_cli;
 /* spe's subcommands: record, report, dump (builtin-spe.c). */
 extern const struct cli_command spe_commands[];
 extern const unsigned int nr_spe_commands;

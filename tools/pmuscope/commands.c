@@ -27,6 +27,8 @@ const struct cli_command cli_commands[] = {
 	{ "spe", cmd_spe, "record|report|dump",
 	  "sample operations with the Statistical Profiling Extension", 1,
 	  &spe_cli, spe_commands, &nr_spe_commands },
+	{ "test", cmd_test, "[OPTIONS] [NAME|NUMBER...]",
+	  "check the driver, the PMU and the kernel's policy on this machine", 1, &test_cli },
 	{ "read", cmd_read, "[--json]", "what every session is counting now", 0, &read_cli },
 	{ "version", cmd_version, "", "versions of the tool and the driver", 0, &version_cli },
 };
