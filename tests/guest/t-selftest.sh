@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+# pmuscope test, the self-check a user runs, in the guest: one TAP result
+# per check's verdict (FAILED! fails, Skip passes and says why), --json
+# and --report FILE, as root and as nobody (whose refused checks Skip),
+# and the wrap check with the driver polling (mode=poll).
+. /tests/lib.sh
+
+# verdicts LABEL FILE [CHECKS...]: a TAP line per "  N: NAME : VERDICT"
+# line of FILE, the output of pmuscope test -v CHECKS.
+verdicts() {
+	label=$1
+	file=$2
+	shift 2
+	while IFS= read -r line; do
+		case "$line" in
+		*": Ok") echo "ok - $line" ;;
+		*": Skip ("*) echo "ok - $line" ;;
+		*": FAILED!") echo "not ok - $line" ;;
+		esac
+	done <"$file" >/tmp/verdicts
+	n=0
+	while IFS= read -r v; do
+		n=$((n + 1))
+		case "$v" in
+		"ok - "*) tap_ok "$label: ${v#ok - }" ;;
+		*) tap_not_ok "$label: ${v#not ok - }" ;;
+		esac
+	done </tmp/verdicts
+	check_eq "$label: a verdict per check" "$n" "$(pmuscope test --list "$@" | wc -l)"
+}
+
+check "insmod" insmod "$PMUSCOPE_KO"
+t0=$(date +%s)
+pmuscope test -v >/tmp/test.out 2>&1; rc=$?
+tap_diag "pmuscope test -v took $(( $(date +%s) - t0 )) s"
+sed 's/^/pmuscope-tap: # /' /tmp/test.out
+verdicts "pmuscope test" /tmp/test.out
+if grep -q 'FAILED!$' /tmp/test.out; then want=1; else want=0; fi
+check_eq "pmuscope test -v: exit status" "$rc" "$want"
+
+pmuscope test --json >/tmp/test.json 2>/dev/null
+sed 's/^/pmuscope-json: /' /tmp/test.json
+check_eq "--json: one line" "$(wc -l </tmp/test.json)" 1
+check "--json: one object, versions and backend first, then the checks" grep -q \
+	'^{"tool_version":"[0-9.]*","api_version":[0-9]*,"driver_loaded":true,"driver_api_version":[0-9]*,"backend":"[a-z]*","checks":\[{"number":1,.*}}$' \
+	/tmp/test.json
+check_eq "--json: one verdict per check" \
+	"$(grep -o '"verdict":"[a-z]*"' /tmp/test.json | wc -l)" "$(pmuscope test --list | wc -l)"
+check_eq "--json: the failures of the text output" \
+	"$(grep -o '"verdict":"failed"' /tmp/test.json | wc -l)" "$(grep -c 'FAILED!$' /tmp/test.out)"
+
+rm -f /tmp/report.txt
+pmuscope test --report /tmp/report.txt >/dev/null 2>&1
+for s in "== version ==" "== uname -a ==" "== results ==" "== dmesg (pmuscope) ==" \
+	"== driver (/sys/kernel/pmuscope) ==" "== module parameters ==" "== /proc/cpuinfo =="; do
+	check "--report has '$s'" grep -qxF "$s" /tmp/report.txt
+done
+sed -n '/^== dmesg (pmuscope) ==$/,/^$/p' /tmp/report.txt >/tmp/report.dmesg
+check "--report: the driver's load message" grep -q '^pmuscope: version .* loaded' /tmp/report.dmesg
+check "--report: cpu0's MIDR" grep -q '^cpu0/midr: 0x' /tmp/report.txt
+check "--report: a module parameter" grep -q "^$PMUSCOPE_MOD\.mode: " /tmp/report.txt
+check "--report: /proc/cpuinfo" grep -q '^processor' /tmp/report.txt
+check "--report: the results" grep -q '^  1: Driver loaded  *: Ok$' /tmp/report.txt
+
+# Not root, no capability: what needs one Skips, nothing FAILS.
+runas 65534 pmuscope test -v >/tmp/test.out 2>&1
+sed 's/^/pmuscope-tap: # nobody: /' /tmp/test.out
+verdicts "pmuscope test as nobody" /tmp/test.out
+check "as nobody: a CPU session refused is a Skip, with the reason" \
+	grep -q '^  6: SW_INCR exact  *: Skip (.*CAP_PERFMON' /tmp/test.out
+
+check "rmmod" rmmod pmuscope
+check "insmod mode=poll" insmod "$PMUSCOPE_KO" mode=poll
+pmuscope test -v wrap >/tmp/test.out 2>&1
+sed 's/^/pmuscope-tap: # mode=poll: /' /tmp/test.out
+verdicts "pmuscope test wrap, mode=poll" /tmp/test.out wrap
+check "rmmod" rmmod pmuscope
+
+pmuscope test 1 >/tmp/test.out 2>&1
+check_eq "driver not loaded: exit 1" "$?" 1
+check "driver not loaded: check 1 FAILED" grep -q '^  1: Driver loaded  *: FAILED!$' /tmp/test.out
