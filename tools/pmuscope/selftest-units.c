@@ -186,7 +186,15 @@ static void snapshot_check(const struct st_ctx *x, struct st_result *r, int hw)
 				break;
 			ticks = ib.time - ia.time;
 			uint64_t cpt = ticks ? (vb[0].count - va[0].count + ticks - 1) / ticks : 0;
-			bound = 4 + (hw ? 0 : (ia.frozen + ib.frozen + 2) * cpt);
+			/*
+			 * The perf backend stops nothing: its counters are read
+			 * one after another within "spread" ticks, the bound of
+			 * each of its captures (method perf).
+			 */
+			if (ib.method == PMUSCOPE_SNAP_PERF)
+				bound = 4 + (ia.spread + ib.spread + 2) * cpt;
+			else
+				bound = 4 + (hw ? 0 : (ia.frozen + ib.frozen + 2) * cpt);
 			d = (int64_t)((vb[0].count - va[0].count) - (vb[1].count - va[1].count));
 			if ((uint64_t)(d < 0 ? -d : d) <= bound)
 				break;
@@ -202,11 +210,15 @@ static void snapshot_check(const struct st_ctx *x, struct st_result *r, int hw)
 		st_measure(r, st_tkey(key, sizeof(key), ty, "method"), "%s",
 			   pmuscope_snap_method_name(ib.method));
 		st_measure(r, st_tkey(key, sizeof(key), ty, "cycle counter, event counter deltas"),
-			   "%" PRIu64 ", %" PRIu64 " over %" PRIu64 " ticks (frozen %" PRIu64 " + %" PRIu64
+			   "%" PRIu64 ", %" PRIu64 " over %" PRIu64 " ticks (%s %" PRIu64 " + %" PRIu64
 			   "): apart %" PRId64 ", bound %" PRIu64 " (interval %d of at most 5)",
-			   vb[0].count - va[0].count, vb[1].count - va[1].count, ticks, ia.frozen,
-			   ib.frozen, d, bound, tries);
-		if (ib.method != (hw ? PMUSCOPE_SNAP_HARDWARE : PMUSCOPE_SNAP_SOFTWARE))
+			   vb[0].count - va[0].count, vb[1].count - va[1].count, ticks,
+			   ib.method == PMUSCOPE_SNAP_PERF ? "spread" : "frozen",
+			   ib.method == PMUSCOPE_SNAP_PERF ? ia.spread : ia.frozen,
+			   ib.method == PMUSCOPE_SNAP_PERF ? ib.spread : ib.frozen, d, bound, tries);
+		/* The perf backend's software capture is its own (method perf). */
+		if (ib.method != (hw ? PMUSCOPE_SNAP_HARDWARE : PMUSCOPE_SNAP_SOFTWARE) &&
+		    (hw || ib.method != PMUSCOPE_SNAP_PERF || strcmp(x->backend, "perf")))
 			st_fail(r, DO_REPORT, "cpu%d: asked for a %s capture, got %s", ty->cpu,
 				hw ? "hardware" : "software", pmuscope_snap_method_name(ib.method));
 		else if ((uint64_t)(d < 0 ? -d : d) > bound)
@@ -262,7 +274,7 @@ void st_check_amu(const struct st_ctx *x, struct st_result *r)
 		st_pin(ty->cpu);
 		cpus[ty->cpu / 64] |= 1ULL << (ty->cpu % 64);
 		ret = pmuscope_amu_read(h, cpus, PMUSCOPE_CPU_WORDS, &a, 1, &freq);
-		st_busy_ms(20);
+		st_busy_ms(100);
 		if (ret == 1)
 			ret = pmuscope_amu_read(h, cpus, PMUSCOPE_CPU_WORDS, &b, 1, &freq);
 		if (ret != 1) {
@@ -292,8 +304,16 @@ void st_check_amu(const struct st_ctx *x, struct st_result *r)
 		}
 		st_measure(r, st_tkey(key, sizeof(key), ty, "constant rate / system counter, core MHz"),
 			   "%.3f, %.1f", m.value[PMUSCOPE_AMU_M_BUSY], m.value[PMUSCOPE_AMU_M_FREQ] / 1e6);
-		/* Busy all along: the constant counter runs at the system counter's rate. */
-		if (m.value[PMUSCOPE_AMU_M_BUSY] < 0.5 || m.value[PMUSCOPE_AMU_M_BUSY] > 1.1)
+		/*
+		 * Busy all along: the constant counter runs at the system
+		 * counter's rate (Arm ARM D16.3.1). Each is read at its own
+		 * instant, and a counter brought up to date at a tick (a
+		 * hypervisor's, or pmuscope_emu.ko's model: 1.07 to 1.2 over
+		 * 20 ms) is off by up to a tick at each end; what is wrong
+		 * is far off: a stuck counter (0) or one at the core's clock
+		 * (tens of times the system counter's).
+		 */
+		if (m.value[PMUSCOPE_AMU_M_BUSY] < 0.5 || m.value[PMUSCOPE_AMU_M_BUSY] > 1.5)
 			st_fail(r, DO_REPORT, "cpu%d: the constant counter ran at %.3f of the system counter's rate while busy",
 				ty->cpu, m.value[PMUSCOPE_AMU_M_BUSY]);
 		else if (m.value[PMUSCOPE_AMU_M_FREQ] < 1e6 || m.value[PMUSCOPE_AMU_M_FREQ] > 1e10)
@@ -349,6 +369,11 @@ void st_check_spe(const struct st_ctx *x, struct st_result *r)
 	}
 	if (ty->cpu >= 64) {
 		st_skip(r, "cpu%d: the check profiles CPUs below 64", ty->cpu);
+		return;
+	}
+	/* The test build's register model: its SPU samples what it is fed. */
+	if (!access("/sys/module/pmuscope_emu", F_OK)) {
+		st_skip(r, "the SPE of pmuscope_emu.ko, the register model, records the operations its tests feed it, not this CPU's loop");
 		return;
 	}
 	if (pmuscope_open(&h, why, sizeof(why))) {
