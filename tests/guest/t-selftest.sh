@@ -38,7 +38,7 @@ verdicts "pmuscope test" /tmp/test.out
 if grep -q 'FAILED!$' /tmp/test.out; then want=1; else want=0; fi
 check_eq "pmuscope test -v: exit status" "$rc" "$want"
 
-pmuscope test --json >/tmp/test.json 2>/dev/null
+pmuscope test --json >/tmp/test.json 2>/dev/null; jrc=$?
 sed 's/^/pmuscope-json: /' /tmp/test.json
 check_eq "--json: one line" "$(wc -l </tmp/test.json)" 1
 check "--json: one object, versions and backend first, then the checks" grep -q \
@@ -46,8 +46,10 @@ check "--json: one object, versions and backend first, then the checks" grep -q 
 	/tmp/test.json
 check_eq "--json: one verdict per check" \
 	"$(grep -o '"verdict":"[a-z]*"' /tmp/test.json | wc -l)" "$(pmuscope test --list | wc -l)"
-check_eq "--json: the failures of the text output" \
-	"$(grep -o '"verdict":"failed"' /tmp/test.json | wc -l)" "$(grep -c 'FAILED!$' /tmp/test.out)"
+# Its own run: its exit status says whether it has a failure.
+if grep -q '"verdict":"failed"' /tmp/test.json; then want=1; else want=0; fi
+check_eq "--json: the exit status says its failures" "$jrc" "$want"
+check_eq "--json: no failure (as the text run)" "$want" 0
 
 rm -f /tmp/report.txt
 pmuscope test --report /tmp/report.txt >/dev/null 2>&1
@@ -66,8 +68,14 @@ check "--report: the results" grep -q '^  1: Driver loaded  *: Ok$' /tmp/report.
 runas 65534 pmuscope test -v >/tmp/test.out 2>&1
 sed 's/^/pmuscope-tap: # nobody: /' /tmp/test.out
 verdicts "pmuscope test as nobody" /tmp/test.out
-check "as nobody: a CPU session refused is a Skip, with the reason" \
-	grep -q '^  6: SW_INCR exact  *: Skip (.*CAP_PERFMON' /tmp/test.out
+# Where the backend writes PMSWINC_EL0 (the direct one), the refusal
+# itself is the reason; elsewhere the backend is.
+if grep -q '^  6: SW_INCR exact  *: Skip (the .* backend cannot write' /tmp/test.out; then
+	tap_ok "as nobody: SW_INCR skipped for the backend, before any permission"
+else
+	check "as nobody: a CPU session refused is a Skip, with the reason" \
+		grep -q '^  6: SW_INCR exact  *: Skip (.*CAP_PERFMON' /tmp/test.out
+fi
 
 check "rmmod" rmmod pmuscope
 check "insmod mode=poll" insmod "$PMUSCOPE_KO" mode=poll
