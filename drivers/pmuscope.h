@@ -886,7 +886,7 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 /* Streams (drivers/pmuscope_stream.c). */
 struct pt_regs;
 void pmuscope_stream_emit(struct pmuscope_pmu *pmu, struct pmuscope_session *sess,
-			  u8 *hw, struct pt_regs *regs, u16 type, u32 flags);
+			  u8 *hw, struct pt_regs *regs, u16 type, u32 flags, u64 time);
 void pmuscope_stream_where(const struct pmuscope_session *sess, struct pt_regs *regs,
 			   struct task_struct *task, struct pmuscope_record *rec);
 void pmuscope_stream_put_sample(struct pmuscope_session *sess, struct pmuscope_record *rec,

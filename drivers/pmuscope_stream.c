@@ -385,10 +385,12 @@ void pmuscope_stream_where(const struct pmuscope_session *sess, struct pt_regs *
 
 /*
  * One record of @sess on this CPU: its counts taken together, and where
- * the interrupt (@regs, NULL: none) found the CPU. Hard IRQ, pmu->lock.
+ * the interrupt (@regs, NULL: none) found the CPU. @time: the system
+ * counter a record of one count or none is dated by (0: read it now);
+ * several counts are dated by their snapshot. Hard IRQ, pmu->lock.
  */
 void pmuscope_stream_emit(struct pmuscope_pmu *pmu, struct pmuscope_session *sess,
-			  u8 *hw, struct pt_regs *regs, u16 type, u32 flags)
+			  u8 *hw, struct pt_regs *regs, u16 type, u32 flags, u64 time)
 {
 	struct pmuscope_record *rec = (struct pmuscope_record *)pmu->rec;
 	struct pmuscope_snap_cpu sc;
@@ -408,7 +410,7 @@ void pmuscope_stream_emit(struct pmuscope_pmu *pmu, struct pmuscope_session *ses
 		 * stop and start that keep several together (half the cost).
 		 */
 		pmuscope_pmu_read(pmu, hw, 1, ktime_get_ns(), pmu->scratch);
-		rec->time = pmuscope_hw_syscnt();
+		rec->time = time ?: pmuscope_hw_syscnt();
 		counts[0] = pmu->scratch[0].count;
 	} else if (nr) {
 		pmuscope_pmu_snapshot(pmu, hw, nr, sess->hw_mask[pmu->cpu], 0, 0, ktime_get_ns(),
@@ -417,7 +419,7 @@ void pmuscope_stream_emit(struct pmuscope_pmu *pmu, struct pmuscope_session *ses
 		for (i = 0; i < nr; i++)
 			counts[i] = pmu->scratch[i].count;
 	} else {
-		rec->time = pmuscope_hw_syscnt();
+		rec->time = time ?: pmuscope_hw_syscnt();
 	}
 	if (type == PMUSCOPE_REC_SAMPLE)
 		pmuscope_stream_put_sample(sess, rec, regs);
@@ -471,10 +473,13 @@ void pmuscope_stream_samples(struct pmuscope_pmu *pmu, unsigned long sampled)
 		if (!sess || !hwc->sample_period)
 			continue;
 		hw = &sess->hw[pmu->cpu * PMUSCOPE_MAX_EVENTS];
+		/* Dated by the interrupt's entry (pmuscope_pmu_overflow()). */
 		if (hwc->irq_off)
-			pmuscope_stream_emit(pmu, sess, hw, NULL, PMUSCOPE_REC_THROTTLED, 0);
+			pmuscope_stream_emit(pmu, sess, hw, NULL, PMUSCOPE_REC_THROTTLED, 0,
+					     pmu->irq_entry);
 		else
-			pmuscope_stream_emit(pmu, sess, hw, regs, PMUSCOPE_REC_SAMPLE, 0);
+			pmuscope_stream_emit(pmu, sess, hw, regs, PMUSCOPE_REC_SAMPLE, 0,
+					     pmu->irq_entry);
 	}
 }
 
@@ -489,7 +494,7 @@ enum hrtimer_restart pmuscope_stream_timer(struct hrtimer *timer)
 	sess = pmu->stream_sess;
 	if (sess && pmu->hw_ready) {
 		pmuscope_stream_emit(pmu, sess, &sess->hw[pmu->cpu * PMUSCOPE_MAX_EVENTS],
-				     get_irq_regs(), PMUSCOPE_REC_SAMPLE, PMUSCOPE_REC_F_TIMER);
+				     get_irq_regs(), PMUSCOPE_REC_SAMPLE, PMUSCOPE_REC_F_TIMER, 0);
 		hrtimer_forward_now(timer, ns_to_ktime(pmu->stream_ns));
 		ret = HRTIMER_RESTART;
 	}
