@@ -23,12 +23,33 @@ for v in static pie; do
 	base64 <$f | sed 's/^/pmuscope-file: /'
 	echo "pmuscope-file: end calltree-$v-$backend.data"
 done
-# Attached to a running process (-p): its samples, with chains, until it ends.
-/bin/calltree-static 10 >/dev/null &
+# Attached to a running process (-p): its samples, with chains, until it
+# ends. The program waits for /tmp/calltree-go before its work, and the
+# test creates it once record has attached (record creates its file after
+# the attach): a program that ended before the attach is no failure of
+# record's. It is attached once it has exec'd (its comm), with its maps.
+rm -f /tmp/calltree-go
+/bin/calltree-static 10 /tmp/calltree-go >/dev/null &
 pid=$!
 f=/tmp/calltree-attach-$backend.data
-check "pmuscope record -g -c 100000 -p PID of calltree-static ($backend, hog beside)" \
-	pmuscope record -g -e cycles -c 100000 -o $f -p $pid
+rm -f $f
+n=0
+while [ "$(cat /proc/$pid/comm 2>/dev/null)" != calltree-static ] && [ $n -lt 1200 ]; do
+	sleep 0.05
+	n=$((n + 1))
+done
+pmuscope record -g -e cycles -c 100000 -o $f -p $pid >/tmp/attach.out 2>&1 &
+rec=$!
+n=0
+while [ ! -s $f ] && kill -0 $rec 2>/dev/null && [ $n -lt 1200 ]; do
+	sleep 0.05
+	n=$((n + 1))
+done
+touch /tmp/calltree-go
+wait $rec
+check_eq "pmuscope record -g -c 100000 -p PID of calltree-static ($backend, hog beside)" \
+	"$?" 0
+sed 's/^/pmuscope-tap: # /' /tmp/attach.out
 wait $pid
 if [ -s $f ]; then
 	echo "pmuscope-file: begin calltree-attach-$backend.data $(md5sum <$f | cut -d' ' -f1)"
