@@ -39,7 +39,8 @@ if grep -q 'FAILED!$' /tmp/test.out; then want=1; else want=0; fi
 check_eq "pmuscope test -v: exit status" "$rc" "$want"
 
 pmuscope test --json >/tmp/test.json 2>/dev/null; jrc=$?
-sed 's/^/pmuscope-json: /' /tmp/test.json
+# Not on the console as a pmuscope-json: line: one of 2,000 characters is
+# often cut by a kernel message there (the host would fail to parse it).
 check_eq "--json: one line" "$(wc -l </tmp/test.json)" 1
 check "--json: one object, versions and backend first, then the checks" grep -q \
 	'^{"tool_version":"[0-9.]*","api_version":[0-9]*,"driver_loaded":true,"driver_api_version":[0-9]*,"backend":"[a-z]*","checks":\[{"number":1,.*}}$' \
