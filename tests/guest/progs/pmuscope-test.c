@@ -787,6 +787,7 @@ static void test_taskperm(void)
 {
 	struct pmuscope_event ev = { .event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_EL0 };
 	int fd = dev_open();
+	pid_t other;
 
 	expect("unprivileged: its own thread at EL0", configure_task_as_nobody(0, PMUSCOPE_EV_EL0), 0);
 	expect("unprivileged: its own thread with kernel events",
@@ -797,9 +798,26 @@ static void test_taskperm(void)
 	       configure_own_child_as_nobody(0), 0);
 	expect("unprivileged: a process of its own that is not dumpable",
 	       configure_own_child_as_nobody(1), -EACCES);
-	expect("root: another task (pid 1)", configure_task(fd, &ev, 1, 1, PMUSCOPE_CFG_INHERIT), 0);
+	/*
+	 * Another user's process, not pid 1: on Linux 6.1, a task context
+	 * that held an event of pmuscope's own PMU (the direct backend)
+	 * keeps a pointer to it until the task exits, which pid 1 never
+	 * does: an rmmod after it would leave init scheduling through a
+	 * freed PMU (Documentation/pmuscope.rst, Unloading).
+	 */
+	other = fork();
+	if (other == 0) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(99);
+		for (;;)
+			pause();
+	}
+	expect("root: another user's process, and the threads it makes",
+	       configure_task(fd, &ev, 1, other, PMUSCOPE_CFG_INHERIT), 0);
 	expect("root: a thread that does not exist", configure_task(fd, &ev, 1, 999999, 0), -ESRCH);
 	close(fd);
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
 }
 
 /*
