@@ -460,6 +460,7 @@ struct pmuscope_engine {
 };
 
 extern struct pmuscope_engine pmuscope_engine;
+extern bool pmuscope_param_task_ours;
 
 void pmuscope_pmu_setup(struct pmuscope_pmu *pmu, unsigned int cpu,
 			const struct pmuscope_cpu_caps *caps);

@@ -89,6 +89,12 @@ module_param_named(backend, pmuscope_param_backend, charp, 0444);
 MODULE_PARM_DESC(backend,
 		 "Who drives the PMU: auto (perf's PMU driver when it is there, else pmuscope), direct (pmuscope with MRS/MSR; refused while perf's driver drives the PMU), perf (count through perf's driver) (default: auto)");
 
+/* Read without a lock by CONFIG (READ_ONCE()): a plain bool. */
+bool pmuscope_param_task_ours;
+module_param_named(task_ours, pmuscope_param_task_ours, bool, 0644);
+MODULE_PARM_DESC(task_ours,
+		 "Let a caller without CAP_PERFMON count another process of its own, as perf_event_open() does (its uids and gids, dumpable), without the LSM ptrace check perf also makes (not exported to modules): an administrator's grant (default: N)");
+
 static int pmuscope_param_group = -1;
 module_param_named(group, pmuscope_param_group, int, 0444);
 MODULE_PARM_DESC(group,

@@ -576,6 +576,14 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 	 * pmuscope_drv.lock, which exec takes neither of under it.
 	 */
 	if (!same_thread_group(task, current) && !perfmon_capable()) {
+		/*
+		 * perf_event_open() also asks the LSMs (ptrace's
+		 * security_ptrace_access_check(), not exported): without it
+		 * this is the administrator's grant, task_ours=1.
+		 */
+		ret = -EPERM;
+		if (!READ_ONCE(pmuscope_param_task_ours))
+			goto out;
 		exec_lock = &task->signal->exec_update_lock;
 		ret = down_read_interruptible(exec_lock);
 		if (ret) {

@@ -306,9 +306,9 @@ int parse_task_list(int letter, char *list, struct task_target **targets, size_t
 void task_perm_hint(const char *verb, const struct task_target *t, int err, const char *why)
 {
 	if (err == -EPERM)
-		/* An older pmuscope.ko: only the caller's own thread without it. */
+		/* task_ours=0 (the default), or an older pmuscope.ko. */
 		fprintf(stderr,
-			"pmuscope: cannot %s thread %d of process %d: %s: this pmuscope.ko (older than the tool) attaches to another task only with CAP_PERFMON: give pmuscope CAP_PERFMON (setcap cap_perfmon+ep, or run it as root)\n",
+			"pmuscope: cannot %s thread %d of process %d: %s: the driver attaches to another process only with CAP_PERFMON, unless its administrator loaded it with task_ours=1 (then your own processes, as perf): give pmuscope CAP_PERFMON (setcap cap_perfmon+ep, or run it as root)\n",
 			verb, t->tid, t->tgid, why);
 	else
 		fprintf(stderr,

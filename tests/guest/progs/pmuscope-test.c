@@ -783,6 +783,27 @@ static int configure_own_child_as_nobody(int undumpable)
 	return WIFEXITED(status) ? -WEXITSTATUS(status) : -999;
 }
 
+/* The module parameter task_ours (pmuscope.ko's, or pmuscope_emu.ko's): 0 or -errno. */
+static int set_task_ours(const char *v)
+{
+	static const char *const paths[] = {
+		"/sys/module/pmuscope/parameters/task_ours",
+		"/sys/module/pmuscope_emu/parameters/task_ours",
+	};
+
+	for (unsigned int i = 0; i < 2; i++) {
+		int fd = open(paths[i], O_WRONLY);
+		ssize_t n;
+
+		if (fd < 0)
+			continue;
+		n = write(fd, v, strlen(v));
+		close(fd);
+		return n == (ssize_t)strlen(v) ? 0 : -errno;
+	}
+	return -ENOENT;
+}
+
 static void test_taskperm(void)
 {
 	struct pmuscope_event ev = { .event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_EL0 };
@@ -792,12 +813,21 @@ static void test_taskperm(void)
 	expect("unprivileged: its own thread at EL0", configure_task_as_nobody(0, PMUSCOPE_EV_EL0), 0);
 	expect("unprivileged: its own thread with kernel events",
 	       configure_task_as_nobody(0, ALL_EL), -EACCES);
-	expect("unprivileged: another user's task (pid 1)",
+	/* The default: another process only with CAP_PERFMON. */
+	expect("task_ours=0", set_task_ours("0"), 0);
+	expect("unprivileged, task_ours=0: another user's task (pid 1)",
+	       configure_task_as_nobody(1, PMUSCOPE_EV_EL0), -EPERM);
+	expect("unprivileged, task_ours=0: a process of its own",
+	       configure_own_child_as_nobody(0), -EPERM);
+	/* The administrator's grant: perf's rule without its LSM check. */
+	expect("task_ours=1", set_task_ours("1"), 0);
+	expect("unprivileged, task_ours=1: another user's task (pid 1)",
 	       configure_task_as_nobody(1, PMUSCOPE_EV_EL0), -EACCES);
-	expect("unprivileged: a process of its own, as perf_event_open()",
+	expect("unprivileged, task_ours=1: a process of its own, as perf_event_open()",
 	       configure_own_child_as_nobody(0), 0);
-	expect("unprivileged: a process of its own that is not dumpable",
+	expect("unprivileged, task_ours=1: a process of its own that is not dumpable",
 	       configure_own_child_as_nobody(1), -EACCES);
+	expect("task_ours back to 0", set_task_ours("0"), 0);
 	/*
 	 * Another user's process, not pid 1: on Linux 6.1, a task context
 	 * that held an event of pmuscope's own PMU (the direct backend)
