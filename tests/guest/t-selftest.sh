@@ -35,6 +35,7 @@ pmuscope test -v >/tmp/test.out 2>&1; rc=$?
 tap_diag "pmuscope test -v took $(( $(date +%s) - t0 )) s"
 sed 's/^/pmuscope-tap: # /' /tmp/test.out
 verdicts "pmuscope test" /tmp/test.out
+cp /tmp/test.out /tmp/test.out.root
 if grep -q 'FAILED!$' /tmp/test.out; then want=1; else want=0; fi
 check_eq "pmuscope test -v: exit status" "$rc" "$want"
 
@@ -77,6 +78,14 @@ else
 	check "as nobody: a CPU session refused is a Skip, with the reason" \
 		grep -q '^  6: SW_INCR exact  *: Skip (.*CAP_PERFMON' /tmp/test.out
 fi
+
+# Check 18 only by name: a user running every check keeps their CPUs.
+check "every check: hotplug skipped, named how to run it" \
+	grep -q '^ 18: CPU hotplug while counting  *: Skip (takes a CPU offline and back: run it by name' \
+	/tmp/test.out.root
+pmuscope test -v hotplug >/tmp/test.out 2>&1
+sed 's/^/pmuscope-tap: # hotplug: /' /tmp/test.out
+verdicts "pmuscope test hotplug" /tmp/test.out hotplug
 
 check "rmmod" rmmod pmuscope
 check "insmod mode=poll" insmod "$PMUSCOPE_KO" mode=poll

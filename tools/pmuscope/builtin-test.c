@@ -493,7 +493,11 @@ int cmd_test(int argc, char **argv)
 	if (sched_getaffinity(0, sizeof(saved), &saved))
 		CPU_ZERO(&saved);
 	for (int i = 0; i < n; i++) {
-		sel[i]->fn(&x, &res[i]);
+		/* A user running every check does not expect a CPU to go. */
+		if (sel[i]->by_name && optind == argc)
+			st_skip(&res[i], "%s", sel[i]->by_name);
+		else
+			sel[i]->fn(&x, &res[i]);
 		if (CPU_COUNT(&saved))	/* each check starts where the command runs */
 			sched_setaffinity(0, sizeof(saved), &saved);
 		failed |= res[i].verdict == ST_FAILED;

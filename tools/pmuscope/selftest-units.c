@@ -519,7 +519,8 @@ void st_check_hotplug(const struct st_ctx *x, struct st_result *r)
 	static const char *const ev[] = { "cycles" };
 	uint64_t online[PMUSCOPE_CPU_WORDS] = { 0 }, c[3];
 	uint32_t fl[3];
-	int cpu = -1, n = 0, ret;
+	int cpu = -1, n = 0, ret, back;
+	sigset_t block, old;
 	struct pmuscope *h;
 	char path[96], why[320];
 
@@ -554,14 +555,31 @@ void st_check_hotplug(const struct st_ctx *x, struct st_result *r)
 	if (!ret)
 		ret = st_read_counts(h, &c[0], &fl[0], 1);
 	st_pin(0);
-	if (!ret && set_online(cpu, 0)) {
-		st_skip(r, "cpu%d could not be taken offline: %s", cpu, strerror(errno));
+	/* No SIGINT or SIGTERM between offline and online: the CPU comes back. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (!ret) {
+		int off = set_online(cpu, 0);
+
+		if (off) {
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			st_skip(r, "cpu%d could not be taken offline: %s", cpu, strerror(-off));
+			pmuscope_close(h);
+			return;
+		}
+		ret = st_read_counts(h, &c[1], &fl[1], 1);
+	}
+	back = set_online(cpu, 1);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (back) {
+		st_fail(r, "bring it back: echo 1 > /sys/devices/system/cpu/cpuN/online",
+			"cpu%d did not come back online: %s", cpu, strerror(-back));
 		pmuscope_close(h);
 		return;
 	}
-	if (!ret)
-		ret = st_read_counts(h, &c[1], &fl[1], 1);
-	set_online(cpu, 1);
 	st_pin(cpu);
 	st_busy_ms(10);
 	if (!ret)
@@ -599,7 +617,8 @@ const struct st_check st_checks[] = {
 	{ 15, "AMU rates", st_check_amu },
 	{ 16, "SPE records a known loop", st_check_spe },
 	{ 17, "Counting beside perf", st_check_perf_coexist },
-	{ 18, "CPU hotplug while counting", st_check_hotplug },
+	{ 18, "CPU hotplug while counting", st_check_hotplug,
+	  "takes a CPU offline and back: run it by name (pmuscope test hotplug)" },
 };
 
 const unsigned int st_nr_checks = sizeof(st_checks) / sizeof(st_checks[0]);

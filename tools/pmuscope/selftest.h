@@ -52,6 +52,8 @@ struct st_check {
 	int number;
 	const char *name;
 	void (*fn)(const struct st_ctx *x, struct st_result *r);
+	/* Changes the machine (a CPU offline): run only when named. */
+	const char *by_name;
 };
 
 extern const struct st_check st_checks[];
