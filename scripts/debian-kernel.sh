@@ -13,6 +13,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+args=("$@")
 series=${1:-}
 modules=1
 [ "${2:-}" != --no-modules ] || modules=
@@ -67,9 +68,14 @@ if [ ! -f "$dir/.pmuscope-unpacked" ] || [ "$(cat "$dir/abi" 2>/dev/null)" != "$
 	trap 'rm -rf "$tmp"' EXIT
 	s=$(now)
 	if ! (cd "$tmp" && apt-get download -q "${pkgs[@]}" >/dev/null 2>&1); then
-		as_root apt-get update -q >/dev/null
-		(cd "$tmp" && apt-get download -q "${pkgs[@]}" >/dev/null) ||
-			pmuscope_die "apt-get download ${pkgs[*]} failed"
+		# Stale lists name an ABI the archive dropped: update, then
+		# choose the packages again from the new lists (once).
+		[ -z "${PMUSCOPE_DEBIAN_RETRY:-}" ] ||
+			pmuscope_die "apt-get download ${pkgs[*]} failed after apt-get update"
+		as_root apt-get update -q >/dev/null ||
+			pmuscope_die "apt-get update failed (as root: run scripts/setup.sh first)"
+		rm -rf "$tmp"
+		PMUSCOPE_DEBIAN_RETRY=1 exec "$0" "${args[@]}"
 	fi
 	pmuscope_log "downloaded $(du -sh "$tmp" | cut -f1) in $(( $(now) - s )) s"
 	s=$(now)
