@@ -140,10 +140,10 @@ static int pmuscope_copy_events(struct pmuscope_event *evs, u64 uptr, u32 nr,
 /*
  * The thread a task target names: the caller's own (pid 0 or its own
  * thread id), or another. Whether the caller may count another is
- * decided where its counters are made, under the task's
- * exec_update_lock (pmuscope_session_configure_task()): anyone's with
- * CAP_PERFMON, else only a task that is the caller's as ptrace sees it,
- * as perf_event_open() of a task event.
+ * decided where its counters are made (pmuscope_session_configure_task()):
+ * anyone's with CAP_PERFMON; without it, a thread of the caller's own
+ * process, and with the module parameter task_ours=1 a task that is the
+ * caller's as ptrace sees it, under its exec_update_lock.
  */
 static struct task_struct *pmuscope_target_task(pid_t pid)
 {
