@@ -11,13 +11,16 @@ verdicts() {
 	label=$1
 	file=$2
 	shift 2
-	while IFS= read -r line; do
-		case "$line" in
-		*": Ok") echo "ok - $line" ;;
-		*": Skip ("*) echo "ok - $line" ;;
-		*": FAILED!") echo "not ok - $line" ;;
-		esac
-	done <"$file" >/tmp/verdicts
+	# A FAILED! line carries its check's measures and reason (the -v lines
+	# under it), so that the host's summary says why, not only which.
+	awk '
+	function flush() { if (bad != "") print "not ok - " bad; bad = "" }
+	/^     / { if (bad != "") { sub(/^ +/, ""); bad = bad " | " $0 }; next }
+	/: Ok$/ { flush(); print "ok - " $0; next }
+	/: Skip \(/ { flush(); print "ok - " $0; next }
+	/: FAILED!$/ { flush(); bad = $0; next }
+	{ flush() }
+	END { flush() }' "$file" >/tmp/verdicts
 	n=0
 	while IFS= read -r v; do
 		n=$((n + 1))
