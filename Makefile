@@ -50,12 +50,13 @@ kunit-module: ## pmuscope.ko, pmuscope_kunit.ko (KUnit) and the test modules
 
 # The same module against Debian's linux-source-6.1 (cached like 6.12).
 # Built in build/compat-6.1 (a copy of the sources), with the test modules.
-compat-6.1: ## the modules against Linux 6.1 (build/compat-6.1), W=1
+# sparse (C=2) too: the code only 6.1 compiles (pmuscope_ppmu.c's pin).
+compat-6.1: ## the modules against Linux 6.1 (build/compat-6.1), W=1, sparse
 	@kdir=$$(PMUSCOPE_KVER=6.1 scripts/build-kernel.sh) || exit 1; \
 	rm -rf build/compat-6.1 && mkdir -p build/compat-6.1 && \
 	cp -r Kbuild drivers include tests build/compat-6.1/ && \
 	$(MAKE) -C "$$kdir" M=$(CURDIR)/build/compat-6.1 ARCH=$(ARCH) \
-		CROSS_COMPILE=$(CROSS_COMPILE) W=1 PMUSCOPE_KUNIT=1 modules
+		CROSS_COMPILE=$(CROSS_COMPILE) W=1 C=2 CHECK=sparse PMUSCOPE_KUNIT=1 modules
 
 # Debian's signed 6.12 and 6.1 kernels (scripts/debian-kernel.sh: cached
 # download), pmuscope.ko built against their headers, each booted as

@@ -135,7 +135,7 @@ gate_pid=$!
 # The module also builds, and is tested below, against Debian's 6.1.
 step "linux-source-6.1: test kernel (cached build)" \
 	env PMUSCOPE_KVER=6.1 scripts/build-kernel.sh &&
-	step "linux-source-6.1: modules, W=1, no warnings" \
+	step "linux-source-6.1: modules, W=1, sparse C=2, no warnings" \
 		no_warnings make --no-print-directory compat-6.1
 
 # Debian's own signed kernels, their headers and linux-kbuild (a cached
