@@ -31,8 +31,12 @@
 
 #define pr_fmt(fmt) "pmuscope: " fmt
 
+#include <linux/kmemleak.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "pmuscope.h"
 #include "pmuscope_modifiers.h"
@@ -109,6 +113,153 @@ static struct pmuscope_pmu *pmuscope_ppmu_local(void)
 	return pcpu ? &pcpu->pmu : NULL;
 }
 
+/*
+ * Up to Linux 6.1 (PERF_PMU_CAP_HETEROGENEOUS_CPUS went with 6.2's rework
+ * of the contexts, commit bd2756811766), a task's perf_hw_context context
+ * made for a PMU stays with the task until it exits or execs a setuid
+ * binary or another that leaves it not dumpable (begin_new_exec():
+ * perf_event_exit_task()), its ->pmu pointing at that PMU after
+ * the last event is gone: the scheduler's switches call through it
+ * (perf_pmu_disable(ctx->pmu): its per-CPU count, its callback), and
+ * free_ctx(), an RCU callback queued after the task has let the context
+ * go, reads it. A task event on this PMU, or one inherited from it,
+ * makes such a context.
+ *
+ * So, on those kernels: the module pins itself (a reference of its own)
+ * from the first task event's event_init() until a sweep finds no task
+ * event alive and no thread with a context of this PMU. A sweep runs when
+ * the last task event goes (its destroy(): a session's end, a program
+ * that counted itself released at its exit, after perf_event_exit_task()
+ * let its context go) and every second while the pin is held. And the
+ * struct pmu registered is a copy never freed, not module memory: a
+ * context let go but not yet freed (free_ctx() reads ->task_ctx_cache)
+ * cannot outlive it, whatever the unload's timing. From 6.2 a PMU's part
+ * of a task's context (struct perf_event_pmu_context) goes with its last
+ * event, and the references its events hold suffice.
+ */
+#ifdef PERF_PMU_CAP_HETEROGENEOUS_CPUS
+#define PMUSCOPE_PPMU_SWEEP_MS	1000
+
+static struct pmu *pmuscope_ppmu_reg;
+static unsigned long pmuscope_ppmu_pinned;	/* bit 0: the module's own reference */
+static atomic_t pmuscope_ppmu_task_events;	/* from event_init() to destroy() */
+static void pmuscope_ppmu_sweep_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(pmuscope_ppmu_sweep_work, pmuscope_ppmu_sweep_work_fn);
+
+/* Does a thread have a task context of this PMU? */
+static bool pmuscope_ppmu_ctx_left(void)
+{
+	struct task_struct *g, *t;
+	bool found = false;
+
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		/* Freed by RCU (free_ctx()): readable to the unlock. */
+		struct perf_event_context *ctx = READ_ONCE(t->perf_event_ctxp[perf_hw_context]);
+
+		if (ctx && ctx->pmu == pmuscope_ppmu_reg) {
+			found = true;
+			goto out;
+		}
+	}
+out:
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * The bit is the reference: whoever clears it owns it, one sweep at a
+ * time (the last destroy()'s and the work's may meet). The pin drops only
+ * when, with the bit clear, no task event is alive (its context may not
+ * be made yet) and no thread has a context. Against pmuscope_ppmu_pin(),
+ * which counts its event before it looks at the bit, a full barrier on
+ * each side (test_and_clear_bit() is one): either this sees the event,
+ * or the pin sees the bit clear and takes a reference of its own. No
+ * lock: callers may hold a context's mutex (an inherited event freed at
+ * its task's exit).
+ */
+static void pmuscope_ppmu_sweep(void)
+{
+	if (!test_and_clear_bit(0, &pmuscope_ppmu_pinned))
+		return;
+	if (atomic_read(&pmuscope_ppmu_task_events) || pmuscope_ppmu_ctx_left()) {
+		/* Still pinned, unless a pin meanwhile holds its own. */
+		if (!test_and_set_bit(0, &pmuscope_ppmu_pinned)) {
+			schedule_delayed_work(&pmuscope_ppmu_sweep_work,
+					      msecs_to_jiffies(PMUSCOPE_PPMU_SWEEP_MS));
+			return;
+		}
+	}
+	module_put(THIS_MODULE);
+}
+
+static void pmuscope_ppmu_sweep_work_fn(struct work_struct *work)
+{
+	pmuscope_ppmu_sweep();
+}
+
+/*
+ * The event's own module reference (perf's, for event->pmu->module) is
+ * dropped after this returns: the module stays through the sweep.
+ */
+static void pmuscope_ppmu_destroy(struct perf_event *event)
+{
+	if (atomic_dec_and_test(&pmuscope_ppmu_task_events))
+		pmuscope_ppmu_sweep();
+}
+
+/* A task event (inherited ones too): the module stays while its context may. */
+static void pmuscope_ppmu_pin(struct perf_event *event)
+{
+	event->destroy = pmuscope_ppmu_destroy;
+	atomic_inc(&pmuscope_ppmu_task_events);
+	smp_mb__after_atomic();	/* the event counted, then the bit read */
+	if (test_bit(0, &pmuscope_ppmu_pinned) || test_and_set_bit(0, &pmuscope_ppmu_pinned))
+		return;
+	__module_get(THIS_MODULE);
+	schedule_delayed_work(&pmuscope_ppmu_sweep_work, msecs_to_jiffies(PMUSCOPE_PPMU_SWEEP_MS));
+}
+
+/* The struct pmu to register: a copy of @tmpl that is never freed. */
+static struct pmu *pmuscope_ppmu_alloc(struct pmu *tmpl)
+{
+	pmuscope_ppmu_reg = kmemdup(tmpl, sizeof(*tmpl), GFP_KERNEL);
+	/* Referenced from contexts kmemleak cannot tell alive. */
+	if (pmuscope_ppmu_reg)
+		kmemleak_not_leak(pmuscope_ppmu_reg);
+	return pmuscope_ppmu_reg;
+}
+
+/* Unregistered: no pin is taken any more, nor a sweep queued. */
+static void pmuscope_ppmu_unpin_all(void)
+{
+	cancel_delayed_work_sync(&pmuscope_ppmu_sweep_work);
+	/* Only a failed load gets here pinned: it cannot wait for tasks. */
+	if (test_and_clear_bit(0, &pmuscope_ppmu_pinned)) {
+		pr_warn("load failed with task contexts of its PMU left: a task counted meanwhile may oops\n");
+		module_put(THIS_MODULE);
+	}
+	pmuscope_ppmu_reg = NULL;
+}
+#else
+static struct pmu *pmuscope_ppmu_reg;
+
+static void pmuscope_ppmu_pin(struct perf_event *event)
+{
+}
+
+static struct pmu *pmuscope_ppmu_alloc(struct pmu *tmpl)
+{
+	pmuscope_ppmu_reg = tmpl;
+	return tmpl;
+}
+
+static void pmuscope_ppmu_unpin_all(void)
+{
+	pmuscope_ppmu_reg = NULL;
+}
+#endif
+
 /* pmuscope's event flags from perf's exclude bits. */
 static u32 pmuscope_ppmu_flags(const struct perf_event_attr *attr)
 {
@@ -154,6 +305,8 @@ static int pmuscope_ppmu_event_init(struct perf_event *event)
 		return -EINVAL;
 	event->hw.config_base = pmuscope_evtyper(attr->config, flags);
 	event->hw.idx = -1;
+	if (event->attach_state & PERF_ATTACH_TASK)
+		pmuscope_ppmu_pin(event);
 	return 0;
 }
 
@@ -519,15 +672,19 @@ static struct pmu pmuscope_ppmu = {
 /* The perf type of pmuscope's PMU, -1 when not registered. */
 int pmuscope_ppmu_type(void)
 {
-	return pmuscope_ppmu.type ? pmuscope_ppmu.type : -1;
+	return pmuscope_ppmu_reg ? pmuscope_ppmu_reg->type : -1;
 }
 
 int pmuscope_ppmu_register(void)
 {
-	int ret = perf_pmu_register(&pmuscope_ppmu, PMUSCOPE_DRV_NAME, -1);
+	struct pmu *ppmu = pmuscope_ppmu_alloc(&pmuscope_ppmu);
+	int ret = ppmu ? perf_pmu_register(ppmu, PMUSCOPE_DRV_NAME, -1) : -ENOMEM;
 
 	if (ret) {
-		pmuscope_ppmu.type = 0;
+		/* Never registered: nothing can point at the copy. */
+		if (ppmu != &pmuscope_ppmu)
+			kfree(ppmu);
+		pmuscope_ppmu_reg = NULL;
 		pr_warn("cannot register with perf (%d): no task counting, no multiplexing\n",
 			ret);
 	}
@@ -536,7 +693,8 @@ int pmuscope_ppmu_register(void)
 
 void pmuscope_ppmu_unregister(void)
 {
-	if (pmuscope_ppmu.type)
-		perf_pmu_unregister(&pmuscope_ppmu);
-	pmuscope_ppmu.type = 0;
+	if (!pmuscope_ppmu_reg)
+		return;
+	perf_pmu_unregister(pmuscope_ppmu_reg);
+	pmuscope_ppmu_unpin_all();
 }
