@@ -31,6 +31,39 @@ if [ -n "$PMUSCOPE_EMU" ]; then
 	}
 fi
 
+# Up to Linux 6.1 a task's perf context keeps pointing at the PMU it was
+# made for after the PMU's last event (6.2 reworked them): true there.
+pmuscope_task_ctx_kernel() {
+	case "$(uname -r)" in
+	5.* | 6.0 | 6.0.* | 6.0-* | 6.1 | 6.1.* | 6.1-*) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+
+# There, with the direct backend, pmuscope pins itself while a task it
+# counted may still have a perf context of its PMU, and lets go at its
+# sweep after that task's end, a second later at most, when no task event
+# of its own went since (Documentation/pmuscope.rst, "Unloading on Linux
+# 6.1"): a program that closed its session and then exited. "rmmod
+# pmuscope" waits up to 3 s for the module's references to drop to 0,
+# then unloads (or fails as rmmod does). Not on later kernels: nothing
+# pins there.
+if pmuscope_task_ctx_kernel; then
+	rmmod() {
+		if [ "$1" = pmuscope ]; then
+			shift
+			set -- "$PMUSCOPE_MOD" "$@"
+			_n=0
+			while [ -r /sys/module/$PMUSCOPE_MOD/refcnt ] &&
+				[ "$(cat /sys/module/$PMUSCOPE_MOD/refcnt)" != 0 ] && [ $_n -lt 30 ]; do
+				sleep 0.1
+				_n=$((_n + 1))
+			done
+		fi
+		command rmmod "$@"
+	}
+fi
+
 # A second channel for failures: the script's exit status is the number of
 # its failed checks and test programs (init reports it, and the host fails
 # a script whose status is not 0), so that a result line a kernel message

@@ -832,8 +832,8 @@ static void test_taskperm(void)
 	 * Another user's process, not pid 1: on Linux 6.1, a task context
 	 * that held an event of pmuscope's own PMU (the direct backend)
 	 * keeps a pointer to it until the task exits, which pid 1 never
-	 * does: an rmmod after it would leave init scheduling through a
-	 * freed PMU (Documentation/pmuscope.rst, Unloading).
+	 * does: pmuscope would stay pinned, rmmod refused, until a reboot
+	 * (Documentation/pmuscope.rst, "Unloading on Linux 6.1").
 	 */
 	other = fork();
 	if (other == 0) {
