@@ -2,7 +2,8 @@
 # pmuscope test, the self-check a user runs, in the guest: one TAP result
 # per check's verdict (FAILED! fails, Skip passes and says why), --json
 # and --report FILE, as root and as nobody (whose refused checks Skip),
-# and the wrap check with the driver polling (mode=poll).
+# the checks under a taskset, and the wrap check with the driver polling
+# (mode=poll).
 . /tests/lib.sh
 
 # verdicts LABEL FILE [CHECKS...]: a TAP line per "  N: NAME : VERDICT"
@@ -89,6 +90,21 @@ check "every check: hotplug skipped, named how to run it" \
 pmuscope test -v hotplug >/tmp/test.out 2>&1
 sed 's/^/pmuscope-tap: # hotplug: /' /tmp/test.out
 verdicts "pmuscope test hotplug" /tmp/test.out hotplug
+
+# A cpuset or taskset: each type's checks run on a CPU the process may
+# run on, and the hotplug check needs two of them.
+last=$(($(grep -c '^processor' /proc/cpuinfo) - 1))
+if [ "$last" -ge 1 ]; then
+	# taskset's mask is hexadecimal.
+	taskset "$(printf %x $((1 << last)))" pmuscope test -v 1 7 hotplug >/tmp/test.out 2>&1
+	sed 's/^/pmuscope-tap: # taskset cpu'"$last"': /' /tmp/test.out
+	verdicts "pmuscope test under taskset" /tmp/test.out 1 7 hotplug
+	check "taskset to cpu$last: the type measured on cpu$last, where it may run" \
+		grep -q "cpu type 0: .*(measured on cpu$last)" /tmp/test.out
+	check "taskset to cpu$last: hotplug skips, one CPU to run on" \
+		grep -q '^ 18: CPU hotplug while counting  *: Skip (fewer than two online CPUs this process may run on' \
+		/tmp/test.out
+fi
 
 check "rmmod" rmmod pmuscope
 check "insmod mode=poll" insmod "$PMUSCOPE_KO" mode=poll

@@ -113,6 +113,7 @@ static void st_ctx_init(struct st_ctx *x)
 	uint64_t online[PMUSCOPE_CPU_WORDS] = { 0 };
 	uint64_t caps = st_cap_eff();
 	struct pmuscope *h = NULL;
+	cpu_set_t allowed;
 	char path[600];
 	FILE *f;
 	int ret;
@@ -134,8 +135,16 @@ static void st_ctx_init(struct st_ctx *x)
 	x->privileged = !!(caps & (1ULL << 38 | 1ULL << 21));	/* CAP_PERFMON, CAP_SYS_ADMIN */
 	if (pmuscope_online_cpus(online, PMUSCOPE_CPU_WORDS))
 		return;
+	/*
+	 * Each type's checks run on its first CPU this process may run on
+	 * (a cpuset or taskset may leave some out); a type with none is
+	 * not checked, and check 1 says so.
+	 */
+	if (getenv("PMUSCOPE_SYSFS") || sched_getaffinity(0, sizeof(allowed), &allowed))
+		CPU_ZERO(&allowed);	/* a stand-in's CPUs are not this kernel's: all */
 	for (int cpu = 0; cpu < PMUSCOPE_MAX_CPUS; cpu++) {
 		struct pmuscope_cpu_info info;
+		int ok = CPU_COUNT(&allowed) == 0 || (cpu < CPU_SETSIZE && CPU_ISSET(cpu, &allowed));
 		uint32_t midr;
 		unsigned int t;
 
@@ -144,13 +153,33 @@ static void st_ctx_init(struct st_ctx *x)
 		for (t = 0; t < x->nr_types; t++)
 			if (x->types[t].midr == midr)
 				break;
-		if (t < x->nr_types || t == ST_TYPES_MAX)
+		if (t < x->nr_types) {
+			if (x->types[t].cpu < 0 && ok)
+				x->types[t].cpu = cpu;
+			continue;
+		}
+		if (t == ST_TYPES_MAX)
 			continue;
 		x->types[t].midr = midr;
-		x->types[t].cpu = cpu;
+		x->types[t].cpu = ok ? cpu : -1;
+		x->types[t].first_cpu = cpu;
 		if (!pmuscope_cpu_info(cpu, &info))
 			snprintf(x->types[t].name, sizeof(x->types[t].name), "%s", info.name);
 		x->nr_types++;
+	}
+	/* The types out of reach leave the list, named in x->unreachable. */
+	for (unsigned int t = 0, k = 0; t < x->nr_types;) {
+		if (x->types[t].cpu >= 0) {
+			t++;
+			continue;
+		}
+		k += snprintf(x->unreachable + k, sizeof(x->unreachable) - k, "%s%s (cpu%d)",
+			      k ? ", " : "", x->types[t].name[0] ? x->types[t].name : "unknown",
+			      x->types[t].first_cpu);
+		if (k >= sizeof(x->unreachable))
+			k = sizeof(x->unreachable) - 1;
+		memmove(&x->types[t], &x->types[t + 1], (x->nr_types - t - 1) * sizeof(x->types[0]));
+		x->nr_types--;
 	}
 }
 

@@ -49,6 +49,10 @@ void st_check_driver(const struct st_ctx *x, struct st_result *r)
 		st_measure(r, key, "%s midr 0x%08x (measured on cpu%d)", x->types[t].name,
 			   x->types[t].midr, x->types[t].cpu);
 	}
+	if (x->unreachable[0])
+		st_measure(r, "cpu types not checked",
+			   "%s: no CPU of theirs in this process's affinity (a cpuset or taskset)",
+			   x->unreachable);
 }
 
 void st_check_policy(const struct st_ctx *x, struct st_result *r)

@@ -519,7 +519,8 @@ void st_check_hotplug(const struct st_ctx *x, struct st_result *r)
 	static const char *const ev[] = { "cycles" };
 	uint64_t online[PMUSCOPE_CPU_WORDS] = { 0 }, c[3];
 	uint32_t fl[3];
-	int cpu = -1, n = 0, ret, back;
+	int cpu = -1, home = 0, n = 0, ret, back;
+	cpu_set_t allowed;
 	sigset_t block, old;
 	struct pmuscope *h;
 	char path[96], why[320];
@@ -531,13 +532,18 @@ void st_check_hotplug(const struct st_ctx *x, struct st_result *r)
 		return;
 	}
 	pmuscope_online_cpus(online, PMUSCOPE_CPU_WORDS);
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+		CPU_ZERO(&allowed);
+	/* The last CPU goes offline; the first waits on, both ours to run on. */
 	for (int i = 0; i < PMUSCOPE_MAX_CPUS; i++)
-		if (online[i / 64] >> (i % 64) & 1) {
-			n++;
+		if (online[i / 64] >> (i % 64) & 1 &&
+		    (!CPU_COUNT(&allowed) || (i < CPU_SETSIZE && CPU_ISSET(i, &allowed)))) {
+			if (!n++)
+				home = i;
 			cpu = i;
 		}
 	if (n < 2) {
-		st_skip(r, "one CPU online: none to take offline");
+		st_skip(r, "fewer than two online CPUs this process may run on: none to take offline");
 		return;
 	}
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
@@ -554,7 +560,7 @@ void st_check_hotplug(const struct st_ctx *x, struct st_result *r)
 	st_busy_ms(5);
 	if (!ret)
 		ret = st_read_counts(h, &c[0], &fl[0], 1);
-	st_pin(0);
+	st_pin(home);
 	/* No SIGINT or SIGTERM between offline and online: the CPU comes back. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);

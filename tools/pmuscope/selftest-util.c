@@ -99,7 +99,13 @@ int st_open_count(const struct st_ctx *x, struct pmuscope **hp, const char *cons
 			return ret;
 		}
 	}
-	st_pin(cpu);
+	ret = st_pin(cpu);
+	if (ret) {
+		snprintf(why, len, "cannot run on cpu%d (%s): outside this process's CPU affinity",
+			 cpu, strerror(-ret));
+		pmuscope_close(h);
+		return ret;
+	}
 	cpus[cpu / 64] |= 1ULL << (cpu % 64);
 	if (task && x->features & PMUSCOPE_FEAT_TASK)
 		ret = pmuscope_configure_task(h, evs, n, 0, 0);

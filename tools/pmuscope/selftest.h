@@ -33,7 +33,8 @@ struct st_result {
 /* A CPU type: the CPUs of one MIDR (variant and revision included). */
 struct st_type {
 	uint32_t midr;
-	int cpu;		/* the first online CPU of it: where its checks run */
+	int cpu;		/* its first online CPU this process may run on: where its checks run */
+	int first_cpu;		/* its first online CPU */
 	char name[32];
 };
 
@@ -45,6 +46,7 @@ struct st_ctx {
 	char backend[16];	/* "direct", "perf" or "" */
 	unsigned int nr_types;
 	struct st_type types[ST_TYPES_MAX];
+	char unreachable[256];	/* types with no CPU in this process's affinity */
 	int privileged;		/* CAP_PERFMON or CAP_SYS_ADMIN effective */
 };
 
