@@ -2,7 +2,7 @@
 # pmuscope test, the self-check a user runs, in the guest: one TAP result
 # per check's verdict (FAILED! fails, Skip passes and says why), --json
 # and --report FILE, as root and as nobody (whose refused checks Skip),
-# the checks under a taskset, and the wrap check with the driver polling
+# the checks under a taskset, and the wrap checks with the driver polling
 # (mode=poll).
 . /tests/lib.sh
 
@@ -108,9 +108,20 @@ fi
 
 check "rmmod" rmmod pmuscope
 check "insmod mode=poll" insmod "$PMUSCOPE_KO" mode=poll
-pmuscope test -v wrap >/tmp/test.out 2>&1
+# Check 10 skips with polling; check 19 (by name) counts from 0 through
+# 2^32 and holds there.
+pmuscope test -v wrap 19 >/tmp/test.out 2>&1
 sed 's/^/pmuscope-tap: # mode=poll: /' /tmp/test.out
-verdicts "pmuscope test wrap, mode=poll" /tmp/test.out wrap
+verdicts "pmuscope test wrap 19, mode=poll" /tmp/test.out wrap 19
+if ! grep -q '^ 19: .*: Skip (' /tmp/test.out; then
+	check "mode=poll: check 19 went through 2^32 with no wrap lost" \
+		grep -q '^ 19: Counting through 2^32 from zero  *: Ok$' /tmp/test.out
+	# The direct backend folds them (the perf backend leaves them to perf).
+	if [ "$(cat $PMUSCOPE_SYS/backend)" = direct ]; then
+		check "mode=poll: the driver folded a wrap meanwhile" \
+			grep -q 'wraps folded: [1-9]' /tmp/test.out
+	fi
+fi
 check "rmmod" rmmod pmuscope
 
 pmuscope test 1 >/tmp/test.out 2>&1

@@ -183,9 +183,10 @@ class SelftestTest(unittest.TestCase):
         r = self.pt("--list")
         self.assertEqual(r.returncode, 0)
         lines = r.stdout.splitlines()
-        self.assertEqual(len(lines), 18)
+        self.assertEqual(len(lines), 19)
         self.assertEqual(lines[0], "  1: Driver loaded")
         self.assertEqual(lines[9], " 10: 32-bit counter wraps")
+        self.assertEqual(lines[18], " 19: Counting through 2^32 from zero")
         r = self.pt("--list", "snapshot", "3")
         self.assertEqual(r.stdout, "  3: KPTI\n 13: Snapshot in software\n"
                          " 14: Snapshot in hardware\n")
@@ -200,8 +201,8 @@ class SelftestTest(unittest.TestCase):
         self.assertEqual(sorted(self.verdicts(r.stdout)), [3, 13])	# each once, in order
 
     def test_bad_arguments(self):
-        for args, msg in ((["0"], "pmuscope: test: no check number 0 (1 to 18: pmuscope test --list)"),
-                          (["19"], "pmuscope: test: no check number 19 (1 to 18: pmuscope test --list)"),
+        for args, msg in ((["0"], "pmuscope: test: no check number 0 (1 to 19: pmuscope test --list)"),
+                          (["20"], "pmuscope: test: no check number 20 (1 to 19: pmuscope test --list)"),
                           (["1", "nosuch"], "pmuscope: test: no check named 'nosuch' (pmuscope test --list)"),
                           ([""], "pmuscope: test: no check named '' (pmuscope test --list)")):
             r = self.pt(*args)

@@ -625,6 +625,8 @@ const struct st_check st_checks[] = {
 	{ 17, "Counting beside perf", st_check_perf_coexist },
 	{ 18, "CPU hotplug while counting", st_check_hotplug,
 	  "takes a CPU offline and back: run it by name (pmuscope test hotplug)" },
+	{ 19, "Counting through 2^32 from zero", st_check_wrap_zero,
+	  "counts 2^32 cycles, seconds of a busy loop: run it by name (pmuscope test 19)" },
 };
 
 const unsigned int st_nr_checks = sizeof(st_checks) / sizeof(st_checks[0]);

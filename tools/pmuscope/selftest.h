@@ -118,6 +118,7 @@ void st_check_cycles(const struct st_ctx *x, struct st_result *r);
 void st_check_inst_exact(const struct st_ctx *x, struct st_result *r);
 void st_check_el_filters(const struct st_ctx *x, struct st_result *r);
 void st_check_wrap(const struct st_ctx *x, struct st_result *r);
+void st_check_wrap_zero(const struct st_ctx *x, struct st_result *r);
 void st_check_all_events(const struct st_ctx *x, struct st_result *r);
 void st_check_el0_reads(const struct st_ctx *x, struct st_result *r);
 void st_check_snapshot_sw(const struct st_ctx *x, struct st_result *r);
