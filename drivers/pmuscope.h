@@ -1051,6 +1051,8 @@ void pmuscope_psess_read_one(struct pmuscope_session *sess, unsigned int cpu,
 			     unsigned int i, struct pmuscope_value *v);
 void pmuscope_perf_cpu_online(unsigned int cpu);
 void pmuscope_perf_cpu_offline(unsigned int cpu);
+struct perf_event *pmuscope_perf_sched_hold(void);
+void pmuscope_perf_sched_release(struct perf_event *hold);
 
 /* The direct engine as a perf PMU (drivers/pmuscope_ppmu.c). */
 #define PMUSCOPE_PPMU_SENTINEL		0x706d7573656c30ULL	/* attr.config1: "pmusel0" */

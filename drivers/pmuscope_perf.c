@@ -325,6 +325,47 @@ static void pmuscope_el0_release(struct pmuscope_session *sess)
 	sess->el0 = NULL;
 }
 
+/* ----------------------------------------------- perf's switch-hook key */
+
+/*
+ * perf's switch hooks are behind a static key, perf_sched_events, on
+ * while any task event exists: the first one enables it (account_event():
+ * static_branch_enable() -> static_key_enable(), which takes
+ * cpus_read_lock() on kernels built with JUMP_LABEL, as distributions'
+ * are). CONFIG and STREAM make task events (counters, the EL0 sentinel,
+ * sampling counters) under cpus_read_lock(): a second read of the
+ * hotplug lock, which a CPU hotplug waiting between the two would
+ * deadlock (a waiting writer stops new readers). So they hold a task
+ * event of their own across, made before any lock of theirs: a disabled
+ * software dummy of the calling thread, whose making turns the key on if
+ * it is off; theirs then only count up. NULL if it could not be made
+ * (then the key is on already, or nothing of theirs will be made either).
+ */
+struct perf_event *pmuscope_perf_sched_hold(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	struct perf_event *pe;
+
+	might_sleep();
+	lockdep_assert_not_held(&pmuscope_drv.lock);
+	pe = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+	return IS_ERR(pe) ? NULL : pe;
+}
+
+/* After the locks: the key goes off a second after the last task event. */
+void pmuscope_perf_sched_release(struct perf_event *hold)
+{
+	if (hold)
+		perf_event_release_kernel(hold);
+}
+
 /* ------------------------------------------------------------- streams */
 
 /*

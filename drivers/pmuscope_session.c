@@ -540,6 +540,7 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 	};
 	struct rw_semaphore *exec_lock = NULL;
 	struct pmuscope_session *sess;
+	struct perf_event *hold;
 	int ret = 0;
 
 	if (!pmuscope_backend_perf() && pmuscope_ppmu_type() < 0)
@@ -553,6 +554,8 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 		if (task != current)
 			return -EINVAL;
 	}
+	/* perf's switch-hook key on before the hotplug lock (pmuscope_perf.c). */
+	hold = pmuscope_perf_sched_hold();
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
 	sess = pmuscope_session_publish_locked(slot, fresh);
@@ -608,6 +611,7 @@ out:
 		up_read(exec_lock);
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
+	pmuscope_perf_sched_release(hold);
 	kvfree(vbuf);
 	return ret;
 }
@@ -849,6 +853,7 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	bool chain = starts && (st->flags & PMUSCOPE_STREAM_F_CALLCHAIN);
 	struct rw_semaphore *exec_lock = NULL;
 	struct pmuscope_ring *ring = NULL;
+	struct perf_event *hold;
 	struct pmuscope_policy pol;
 	unsigned int cpu;
 	int ret;
@@ -860,6 +865,8 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	 */
 	if (chain)
 		pmuscope_policy_get(pmuscope_drv.perf_group, &pol);
+	/* perf's switch-hook key on before the hotplug lock (pmuscope_perf.c). */
+	hold = starts ? pmuscope_perf_sched_hold() : NULL;
 	cpus_read_lock();
 	mutex_lock(&pmuscope_drv.lock);
 	ret = -EINVAL;
@@ -965,6 +972,7 @@ out:
 		up_read(exec_lock);
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
+	pmuscope_perf_sched_release(hold);
 	return ret;
 }
 
