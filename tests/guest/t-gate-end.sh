@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The reliability gate, last script of its plans: kmemleak (scanned twice,
-# past the minimum object age), then the module's coverage data written to
+# past the minimum object age), lockdep still on (no report in the boot),
+# then the module's coverage data written to
 # the console for the host (scripts/coverage.py): the guest has no shared
 # folder and no network.
 . /tests/lib.sh
@@ -22,6 +23,16 @@ leaks=$(awk '
 check_eq "kmemleak: no unreferenced object allocated by pmuscope" "$leaks" 0
 [ "$leaks" = 0 ] || tap_diag "$(head -c 3000 $D/kmemleak)"
 check "rmmod" rmmod pmuscope
+
+# Lockdep switches itself off at its first report, whichever script's:
+# none in the whole boot (the debug kernel has JUMP_LABEL, so enabling a
+# static key, perf's switch hooks' among them, takes cpus_read_lock()).
+if [ -r /proc/lockdep_stats ]; then
+	check "lockdep still on at the end (no lockdep report in the boot)" \
+		grep -q 'debug_locks: *1' /proc/lockdep_stats
+	grep -q 'debug_locks: *1' /proc/lockdep_stats ||
+		tap_diag "$(dmesg | grep -A40 -m1 -E 'possible recursive locking|possible circular locking|inconsistent lock state|BUG: ' | head -c 3000)"
+fi
 
 n=0
 for f in $(find $D/gcov -name '*.gcda'); do
