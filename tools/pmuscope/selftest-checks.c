@@ -483,84 +483,106 @@ void st_check_wrap(const struct st_ctx *x, struct st_result *r)
 	}
 	FOR_TYPES(x, t) {
 		const struct st_type *ty = &x->types[t];
-		struct pmuscope_stream_cfg cfg = { 0 };
-		struct pmuscope_count v[4];
-		static unsigned char buf[65536];
-		uint64_t samples = 0, lost = 0, throttled = 0, irq0 = 0, irq1 = 0, wr0 = 0, wr1 = 0;
-		uint64_t start, evc = 0, ccc = 0;
-		double secs;
-		unsigned int nr = 0, idx = 1;
-		struct pmuscope *h;
-		char s[32];
-		int ret;
 
-		if (wrap_pair_open(x, r, ty, "wrap", &h, &idx, &skipped, why, sizeof(why)))
-			continue;
-		/* The event (not the cycle) counter samples: it is preloaded near 2^32. */
-		cfg.sample_index = idx;
-		cfg.sample_period = period;
-		ret = pmuscope_stream_start(h, &cfg);
-		if (ret) {
-			snprintf(why, sizeof(why), "sampling refused (%s)", pmuscope_errmsg(h));
-			pmuscope_close(h);
-			if (ret == -EOPNOTSUPP || ret == -EPERM) {
-				skipped++;
+		for (unsigned int attempt = 1; attempt <= 3; attempt++) {
+			struct pmuscope_stream_cfg cfg = { 0 };
+			struct pmuscope_count v[4];
+			static unsigned char buf[65536];
+			uint64_t samples = 0, lost = 0, throttled = 0, irq0 = 0, irq1 = 0, wr0 = 0, wr1 = 0;
+			uint64_t start, evc = 0, ccc = 0;
+			double secs;
+			unsigned int nr = 0, idx = 1;
+			struct pmuscope *h;
+			char s[32];
+			int ret, apart;
+
+			if (wrap_pair_open(x, r, ty, "wrap", &h, &idx, &skipped, why, sizeof(why)))
+				break;
+			/* The event (not the cycle) counter samples: it is preloaded near 2^32. */
+			cfg.sample_index = idx;
+			cfg.sample_period = period;
+			ret = pmuscope_stream_start(h, &cfg);
+			if (ret) {
+				snprintf(why, sizeof(why), "sampling refused (%s)", pmuscope_errmsg(h));
+				pmuscope_close(h);
+				if (ret == -EOPNOTSUPP || ret == -EPERM) {
+					skipped++;
+					break;
+				}
+				st_fail(r, DO_REPORT, "cpu%d: %s", ty->cpu, why);
+				break;
+			}
+			if (!st_cpu_file(ty->cpu, "overflow_interrupts", s, sizeof(s)))
+				irq0 = strtoull(s, NULL, 0);
+			if (!st_cpu_file(ty->cpu, "wraps", s, sizeof(s)))
+				wr0 = strtoull(s, NULL, 0);
+			/*
+			 * Until either counter has counted 16 periods: about 54 ms on
+			 * the AM62L's 1.25 GHz A53, seconds in a loaded emulator, whose
+			 * busy host gives this CPU's EL0 little of the wall clock (30 s
+			 * at most).
+			 */
+			ret = pmuscope_enable(h);
+			start = st_now_ns();
+			while (!ret && !wrap_loop_done(start, evc, ccc, 16 * period, 30000000000ULL)) {
+				st_busy_ms(5);
+				ret = drain(h, buf, sizeof(buf), &samples, &lost, &throttled);
+				if (!ret && !pmuscope_read(h, v, 4, &nr) && nr > idx) {
+					evc = v[idx].count;
+					ccc = v[!idx].count;
+				}
+			}
+			secs = (st_now_ns() - start) / 1e9;
+			if (!ret)
+				ret = pmuscope_disable(h);
+			if (!ret)
+				ret = drain(h, buf, sizeof(buf), &samples, &lost, &throttled);
+			if (!ret)
+				ret = pmuscope_read(h, v, 4, &nr);
+			if (wrap_pair_close(r, ty, h, ret, nr))
+				break;
+			if (!st_cpu_file(ty->cpu, "overflow_interrupts", s, sizeof(s)))
+				irq1 = strtoull(s, NULL, 0);
+			if (!st_cpu_file(ty->cpu, "wraps", s, sizeof(s)))
+				wr1 = strtoull(s, NULL, 0);
+			evc = v[idx].count;
+			ccc = v[!idx].count;
+			apart = (evc > ccc ? evc - ccc : ccc - evc) > period / 2 ||
+				(v[idx].flags | v[!idx].flags) & PMUSCOPE_VAL_LOST;
+			/*
+			 * Apart: measured again, twice at most. QEMU without -icount
+			 * sets counters apart now and then (its PMU timer's race with
+			 * the vCPU thread, Documentation/testing.rst: seen once in
+			 * about twenty boots, 2.4M apart in 69M); a lost wrap is apart
+			 * in every run.
+			 */
+			if (apart && evc >= 2 * period && attempt < 3) {
+				char name[48];
+
+				snprintf(name, sizeof(name), "run %u apart, measured again", attempt);
+				st_measure(r, st_tkey(key, sizeof(key), ty, name),
+					   "%" PRIu64 ", %" PRIu64 " (flags 0x%x, 0x%x)", evc, ccc,
+					   v[idx].flags, v[!idx].flags);
 				continue;
 			}
-			st_fail(r, DO_REPORT, "cpu%d: %s", ty->cpu, why);
-			continue;
+			st_measure(r, st_tkey(key, sizeof(key), ty, "event counter, cycle counter"),
+				   "%" PRIu64 ", %" PRIu64 " in %.2f s (sampling every %" PRIu64 " from 2^32 - %" PRIu64 ")",
+				   evc, ccc, secs, period, period);
+			st_measure(r, st_tkey(key, sizeof(key), ty,
+					      "samples, lost, throttled, overflow interrupts, wraps"),
+				   "%" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64, samples, lost,
+				   throttled, irq1 - irq0, wr1 - wr0);
+			if (evc < 2 * period)
+				st_fail(r, DO_PMU, "cpu%d: the event counter counted %" PRIu64 " cycles in %.1f s of a busy loop: fewer than 2 wraps",
+					ty->cpu, evc, secs);
+			else if (apart)
+				st_fail(r, DO_REPORT, "cpu%d: the wrapping counter and the 64-bit cycle counter differ by %" PRId64 " (flags 0x%x, 0x%x) in %u runs: a wrap was lost",
+					ty->cpu, (int64_t)(evc - ccc), v[idx].flags, v[!idx].flags, attempt);
+			else if (!samples && irq1 == irq0)
+				st_fail(r, DO_REPORT, "cpu%d: %" PRIu64 " cycles counted from 2^32 - %" PRIu64
+					" and no overflow interrupt seen", ty->cpu, evc, period);
+			break;
 		}
-		if (!st_cpu_file(ty->cpu, "overflow_interrupts", s, sizeof(s)))
-			irq0 = strtoull(s, NULL, 0);
-		if (!st_cpu_file(ty->cpu, "wraps", s, sizeof(s)))
-			wr0 = strtoull(s, NULL, 0);
-		/*
-		 * Until either counter has counted 16 periods: about 54 ms on
-		 * the AM62L's 1.25 GHz A53, seconds in a loaded emulator, whose
-		 * busy host gives this CPU's EL0 little of the wall clock (30 s
-		 * at most).
-		 */
-		ret = pmuscope_enable(h);
-		start = st_now_ns();
-		while (!ret && !wrap_loop_done(start, evc, ccc, 16 * period, 30000000000ULL)) {
-			st_busy_ms(5);
-			ret = drain(h, buf, sizeof(buf), &samples, &lost, &throttled);
-			if (!ret && !pmuscope_read(h, v, 4, &nr) && nr > idx) {
-				evc = v[idx].count;
-				ccc = v[!idx].count;
-			}
-		}
-		secs = (st_now_ns() - start) / 1e9;
-		if (!ret)
-			ret = pmuscope_disable(h);
-		if (!ret)
-			ret = drain(h, buf, sizeof(buf), &samples, &lost, &throttled);
-		if (!ret)
-			ret = pmuscope_read(h, v, 4, &nr);
-		if (wrap_pair_close(r, ty, h, ret, nr))
-			continue;
-		if (!st_cpu_file(ty->cpu, "overflow_interrupts", s, sizeof(s)))
-			irq1 = strtoull(s, NULL, 0);
-		if (!st_cpu_file(ty->cpu, "wraps", s, sizeof(s)))
-			wr1 = strtoull(s, NULL, 0);
-		evc = v[idx].count;
-		ccc = v[!idx].count;
-		st_measure(r, st_tkey(key, sizeof(key), ty, "event counter, cycle counter"),
-			   "%" PRIu64 ", %" PRIu64 " in %.2f s (sampling every %" PRIu64 " from 2^32 - %" PRIu64 ")",
-			   evc, ccc, secs, period, period);
-		st_measure(r, st_tkey(key, sizeof(key), ty,
-				      "samples, lost, throttled, overflow interrupts, wraps"),
-			   "%" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64, samples, lost,
-			   throttled, irq1 - irq0, wr1 - wr0);
-		if (evc < 2 * period)
-			st_fail(r, DO_PMU, "cpu%d: the event counter counted %" PRIu64 " cycles in %.1f s of a busy loop: fewer than 2 wraps",
-				ty->cpu, evc, secs);
-		else if ((evc > ccc ? evc - ccc : ccc - evc) > period / 2)
-			st_fail(r, DO_REPORT, "cpu%d: the wrapping counter and the 64-bit cycle counter differ by %" PRId64 ": a wrap was lost",
-				ty->cpu, (int64_t)(evc - ccc));
-		else if (!samples && irq1 == irq0)
-			st_fail(r, DO_REPORT, "cpu%d: %" PRIu64 " cycles counted from 2^32 - %" PRIu64
-				" and no overflow interrupt seen", ty->cpu, evc, period);
 	}
 	st_types_done(r, skipped, x->nr_types, why);
 }
