@@ -434,6 +434,25 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertRegex(r.stdout.splitlines()[-1], r"^\d+ passed, 0 failed$")
 
+    @unittest.skipUnless(shutil.which("g++"), "no g++")
+    def test_cplusplus_program_links(self):
+        # pmuscope.h's extern "C": a C++ program links against the static
+        # and the shared library (its soname, libpmuscope.so.0, beside it).
+        src = os.path.join(TOP, "tools", "tests", "cplusplus.cc")
+        inc = ["-I" + os.path.join(TOP, "include", "uapi"),
+               "-I" + os.path.join(TOP, "tools", "lib")]
+        with tempfile.TemporaryDirectory() as d:
+            shutil.copy(os.path.join(BIN, "libpmuscope.so"), os.path.join(d, "libpmuscope.so.0"))
+            for name, lib in (("static", [os.path.join(BIN, "libpmuscope.a")]),
+                              ("shared", [os.path.join(d, "libpmuscope.so.0")])):
+                exe = os.path.join(d, name)
+                r = subprocess.run(["g++", "-std=gnu++11", "-Wall", "-Wextra", "-Werror", *inc,
+                                    "-o", exe, src, *lib], capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, (name, r.stderr))
+                r = subprocess.run([exe], capture_output=True, text=True, timeout=30,
+                                   env=dict(os.environ, LD_LIBRARY_PATH=d))
+                self.assertEqual((r.returncode, r.stdout), (0, "ok\n"), name)
+
 
 class SnapshotTest(unittest.TestCase):
     """pmuscope snapshot against fake_pmuscope.so, a stand-in for the

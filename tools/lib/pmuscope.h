@@ -16,6 +16,10 @@
 
 #include <linux/pmuscope.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define PMUSCOPE_LIB_VERSION	"0.7.0"
 #define PMUSCOPE_MAX_CPUS	1024
 #define PMUSCOPE_CPU_WORDS	(PMUSCOPE_MAX_CPUS / 64)
@@ -1022,5 +1026,9 @@ const char *pmuscope_spe_state_name(uint32_t state);
 
 /** pmuscope_spe_chunk_flags_str() - "lost,collision,stopped,final"; "" for none. */
 void pmuscope_spe_chunk_flags_str(uint32_t flags, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PMUSCOPE_LIB_H */
