@@ -823,15 +823,16 @@ class RecordTaskTest(unittest.TestCase):
                    "ev.set()\n"
                    "t.join()\n")
 
-    def attach(self, letter, target, sessions=1, env=None):
-        """record -LETTER TARGET(p) of the process p (its stdin a pipe),
-        which ends once all SESSIONS are enabled: (returncode, stderr)."""
+    def attach(self, letter, target, sessions=1, env=None, args=()):
+        """record [ARGS] -LETTER TARGET(p) of the process p (its stdin a
+        pipe), which ends once all SESSIONS are enabled: (returncode, stderr)."""
         e = dict(os.environ, PMUSCOPE_SYSFS=self.root, LD_PRELOAD=FAKE,
                  FAKE_PMUSCOPE_LOG=self.log, FAKE_PMUSCOPE_FEATURES=hex(TASKS), **(env or {}))
         if os.path.exists(self.log):
             os.unlink(self.log)
-        rec = subprocess.Popen([CLI, "record", "-o", self.data, "-c", "5000", f"-{letter}",
-                                str(target)], stderr=subprocess.PIPE, text=True, env=e)
+        rec = subprocess.Popen([CLI, "record", "-o", self.data, "-c", "5000", *args,
+                                f"-{letter}", str(target)], stderr=subprocess.PIPE, text=True,
+                               env=e)
         deadline = time.monotonic() + 20
         while (rec.poll() is None and time.monotonic() < deadline and
                (not os.path.exists(self.log) or self.ioctls().count("enable") < sessions)):
@@ -875,6 +876,26 @@ class RecordTaskTest(unittest.TestCase):
             self.assertEqual(rc, 0, (letter, err))
             configs = [line for line in self.ioctls() if line.startswith("config")]
             self.assertEqual(len(configs), 2 if letter == "p" else 1, letter)
+    def test_saved_command_line_is_argv(self):
+        # -e's and -p's lists are cut up for parsing, not in argv itself:
+        # the file's command line is argv, every comma kept.
+        with subprocess.Popen(["cat"], stdin=subprocess.PIPE) as p1, \
+                subprocess.Popen(["cat"], stdin=subprocess.PIPE) as p2:
+            target = f"{p1.pid},{p2.pid}"
+            rec = self.attach("p", target, sessions=2, args=("-e", "cycles,instructions"))
+            p1.stdin.close()
+            p1.wait(timeout=20)
+            rc, err = self.finish(rec, p2)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(read_chunks(self.data)[0]["argv"], [
+            b"pmuscope", b"record", b"-o", self.data.encode(), b"-c", b"5000",
+            b"-e", b"cycles,instructions", b"-p", target.encode()])
+        r = self.record("-e", "cycles,instructions", "-c", "5000", "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(read_chunks(self.data)[0]["argv"], [
+            b"pmuscope", b"record", b"-o", self.data.encode(), b"-e", b"cycles,instructions",
+            b"-c", b"5000", b"--", b"true"])
+
             hdr, chunks = read_chunks(self.data)
             tids = {(s["pid"], s["tid"]) for s in rec_samples(chunks)}
             want = {(p.pid, p.pid), (p.pid, second)} if letter == "p" else {(p.pid, second)}

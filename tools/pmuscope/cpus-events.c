@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpus-events.h"
@@ -78,22 +79,29 @@ int choose_cpus_events(struct stat_opts *o, const char *const *defaults, size_t 
 	return 0;
 }
 
-int add_events(struct stat_opts *o, char *list)
+/*
+ * -e's list, cut up in a copy: @list is the argv string itself, which
+ * record saves in its file as given (and ps shows).
+ */
+int add_events(struct stat_opts *o, const char *list)
 {
-	char err[256], *save = NULL;
-	int added = 0;
+	char err[256], *save = NULL, *copy = strdup(list);
+	int added = 0, ret = 0;
 
-	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int ret;
-
+	if (!copy) {
+		perror("pmuscope");
+		return -ENOMEM;
+	}
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (o->nr == PMUSCOPE_MAX_EVENTS) {
 			fprintf(stderr, "pmuscope: at most %d events\n", PMUSCOPE_MAX_EVENTS);
-			return -EINVAL;
+			ret = -EINVAL;
+			goto out;
 		}
 		ret = pmuscope_event_parse(tok, &o->evs[o->nr], err, sizeof(err));
 		if (ret) {
 			fprintf(stderr, "pmuscope: %s\n", err);
-			return ret;
+			goto out;
 		}
 		snprintf(o->evtext[o->nr], sizeof(o->evtext[o->nr]), "%s", tok);
 		o->nr++;
@@ -101,9 +109,11 @@ int add_events(struct stat_opts *o, char *list)
 	}
 	if (!added) {
 		fprintf(stderr, "pmuscope: -e needs at least one event\n");
-		return -EINVAL;
+		ret = -EINVAL;
 	}
-	return 0;
+out:
+	free(copy);
+	return ret;
 }
 
 

@@ -28,7 +28,7 @@ struct stat_opts {
 extern const char * const default_events[];
 extern const size_t nr_default_events;
 
-int add_events(struct stat_opts *o, char *list);
+int add_events(struct stat_opts *o, const char *list);
 int common_opt(int opt, char *arg, struct stat_opts *o);
 int choose_cpus_events(struct stat_opts *o, const char *const *defaults, size_t n);
 int cpu_chosen(const struct stat_opts *o, int cpu);

@@ -249,28 +249,36 @@ static int task_target_add(struct task_target **targets, size_t *n, size_t *room
 	return 0;
 }
 
-/* -p PID[,PID...] (every thread of each, now) or -t TID[,TID...]. */
-int parse_task_list(int letter, char *list, struct task_target **targets, size_t *n,
+/*
+ * -p PID[,PID...] (every thread of each, now) or -t TID[,TID...], cut up
+ * in a copy: @list is the argv string, which record saves as given.
+ */
+int parse_task_list(int letter, const char *list, struct task_target **targets, size_t *n,
 		    size_t *room)
 {
-	char *save = NULL;
-	int ids = 0;
+	char *save = NULL, *copy = strdup(list);
+	int ids = 0, ret = 0;
 
-	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	if (!copy) {
+		perror("pmuscope");
+		return 1;
+	}
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		unsigned long long v;
-		int ret;
 
 		if (parse_uint(tok, 1, 0x3fffffff, &v)) {
 			fprintf(stderr, "pmuscope: -%c needs %s: '%s'\n", letter,
 				letter == 'p' ? "process ids" : "thread ids", tok);
-			return EXIT_USAGE;
+			ret = EXIT_USAGE;
+			break;
 		}
 		if (letter == 't') {
 			pid_t tgid = proc_tgid(v);
 
 			if (!tgid) {
 				fprintf(stderr, "pmuscope: -t: no thread %llu\n", v);
-				return 1;
+				ret = 1;
+				break;
 			}
 			ret = task_target_add(targets, n, room, v, tgid, 0);
 		} else {
@@ -284,23 +292,24 @@ int parse_task_list(int letter, char *list, struct task_target **targets, size_t
 				if (d)
 					closedir(d);
 				fprintf(stderr, "pmuscope: -p: no process %llu\n", v);
-				return 1;
+				ret = 1;
+				break;
 			}
-			ret = 0;
 			while (!ret && (de = readdir(d)))
 				if (de->d_name[0] != '.')
 					ret = task_target_add(targets, n, room, atoi(de->d_name), v, 1);
 			closedir(d);
 		}
 		if (ret)
-			return ret;
+			break;
 		ids++;
 	}
-	if (!ids) {
+	free(copy);
+	if (!ret && !ids) {
 		fprintf(stderr, "pmuscope: -%c needs at least one id\n", letter);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
 	}
-	return 0;
+	return ret;
 }
 
 void task_perm_hint(const char *verb, const struct task_target *t, int err, const char *why)

@@ -45,11 +45,11 @@ struct task_target {
 
 /*
  * -p PID[,PID...] (every thread of each, now) or -t TID[,TID...], @letter
- * 'p' or 't', @list cut up by strtok_r(): each thread added once to
- * *@targets (*@n of them, room for *@room; realloc()ed), inherit set for
- * -p's. 0, or EXIT_USAGE or 1 after a message on stderr.
+ * 'p' or 't', @list (left as it is) cut up in a copy: each thread added
+ * once to *@targets (*@n of them, room for *@room; realloc()ed), inherit
+ * set for -p's. 0, or EXIT_USAGE or 1 after a message on stderr.
  */
-int parse_task_list(int letter, char *list, struct task_target **targets, size_t *n,
+int parse_task_list(int letter, const char *list, struct task_target **targets, size_t *n,
 		    size_t *room);
 /* The Tgid of thread @tid from /proc/TID/status; 0 when there is none. */
 pid_t proc_tgid(pid_t tid);
