@@ -37,7 +37,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 echo "# file fuzz: $runs mutations of each file, seed $seed"
 if log=$(gcc "${san[@]}" -o "$out/file_fuzz" "$tools/tests/file_fuzz.c" \
 		"$tools/pmuscope/datafile.c" "$tools/pmuscope/spefile.c" \
-		"$tools"/lib/*.c -lm 2>&1); then
+		"$tools/pmuscope/read-file.c" "$tools"/lib/*.c -lm 2>&1); then
 	res=$(cd "$out" && ./file_fuzz --runs "$runs" --seed "$seed" --keep "$out" 2>&1)
 	n=0
 	while IFS= read -r line; do

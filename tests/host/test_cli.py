@@ -865,17 +865,6 @@ class RecordTaskTest(unittest.TestCase):
             self.assertTrue(samples, letter)
             self.assertEqual({(s["pid"], s["tid"]) for s in samples}, {(pid, pid)}, letter)
 
-    def test_attach_every_thread_of_a_process(self):
-        # Two threads: a session each with -p; -t of the second alone.
-        for letter in "pt":
-            with subprocess.Popen([sys.executable, "-c", self.TWO_THREADS], text=True,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE) as p:
-                second = int(p.stdout.readline())
-                rc, err = self.finish(self.attach(letter, p.pid if letter == "p" else second,
-                                                  2 if letter == "p" else 1), p)
-            self.assertEqual(rc, 0, (letter, err))
-            configs = [line for line in self.ioctls() if line.startswith("config")]
-            self.assertEqual(len(configs), 2 if letter == "p" else 1, letter)
     def test_saved_command_line_is_argv(self):
         # -e's and -p's lists are cut up for parsing, not in argv itself:
         # the file's command line is argv, every comma kept.
@@ -907,6 +896,17 @@ class RecordTaskTest(unittest.TestCase):
         for who in ("second", "leader"):
             with subprocess.Popen([sys.executable, "-c", self.TWO_THREADS], text=True,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE) as p:
+    def test_attach_every_thread_of_a_process(self):
+        # Two threads: a session each with -p; -t of the second alone.
+        for letter in "pt":
+            with subprocess.Popen([sys.executable, "-c", self.TWO_THREADS], text=True,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE) as p:
+                second = int(p.stdout.readline())
+                rc, err = self.finish(self.attach(letter, p.pid if letter == "p" else second,
+                                                  2 if letter == "p" else 1), p)
+            self.assertEqual(rc, 0, (letter, err))
+            configs = [line for line in self.ioctls() if line.startswith("config")]
+            self.assertEqual(len(configs), 2 if letter == "p" else 1, letter)
                 second = int(p.stdout.readline())
                 gone = second if who == "second" else p.pid
                 rc, err = self.finish(self.attach("p", p.pid, 1, env={
@@ -1358,6 +1358,27 @@ class SpeTest(unittest.TestCase):
         cases = [
             ({"FAKE_PMUSCOPE_SPE_ERRNO": "95"}, 3,
              "no CPU asked for has a usable Statistical Profiling Extension"),
+
+    def test_pipe_and_directory_input(self):
+        r = self.record("-C", "0", "-d", "1", "--el0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for cmd in (("dump",), ("report", "--json")):
+            want = self.spe(*cmd, "-i", self.data)
+            self.assertEqual(want.returncode, 0, (cmd, want.stderr))
+            with open(self.data, "rb") as f:
+                cat = subprocess.Popen(["cat"], stdin=f, stdout=subprocess.PIPE)
+                r = subprocess.run([CLI, "spe", *cmd, "-i", "-"], stdin=cat.stdout,
+                                   capture_output=True, text=True, timeout=30,
+                                   env=dict(os.environ, **self.env))
+                cat.stdout.close()
+                cat.wait()
+            self.assertEqual(r.returncode, 0, (cmd, r.stderr))
+            self.assertEqual(r.stdout.replace('"-"', json.dumps(self.data)).replace(
+                "# -: ", f"# {self.data}: "), want.stdout, cmd)
+            r = self.spe(*cmd, "-i", self.tmp.name)
+            self.assertEqual((r.returncode, r.stdout), (1, ""), cmd)
+            self.assertEqual(r.stderr, f"pmuscope: {self.tmp.name}: is a directory\n", cmd)
+
             ({"FAKE_PMUSCOPE_FEATURES": "0x1"}, 3, "no PMUSCOPE_FEAT_SPE"),
             ({"FAKE_PMUSCOPE_SPE_ERRNO": "16"}, 4, "another session profiles a CPU"),
             ({"FAKE_PMUSCOPE_SPE_ERRNO": "1"}, 5, "needs CAP_PERFMON (or CAP_SYS_ADMIN)"),

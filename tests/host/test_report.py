@@ -473,3 +473,30 @@ class ReportTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+    def test_pipe_and_directory_input(self):
+        # The file is read, not mapped: a pipe (-i - or /dev/stdin) reports
+        # as the file does; a directory is said to be one.
+        w = Writer([CYCLES])
+        w.records([record(REC_SAMPLE, pid=5, pc=0x10, counts=[1000])])
+        w.end(1, 1, 0, 0)
+        data = self.path("piped.data")
+        w.save(data)
+        want = self.report(data, "--json")
+        self.assertEqual(want.returncode, 0, want.stderr)
+        want = json.loads(want.stdout)
+        for name in ("/dev/stdin", "-"):
+            with open(data, "rb") as f:
+                cat = subprocess.Popen(["cat"], stdin=f, stdout=subprocess.PIPE)
+                r = subprocess.run([CLI, "report", "-i", name, "--json"], stdin=cat.stdout,
+                                   capture_output=True, text=True, timeout=60)
+                cat.stdout.close()
+                cat.wait()
+            self.assertEqual(r.returncode, 0, (name, r.stderr))
+            got = json.loads(r.stdout)
+            self.assertEqual(got["file"], name)
+            self.assertEqual(dict(got, file=data), want, name)
+        r = self.report(self.tmp.name)
+        self.assertEqual((r.returncode, r.stdout), (1, ""))
+        self.assertEqual(r.stderr, f"pmuscope: {self.tmp.name}: is a directory\n")
+

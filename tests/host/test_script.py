@@ -463,6 +463,23 @@ class CallGraphTest(unittest.TestCase):
         self.assertIn("Type: cpu-clock", r.stdout)
         self.assertIn("Total samples = 50ms", r.stdout)
 
+    def test_pipe_and_directory_input(self):
+        # Read, not mapped: script -i - of a pipe prints what the file gives.
+        data = self.save(self.writer(), "piped.data")
+        want = self.run_cli("script", "-i", data)
+        self.assertEqual(want.returncode, 0, want.stderr)
+        with open(data, "rb") as f:
+            cat = subprocess.Popen(["cat"], stdin=f, stdout=subprocess.PIPE)
+            r = subprocess.run([CLI, "script", "-i", "-"], stdin=cat.stdout,
+                               capture_output=True, text=True, timeout=60)
+            cat.stdout.close()
+            cat.wait()
+        self.assertEqual((r.returncode, r.stderr, r.stdout), (0, "", want.stdout))
+        for args in (("script",), ("report", "-g")):
+            r = self.run_cli(*args, "-i", self.tmp.name)
+            self.assertEqual((r.returncode, r.stdout), (1, ""), args)
+            self.assertEqual(r.stderr, f"pmuscope: {self.tmp.name}: is a directory\n", args)
+
     def test_usage_errors(self):
         data = self.save(self.writer(), "usage.data")
         for args, msg in [

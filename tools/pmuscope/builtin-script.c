@@ -95,10 +95,11 @@ int cg_load_cli(struct cg_profile *p, const char *file, const struct cg_load_opt
 	}
 	ret = cg_load(p, file, o, err, sizeof(err));
 	if (ret) {
-		if (ret == -ENOENT || ret == -EACCES || ret == -EISDIR)
-			fprintf(stderr, "pmuscope: %s\n", err);
-		else
+		/* What is wrong in the file; else @err names it (df_open()). */
+		if (ret == -EBADMSG || ret == -EPROTO)
 			fprintf(stderr, "pmuscope: %s: %s\n", file, err);
+		else
+			fprintf(stderr, "pmuscope: %s\n", err);
 		return 1;
 	}
 	if (!p->complete)

@@ -80,8 +80,9 @@ struct cg_load_opts {
 /*
  * Read record file @path into @p: every SAMPLE record with its chain (a
  * record without one: one frame, its PC), frames resolved and shared.
- * 0, or -errno with @err (the file's byte offset where it is bad); then
- * cg_free() whatever happened.
+ * 0, or -errno with @err: -EBADMSG or -EPROTO, what is wrong in the file
+ * (its byte offset); the others, the file cannot be read (@err names it,
+ * df_open()) or no memory. Then cg_free() whatever happened.
  */
 int cg_load(struct cg_profile *p, const char *path, const struct cg_load_opts *opts,
 	    char *err, size_t errlen);

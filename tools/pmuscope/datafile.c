@@ -11,11 +11,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "datafile.h"
+#include "read-file.h"
 
 _Static_assert(sizeof(struct df_header) == 88, "df_header is 88 bytes");
 _Static_assert(offsetof(struct df_header, flags) == DF_HEADER_V1_SIZE,
@@ -330,35 +330,17 @@ int df_open_mem(struct df_file *df, const void *data, size_t size, char *err, si
 
 int df_open(struct df_file *df, const char *path, char *err, size_t errlen)
 {
-	struct stat st;
-	void *p = NULL;
-	int fd, ret;
+	unsigned char *data;
+	size_t size;
+	int ret;
 
 	memset(df, 0, sizeof(*df));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		df_err(err, errlen, "cannot open %s: %s", path, strerror(-ret));
+	/* read(), not mmap(): a file cut short meanwhile must not SIGBUS us */
+	ret = cli_read_input(path, CLI_INPUT_PIPE_MAX, &data, &size, err, errlen);
+	if (ret)
 		return ret;
-	}
-	if (fstat(fd, &st)) {
-		ret = -errno;
-		close(fd);
-		df_err(err, errlen, "cannot read %s: %s", path, strerror(-ret));
-		return ret;
-	}
-	if (st.st_size > 0) {
-		p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p == MAP_FAILED) {
-			ret = -errno;
-			close(fd);
-			df_err(err, errlen, "cannot read %s: %s", path, strerror(-ret));
-			return ret;
-		}
-	}
-	close(fd);
-	ret = df_open_mem(df, p ? p : "", p ? (size_t)st.st_size : 0, err, errlen);
-	df->mapped = !!p;
+	ret = df_open_mem(df, data, size, err, errlen);
+	df->owned = 1;
 	if (ret) {
 		df_close(df);
 		return ret;
@@ -432,8 +414,8 @@ int df_next(const struct df_file *df, size_t *off, struct df_view *c, char *err,
 
 void df_close(struct df_file *df)
 {
-	if (df->mapped)
-		munmap((void *)df->data, df->size);
+	if (df->owned)
+		free((void *)df->data);
 	for (int i = 0; i < df->info.argc; i++)
 		free(df->info.argv[i]);
 	free(df->info.argv);

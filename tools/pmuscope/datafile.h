@@ -154,13 +154,13 @@ int df_write_end(struct df_writer *w, const struct df_end *end);
 /* 0, or -errno of the first failure of any write (the message is the caller's). */
 int df_finish(struct df_writer *w);
 
-/* A file read whole (mapped). */
+/* A file read whole (in memory). */
 struct df_file {
 	const unsigned char *data;
 	size_t size;
 	struct df_info info;
 	size_t first_chunk;		/* offset of the first chunk */
-	int mapped;			/* df_open(): @data is mapped */
+	int owned;			/* df_open(): @data is malloc'ed, df_close() frees it */
 };
 
 /* One chunk: its type, where it is, its payload after the chunk header. */
@@ -171,7 +171,12 @@ struct df_view {
 	size_t len;			/* of the payload */
 };
 
-/* 0, or -errno with @err: cannot read it, not a record file, a bad header. */
+/*
+ * @path read whole into memory (cli_read_input(): "-" is stdin, a pipe at
+ * most CLI_INPUT_PIPE_MAX bytes, never mapped): 0, or -errno with @err:
+ * cannot read it (@err names @path), not a record file, a bad header
+ * (-EBADMSG, -EPROTO: @err does not name it).
+ */
 int df_open(struct df_file *df, const char *path, char *err, size_t errlen);
 /* From memory (the unit tests): @data must outlive @df; df_close() after. */
 int df_open_mem(struct df_file *df, const void *data, size_t size, char *err, size_t errlen);

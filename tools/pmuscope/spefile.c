@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "read-file.h"
 #include "spefile.h"
 
 _Static_assert(sizeof(struct spef_header) == SPEF_HEADER_FIXED, "struct spef_header is 96 bytes");
@@ -245,46 +246,14 @@ int spef_parse(unsigned char *file, size_t size, struct spef *s, char *err, size
 
 int spef_read(const char *path, struct spef *s, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = NULL;
-	size_t size = 0, room = 0;
+	unsigned char *buf;
+	size_t size;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	if (!f) {
-		ret = -errno;
-		spef_err(err, errlen, "cannot open %s: %s", path, strerror(errno));
+	ret = cli_read_input(path, CLI_INPUT_PIPE_MAX, &buf, &size, err, errlen);
+	if (ret)
 		return ret;
-	}
-	for (;;) {
-		size_t r;
-
-		if (size == room) {
-			unsigned char *nb = realloc(buf, room ? room * 2 : 1 << 20);
-
-			if (!nb) {
-				spef_err(err, errlen, "%s: no memory to read %zu bytes", path,
-					 room * 2);
-				free(buf);
-				fclose(f);
-				return -ENOMEM;
-			}
-			buf = nb;
-			room = room ? room * 2 : 1 << 20;
-		}
-		r = fread(buf + size, 1, room - size, f);
-		size += r;
-		if (r == 0)
-			break;
-	}
-	if (ferror(f)) {
-		ret = errno ? -errno : -EIO;
-		spef_err(err, errlen, "cannot read %s: %s", path, strerror(errno));
-		fclose(f);
-		free(buf);
-		return ret;
-	}
-	fclose(f);
 	ret = spef_parse(buf, size, s, err, errlen);
 	if (ret) {
 		char msg[400];

@@ -83,10 +83,12 @@ struct spef {
 };
 
 /*
- * Read @path and check everything: magic, version, sizes, the command
- * line, each chunk (pmuscope_spe_chunk_next()), the padding, the total.
+ * Read @path whole (cli_read_input(): "-" is stdin, a pipe at most
+ * CLI_INPUT_PIPE_MAX bytes, never mapped) and check everything: magic,
+ * version, sizes, the command line, each chunk
+ * (pmuscope_spe_chunk_next()), the padding, the total.
  * Return: 0, or -EBADMSG (not a valid file: @err says what and where),
- * -errno (cannot read it).
+ * -errno (cannot read it; -EISDIR a directory). @err names @path.
  */
 int spef_read(const char *path, struct spef *s, char *err, size_t errlen);
 /* The same on a file already in memory (@file is kept: freed by spef_free()). */

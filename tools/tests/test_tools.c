@@ -14,6 +14,7 @@
  *                            two sample snapshots of 3 CPUs, 3 events
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 
 #include "datafile.h"
 #include "pmuscope.h"
+#include "read-file.h"
 #include "stat-output.h"
 #include "spe_report.h"
 #include "spefile.h"
@@ -1604,6 +1606,116 @@ static void test_datafile(void)
 	test_datafile_v2();
 }
 
+/*
+ * A recording cut short (another fd truncates it) after df_open(): its
+ * chunks are read in full, as they were at the open, with no SIGBUS (a
+ * mapping of the file would take one at its first page past the new end).
+ * In a child, so that a signal is a FAIL, not the end of the tests.
+ */
+static void test_datafile_truncated(void)
+{
+	char tmpl[] = "/tmp/pmuscope-dft-XXXXXX", path[300], err[256];
+	static char *argv[] = { "pmuscope", "record" };
+	struct df_info info = {
+		.nr_events = 1, .kernel_el = 1, .sample_index = 0, .sample_period = 1000,
+		.argc = 2, .argv = argv,
+	};
+	static char text[256 * 1024];
+	struct df_writer w;
+	struct df_file df;
+	int ret, fd, status = 0;
+	pid_t pid;
+
+	if (!mkdtemp(tmpl)) {
+		result(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/t.data", tmpl);
+	pmuscope_event_parse("cycles", &info.evs[0], err, sizeof(err));
+	memset(text, 'm', sizeof(text));
+	ret = df_create(&w, path, &info);
+	for (uint32_t i = 0; !ret && i < 4; i++)
+		ret = df_write_maps(&w, 100 + i, DF_MAPS_END, i, text, sizeof(text));
+	ret = ret ?: df_write_end(&w, &(struct df_end){ .time = 9 });
+	ret = ret ?: df_finish(&w);
+	ret = ret ?: df_open(&df, path, err, sizeof(err));
+	if (ret) {
+		result(0, "datafile truncated: cannot write or open %s: %s", path,
+		       ret == -EBADMSG ? err : strerror(-ret));
+		goto out;
+	}
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, 0)) {
+		result(0, "datafile truncated: cannot truncate %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		df_close(&df);
+		goto out;
+	}
+	close(fd);
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		size_t off = df.first_chunk, sum = 0;
+		unsigned int chunks = 0;
+		struct df_view c;
+
+		while ((ret = df_next(&df, &off, &c, err, sizeof(err))) == 1) {
+			for (size_t i = 0; i < c.len; i++)
+				sum += c.payload[i] == 'm';
+			chunks++;
+		}
+		_exit(!ret && chunks == 5 && sum == 4 * sizeof(text) ? 0 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		status = -1;
+	result(pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status),
+	       "datafile truncated to 0 bytes after df_open(): its 5 chunks read as opened (%s%d)",
+	       WIFSIGNALED(status) ? "killed by signal " : "exit ",
+	       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	df_close(&df);
+out:
+	unlink(path);
+	rmdir(tmpl);
+}
+
+/*
+ * cli_read_input() of a pipe (its /dev/fd path): to its end up to @max
+ * bytes, one more refused with EFBIG and a message (the CLI's tests,
+ * tests/host, read pipes and directories: not 1 GiB).
+ */
+static void test_read_input(void)
+{
+	char buf[100], name[64], err[256];
+	unsigned char *data;
+	size_t len;
+
+	memset(buf, 'x', sizeof(buf));
+	for (size_t max = sizeof(buf); max >= sizeof(buf) - 1; max--) {
+		int p[2], ret;
+
+		if (pipe(p) || write(p[1], buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+			result(0, "read input: pipe: %s", strerror(errno));
+			return;
+		}
+		close(p[1]);
+		snprintf(name, sizeof(name), "/dev/fd/%d", p[0]);
+		err[0] = '\0';
+		ret = cli_read_input(name, max, &data, &len, err, sizeof(err));
+		close(p[0]);
+		if (max == sizeof(buf))
+			result(!ret && len == sizeof(buf) && !memcmp(data, buf, len) && !data[len],
+			       "read input: a pipe of %zu bytes, at most %zu: read whole (%s)",
+			       sizeof(buf), max, ret ? err : "ok");
+		else
+			result(ret == -EFBIG && !data &&
+			       strstr(err, ": more than 99 bytes from a pipe or a device"),
+			       "read input: a pipe of %zu bytes, at most %zu: refused (%s)",
+			       sizeof(buf), max, err);
+		free(data);
+	}
+}
+
 /* ------------------------------------------------- pmuscope amu, end to end */
 /*
  * The CLI of this build (next to this program) against fake_pmuscope.so,
@@ -2575,6 +2687,8 @@ int main(int argc, char **argv)
 	test_chains();
 	test_stream2(argv[0]);
 	test_datafile();
+	test_datafile_truncated();
+	test_read_input();
 	test_amu_metrics();
 	test_amu_cli();
 	test_spe_packets();
