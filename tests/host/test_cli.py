@@ -619,6 +619,17 @@ class SnapshotTest(unittest.TestCase):
         self.assertIn("snapshot", run("--help").stdout)
 
 
+def command_cannot_run(d):
+    """[(command, the shell's exit status)] of commands in @d that cannot
+    run: 127 for one not found (ENOENT), 126 for one found but not
+    executable (EACCES: a file without x, a directory)."""
+    script = os.path.join(d, "not-executable")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\nexit 0\n")
+    os.chmod(script, 0o644)
+    return [(os.path.join(d, "nosuch"), 127), (script, 126), (d, 126)]
+
+
 def read_chunks(path):
     """(header fields, [(type, payload)]) of a record file, read as
     Documentation/cli.rst lays it out."""
@@ -885,17 +896,6 @@ class RecordTaskTest(unittest.TestCase):
             b"pmuscope", b"record", b"-o", self.data.encode(), b"-e", b"cycles,instructions",
             b"-c", b"5000", b"--", b"true"])
 
-            hdr, chunks = read_chunks(self.data)
-            tids = {(s["pid"], s["tid"]) for s in rec_samples(chunks)}
-            want = {(p.pid, p.pid), (p.pid, second)} if letter == "p" else {(p.pid, second)}
-            self.assertEqual(tids, want, letter)
-            comms = {struct.unpack_from("<II", c)[:2] for k, c in chunks if k == 3}
-            self.assertLessEqual(want, comms, letter)
-        # A thread that ended between /proc's list and its CONFIG (ESRCH)
-        # is left out; the process itself is not.
-        for who in ("second", "leader"):
-            with subprocess.Popen([sys.executable, "-c", self.TWO_THREADS], text=True,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE) as p:
     def test_attach_every_thread_of_a_process(self):
         # Two threads: a session each with -p; -t of the second alone.
         for letter in "pt":
@@ -907,6 +907,17 @@ class RecordTaskTest(unittest.TestCase):
             self.assertEqual(rc, 0, (letter, err))
             configs = [line for line in self.ioctls() if line.startswith("config")]
             self.assertEqual(len(configs), 2 if letter == "p" else 1, letter)
+            hdr, chunks = read_chunks(self.data)
+            tids = {(s["pid"], s["tid"]) for s in rec_samples(chunks)}
+            want = {(p.pid, p.pid), (p.pid, second)} if letter == "p" else {(p.pid, second)}
+            self.assertEqual(tids, want, letter)
+            comms = {struct.unpack_from("<II", c)[:2] for k, c in chunks if k == 3}
+            self.assertLessEqual(want, comms, letter)
+        # A thread that ended between /proc's list and its CONFIG (ESRCH)
+        # is left out; the process itself is not.
+        for who in ("second", "leader"):
+            with subprocess.Popen([sys.executable, "-c", self.TWO_THREADS], text=True,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE) as p:
                 second = int(p.stdout.readline())
                 gone = second if who == "second" else p.pid
                 rc, err = self.finish(self.attach("p", p.pid, 1, env={
@@ -1197,10 +1208,12 @@ class RecordTest(unittest.TestCase):
         self.assertAlmostEqual(top["metrics"]["ipc"], 2.0)
 
     def test_command_that_cannot_run(self):
-        r = self.record("--", os.path.join(self.tmp.name, "nosuch"))
-        self.assertEqual(r.returncode, 127, r.stderr)
-        self.assertIn("cannot run", r.stderr)
-        self.assertIn("written to", r.stderr)
+        # As the shell: 127 not found, 126 found but not executable.
+        for cmd, code in command_cannot_run(self.tmp.name):
+            r = self.record("--", cmd)
+            self.assertEqual(r.returncode, code, (cmd, r.stderr))
+            self.assertIn(f"cannot run '{cmd}'", r.stderr)
+            self.assertIn("written to", r.stderr)
 
     def test_until_sigint_time_based(self):
         e = dict(os.environ, **self.env)
@@ -1339,25 +1352,12 @@ class SpeTest(unittest.TestCase):
         self.assertEqual(r.returncode, 7, r.stderr)
         r = self.spe("report", "-i", self.data, "--pid", "4242", "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
-        rep = json.loads(r.stdout)
-        self.assertTrue(rep["pid_filter"])
-        self.assertGreater(rep["records"], 0)
-        self.assertEqual(rep["filtered_out"], 0)
-        r = self.spe("report", "-i", self.data, "--pid", "4243", "--json")
-        rep = json.loads(r.stdout)
-        self.assertEqual(rep["records"], 0)
-        self.assertGreater(rep["filtered_out"], 0)
-        # No Context packets: said, and --pid cannot be honoured.
-        r = self.record("-C", "0", "-d", "1", "--el0")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        r = self.spe("report", "-i", self.data, "--pid", "4242")
-        self.assertEqual(r.returncode, 3)
-        self.assertIn("NOT restricted to pid 4242: the data has no Context packets", r.stdout)
-
-    def test_refusals_and_exit_codes(self):
-        cases = [
-            ({"FAKE_PMUSCOPE_SPE_ERRNO": "95"}, 3,
-             "no CPU asked for has a usable Statistical Profiling Extension"),
+    def test_command_that_cannot_run(self):
+        # As the shell: 127 not found, 126 found but not executable.
+        for cmd, code in command_cannot_run(self.tmp.name):
+            r = self.record("-C", "0", "--", cmd)
+            self.assertEqual(r.returncode, code, (cmd, r.stderr))
+            self.assertIn(f"cannot run {cmd}", r.stderr)
 
     def test_pipe_and_directory_input(self):
         r = self.record("-C", "0", "-d", "1", "--el0")
@@ -1379,6 +1379,25 @@ class SpeTest(unittest.TestCase):
             self.assertEqual((r.returncode, r.stdout), (1, ""), cmd)
             self.assertEqual(r.stderr, f"pmuscope: {self.tmp.name}: is a directory\n", cmd)
 
+        rep = json.loads(r.stdout)
+        self.assertTrue(rep["pid_filter"])
+        self.assertGreater(rep["records"], 0)
+        self.assertEqual(rep["filtered_out"], 0)
+        r = self.spe("report", "-i", self.data, "--pid", "4243", "--json")
+        rep = json.loads(r.stdout)
+        self.assertEqual(rep["records"], 0)
+        self.assertGreater(rep["filtered_out"], 0)
+        # No Context packets: said, and --pid cannot be honoured.
+        r = self.record("-C", "0", "-d", "1", "--el0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.spe("report", "-i", self.data, "--pid", "4242")
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("NOT restricted to pid 4242: the data has no Context packets", r.stdout)
+
+    def test_refusals_and_exit_codes(self):
+        cases = [
+            ({"FAKE_PMUSCOPE_SPE_ERRNO": "95"}, 3,
+             "no CPU asked for has a usable Statistical Profiling Extension"),
             ({"FAKE_PMUSCOPE_FEATURES": "0x1"}, 3, "no PMUSCOPE_FEAT_SPE"),
             ({"FAKE_PMUSCOPE_SPE_ERRNO": "16"}, 4, "another session profiles a CPU"),
             ({"FAKE_PMUSCOPE_SPE_ERRNO": "1"}, 5, "needs CAP_PERFMON (or CAP_SYS_ADMIN)"),
@@ -2586,6 +2605,17 @@ class StatOptionsTest(unittest.TestCase):
             (("-r", "3"), "-r runs a command: give one (-- CMD)"),
             (("-r", "0", "--", "true"), "-r needs a number of runs, 1 to 100000: '0'"),
             (("-r", "3", "-I", "100", "--", "true"), "-r and -I exclude each other"),
+    def test_command_that_cannot_run(self):
+        # As the shell: 127 not found, 126 found but not executable.
+        # The command counted per task, or the CPUs while it runs.
+        for args in ((), ("-a",)):
+            for cmd, code in command_cannot_run(self.tmp.name):
+                r = self.stat(*args, "-e", "cycles", "--", cmd, features=FEAT_PMU | FEAT_TASK)
+                self.assertEqual(r.returncode, code, (args, cmd, r.stderr))
+                self.assertEqual(r.stderr, f"pmuscope: cannot run '{cmd}': " +
+                                 ("No such file or directory\n" if code == 127 else
+                                  "Permission denied\n"), (args, cmd))
+
             (("-r", "3", "--json", "--", "true"), "-r prints means and their spread"),
             (("-r", "3", "-a", "-A", "--", "true"), "-r spreads the totals: not with -A or --per-core"),
             (("-i", "-a", "--", "true"), "-i leaves out a task's children: not with -a or -C"),

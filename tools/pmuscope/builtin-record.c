@@ -360,6 +360,8 @@ static pid_t record_spawn(struct record *rc, const struct record_args *a,
 		return -1;
 	}
 	if (!pid) {
+		int err;
+
 		sigprocmask(SIG_SETMASK, oldmask, NULL);
 		if (o->cpus_given) {
 			cpu_set_t set;
@@ -401,8 +403,9 @@ static pid_t record_spawn(struct record *rc, const struct record_args *a,
 		raise(SIGSTOP);
 		/* cppcheck-suppress unreachableCode ; raise(SIGSTOP) returns when resumed */
 		execvp(o->cmd[0], o->cmd);
-		fprintf(stderr, "pmuscope: cannot run '%s': %s\n", o->cmd[0], strerror(errno));
-		_exit(127);
+		err = errno;
+		fprintf(stderr, "pmuscope: cannot run '%s': %s\n", o->cmd[0], strerror(err));
+		_exit(exec_exit_code(err));
 	}
 	while (waitpid(pid, &status, __WALL) < 0)
 		if (errno != EINTR)

@@ -434,6 +434,7 @@ static int spe_record_fork(struct spe_run *r)
 	}
 	if (!r->child) {
 		char go;
+		int err;
 
 		close(r->gate[1]);
 		signal(SIGINT, SIG_DFL);
@@ -441,8 +442,9 @@ static int spe_record_fork(struct spe_run *r)
 		if (read(r->gate[0], &go, 1) != 1)
 			_exit(127);
 		execvp(r->cmd[0], r->cmd);
-		fprintf(stderr, "pmuscope: cannot run %s: %s\n", r->cmd[0], strerror(errno));
-		_exit(127);
+		err = errno;
+		fprintf(stderr, "pmuscope: cannot run %s: %s\n", r->cmd[0], strerror(err));
+		_exit(exec_exit_code(err));
 	}
 	close(r->gate[0]);
 	return 0;

@@ -516,6 +516,7 @@ static void __attribute__((noreturn)) stat_child(struct stat_run *s)
 	struct stat_opts *o = &s->o;
 	cpu_set_t set;
 	char c;
+	int err;
 
 	close(s->go[1]);
 	close(s->ready[0]);
@@ -550,8 +551,9 @@ static void __attribute__((noreturn)) stat_child(struct stat_run *s)
 	if (write(s->ready[1], "r", 1) != 1 || read(s->go[0], &c, 1) != 1)
 		_exit(127);
 	execvp(o->cmd[0], o->cmd);
-	fprintf(stderr, "pmuscope: cannot run '%s': %s\n", o->cmd[0], strerror(errno));
-	_exit(127);
+	err = errno;
+	fprintf(stderr, "pmuscope: cannot run '%s': %s\n", o->cmd[0], strerror(err));
+	_exit(exec_exit_code(err));
 }
 
 /*

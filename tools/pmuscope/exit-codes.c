@@ -40,3 +40,8 @@ int exit_code_of(int err)
 		return 1;
 	}
 }
+
+int exec_exit_code(int err)
+{
+	return err == ENOENT ? 127 : 126;
+}

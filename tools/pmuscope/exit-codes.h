@@ -13,5 +13,11 @@
 int open_exit_code(int err);
 /* Exit status for a negative errno of the library. */
 int exit_code_of(int err);
+/*
+ * Exit status for a command whose exec failed with errno @err, the
+ * shell's (POSIX): 127 not found (ENOENT), 126 found but not run (EACCES:
+ * not executable, ENOEXEC, EISDIR, ETXTBSY, ...).
+ */
+int exec_exit_code(int err);
 
 #endif
