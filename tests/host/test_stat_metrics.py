@@ -28,13 +28,13 @@ class StatMetricsTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def stat(self, *args, midr="0x410fd034"):
+    def stat(self, *args, midr="0x410fd034", cmd=("true",)):
         shutil.rmtree(self.root, ignore_errors=True)
         fake_sysfs(self.root)
         for cpu in (0, 1):
             with open(os.path.join(self.root, f"cpu{cpu}", "midr"), "w") as f:
                 f.write(midr + "\n")
-        return run("stat", "-a", *args, "--", "true",
+        return run("stat", "-a", *args, "--", *cmd,
                    env={"PMUSCOPE_SYSFS": self.root, "LD_PRELOAD": FAKE})
 
     def test_a53_metric_row_after_the_counters(self):
@@ -126,6 +126,24 @@ class StatMetricsTest(unittest.TestCase):
         mrows = [row for row in rows if row[-1].endswith("a53_ipc")]
         self.assertEqual([len(row) for row in mrows], [8, 7])   # the interval's, the total's
         self.assertRegex(mrows[0][0], r"^\d+\.\d{9}$")
+
+    def test_interval_duration_is_measured(self):
+        # AmpereOne's retired_mips is INST_RETIRED / (duration_time * 1e6):
+        # each interval's duration_time is how long it lasted, from the
+        # previous one's time_s (0: the enable), the last, partial one
+        # (about 0.2 s of -I 400 here) too, not -I's 0.4 s.
+        r = self.stat("-M", "retired_mips", "--json", "-I", "400", midr="0xc00fac30",
+                      cmd=("sleep", "0.6"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [json.loads(line) for line in r.stdout.splitlines()]
+        intervals = [o for o in lines if o["type"] == "interval"]
+        self.assertGreaterEqual(len(intervals), 2, r.stdout)
+        prev = 0.0
+        for o in intervals:
+            count = next(c["count"] for c in o["counters"] if c["event"] == "INST_RETIRED")
+            mips = next(m["value"] for m in o["metric_values"] if m["metric"] == "retired_mips")
+            self.assertAlmostEqual(count / (mips * 1e6), o["time_s"] - prev, delta=0.002)
+            prev = o["time_s"]
 
     def test_repeat_metric_of_the_mean_counts(self):
         # Runs n = 0, 1, 2 count 3000 * (n + 1) + 2 * i for event i: means

@@ -161,6 +161,7 @@ struct stat_run {
 	int interrupted;		/* a SIGINT or SIGTERM was taken */
 	struct timespec t0;
 	struct timespec t_on;		/* counting enabled: t0, or t0 + -D */
+	double t_last;			/* -I: the last interval's read (now_s()) */
 	/* perf stat's options (stat_more_opt()) */
 	unsigned int repeat;		/* -r N; 0: not given */
 	long delay_ms;			/* -D MS; -1: not given */
@@ -515,8 +516,8 @@ static void __attribute__((noreturn)) stat_child(struct stat_run *s)
 {
 	struct stat_opts *o = &s->o;
 	cpu_set_t set;
-	char c;
 	int err;
+	char c;
 
 	close(s->go[1]);
 	close(s->ready[0]);
@@ -640,6 +641,24 @@ static int stat_read(struct stat_run *s)
 }
 
 /*
+ * -I: the interval just read (s->vals, after s->prev_vals), stamped from
+ * the enable; its metrics' duration_time is the time it lasted, measured
+ * from the last interval's read: not -I's MS for the last, partial one,
+ * nor for one that a failed read made longer.
+ */
+static void stat_interval_print(struct stat_run *s)
+{
+	double t = now_s();
+
+	stat_fill(s->cur, &s->o, s->vals, s->nv, s->first ? NULL : s->prev_vals);
+	s->cur->time_s = t - (s->t_on.tv_sec + s->t_on.tv_nsec / 1e9);
+	metrics_fill(s->cur, t - s->t_last);
+	s->t_last = t;
+	report_print(s->out, s->cur, s->o.fmt, s->first);
+	s->first = 0;
+}
+
+/*
  * With -I: an interval's counts every MS ms until the end of the run,
  * from the enable (after -D's delay, as perf), stamped from it.
  */
@@ -658,11 +677,7 @@ static void stat_intervals(struct stat_run *s)
 			break;
 		if (stat_read(s))
 			continue;
-		stat_fill(s->cur, &s->o, s->vals, s->nv, s->first ? NULL : s->prev_vals);
-		s->cur->time_s = now_s() - (s->t_on.tv_sec + s->t_on.tv_nsec / 1e9);
-		metrics_fill(s->cur, s->o.interval_ms / 1000.0);
-		report_print(s->out, s->cur, s->o.fmt, s->first);
-		s->first = 0;
+		stat_interval_print(s);
 		memcpy(s->prev_vals, s->vals, s->nv * sizeof(*s->vals));
 	}
 }
@@ -744,6 +759,7 @@ static int stat_count(struct stat_run *s)
 			return 1;
 		}
 	}
+	s->t_last = s->t_on.tv_sec + s->t_on.tv_nsec / 1e9;
 	if (!ended && !s->o.interval_ms)
 		stat_run_wait(s, NULL);
 	else if (!ended)
@@ -771,14 +787,9 @@ static int stat_collect(struct stat_run *s)
 	}
 	if (stat_read(s))
 		return 1;
-	if (s->o.interval_ms) {
-		/* The last, partial interval, then the total. */
-		stat_fill(s->cur, &s->o, s->vals, s->nv, s->first ? NULL : s->prev_vals);
-		s->cur->time_s = now_s() - (s->t_on.tv_sec + s->t_on.tv_nsec / 1e9);
-		metrics_fill(s->cur, s->o.interval_ms / 1000.0);
-		report_print(s->out, s->cur, s->o.fmt, s->first);
-		s->first = 0;
-	}
+	/* The last, partial interval, then the total. */
+	if (s->o.interval_ms)
+		stat_interval_print(s);
 	stat_fill(total, &s->o, s->vals, s->nv, NULL);
 	total->kind = REPORT_TOTAL;
 	return 0;
