@@ -70,7 +70,7 @@ class Writer:
     def __init__(self, events, argv=("pmuscope", "record", "--", "./loop"), freq=25000000,
                  sample_index=0, sample_period=100000, period_ms=0, version=1, flags=0,
                  max_stack=0):
-        cmdline = b"".join(a.encode() + b"\0" for a in argv)
+        cmdline = b"".join((a if isinstance(a, bytes) else a.encode()) + b"\0" for a in argv)
         evs = b"".join(struct.pack("<II40s40sQ", num, flags, name.encode(), label.encode(), 0)
                        for num, flags, name, label in events)
         # Version 2 appends flags, max_stack and two reserved words.
@@ -455,24 +455,41 @@ class ReportTest(unittest.TestCase):
         r = subprocess.run([CLI, "report", "--pid", "x"], capture_output=True, text=True)
         self.assertEqual(r.returncode, 2)
 
-    def test_arm64_build_has_no_report(self):
-        if not os.path.exists(CLI_ARM64):
-            self.skipTest("no arm64 build (make -C tools arm64)")
-        msg = b"this pmuscope was built without elfutils"
-        qemu = shutil.which("qemu-aarch64-static") or shutil.which("qemu-aarch64")
-        if qemu:
-            r = subprocess.run([qemu, CLI_ARM64, "report", "-i", "x.data"],
-                               capture_output=True, timeout=60)
-            self.assertEqual(r.returncode, 3)
-            self.assertIn(msg + b": copy x.data and run pmuscope report on a machine that "
-                          b"has it, with --symfs", r.stderr)
-        else:
-            with open(CLI_ARM64, "rb") as f:
-                self.assertTrue(msg in f.read(), "the message is in the arm64 build")
-
-
-if __name__ == "__main__":
-    unittest.main()
+    def test_json_keeps_utf8(self):
+        # A function named "hot_café_\xff" (an assembler name), a thread
+        # "café\xff", a command line of valid and invalid UTF-8: in the
+        # JSON, valid UTF-8 as it is, control characters escaped, each
+        # invalid sequence U+FFFD, as Python's decode(errors="replace").
+        src, exe = self.path("utf8.c"), self.path("utf8")
+        with open(src, "w") as f:
+            f.write('__attribute__((noinline)) long hot(long n) __asm__("hot_caf\\303\\251_\\377");\n'
+                    "long hot(long n) { long s = 0; for (long i = 0; i < n; i++) s += i ^ s; "
+                    "return s; }\nint main(void) { return hot(10) & 1; }\n")
+        subprocess.run(["gcc", "-static", "-no-pie", "-O1", "-o", exe, src], check=True)
+        nm = subprocess.run(["nm", exe], capture_output=True, check=True).stdout
+        hot = int(next(line.split()[0] for line in nm.splitlines()
+                       if line.endswith(b" hot_caf\xc3\xa9_\xff")), 16)
+        argv = [b"pmuscope", b"record", b"--", b"./caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+                b"bad \xff \xc3 \xe2\x82 \xf0\x9f\x98 \xed\xa0\x80 \xc0\xaf \xf4\x90\x80\x80 end",
+                b"ctl \x01\x1f\x7f\t\"\\"]
+        w = Writer([CYCLES], argv=argv)
+        w.records([record(REC_SAMPLE, pid=42, tid=42, pc=hot + 4, counts=[1000])])
+        w.maps(42, MAPS_END, 9, "\n".join(maps_lines(exe, 0)) + "\n")
+        w.data += chunk(CH_COMM, struct.pack("<IIQ16s", 42, 42, 9, b"caf\xc3\xa9\xff"))
+        w.end(10, 1, 0, 0)
+        data = self.path("utf8.data")
+        w.save(data)
+        r = subprocess.run([CLI, "report", "-i", data, "--json"], capture_output=True,
+                           timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b'"hot_caf\xc3\xa9_\\ufffd"', r.stdout)      # raw UTF-8, not \u00e9
+        self.assertNotIn(b"?", r.stdout)
+        out = json.loads(r.stdout.decode("utf-8"))         # strict: valid UTF-8
+        self.assertEqual(out["command"], [a.decode(errors="replace") for a in argv])
+        self.assertEqual(out["command"][4], "bad \ufffd \ufffd \ufffd \ufffd \ufffd\ufffd\ufffd "
+                         "\ufffd\ufffd \ufffd\ufffd\ufffd\ufffd end")
+        top = out["entries"][0]
+        self.assertEqual((top["symbol"], top["comm"]), ("hot_caf\u00e9_\ufffd", "caf\u00e9\ufffd"))
 
     def test_pipe_and_directory_input(self):
         # The file is read, not mapped: a pipe (-i - or /dev/stdin) reports
@@ -500,3 +517,21 @@ if __name__ == "__main__":
         self.assertEqual((r.returncode, r.stdout), (1, ""))
         self.assertEqual(r.stderr, f"pmuscope: {self.tmp.name}: is a directory\n")
 
+    def test_arm64_build_has_no_report(self):
+        if not os.path.exists(CLI_ARM64):
+            self.skipTest("no arm64 build (make -C tools arm64)")
+        msg = b"this pmuscope was built without elfutils"
+        qemu = shutil.which("qemu-aarch64-static") or shutil.which("qemu-aarch64")
+        if qemu:
+            r = subprocess.run([qemu, CLI_ARM64, "report", "-i", "x.data"],
+                               capture_output=True, timeout=60)
+            self.assertEqual(r.returncode, 3)
+            self.assertIn(msg + b": copy x.data and run pmuscope report on a machine that "
+                          b"has it, with --symfs", r.stderr)
+        else:
+            with open(CLI_ARM64, "rb") as f:
+                self.assertTrue(msg in f.read(), "the message is in the arm64 build")
+
+
+if __name__ == "__main__":
+    unittest.main()

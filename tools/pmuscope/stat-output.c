@@ -614,22 +614,66 @@ static void report_sep(FILE *f, const struct report *r)
 	}
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped, and
- * bytes that are not ASCII replaced by '?' so the output is valid UTF-8. */
+/*
+ * The UTF-8 sequence at @s: its length when valid (RFC 3629: shortest
+ * form, no surrogate, at most U+10FFFF), else 0 and *@bad the bytes of
+ * its longest valid-looking start (at least 1, never the NUL), which one
+ * U+FFFD stands for: the Unicode standard's "maximal subpart", as
+ * Python's decode(errors="replace").
+ */
+static size_t report_utf8_len(const unsigned char *s, size_t *bad)
+{
+	unsigned int c = s[0], lo = 0x80, hi = 0xbf, n;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		lo = c == 0xe0 ? 0xa0 : 0x80;	/* overlong */
+		hi = c == 0xed ? 0x9f : 0xbf;	/* U+D800..DFFF */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		lo = c == 0xf0 ? 0x90 : 0x80;	/* overlong */
+		hi = c == 0xf4 ? 0x8f : 0xbf;	/* past U+10FFFF */
+	} else {
+		*bad = 1;		/* a continuation byte, C0, C1, F5..FF */
+		return 0;
+	}
+	for (unsigned int i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
+		if (s[i] < lo || s[i] > hi) {
+			*bad = i;
+			return 0;
+		}
+	return n;
+}
+
+/*
+ * A JSON string (RFC 8259), in UTF-8: quotes and backslashes escaped,
+ * control characters as \u00XX, valid UTF-8 as it is, and each invalid
+ * sequence as \ufffd (U+FFFD REPLACEMENT CHARACTER): a parser reads the
+ * text Python's bytes.decode(errors="replace") makes of @s.
+ */
 void report_json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = *s;
+	const unsigned char *u = (const unsigned char *)s;
 
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else if (ch >= 0x80)
-			fputc('?', f);
-		else
-			fputc(ch, f);
+	fputc('"', f);
+	while (*u) {
+		size_t bad = 0, n = report_utf8_len(u, &bad);
+
+		if (!n) {
+			fputs("\\ufffd", f);
+			u += bad;
+		} else if (*u == '"' || *u == '\\') {
+			fprintf(f, "\\%c", *u++);
+		} else if (*u < 0x20) {
+			fprintf(f, "\\u%04x", *u++);
+		} else {
+			fwrite(u, 1, n, f);
+			u += n;
+		}
 	}
 	fputc('"', f);
 }

@@ -140,6 +140,10 @@ double report_stats_stddev(const struct report_stats *s);
 double report_rel_stddev(double stddev, double avg);
 int report_topo_read(int cpu, struct report_topo *t);
 void report_thousands(uint64_t v, char *buf, size_t len);
+/*
+ * @s as a JSON string: valid UTF-8 kept, control characters \u00XX, each
+ * invalid UTF-8 sequence \ufffd. Every JSON output's strings go through it.
+ */
 void report_json_str(FILE *f, const char *s);
 
 #endif
