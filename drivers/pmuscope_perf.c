@@ -167,6 +167,46 @@ static bool pmuscope_psess_inherit(const struct pmuscope_session *sess)
 	return sess->target == PMUSCOPE_TARGET_TASK && (sess->cfg_flags & PMUSCOPE_CFG_INHERIT);
 }
 
+/*
+ * ENABLE_ON_EXEC. perf arms a counter of attr.enable_on_exec for the
+ * task's next exec, where perf_event_enable_on_exec() (kernel/events/
+ * core.c, event_enable_on_exec(), 6.1 and 6.12) clears the flag and turns
+ * the counter on if it is off, under the task context's lock. Nothing
+ * else clears it: perf_event_disable() (PERF_EVENT_IOC_DISABLE's
+ * _perf_event_disable() too) only sets the state OFF, so a counter
+ * disabled before the exec still starts there, and one made with the flag
+ * after the exec starts at the next exec, disabled or not. pmuscope's
+ * arming ends at the first exec or at DISABLE (Documentation/ioctl.rst):
+ * DISABLE clears the flag here, under the lock the exec takes, and then
+ * turns the counter off: the exec came first (and the counter goes off
+ * after it) or finds it disarmed.
+ *
+ * Is @pe still armed (the flag set, the counter off: the exec to come)?
+ * With @disarm the flag is cleared too.
+ */
+static bool pmuscope_pe_exec_armed(struct perf_event *pe, bool disarm)
+{
+	struct perf_event_context *ctx;
+	unsigned long flags;
+	bool armed;
+
+	/* perf_event_ctx_lock()'s loop: the context a counter is in may change. */
+	rcu_read_lock();
+	for (;;) {
+		ctx = READ_ONCE(pe->ctx);
+		raw_spin_lock_irqsave(&ctx->lock, flags);
+		if (ctx == READ_ONCE(pe->ctx))
+			break;
+		raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	}
+	armed = pe->attr.enable_on_exec && pe->state == PERF_EVENT_STATE_OFF;
+	if (disarm)
+		pe->attr.enable_on_exec = 0;
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	rcu_read_unlock();
+	return armed;
+}
+
 /* Create the counters of @slot of @sess (enabled if the session is). */
 static int pmuscope_psess_create_slot(struct pmuscope_session *sess, unsigned int slot)
 {
@@ -487,8 +527,10 @@ static void pmuscope_perf_emit(struct pmuscope_psample *ps, u64 *buf, struct pt_
  * MAX_INTERRUPTS, and perf stops it until its next tick; the record
  * that follows this sample says so: THROTTLED (pmuscope's own
  * sample_limit is the direct engine's: perf's limits are perf's here).
- * An INHERIT task session's counters stay on while it is disabled
- * (pmuscope_psess_inherit()): no samples then.
+ * No record while the session is disabled: an INHERIT task session's
+ * counters stay on then (pmuscope_psess_inherit()), and no other's should
+ * run (pmuscope_pe_exec_armed()), but a record of a disabled session is
+ * never the session's, whatever turned its counter on.
  */
 static void pmuscope_perf_overflow(struct perf_event *pe, struct perf_sample_data *data,
 				   struct pt_regs *regs)
@@ -496,7 +538,7 @@ static void pmuscope_perf_overflow(struct perf_event *pe, struct perf_sample_dat
 	struct pmuscope_psample *ps = pe->overflow_handler_context;
 	struct pmuscope_session *sess = ps->sess;
 
-	if (pmuscope_psess_inherit(sess) && !READ_ONCE(sess->enabled))
+	if (!READ_ONCE(sess->enabled))
 		return;
 	pmuscope_perf_emit(ps, (*this_cpu_ptr(&pmuscope_perf_rec))[0], regs, 0);
 	if (pe->hw.interrupts == PMUSCOPE_PERF_THROTTLED)
@@ -516,7 +558,7 @@ void pmuscope_perf_throttled(struct perf_event *pe)
 		.type = PMUSCOPE_REC_THROTTLED, .size = sizeof(thr),
 	};
 
-	if (pmuscope_psess_inherit(ps->sess) && !READ_ONCE(ps->sess->enabled))
+	if (!READ_ONCE(ps->sess->enabled))
 		return;
 	thr.cpu = smp_processor_id();
 	thr.time = pmuscope_hw_syscnt();
@@ -590,18 +632,38 @@ static void pmuscope_psample_free(struct pmuscope_session *sess)
 }
 
 /*
+ * Are the counting counters of the sampled event still armed for the
+ * exec (pmuscope_pe_exec_armed())? Every slot's are, or none: the first
+ * that exists says.
+ */
+static bool pmuscope_psample_armed(struct pmuscope_session *sess)
+{
+	unsigned int slot;
+
+	for (slot = 0; slot < pmuscope_psess_slots(sess); slot++) {
+		struct pmuscope_pevent *pev = pmuscope_pev(sess, slot, sess->stream_index);
+
+		if (pev->pe)
+			return pmuscope_pe_exec_armed(pev->pe, false);
+	}
+	return false;
+}
+
+/*
  * The sampling counter of @slot, as the counting ones (pmuscope_perf_attr():
  * the event's levels, so a session that may not count the kernel samples
- * none of it; inherit and enable_on_exec of a task session) with the
- * stream's period.
+ * none of it; inherit of a task session) with the stream's period, and
+ * enable_on_exec only while the counting ones are still armed for the
+ * exec: made after the exec (or a DISABLE) with it, perf would turn the
+ * counter on at the task's next exec, the session disabled or not.
  */
 static int pmuscope_psample_create(struct pmuscope_session *sess, unsigned int slot)
 {
 	struct pmuscope_psample *ps = &sess->psample[slot];
 	bool task = sess->target == PMUSCOPE_TARGET_TASK;
-	struct pmuscope_pevent *counting = pmuscope_pev(sess, slot, sess->stream_index);
 	struct perf_event_attr attr;
 	struct perf_event *pe;
+	bool armed;
 	int ret;
 
 	ret = pmuscope_perf_attr(&sess->ev[sess->stream_index],
@@ -610,6 +672,8 @@ static int pmuscope_psample_create(struct pmuscope_session *sess, unsigned int s
 	if (ret)
 		return ret;
 	attr.sample_period = sess->stream_period;
+	armed = attr.enable_on_exec && pmuscope_psample_armed(sess);
+	attr.enable_on_exec = armed;
 	/* On the cycle counter, before the counting counter (see "streams"). */
 	if (!task && attr.config == PMUSCOPE_EVENT_CPU_CYCLES)
 		attr.pinned = 1;
@@ -627,19 +691,19 @@ static int pmuscope_psample_create(struct pmuscope_session *sess, unsigned int s
 	}
 	ps->pe = pe;
 	/*
-	 * On as the counting counters are: with the session (INHERIT: from
-	 * the start, the handler drops samples while the session is
-	 * disabled). Armed for the exec (ENABLE_ON_EXEC) while the counting
-	 * counter still is, else the exec is past: on now. Peeked after this
-	 * counter exists, either order of the exec and its creation ends
-	 * with it on.
+	 * Armed: the exec turns it on with the counting counters (one task
+	 * context, one lock). The exec may have come between the look above
+	 * and the counter's making: looked at again now that it exists, the
+	 * exec is past and the flag goes. Else on as the counting counters
+	 * are: with the session (INHERIT: from the start, the handler drops
+	 * samples while the session is disabled).
 	 */
-	if (task && (sess->cfg_flags & PMUSCOPE_CFG_ENABLE_ON_EXEC)) {
-		if (!counting->pe || READ_ONCE(counting->pe->state) != PERF_EVENT_STATE_OFF)
-			perf_event_enable(pe);
-	} else if (sess->enabled || pmuscope_psess_inherit(sess)) {
-		perf_event_enable(pe);
+	if (armed && !pmuscope_psample_armed(sess)) {
+		pmuscope_pe_exec_armed(pe, true);
+		armed = false;
 	}
+	if (!armed && (sess->enabled || pmuscope_psess_inherit(sess)))
+		perf_event_enable(pe);
 	return 0;
 }
 
@@ -870,8 +934,16 @@ static void pmuscope_pev_hold(struct pmuscope_pevent *pev, bool enable)
 	}
 }
 
+/*
+ * ENABLE and DISABLE. DISABLE ends ENABLE_ON_EXEC's arming: the flag goes
+ * before the counter is turned off (pmuscope_pe_exec_armed()), so no exec
+ * starts it again; ENABLE after it counts at once. An INHERIT session's
+ * counters keep theirs (they stay on: pmuscope_psess_inherit()).
+ */
 static void pmuscope_psess_enable(struct pmuscope_session *sess, bool enable)
 {
+	bool onexec = sess->target == PMUSCOPE_TARGET_TASK &&
+		      (sess->cfg_flags & PMUSCOPE_CFG_ENABLE_ON_EXEC);
 	unsigned int slot, i;
 
 	if (sess->el0 && enable)
@@ -881,21 +953,29 @@ static void pmuscope_psess_enable(struct pmuscope_session *sess, bool enable)
 		for (i = 0; i < sess->nr_events; i++) {
 			struct pmuscope_pevent *pev = pmuscope_pev(sess, slot, i);
 
-			if (pmuscope_psess_inherit(sess))
+			if (pmuscope_psess_inherit(sess)) {
 				pmuscope_pev_hold(pev, enable);
-			else if (!pev->pe)
+			} else if (!pev->pe) {
 				continue;
-			else if (enable)
+			} else if (enable) {
 				perf_event_enable(pev->pe);
-			else
+			} else {
+				if (onexec)
+					pmuscope_pe_exec_armed(pev->pe, true);
 				perf_event_disable(pev->pe);
+			}
 		}
 		/* INHERIT: on, as the counting counters (ENABLE_ON_EXEC: before the exec). */
 		if (sess->psample && sess->psample[slot].pe) {
-			if (enable)
-				perf_event_enable(sess->psample[slot].pe);
-			else if (!pmuscope_psess_inherit(sess))
-				perf_event_disable(sess->psample[slot].pe);
+			struct perf_event *pe = sess->psample[slot].pe;
+
+			if (enable) {
+				perf_event_enable(pe);
+			} else if (!pmuscope_psess_inherit(sess)) {
+				if (onexec)
+					pmuscope_pe_exec_armed(pe, true);
+				perf_event_disable(pe);
+			}
 		}
 	}
 	if (sess->el0 && !enable)

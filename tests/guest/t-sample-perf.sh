@@ -2,7 +2,8 @@
 # Streams on the perf backend (perf's PMUv3 driver drives the PMU):
 # SAMPLE records from perf sampling counters of a CPU session (with its
 # counts) and of a task and the children it creates after an exec (no
-# counts, none of a CPU hog), time-based records, perf's throttling,
+# counts, none of a CPU hog), ENABLE_ON_EXEC and DISABLE (nothing after
+# DISABLE, whatever execs), time-based records, perf's throttling,
 # and a CPU's stream across its hotplug. Under -icount (plan perf-exact,
 # one CPU), where QEMU's overflow interrupts come on time: a CPU
 # session's CPU_CYCLES samples, one per period within 10%.
@@ -15,6 +16,7 @@ if [ -n "${pmuscope_icount:-}" ]; then
 else
 	run_test /bin/pmuscope-pstream cpu
 	run_test /bin/pmuscope-pstream task
+	run_test /bin/pmuscope-pstream onexec
 	run_test /bin/pmuscope-pstream throttle
 	run_test /bin/pmuscope-pstream hotplug
 fi

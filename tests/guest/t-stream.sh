@@ -4,7 +4,8 @@
 # time-based records, the lost-record accounting, the fuzzer's interrupt
 # storm (from ENABLE to READ a window's share of samples per window at
 # most), throttling and its next window (the same bound over the run),
-# the rules, a task's samples (and its children's, none of a CPU hog), and
+# the rules, a task's samples (and its children's, none of a CPU hog),
+# ENABLE_ON_EXEC and DISABLE (nothing after DISABLE, whatever execs), and
 # poll mode (no interrupt: no samples).
 . /tests/lib.sh
 
@@ -23,6 +24,7 @@ if [ -n "${pmuscope_icount:-}" ] && [ "$(grep -c ^processor /proc/cpuinfo)" -gt 
 	tap_ok "[pmuscope-pstream task] # SKIP QEMU-only fact: under -icount a parked vCPU's cycles count another vCPU's time (the discovery and gate plans run it)"
 else
 	run_test /bin/pmuscope-pstream task
+	run_test /bin/pmuscope-pstream onexec
 fi
 run_test /bin/pmuscope-pstream ppmu
 check "rmmod" rmmod pmuscope

@@ -19,9 +19,15 @@
  *                              forks a grandchild: samples of both, none of
  *                              a CPU hog running meanwhile nor of this
  *                              process; the rules of a task's STREAM
+ *   pmuscope-pstream onexec    ENABLE_ON_EXEC and DISABLE (either backend,
+ *                              with and without INHERIT): a STREAM made
+ *                              after the exec, DISABLE, a second exec: no
+ *                              record, no count after DISABLE; DISABLE
+ *                              before the exec: nothing counts at all
  *   pmuscope-pstream ppmu      direct backend: pmuscope's own PMU refuses
  *                              perf_event_open() sampling events
  *   pmuscope-pstream exec-child FD   (the exec'd child of "task")
+ *   pmuscope-pstream onexec-wait RFD WFD, onexec-spin WFD   (of "onexec")
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -622,6 +628,168 @@ static void test_task(void)
 }
 
 /*
+ * The exec'd child of "onexec": says it runs (@wfd), then at each command
+ * of @rfd: 's' spins in hot_loop() and says done, 'x' execs again
+ * (onexec-spin).
+ */
+static int onexec_wait(int rfd, int wfd)
+{
+	char c, arg[16];
+
+	if (write(wfd, "r", 1) != 1)
+		return 1;
+	while (read(rfd, &c, 1) == 1) {
+		if (c == 's') {
+			hot_loop(LOOP_N / 4);
+			if (write(wfd, "d", 1) != 1)
+				return 1;
+		} else if (c == 'x') {
+			close(rfd);
+			snprintf(arg, sizeof(arg), "%d", wfd);
+			execl("/bin/pmuscope-pstream", "pmuscope-pstream", "onexec-spin", arg,
+			      (char *)NULL);
+			return 127;
+		}
+	}
+	return 1;
+}
+
+/* The last exec of "onexec": it and a child of its own in hot_loop(), then done. */
+static int onexec_spin(int wfd)
+{
+	pid_t g = fork();
+
+	if (g < 0)
+		return 1;
+	if (!g) {
+		hot_loop(LOOP_N / 2);
+		_exit(0);
+	}
+	hot_loop(LOOP_N / 2);
+	waitpid(g, NULL, 0);
+	return write(wfd, "d", 1) == 1 ? 0 : 1;
+}
+
+/* One byte to the child, and the one it answers, which must be @want. */
+static int onexec_ask(int wfd, int rfd, char cmd, char want)
+{
+	char c = 0;
+
+	if (cmd && write(wfd, &cmd, 1) != 1)
+		return 0;
+	return read(rfd, &c, 1) == 1 && c == want;
+}
+
+static uint64_t onexec_count(int fd)
+{
+	struct pmuscope_value v = { 0 };
+	struct pmuscope_read rd = { .size = sizeof(rd), .values = (uintptr_t)&v, .nr_values = 1 };
+
+	if (ioctl(fd, PMUSCOPE_IOC_READ, &rd))
+		tap(0, "READ: %s", strerror(errno));
+	return v.count;
+}
+
+/*
+ * A child armed by ENABLE_ON_EXEC (@flags), which execs (onexec-wait) and,
+ * when told, execs again (onexec-spin, which forks). @late: STREAM after
+ * the first exec, samples and counts then, DISABLE, the second exec and
+ * its spin: not a record, not a count more (a sampling counter made after
+ * the exec with enable_on_exec, which perf never consumed, started again
+ * at the second exec). Else STREAM and DISABLE before the first exec:
+ * nothing counts or samples at all (perf's enable_on_exec outlives
+ * perf_event_disable()). Pipes order every step.
+ */
+static void onexec_case(uint32_t flags, int late)
+{
+	const struct pmuscope_event ev = {
+		.event = EV_CPU_CYCLES, .flags = PMUSCOPE_EV_EL0,
+	};
+	const char *what = flags & PMUSCOPE_CFG_INHERIT ? "INHERIT | ENABLE_ON_EXEC" :
+			   "ENABLE_ON_EXEC";
+	const char *how = late ? "exec after DISABLE" : "DISABLE before the exec";
+	char name[64];
+	int go[2], back[2], fd, status = 0;
+	struct tally t = { 0 };
+	uint64_t before, after;
+	char c, r[16], w[16];
+	pid_t child;
+
+	if (pipe(go) || pipe(back)) {
+		tap(0, "pipe: %s", strerror(errno));
+		return;
+	}
+	child = fork();
+	if (!child) {
+		close(go[1]);
+		close(back[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		snprintf(r, sizeof(r), "%d", go[0]);
+		snprintf(w, sizeof(w), "%d", back[1]);
+		if (late)
+			execl("/bin/pmuscope-pstream", "pmuscope-pstream", "onexec-wait", r, w,
+			      (char *)NULL);
+		else
+			execl("/bin/pmuscope-pstream", "pmuscope-pstream", "onexec-spin", w,
+			      (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	close(back[1]);
+	snprintf(name, sizeof(name), "%s, %s", what, late ? "late STREAM" : "early DISABLE");
+	fd = dev_open(O_NONBLOCK);
+	tap(!configure_task(fd, &ev, 1, child, flags), "%s: CONFIG the child, CPU_CYCLES:u",
+	    name);
+	if (late) {
+		tap(onexec_ask(go[1], back[0], 'g', 'r'), "%s: the child exec'd", name);
+		tap(!stream(fd, 0, 0, 100000, 4096),
+		    "%s: STREAM after the exec, a sample every 100000 cycles", name);
+		tap(onexec_ask(go[1], back[0], 's', 'd'), "%s: the child spun", name);
+		drain(fd, &t);
+		before = onexec_count(fd);
+		tap(before > 0 && t.samples > 0,
+		    "%s: the exec started the session: %" PRIu64 " cycles, %u samples",
+		    name, before, t.samples);
+		tap(!ioctl(fd, PMUSCOPE_IOC_DISABLE), "%s: DISABLE", name);
+		drain(fd, &t);
+		memset(&t, 0, sizeof(t));
+		before = onexec_count(fd);
+		tap(onexec_ask(go[1], back[0], 'x', 'd'),
+		    "%s: the child exec'd again, it and its child spun", name);
+	} else {
+		tap(!stream(fd, 0, 0, 100000, 4096),
+		    "%s: STREAM before the exec, a sample every 100000 cycles", name);
+		tap(!ioctl(fd, PMUSCOPE_IOC_DISABLE), "%s: DISABLE before the exec", name);
+		before = onexec_count(fd);
+		tap(onexec_ask(go[1], back[0], 'g', 'd'),
+		    "%s: the child exec'd, it and its child spun", name);
+	}
+	waitpid(child, &status, 0);
+	tap(WIFEXITED(status) && !WEXITSTATUS(status), "%s: the child exited", name);
+	after = onexec_count(fd);
+	drain(fd, &t);
+	diag("%s, %s: %" PRIu64 " cycles at DISABLE, %" PRIu64 " at the end; %u samples after",
+	     what, how, before, after, t.samples);
+	tap(!t.bad, "%s: every record well formed", name);
+	tap(after == before && (late || !after),
+	    "%s, %s: no count after DISABLE (%" PRIu64 ", %" PRIu64 ")", what, how, before, after);
+	tap(!t.samples && !t.throttled, "%s, %s: no record after DISABLE (%u samples)", what, how,
+	    t.samples);
+	close(fd);
+	close(go[1]);
+	close(back[0]);
+}
+
+static void test_onexec(void)
+{
+	onexec_case(PMUSCOPE_CFG_ENABLE_ON_EXEC, 1);
+	onexec_case(PMUSCOPE_CFG_INHERIT | PMUSCOPE_CFG_ENABLE_ON_EXEC, 1);
+	onexec_case(PMUSCOPE_CFG_ENABLE_ON_EXEC, 0);
+	onexec_case(PMUSCOPE_CFG_INHERIT | PMUSCOPE_CFG_ENABLE_ON_EXEC, 0);
+}
+
+/*
  * -icount shift=0 -smp 1 (plan exact): a task's samples are as many as its
  * cycles make periods, within 10%, while a CPU hog takes turns with it on
  * the only CPU. Each switch stops the sampling counter; what was left of
@@ -745,6 +913,10 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "exec-child"))
 		return exec_child(atoi(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "onexec-wait"))
+		return onexec_wait(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "onexec-spin"))
+		return onexec_spin(atoi(argv[2]));
 	if (argc != 2)
 		return 2;
 	snprintf(tag, sizeof(tag), "pmuscope-pstream %s", argv[1]);
@@ -765,6 +937,8 @@ int main(int argc, char **argv)
 		test_hotplug();
 	else if (!strcmp(argv[1], "task"))
 		test_task();
+	else if (!strcmp(argv[1], "onexec"))
+		test_onexec();
 	else if (!strcmp(argv[1], "exact"))
 		test_exact();
 	else if (!strcmp(argv[1], "rate"))
