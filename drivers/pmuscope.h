@@ -585,6 +585,40 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u64 
 			   u32 flags, u64 deadline, u64 now,
 			   struct pmuscope_value *vals, struct pmuscope_snap_cpu *sc);
 
+/* ----------------------------------------------------------- locked memory */
+
+/*
+ * Memory a session keeps while it exists, charged as perf_mmap() charges
+ * a perf buffer (drivers/pmuscope_mlock.c): the caller's user first
+ * (user->perf_mlock, up to kernel.perf_event_mlock_kb per online CPU),
+ * the rest to its mm (pinned_vm) within RLIMIT_MEMLOCK.
+ */
+struct pmuscope_mlock {
+	struct user_struct *user;	/* charged (a reference); NULL: nothing */
+	struct mm_struct *mm;		/* its pinned_vm charged (mmgrab()); NULL: none */
+	unsigned long pages;		/* charged, @pinned of them to @mm */
+	unsigned long pinned;
+};
+
+/* The sysctls of a charge, read before it (files: not under spinlocks). */
+struct pmuscope_mlock_sysctl {
+	int mlock_kb;		/* kernel.perf_event_mlock_kb; 0: unreadable */
+	int paranoid;		/* kernel.perf_event_paranoid; INT_MAX: unreadable */
+};
+
+/* Why the limit does not apply (pmuscope_mlock_split()). */
+#define PMUSCOPE_MLOCK_EX_PARANOID	BIT(0)	/* kernel.perf_event_paranoid -1 */
+#define PMUSCOPE_MLOCK_EX_IPC_LOCK	BIT(1)	/* CAP_IPC_LOCK */
+
+int pmuscope_mlock_split(unsigned long pages, unsigned long user_locked,
+			 unsigned long user_limit, unsigned long pinned,
+			 unsigned long lock_limit, unsigned int exempt,
+			 unsigned long *to_user, unsigned long *to_pinned);
+void pmuscope_mlock_sysctl(struct pmuscope_mlock_sysctl *s);
+int pmuscope_mlock_charge(struct pmuscope_mlock *m, unsigned long pages,
+			  const struct pmuscope_mlock_sysctl *s, const char *what);
+void pmuscope_mlock_uncharge(struct pmuscope_mlock *m);
+
 /* ---------------------------------------------------------------- sessions */
 
 /*
@@ -638,6 +672,8 @@ struct pmuscope_ring_held {
  *	by STREAM with WRITE_ONCE(), read without the lock).
  * @wait: the reader waits here.
  * @work: wakes the reader out of the IRQ's locks.
+ * @mlock: @buf's charge (PMUSCOPE_IOC_STREAM charges it before the ring
+ *	is made), given back when the ring is freed.
  *
  * Records come from hard IRQs on any CPU of the session and are read by
  * read(). What is pending (the LOST record of @lost, the THROTTLED records
@@ -663,6 +699,7 @@ struct pmuscope_ring {
 	u32 wakeup;
 	wait_queue_head_t wait;
 	struct irq_work work;
+	struct pmuscope_mlock mlock;
 };
 
 struct pmuscope_ring *pmuscope_ring_alloc(u32 kib);
@@ -970,12 +1007,15 @@ struct pmuscope_policy {
 #define PMUSCOPE_POL_KERNEL	BIT(2)	/* EL1/EL2 counts, kernel PCs, SPE at EL1, PA/CX/PCT */
 #define PMUSCOPE_POL_EL0	BIT(3)	/* read counters at EL0 */
 #define PMUSCOPE_POL_CHAIN_CPU	BIT(4)	/* user stacks of whole CPUs (call chains) */
+#define PMUSCOPE_POL_AMU	BIT(5)	/* read the Activity Monitors (whole CPUs, all ELs) */
 
 int pmuscope_policy_decide(const struct pmuscope_policy *p, unsigned int what);
+bool pmuscope_policy_kernel_allowed(void);
 void pmuscope_policy_get(kgid_t group, struct pmuscope_policy *p);
 int pmuscope_policy_check(unsigned int what);
 int pmuscope_policy_apply(const struct pmuscope_policy *p, unsigned int what);
 bool pmuscope_policy_task_ours(struct task_struct *task);
+int pmuscope_policy_sysctl(const char *name, int *val);
 
 /*
  * The deadline waits of all-CPU SNAPSHOTs (each CPU of the session spends
@@ -1145,9 +1185,8 @@ enum pmuscope_spe_act {
  * @bufs: [nr_cpu_ids]: each CPU's two profiling buffers, one after the
  *	other (allocated at START, freed with the session).
  * @buf_size: bytes of one of them (hw_kib).
- * @mm: charged to the starter's RLIMIT_MEMLOCK (account_locked_vm()), or
- *	NULL ...
- * @locked_pages: ... that many pages.
+ * @mlock: the ring's and buffers' charge to the starter's locked memory
+ *	(pmuscope_mlock_charge(), before they are allocated).
  * @running: set at START, cleared at STOP (pmuscope_drv.lock); read by
  *	read() and poll() without it.
  * @freq: system counter, Hz.
@@ -1179,8 +1218,7 @@ struct pmuscope_spe_sess {
 	struct pmuscope_spe_config cfg;
 	void **bufs;
 	u32 buf_size;
-	struct mm_struct *mm;
-	unsigned long locked_pages;
+	struct pmuscope_mlock mlock;
 	bool running;
 	u64 freq;
 	raw_spinlock_t lock;		/* reservations: @head */

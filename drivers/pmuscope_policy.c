@@ -92,7 +92,7 @@ EXPORT_SYMBOL_IF_KUNIT(pmuscope_policy_decide);
  * One integer sysctl, from /proc/sys/@name as the init process (pid 1 of
  * the initial pid namespace) sees it. -errno when it cannot be read.
  */
-static int pmuscope_policy_sysctl(const char *name, int *val)
+int pmuscope_policy_sysctl(const char *name, int *val)
 {
 	struct task_struct *init;
 	char path[64], buf[24] = { };

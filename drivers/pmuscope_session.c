@@ -852,6 +852,9 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	bool starts = sampling || st->period_ms;
 	bool chain = starts && (st->flags & PMUSCOPE_STREAM_F_CALLCHAIN);
 	struct rw_semaphore *exec_lock = NULL;
+	struct task_struct *task = NULL;
+	struct pmuscope_mlock_sysctl mls = { .mlock_kb = 0, .paranoid = INT_MAX };
+	struct pmuscope_mlock mlock = { };
 	struct pmuscope_ring *ring = NULL;
 	struct perf_event *hold;
 	struct pmuscope_policy pol;
@@ -948,10 +951,25 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 		}
 	}
 	if (!sess->ring) {
-		ring = pmuscope_ring_alloc(st->ring_kib ?: PMUSCOPE_STREAM_KIB_DEFAULT);
-		ret = -ENOMEM;
-		if (!ring)
+		u32 kib = st->ring_kib ?: PMUSCOPE_STREAM_KIB_DEFAULT;
+
+		/*
+		 * Charged first, as perf_mmap() charges a perf ring
+		 * (pmuscope_mlock_charge(): EPERM over the caller's
+		 * locked-memory limit, logged): a refusal makes nothing.
+		 */
+		ret = pmuscope_mlock_charge(&mlock, DIV_ROUND_UP(kib * 1024, PAGE_SIZE), &mls,
+					    "a stream ring");
+		if (ret)
 			goto out;
+		ring = pmuscope_ring_alloc(kib);
+		ret = -ENOMEM;
+		if (!ring) {
+			pmuscope_mlock_uncharge(&mlock);
+			goto out;
+		}
+		/* Given back by pmuscope_ring_free(). */
+		ring->mlock = mlock;
 		/* Pairs with the smp_load_acquire() of read() and poll(). */
 		smp_store_release(&sess->ring, ring);
 	}

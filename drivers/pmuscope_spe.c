@@ -44,6 +44,7 @@
 #include <linux/poll.h>
 #include <linux/sched/mm.h>
 #include <linux/mm.h>
+#include <linux/pfn.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -727,26 +728,21 @@ int pmuscope_spe_attach(struct pmuscope_spe_pcpu *sc, struct pmuscope_spe_sess *
 /*
  * The session's memory (the ring and every CPU's two profiling buffers,
  * which stay allocated and unswappable while it exists) charged to the
- * starter's locked memory against RLIMIT_MEMLOCK, as perf charges its AUX
- * pages (perf_mmap()) and VFIO its pinned pages; CAP_IPC_LOCK exempts
- * (account_locked_vm()). Before anything is allocated: a caller over its
- * limit costs no allocation. -ENOMEM above the limit. Process context.
+ * starter's locked memory as perf charges its AUX pages (perf_mmap()'s
+ * rule: pmuscope_mlock_charge(), as a stream's ring): the user's
+ * kernel.perf_event_mlock_kb, then the mm's RLIMIT_MEMLOCK; CAP_IPC_LOCK
+ * or kernel.perf_event_paranoid -1 exempts. Before anything is
+ * allocated: a caller over its limit costs no allocation. -EPERM above
+ * the limit. Process context, no lock held (reads sysctl files).
  */
 int pmuscope_spe_charge(struct pmuscope_spe_sess *ss)
 {
-	unsigned long pages = (ss->size + 2UL * ss->buf_size *
-			       cpumask_weight(ss->cpus)) >> PAGE_SHIFT;
-	int ret;
+	unsigned long pages = PFN_UP(ss->size) +
+			      PFN_UP(2UL * ss->buf_size) * cpumask_weight(ss->cpus);
+	struct pmuscope_mlock_sysctl s;
 
-	ss->locked_pages = pages;
-	if (!current->mm)
-		return 0;
-	ret = account_locked_vm(current->mm, pages, true);
-	if (ret)
-		return ret;
-	mmgrab(current->mm);
-	ss->mm = current->mm;
-	return 0;
+	pmuscope_mlock_sysctl(&s);
+	return pmuscope_mlock_charge(&ss->mlock, pages, &s, "SPE buffers");
 }
 
 void pmuscope_spe_free(struct pmuscope_spe_sess *ss)
@@ -755,10 +751,7 @@ void pmuscope_spe_free(struct pmuscope_spe_sess *ss)
 
 	if (!ss)
 		return;
-	if (ss->mm) {
-		account_locked_vm(ss->mm, ss->locked_pages, false);
-		mmdrop(ss->mm);
-	}
+	pmuscope_mlock_uncharge(&ss->mlock);
 	if (ss->bufs) {
 		for_each_possible_cpu(cpu) {
 			if (!ss->bufs[cpu])
@@ -775,7 +768,7 @@ void pmuscope_spe_free(struct pmuscope_spe_sess *ss)
 
 /*
  * A session's ring and buffers for @cpus, charged to the caller first
- * (pmuscope_spe_charge(): -ENOMEM over RLIMIT_MEMLOCK, nothing
+ * (pmuscope_spe_charge(): -EPERM over its locked-memory limit, nothing
  * allocated). ERR_PTR on failure.
  */
 struct pmuscope_spe_sess *pmuscope_spe_alloc(const struct pmuscope_spe_config *c,
@@ -800,19 +793,22 @@ struct pmuscope_spe_sess *pmuscope_spe_alloc(const struct pmuscope_spe_config *c
 	if (!zalloc_cpumask_var(&ss->cpus, GFP_KERNEL))
 		goto err;
 	cpumask_copy(ss->cpus, cpus);
+	/* Logs why not (the limits) itself. */
 	ret = pmuscope_spe_charge(ss);
-	if (ret) {
-		pr_info_ratelimited("SPE: %lu KiB of buffers exceed the caller's locked-memory limit (RLIMIT_MEMLOCK, ulimit -l; CAP_IPC_LOCK exempts)\n",
-				    ss->locked_pages << (PAGE_SHIFT - 10));
+	if (ret)
 		goto err;
-	}
 	ret = -ENOMEM;
 	ss->data = vzalloc(ss->size);
 	ss->bufs = kcalloc(nr_cpu_ids, sizeof(*ss->bufs), GFP_KERNEL);
 	if (!ss->data || !ss->bufs)
 		goto err;
 	for_each_cpu(cpu, ss->cpus) {
-		ss->bufs[cpu] = vmalloc(two);
+		/*
+		 * Zeroed, as perf's AUX pages (__GFP_ZERO): whatever the SPU
+		 * did not write, up to a record's end, reaches the reader as
+		 * it is.
+		 */
+		ss->bufs[cpu] = vzalloc(two);
 		if (!ss->bufs[cpu])
 			goto err;
 		if (pmuscope_hw_spe_buffer(cpu, ss->bufs[cpu], two, true)) {

@@ -353,7 +353,7 @@ int pmuscope_session_spe_start(void **slot, struct pmuscope_session **fresh,
 	cpus_read_unlock();
 	if (ret)
 		goto out_regs;
-	/* Charged before anything is allocated (RLIMIT_MEMLOCK). */
+	/* Charged before anything is allocated (locked memory: EPERM). */
 	ss = pmuscope_spe_alloc(c, cpus);
 	if (IS_ERR(ss)) {
 		ret = PTR_ERR(ss);

@@ -76,6 +76,7 @@ void pmuscope_ring_free(struct pmuscope_ring *r)
 	irq_work_sync(&r->work);
 	mutex_destroy(&r->read_lock);
 	vfree(r->buf);
+	pmuscope_mlock_uncharge(&r->mlock);
 	kfree(r->held);
 	kfree(r);
 }

@@ -12,7 +12,7 @@ check "insmod pmuscope_kunit.ko (KUnit suites run at load)" \
 	insmod /lib/modules/pmuscope_kunit.ko
 for suite in pmuscope_model pmuscope_model_ss pmuscope_model_spe pmuscope_model_amu pmuscope_model_work \
 	     pmuscope_discovery pmuscope_events pmuscope_engine pmuscope_uapi pmuscope_spe \
-	     pmuscope_callchain pmuscope_dead_pmu; do
+	     pmuscope_callchain pmuscope_dead_pmu pmuscope_mlock; do
 	check "KUnit suite $suite reported a result" \
 		sh -c "dmesg | grep -Eq '(not )?ok [0-9]+ $suite\$'"
 done

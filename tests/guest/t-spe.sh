@@ -25,15 +25,25 @@ check "cpu0/spe_min_interval is a multiple of 256 ($min)" test $((min % 256)) = 
 check "cpu0/spe_max_record is 2^MaxSize ($(cat $S/spe_max_record))" test "$(cat $S/spe_max_record)" -ge 16
 out=$(runas 65534 pmuscope-spe 0 0 1 2>&1)
 check_eq "nobody may not profile a CPU: EPERM" "$out" "errno=EPERM"
-# The buffers (4096 KiB of ring, 64 KiB on the CPU) are charged to the
-# starter's RLIMIT_MEMLOCK (CAP_IPC_LOCK exempts): a member of group=
-# profiles within its limit and gets ENOMEM above it.
+# The buffers (4096 KiB of ring, 64 KiB on the CPU) are charged as perf
+# charges its AUX pages: the user's kernel.perf_event_mlock_kb per CPU,
+# then the starter's RLIMIT_MEMLOCK (CAP_IPC_LOCK exempts): a member of
+# group= profiles within its limit and gets EPERM above it.
 check "rmmod" rmmod pmuscope
 check "insmod group=4242" insmod "$PMUSCOPE_KO" group=4242
 out=$(runas 65534:4242 sh -c 'ulimit -l 1024; exec pmuscope-spe 0 0 0 1' 2>&1)
-check_eq "a member with ulimit -l 1024: ENOMEM" "$out" "errno=ENOMEM"
-check "... and the kernel log names the limit" \
-	sh -c "dmesg | grep -q 'exceed the caller.s locked-memory limit (RLIMIT_MEMLOCK'"
+check_eq "a member with ulimit -l 1024: EPERM" "$out" "errno=EPERM"
+check "... and the kernel log names the limits" \
+	sh -c "dmesg | grep -q 'refused SPE buffers of .* KiB: exceeds the caller.s locked-memory limit (kernel.perf_event_mlock_kb'"
+# The CLI's message: the buffers' KiB and the two limits (1152 KiB:
+# above the user's 516 KiB x CPUs with nothing to pin).
+out=$(runas 65534:4242 sh -c 'ulimit -l 0; exec pmuscope spe record -C 0 -d 1 --el0 -o /tmp/spe-mlock.data' 2>&1)
+case "$out" in
+*"SPE refused: the buffers (1152 KiB) exceed your locked-memory limit (kernel.perf_event_mlock_kb"*)
+	tap_ok "pmuscope spe record, a member with ulimit -l 0: the message names the limits" ;;
+*)	tap_not_ok "pmuscope spe record, a member with ulimit -l 0: got '$out'" ;;
+esac
+rm -f /tmp/spe-mlock.data
 check "a member within its limit (8 MiB) profiles at EL0" runas 65534:4242 pmuscope-spe 0 0 0 1
 check "rmmod" rmmod pmuscope
 check "insmod" insmod "$PMUSCOPE_KO"

@@ -1061,6 +1061,12 @@ int main(void)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("stream refused: permission denied: call chains of whole CPUs need "
                       "CAP_PERFMON or kernel.perf_event_paranoid <= 0", r.stderr)
+        # Over the locked-memory limit (the ring's charge): its size, the two limits.
+        r = self.record("-m", "64", "--", "true", env={"FAKE_PMUSCOPE_STREAM_ERRNO": "1"})
+        self.assertEqual(r.returncode, 5, r.stderr)
+        self.assertIn("stream refused: a ring of 64 KiB exceeds your locked-memory limit "
+                      "(kernel.perf_event_mlock_kb KiB per CPU for your user, then ulimit -l "
+                      "for the process;", r.stderr)
         r = run("record", "--help")
         for opt in ("-g  ", "--call-graph fp[,DEPTH]", "-p, --pid PID[,PID...]",
                     "-t, --tid TID[,TID...]"):
@@ -1395,12 +1401,24 @@ class SpeTest(unittest.TestCase):
         self.assertIn("NOT restricted to pid 4242: the data has no Context packets", r.stdout)
 
     def test_refusals_and_exit_codes(self):
+        # EPERM: the policy's (whole CPUs) for a caller it refuses them, else
+        # the locked memory's (CAP_SYS_ADMIN 21, CAP_PERFMON 38 effective).
+        with open("/proc/self/status") as f:
+            capeff = int(re.search(r"^CapEff:\s*([0-9a-f]+)", f.read(), re.M)[1], 16)
+        try:
+            with open("/proc/sys/kernel/perf_event_paranoid") as f:
+                paranoid = int(f.read())
+        except (OSError, ValueError):
+            paranoid = 2
+        eperm = ("exceed your locked-memory limit (kernel.perf_event_mlock_kb"
+                 if capeff & (1 << 21 | 1 << 38) or paranoid <= 0 else
+                 "needs CAP_PERFMON (or CAP_SYS_ADMIN)")
         cases = [
             ({"FAKE_PMUSCOPE_SPE_ERRNO": "95"}, 3,
              "no CPU asked for has a usable Statistical Profiling Extension"),
             ({"FAKE_PMUSCOPE_FEATURES": "0x1"}, 3, "no PMUSCOPE_FEAT_SPE"),
             ({"FAKE_PMUSCOPE_SPE_ERRNO": "16"}, 4, "another session profiles a CPU"),
-            ({"FAKE_PMUSCOPE_SPE_ERRNO": "1"}, 5, "needs CAP_PERFMON (or CAP_SYS_ADMIN)"),
+            ({"FAKE_PMUSCOPE_SPE_ERRNO": "1"}, 5, eperm),
         ]
         for env, code, msg in cases:
             r = self.record("-C", "0", "-d", "1", "--el0", env=env)

@@ -1147,8 +1147,9 @@ static void pmuscope_test_spe_one_ring(struct kunit *test)
 	for_each_cpu(cpu, cpus)
 		KUNIT_EXPECT_NOT_NULL_MSG(test, ss->bufs[cpu], "cpu%u's buffer", cpu);
 	KUNIT_EXPECT_EQ(test, ss->buf_size, 16U * 1024);
-	/* Charged: the ring and each CPU's two buffers of hw_kib. */
-	KUNIT_EXPECT_EQ(test, ss->locked_pages, (64UL + 2 * 16 * n) * 1024 / PAGE_SIZE);
+	/* Charged: the ring and each CPU's two buffers of hw_kib, to the starter. */
+	KUNIT_EXPECT_EQ(test, ss->mlock.pages, (64UL + 2 * 16 * n) * 1024 / PAGE_SIZE);
+	KUNIT_EXPECT_PTR_EQ(test, ss->mlock.user, current_user());
 	pmuscope_spe_free(ss);
 	free_cpumask_var(cpus);
 }

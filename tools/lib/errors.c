@@ -10,7 +10,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "internal.h"
 
@@ -65,6 +67,7 @@ struct pmuscope_say_row {
 #define EVENTS	PMUSCOPE_IF_EVENTS
 #define FEAT	PMUSCOPE_IF_FEAT
 #define HW	PMUSCOPE_IF_HW
+#define CPUS	PMUSCOPE_IF_CPUS
 
 static const struct pmuscope_say_row pmuscope_say_rows[] = {
 	ROW(OPEN, -ENOENT, 0, 0, 0, TEXT,
@@ -145,6 +148,14 @@ static const struct pmuscope_say_row pmuscope_say_rows[] = {
 	ROW(STREAM, -EINVAL, 0, 0, 0, TEXT, "stream refused: no events configured"),
 	ROW(STREAM, -EACCES, 0, 0, 0, TEXT,
 	    "stream refused: permission denied: call chains of whole CPUs need CAP_PERFMON or kernel.perf_event_paranoid <= 0 (group= does not grant them), and a task is sampled only while it is still the caller's (not after a setuid exec) or with CAP_PERFMON"),
+	/*
+	 * Judged by the caller's rights at STREAM: a CPU session (configured
+	 * before the rights changed, or by another process) it may not sample.
+	 */
+	ROW(STREAM, -EPERM, 0, 0, TASK | CPUS, POLICY, "stream refused"),
+	/* Charged as perf charges a perf buffer: the driver's log says which limit. */
+	ROW(STREAM, -EPERM, 0, 0, 0, TEXT,
+	    "stream refused: a ring of {0} KiB exceeds your locked-memory limit (kernel.perf_event_mlock_kb KiB per CPU for your user, then ulimit -l for the process; CAP_IPC_LOCK or kernel.perf_event_paranoid -1 exempts): a smaller ring (pmuscope record -m), or a higher limit"),
 	ROW(STREAM, -ENOTTY, 0, 0, 0, TEXT,
 	    "stream: the driver does not know PMUSCOPE_IOC_STREAM (before API version 3)"),
 	ROW(STREAM, 0, 0, 0, 0, TEXT, "stream failed: {e}"),
@@ -162,9 +173,11 @@ static const struct pmuscope_say_row pmuscope_say_rows[] = {
 	    "SPE refused: no CPU asked for has a usable Statistical Profiling Extension (see the driver's sysfs cpuN/spe)"),
 	ROW(SPE_START, -EBUSY, 0, 0, 0, TEXT,
 	    "SPE refused: another session profiles a CPU asked for (one session per CPU), or this session already profiles"),
+	/* EPERM from a caller who may profile whole CPUs: the memory's limit. */
+	ROW(SPE_START, -EPERM, 0, CPUS, 0, TEXT,
+	    "SPE refused: the buffers ({0} KiB) exceed your locked-memory limit (kernel.perf_event_mlock_kb KiB per CPU for your user, then ulimit -l for the process; CAP_IPC_LOCK or kernel.perf_event_paranoid -1 exempts): smaller buffers with -m, or a higher limit"),
 	ROW(SPE_START, -EPERM, -EACCES, 0, 0, POLICY, "SPE refused"),
-	ROW(SPE_START, -ENOMEM, 0, 0, 0, TEXT,
-	    "SPE refused: no memory for the buffers, or they exceed your locked-memory limit (RLIMIT_MEMLOCK: ulimit -l; CAP_IPC_LOCK exempts): smaller buffers with -m, or a higher limit"),
+	ROW(SPE_START, -ENOMEM, 0, 0, 0, TEXT, "SPE refused: no memory for the buffers"),
 	ROW(SPE_START, -EINVAL, 0, 0, 0, TEXT,
 	    "SPE refused: invalid argument (an interval below a CPU's minimum, sysfs spe_min_interval? a filter the CPU lacks?)"),
 	ROW(SPE_START, -ENOTTY, 0, 0, 0, TEXT,
@@ -183,6 +196,7 @@ static const struct pmuscope_say_row pmuscope_say_rows[] = {
 #undef EVENTS
 #undef FEAT
 #undef HW
+#undef CPUS
 
 /* @text with its fields filled in, into @buf as snprintf() would. */
 static void pmuscope_say_fill(char *buf, size_t len, const char *text, int err,
@@ -306,6 +320,29 @@ static void pmuscope_group_note(char *buf, size_t len)
 			return;
 		}
 	snprintf(buf, len, "group %d, of which you are not a member", group);
+}
+
+/*
+ * Whether the driver's policy lets the caller count (and profile) whole
+ * CPUs at EL0: CAP_PERFMON or CAP_SYS_ADMIN, kernel.perf_event_paranoid 0
+ * or lower, or group=. An EPERM it gets then is not the policy's (the
+ * locked-memory limit of SPE_START).
+ */
+int pmuscope_policy_cpus_ok(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { };
+	int paranoid = pmuscope_sysctl("perf_event_paranoid");
+	char group[80];
+
+	/* CAP_SYS_ADMIN 21, CAP_PERFMON 38 (headers before 5.8 lack its name). */
+	if (!syscall(SYS_capget, &h, d) && ((d[0].effective & (1U << 21)) ||
+					    (d[1].effective & (1U << (38 - 32)))))
+		return 1;
+	if (paranoid != INT_MIN && paranoid <= 0)
+		return 1;
+	pmuscope_group_note(group, sizeof(group));
+	return strstr(group, "yours") != NULL;
 }
 
 /*

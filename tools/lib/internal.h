@@ -114,6 +114,8 @@ void pmuscope_flag_names_str(uint32_t flags, const struct pmuscope_flag_name *na
 			     size_t n, char *buf, size_t len);
 /* PMUSCOPE_POLICY_KERNEL when one of @nr events counts at EL1 or EL2. */
 unsigned int pmuscope_policy_events(const struct pmuscope_event_spec *evs, unsigned int nr);
+/* Whether the policy lets the caller count whole CPUs at EL0 (1) or not (0). */
+int pmuscope_policy_cpus_ok(void);
 /* Why the perf policy refused (@what: PMUSCOPE_POLICY_*), after @prefix. */
 void pmuscope_policy_msg(char *msg, size_t len, const char *prefix, int err,
 			 unsigned int what);
@@ -134,10 +136,10 @@ enum pmuscope_op {
 	PMUSCOPE_OP_READ,
 	PMUSCOPE_OP_SNAPSHOT,	/* {0} values, {1} CPUs needed, {2} {3} room; {4} lead, {5} most */
 	PMUSCOPE_OP_AMU_READ,	/* {0} records needed, {1} room, {2} CPUs */
-	PMUSCOPE_OP_STREAM,
+	PMUSCOPE_OP_STREAM,	/* {0} the ring's KiB */
 	PMUSCOPE_OP_POLL,	/* {s} "stream" or "SPE" */
 	PMUSCOPE_OP_FILE_READ,	/* {s} as POLL, {0} bytes, {t} "record" or "chunk" */
-	PMUSCOPE_OP_SPE_START,	/* .policy */
+	PMUSCOPE_OP_SPE_START,	/* .policy; {0} the KiB charged */
 	PMUSCOPE_OP_SPE_STOP,
 	PMUSCOPE_OP_SPE_STATUS,	/* {0} room, {1} CPUs of the session */
 };
@@ -155,6 +157,7 @@ enum pmuscope_say {
 #define PMUSCOPE_IF_EVENTS	(1U << 1)	/* events configured (h->nr_events) */
 #define PMUSCOPE_IF_FEAT	(1U << 2)	/* the driver has the operation's feature */
 #define PMUSCOPE_IF_HW		(1U << 3)	/* a hardware snapshot was asked for */
+#define PMUSCOPE_IF_CPUS	(1U << 4)	/* the policy lets the caller profile whole CPUs */
 
 struct pmuscope_say_args {
 	long long n[6];		/* {0} to {5} */

@@ -145,16 +145,25 @@ int pmuscope_spe_start(struct pmuscope *h, struct pmuscope_spe_config *cfg)
 		return -EOPNOTSUPP;
 	}
 	if (ioctl(h->fd, PMUSCOPE_IOC_SPE_START, cfg)) {
+		const uint64_t *cpus = (const uint64_t *)(uintptr_t)cfg->cpus;
 		struct pmuscope_say_args a = {
 			.policy = PMUSCOPE_POLICY_CPU |
 				  ((cfg->flags & (PMUSCOPE_SPE_EL1 | PMUSCOPE_SPE_PA |
 						  PMUSCOPE_SPE_CX | PMUSCOPE_SPE_PCT)) ?
 				   PMUSCOPE_POLICY_KERNEL : 0),
 		};
+		unsigned int state = (h->features & PMUSCOPE_FEAT_SPE) ? PMUSCOPE_IF_FEAT : 0;
+		long long n = 0;
 
 		ret = -errno;
-		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_SPE_START, ret,
-			     (h->features & PMUSCOPE_FEAT_SPE) ? PMUSCOPE_IF_FEAT : 0, &a);
+		/* EPERM: the policy's, or the locked memory's (the KiB charged). */
+		if (ret == -EPERM && pmuscope_policy_cpus_ok())
+			state |= PMUSCOPE_IF_CPUS;
+		for (size_t i = 0; i < cfg->cpus_size / 8; i++)
+			n += __builtin_popcountll(cpus[i]);
+		a.n[0] = (cfg->buffer_kib ? cfg->buffer_kib : PMUSCOPE_SPE_KIB_DEFAULT) +
+			 2LL * (cfg->hw_kib ? cfg->hw_kib : PMUSCOPE_SPE_HW_KIB_DEFAULT) * n;
+		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_SPE_START, ret, state, &a);
 		return ret;
 	}
 	flags = fcntl(h->fd, F_GETFL);

@@ -129,9 +129,18 @@ int pmuscope_stream_start2(struct pmuscope *h, const struct pmuscope_stream_cfg 
 
 		if (ret == -EOPNOTSUPP && pmuscope_stream_explain(h, sflags))
 			return ret;
-		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_STREAM, ret,
-			     h->nr_events ? PMUSCOPE_IF_EVENTS : 0,
-			     &(struct pmuscope_say_args){ .s = pmuscope_backend_name(h) });
+		unsigned int state = (h->nr_events ? PMUSCOPE_IF_EVENTS : 0) |
+				     (h->task ? PMUSCOPE_IF_TASK : 0);
+
+		/* EPERM: whole CPUs the caller may not sample now, else the memory's. */
+		if (ret == -EPERM && !h->task && pmuscope_policy_cpus_ok())
+			state |= PMUSCOPE_IF_CPUS;
+		pmuscope_say(h->msg, sizeof(h->msg), PMUSCOPE_OP_STREAM, ret, state,
+			     &(struct pmuscope_say_args){
+				     .s = pmuscope_backend_name(h),
+				     .policy = PMUSCOPE_POLICY_CPU,
+				     .n = { cfg->ring_kib ? cfg->ring_kib :
+					    PMUSCOPE_STREAM_KIB_DEFAULT } });
 		return ret;
 	}
 	flags = fcntl(h->fd, F_GETFL);
