@@ -823,7 +823,10 @@ static int pmuscope_mmap(struct file *file, struct vm_area_struct *vma)
 	/*
 	 * No session lock: mmap_lock is held here, and READ copies out
 	 * under the session's lock. sess->el0 is published last by CONFIG
-	 * and stays until the file is released, which a mapping holds off.
+	 * and stays until the file is released (which this call, and then
+	 * the mapping, holds off): every CONFIG of a session with a user
+	 * page is -EBUSY (pmuscope_session_configure_locked() and
+	 * pmuscope_session_configure_task()), and nothing else releases it.
 	 */
 	el0 = smp_load_acquire(&sess->el0);
 	if (!el0)

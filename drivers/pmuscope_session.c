@@ -401,7 +401,13 @@ int pmuscope_session_configure_locked(struct pmuscope_session *sess,
 	lockdep_assert_held(&pmuscope_drv.lock);
 	if (!nr || nr > PMUSCOPE_MAX_EVENTS || cpumask_empty(cpus))
 		return -EINVAL;
-	if (sess->enabled || sess->spe)
+	/*
+	 * A user page (PMUSCOPE_CFG_USER_READ) stays until the file is
+	 * released: pmuscope_mmap() maps it without a lock. No configuration
+	 * replaces one, of a task (pmuscope_session_configure_task()) or of
+	 * CPUs (here).
+	 */
+	if (sess->enabled || sess->spe || sess->el0)
 		return -EBUSY;
 	plan = kmalloc_array(nr_cpu_ids, PMUSCOPE_MAX_EVENTS, GFP_KERNEL);
 	if (!plan)
