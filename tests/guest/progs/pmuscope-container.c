@@ -72,6 +72,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "pmuscope-caps.h"
 #include "pmuscope-guest.h"
 #include "pmuscope-session.h"
 
@@ -79,9 +80,6 @@
 #define DEV		"/dev/pmuscope"
 #define CPU_CYCLES	0x11
 
-#ifndef CAP_PERFMON
-#define CAP_PERFMON	38
-#endif
 
 static uid_t uid;
 static bool perf_hw;	/* perf's PMU driver is there: compare a hardware event */
@@ -169,55 +167,6 @@ static int pmuscope_count(const struct kind *k, uint64_t *count)
 
 /* ------------------------------------------------- the container's state */
 
-static int set_caps(uint64_t caps)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = {
-		{ .effective = (uint32_t)caps, .permitted = (uint32_t)caps },
-		{ .effective = (uint32_t)(caps >> 32), .permitted = (uint32_t)(caps >> 32) },
-	};
-
-	return syscall(SYS_capset, &h, d);
-}
-
-static uint64_t get_caps(void)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = { };
-
-	if (syscall(SYS_capget, &h, d))
-		return ~0ULL;
-	return d[0].effective | (uint64_t)d[1].effective << 32;
-}
-
-/* The bounding set down to @keep (root, before anything else). */
-static int bound_caps(uint64_t keep)
-{
-	for (int c = 0; c <= 63; c++) {
-		if (keep & (1ULL << c))
-			continue;
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) && errno != EINVAL)
-			return -1;
-	}
-	return 0;
-}
-
-/*
- * This process as uid/gid @id, of @group alone (-1: none), @caps its only
- * capabilities: 0, or -errno (-ENOTRECOVERABLE: capget shows others).
- */
-static int become(uid_t id, gid_t group, uint64_t caps)
-{
-	gid_t groups[1] = { group };
-
-	if (bound_caps(caps) || prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) ||
-	    setgroups(group != (gid_t)-1, groups) || setgid(id) || setuid(id) ||
-	    set_caps(caps))
-		return -errno;
-	return get_caps() == caps ? 0 : -ENOTRECOVERABLE;
-}
-
-#define CAP(c)		(1ULL << (c))
 /* Docker's default capabilities (moby's oci/caps/defaults.go). */
 #define DOCKER_CAPS	(CAP(CAP_CHOWN) | CAP(CAP_DAC_OVERRIDE) | CAP(CAP_FSETID) | \
 			 CAP(CAP_FOWNER) | CAP(CAP_MKNOD) | CAP(CAP_NET_RAW) | \
