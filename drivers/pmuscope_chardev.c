@@ -387,8 +387,10 @@ static long pmuscope_ioc_amu_read(void __user *uarg)
 	ret = pmuscope_check_amu_read(&ar);
 	if (ret)
 		return ret;
-	if (!perfmon_capable())
-		return -EPERM;
+	/* CAP_PERFMON; CAP_SYS_ADMIN at perf_event_paranoid 3 (-EACCES). */
+	ret = pmuscope_policy_check(PMUSCOPE_POL_AMU);
+	if (ret)
+		return ret;
 	bits = kzalloc(ar.cpus_size, GFP_KERNEL_ACCOUNT);
 	if (!bits)
 		return -ENOMEM;

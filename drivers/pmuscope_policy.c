@@ -74,11 +74,28 @@ int pmuscope_policy_decide(const struct pmuscope_policy *p, unsigned int what)
 	if ((what & (PMUSCOPE_POL_TASK | PMUSCOPE_POL_CPU)) && p->paranoid_any &&
 	    !p->sys_admin && !p->member)
 		return -EACCES;
+	/*
+	 * The Activity Monitors count whole CPUs, the kernel included, and
+	 * cannot be filtered: CAP_PERFMON (no group= grant), and at level 3
+	 * CAP_SYS_ADMIN, as any counting there.
+	 */
+	if ((what & PMUSCOPE_POL_AMU) && p->paranoid_any && !p->sys_admin)
+		return -EACCES;
 	if (p->priv)
 		return 0;
+	if (what & PMUSCOPE_POL_AMU)
+		return -EPERM;
 	if ((what & PMUSCOPE_POL_CPU) && !p->member && p->paranoid > 0)
 		return -EPERM;
 	if ((what & PMUSCOPE_POL_CHAIN_CPU) && p->paranoid > 0)
+		return -EACCES;
+	/*
+	 * group= grants whole CPUs at EL0 only: their EL1/EL2 (and kernel
+	 * PCs, SPE at EL1) as perf_allow_cpu() and perf_allow_kernel() let
+	 * anyone, paranoid 0 or lower. Each grant alone, never the two
+	 * combined.
+	 */
+	if ((what & PMUSCOPE_POL_CPU) && (what & PMUSCOPE_POL_KERNEL) && p->paranoid > 0)
 		return -EACCES;
 	if ((what & PMUSCOPE_POL_KERNEL) && !p->kernel)
 		return -EACCES;
@@ -187,15 +204,33 @@ int pmuscope_policy_apply(const struct pmuscope_policy *p, unsigned int what)
 		snprintf(paranoid, sizeof(paranoid), "unreadable (%d)", p->paranoid_err);
 	else
 		snprintf(paranoid, sizeof(paranoid), "%d", p->paranoid);
-	pr_info_ratelimited("uid %u refused%s%s%s%s%s: kernel.perf_event_paranoid %s, kernel.perf_user_access %d (the module parameter group= grants EL0 counting and reads)\n",
+	pr_info_ratelimited("uid %u refused%s%s%s%s%s%s: kernel.perf_event_paranoid %s, kernel.perf_user_access %d (the module parameter group= grants EL0 counting and reads)\n",
 			    from_kuid_munged(current_user_ns(), current_uid()),
 			    what & PMUSCOPE_POL_TASK ? " own-task counting" : "",
 			    what & PMUSCOPE_POL_CPU ? " CPU-wide counting" : "",
 			    what & PMUSCOPE_POL_KERNEL ? " of the kernel" : "",
 			    what & PMUSCOPE_POL_EL0 ? " with EL0 reads" : "",
 			    what & PMUSCOPE_POL_CHAIN_CPU ? " call chains of whole CPUs" : "",
+			    what & PMUSCOPE_POL_AMU ? " Activity Monitor reads" : "",
 			    paranoid, p->user_access);
 	return ret;
+}
+
+/*
+ * May the caller see the kernel (EL1 or EL2 counts): perf's own
+ * perf_allow_kernel() where the kernel exports it (the live sysctl and the
+ * LSM hook), else pmuscope's policy, which reads the sysctl's file (not
+ * for CAP_PERFMON). Process context.
+ */
+bool pmuscope_policy_kernel_allowed(void)
+{
+	if (perfmon_capable())
+		return true;
+#ifdef PMUSCOPE_HAVE_PERF_ALLOW_KERNEL
+	return !perf_allow_kernel();
+#else
+	return !pmuscope_policy_check(PMUSCOPE_POL_KERNEL);
+#endif
 }
 
 /* pmuscope_policy_decide() for the caller; says why not in the log. */

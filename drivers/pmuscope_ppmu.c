@@ -303,6 +303,17 @@ static int pmuscope_ppmu_event_init(struct perf_event *event)
 	flags = pmuscope_ppmu_flags(attr);
 	if (!flags)
 		return -EINVAL;
+	/*
+	 * exclude_hv=0 under a non-VHE kernel counts EL2, which pmuscope's
+	 * policy treats as the kernel (PMUSCOPE_POL_KERNEL, as the ioctl
+	 * path asks for PMUSCOPE_EV_EL2); perf's core asks it only of
+	 * exclude_kernel=0. A caller's own perf_event_open() of this PMU,
+	 * or pmuscope's CONFIG (whose caller passed the same check): an
+	 * inherited event's parent was checked, and a fork must not fail.
+	 */
+	if ((flags & PMUSCOPE_EV_EL2) && attr->exclude_kernel && !event->parent &&
+	    !pmuscope_policy_kernel_allowed())
+		return -EACCES;
 	event->hw.config_base = pmuscope_evtyper(attr->config, flags);
 	event->hw.idx = -1;
 	if (event->attach_state & PERF_ATTACH_TASK)

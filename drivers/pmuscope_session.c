@@ -560,6 +560,31 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 		if (task != current)
 			return -EINVAL;
 	}
+	/*
+	 * Another process's thread, without CAP_PERFMON: as perf_event_open()
+	 * of a task event (perf_check_permission(): ptrace's
+	 * PTRACE_MODE_READ_REALCREDS), only a task that is the caller's
+	 * (pmuscope_policy_task_ours()), checked under its exec_update_lock
+	 * and held until its counters are in its context: an exec changes
+	 * its credentials, and drops its perf events if it is no longer
+	 * dumpable (perf_event_exit_task()), under the lock's write side.
+	 * Taken first, before cpus_read_lock() and pmuscope_drv.lock, as
+	 * perf_event_open() takes it before its own locks; STREAM's order
+	 * is the same.
+	 */
+	if (!same_thread_group(task, current) && !perfmon_capable()) {
+		/*
+		 * perf_event_open() also asks the LSMs (ptrace's
+		 * security_ptrace_access_check(), not exported): without it
+		 * this is the administrator's grant, task_ours=1.
+		 */
+		if (!READ_ONCE(pmuscope_param_task_ours))
+			return -EPERM;
+		exec_lock = &task->signal->exec_update_lock;
+		ret = down_read_interruptible(exec_lock);
+		if (ret)
+			return ret;
+	}
 	/* perf's switch-hook key on before the hotplug lock (pmuscope_perf.c). */
 	hold = pmuscope_perf_sched_hold();
 	cpus_read_lock();
@@ -573,32 +598,7 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 	ret = pmuscope_task_check(evs, nr, cfg_flags, new_ev);
 	if (ret)
 		goto out;
-	/*
-	 * Another process's thread, without CAP_PERFMON: as perf_event_open()
-	 * of a task event (perf_check_permission(): ptrace's
-	 * PTRACE_MODE_READ_REALCREDS), only a task that is the caller's
-	 * (pmuscope_policy_task_ours()), checked under its exec_update_lock
-	 * and held until its counters are in its context: an exec changes
-	 * its credentials, and drops its perf events if it is no longer
-	 * dumpable (perf_event_exit_task()), under the lock's write side.
-	 * The lock order of STREAM's: inside cpus_read_lock() and
-	 * pmuscope_drv.lock, which exec takes neither of under it.
-	 */
-	if (!same_thread_group(task, current) && !perfmon_capable()) {
-		/*
-		 * perf_event_open() also asks the LSMs (ptrace's
-		 * security_ptrace_access_check(), not exported): without it
-		 * this is the administrator's grant, task_ours=1.
-		 */
-		ret = -EPERM;
-		if (!READ_ONCE(pmuscope_param_task_ours))
-			goto out;
-		exec_lock = &task->signal->exec_update_lock;
-		ret = down_read_interruptible(exec_lock);
-		if (ret) {
-			exec_lock = NULL;
-			goto out;
-		}
+	if (exec_lock) {
 		ret = -EACCES;
 		if (!pmuscope_policy_task_ours(task)) {
 			pr_info_ratelimited("uid %u refused counting task %d: not its own (another user's, or not dumpable), and no CAP_PERFMON\n",
@@ -613,10 +613,10 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 		goto out;
 	ret = pmuscope_session_commit(sess, &c);
 out:
-	if (exec_lock)
-		up_read(exec_lock);
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
+	if (exec_lock)
+		up_read(exec_lock);
 	pmuscope_perf_sched_release(hold);
 	kvfree(vbuf);
 	return ret;
@@ -868,12 +868,38 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	int ret;
 
 	/*
-	 * The caller's policy, for the call chains of a CPU session (which
-	 * only the session, under the lock, tells): read before the locks,
-	 * as it reads sysctl files.
+	 * The caller's policy, for what the session's records will show
+	 * (which only the session, under the lock, tells): read before the
+	 * locks, as it reads sysctl files.
 	 */
-	if (chain)
+	if (starts)
 		pmuscope_policy_get(pmuscope_drv.perf_group, &pol);
+	/*
+	 * A task session's task, and its exec_update_lock before the other
+	 * locks (CONFIG's order, and perf_event_open()'s): checked again
+	 * under them, a CONFIG may have changed it meanwhile.
+	 */
+	if (starts && !perfmon_capable()) {
+		mutex_lock(&pmuscope_drv.lock);
+		if (sess->configured && sess->target == PMUSCOPE_TARGET_TASK)
+			task = get_task_struct(sess->task);
+		mutex_unlock(&pmuscope_drv.lock);
+		if (task) {
+			ret = down_read_interruptible(&task->signal->exec_update_lock);
+			if (ret) {
+				put_task_struct(task);
+				return ret;
+			}
+			exec_lock = &task->signal->exec_update_lock;
+		}
+	}
+	/*
+	 * The first STREAM makes the ring, charged to the caller's locked
+	 * memory: the sysctls of the charge, read before the locks (a ring
+	 * once made stays until the session is freed).
+	 */
+	if (!smp_load_acquire(&sess->ring))
+		pmuscope_mlock_sysctl(&mls);
 	/* perf's switch-hook key on before the hotplug lock (pmuscope_perf.c). */
 	hold = starts ? pmuscope_perf_sched_hold() : NULL;
 	cpus_read_lock();
@@ -919,11 +945,27 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 				     (st->ring_kib ?: PMUSCOPE_STREAM_KIB_DEFAULT) * 1024) / 2)
 		goto out;
 	/*
-	 * The user stacks of whatever a CPU session's samples interrupt, any
-	 * user's: PMUSCOPE_POL_CHAIN_CPU (group= does not grant it).
+	 * Whose rights a STREAM is judged by: its caller's, now, as
+	 * perf_event_open() judges the caller of a new sampling event (perf
+	 * cannot turn a counting descriptor into a sampling one:
+	 * PERF_EVENT_IOC_PERIOD of a non-sampling event is EINVAL). A
+	 * descriptor that root configured, passed to (or kept across a
+	 * setresuid() by) a process without its rights, still counts and
+	 * reads, but samples only what that process may sample: the
+	 * session's kind, the kernel's PCs and chains when it counts EL1 or
+	 * EL2, and the user stacks of whatever a CPU session's samples
+	 * interrupt, any user's (PMUSCOPE_POL_CHAIN_CPU: group= does not
+	 * grant it).
 	 */
-	if (chain && sess->target == PMUSCOPE_TARGET_CPUS) {
-		ret = pmuscope_policy_apply(&pol, PMUSCOPE_POL_CHAIN_CPU);
+	if (starts) {
+		unsigned int what = sess->target == PMUSCOPE_TARGET_TASK ?
+				    PMUSCOPE_POL_TASK : PMUSCOPE_POL_CPU;
+
+		if (sess->kernel_pcs)
+			what |= PMUSCOPE_POL_KERNEL;
+		if (chain && sess->target == PMUSCOPE_TARGET_CPUS)
+			what |= PMUSCOPE_POL_CHAIN_CPU;
+		ret = pmuscope_policy_apply(&pol, what);
 		if (ret)
 			goto out;
 	}
@@ -933,21 +975,24 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	 * may have exec'd a setuid program since. As perf_event_open() of a
 	 * task event, the task must still be the caller's (ptrace's
 	 * PTRACE_MODE_READ_REALCREDS: pmuscope_policy_task_ours()), checked
-	 * under its exec_update_lock and held until the counter is in the
-	 * task's context: an exec changes its credentials, and drops its
-	 * perf events (perf_event_exit_task()), under the lock's write side.
-	 * Taken inside cpus_read_lock() and pmuscope_drv.lock: exec takes
-	 * neither under it (nor does anything it calls, the perf events'
-	 * exit included: no pmuscope callback locks), so no cycle. Stopping
-	 * makes nothing: not asked.
+	 * under its exec_update_lock (taken above) and held until the
+	 * counter is in the task's context: an exec changes its
+	 * credentials, and drops its perf events (perf_event_exit_task()),
+	 * under the lock's write side. Stopping makes nothing: not asked.
 	 */
 	if (starts && sess->target == PMUSCOPE_TARGET_TASK && !perfmon_capable()) {
-		exec_lock = &sess->task->signal->exec_update_lock;
-		ret = down_read_interruptible(exec_lock);
-		if (ret) {
-			exec_lock = NULL;
+		/* Reconfigured since the lock was taken: another task's. */
+		ret = -EBUSY;
+		if (sess->task != task)
 			goto out;
-		}
+		/*
+		 * Another process's task as CONFIG has it: only while the
+		 * administrator's grant task_ours=1 stands, now too.
+		 */
+		ret = -EPERM;
+		if (!same_thread_group(sess->task, current) &&
+		    !READ_ONCE(pmuscope_param_task_ours))
+			goto out;
 		ret = -EACCES;
 		if (!pmuscope_policy_task_ours(sess->task)) {
 			pr_info_ratelimited("uid %u refused samples of task %d: no longer its own (an exec of a setuid program, or its credentials changed)\n",
@@ -992,10 +1037,12 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 		sess->stream_period = 0;
 	}
 out:
-	if (exec_lock)
-		up_read(exec_lock);
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
+	if (exec_lock)
+		up_read(exec_lock);
+	if (task)
+		put_task_struct(task);
 	pmuscope_perf_sched_release(hold);
 	return ret;
 }

@@ -29,6 +29,15 @@ check_eq "paranoid 3, a member, the kernel: group= does not grant it" "$err" \
 echo 1 >$P
 check "paranoid 1, another user: its command's kernel cycles too" \
 	runas 65534 pmuscope stat -e cycles -- true
+# group= grants whole CPUs in user space; the kernel of whole CPUs only as
+# perf_event_open() allows anyone (paranoid 0): never the two combined.
+err=$(runas 65534:4242 pmuscope stat -a -e cycles -- true 2>&1); rc=$?; err=$(unbanner "$err")
+check_eq "paranoid 1, a member, whole CPUs with the kernel: exit 5" "$rc" 5
+check_eq "paranoid 1, a member, whole CPUs with the kernel: the message says paranoid 0 and :u" \
+	"$err" \
+	"pmuscope: permission denied: counting the kernel on whole CPUs needs CAP_PERFMON (or CAP_SYS_ADMIN) or kernel.perf_event_paranoid 0 or lower (it is 1); group= grants whole CPUs in user space only: add :u to count user space only"
+check "paranoid 1, a member, whole CPUs in user space" \
+	runas 65534:4242 pmuscope stat -a -e cycles:u -- true
 echo 0 >$P
 check "paranoid 0, another user: CPU 0 (pmuscope stat -C 0)" \
 	runas 65534 pmuscope stat -C 0 -e cycles -- true

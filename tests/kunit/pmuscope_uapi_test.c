@@ -777,6 +777,7 @@ static void pmuscope_test_cpu_rules(struct kunit *test)
 #define KERN	PMUSCOPE_POL_KERNEL
 #define RD	PMUSCOPE_POL_EL0
 #define CHAIN	PMUSCOPE_POL_CHAIN_CPU
+#define AMU	PMUSCOPE_POL_AMU
 
 struct pmuscope_policy_case {
 	const char *name;
@@ -831,7 +832,24 @@ static const struct pmuscope_policy_case pmuscope_policy_cases[] = {
 	{ "member, paranoid 2: CPUs with the kernel", 2, 0, false, true, CPU | KERN, -EACCES },
 	{ "member, paranoid 3: own task with the kernel", 3, 0, false, true, TASK | KERN,
 	  -EACCES },
-	{ "member, paranoid 1: CPUs with the kernel", 1, 0, false, true, CPU | KERN, 0 },
+	/*
+	 * group= grants whole CPUs at EL0, the level the kernel: never both
+	 * combined. Whole CPUs with the kernel as perf_allow_cpu() lets
+	 * anyone (paranoid 0 or lower); SPE at EL1 asks the same.
+	 */
+	{ "member, paranoid 1: CPUs with the kernel", 1, 0, false, true, CPU | KERN, -EACCES },
+	{ "member, paranoid 1: own task with the kernel", 1, 0, false, true, TASK | KERN, 0 },
+	{ "member, paranoid 0: CPUs with the kernel", 0, 0, false, true, CPU | KERN, 0 },
+	/*
+	 * The Activity Monitors: CAP_PERFMON, whatever group= and the level
+	 * say; at level 3 CAP_SYS_ADMIN, as every counting there.
+	 */
+	{ "CAP_PERFMON, paranoid 2: AMU", 2, 0, true, false, AMU, 0 },
+	{ "CAP_PERFMON alone, paranoid 3: AMU", 3, 0, true, false, AMU, -EACCES },
+	{ "CAP_PERFMON alone, paranoid unreadable: AMU", INT_MAX, 0, true, false, AMU, -EACCES },
+	{ "CAP_SYS_ADMIN, paranoid 3: AMU", 3, 0, true, false, AMU, 0, true },
+	{ "user, paranoid -1: AMU", -1, 1, false, false, AMU, -EPERM },
+	{ "member, paranoid 0: AMU", 0, 1, false, true, AMU, -EPERM },
 	/*
 	 * The user call chains of CPU sessions (other users' stacks): as
 	 * perf samples other users' tasks, paranoid 0 or lower or

@@ -87,7 +87,7 @@ static const struct pmuscope_say_row pmuscope_say_rows[] = {
 
 	ROW(CONFIG_TASK, -EACCES, 0, 0, 0, POLICY, "permission denied"),
 	ROW(CONFIG_TASK, -EPERM, 0, 0, 0, TEXT,
-	    "permission denied: counting another thread needs CAP_PERFMON or CAP_SYS_ADMIN"),
+	    "permission denied: counting another process's thread needs CAP_PERFMON or CAP_SYS_ADMIN, or the administrator's grant task_ours=1 of the pmuscope module for a process of your own"),
 	ROW(CONFIG_TASK, -ESRCH, 0, 0, 0, TEXT, "no thread {0}"),
 	ROW(CONFIG_TASK, -EOPNOTSUPP, 0, 0, FEAT, TEXT,
 	    "the driver cannot count a task (API version 1, or no perf support): count CPUs with -a or -C"),
@@ -130,8 +130,10 @@ static const struct pmuscope_say_row pmuscope_say_rows[] = {
 	    "snapshot: the driver does not know PMUSCOPE_IOC_SNAPSHOT (before API version 3)"),
 	ROW(SNAPSHOT, 0, 0, 0, 0, TEXT, "snapshot failed: {e}"),
 
-	ROW(AMU_READ, -EPERM, -EACCES, 0, 0, TEXT,
+	ROW(AMU_READ, -EPERM, 0, 0, 0, TEXT,
 	    "AMU read refused: the Activity Monitors need root (CAP_PERFMON or CAP_SYS_ADMIN): their counts can reveal other security states' activity"),
+	ROW(AMU_READ, -EACCES, 0, 0, 0, TEXT,
+	    "AMU read refused: kernel.perf_event_paranoid is 3 (or unreadable), which lets no one without CAP_SYS_ADMIN count, CAP_PERFMON included: set it to 2 or lower"),
 	ROW(AMU_READ, -ENOTTY, 0, 0, 0, TEXT,
 	    "AMU read: the driver does not know PMUSCOPE_IOC_AMU_READ (before API version 4)"),
 	ROW(AMU_READ, -ENOSPC, 0, 0, 0, TEXT,
@@ -375,6 +377,10 @@ void pmuscope_policy_msg(char *msg, size_t len, const char *prefix, int err,
 	else if ((what & PMUSCOPE_POLICY_KERNEL) && (paranoid > 1 || paranoid == INT_MIN))
 		pmuscope_fmt(msg, len,
 			     "%s: counting the kernel (modifier k, on by default) needs CAP_PERFMON (or CAP_SYS_ADMIN) or kernel.perf_event_paranoid 1 or lower (it is %s); group= grants user space only: add :u to count user space only",
+			     prefix, level);
+	else if ((what & PMUSCOPE_POLICY_KERNEL) && (what & PMUSCOPE_POLICY_CPU) && paranoid > 0)
+		pmuscope_fmt(msg, len,
+			     "%s: counting the kernel on whole CPUs needs CAP_PERFMON (or CAP_SYS_ADMIN) or kernel.perf_event_paranoid 0 or lower (it is %s); group= grants whole CPUs in user space only: add :u to count user space only",
 			     prefix, level);
 	else if (what & PMUSCOPE_POLICY_EL0)
 		pmuscope_fmt(msg, len,

@@ -22,8 +22,19 @@
  * kernel.perf_user_access is not 1 (absent without perf's PMU driver).
  * The paranoid level in force before is put back.
  *
+ * A fourth caller, uid 65534 with CAP_PERFMON alone, gets what perf gives
+ * it. AMU_READ: root, and CAP_PERFMON up to level 2 (no perf peer). At
+ * level 2, pmuscope's own PMU (direct backend) opened with
+ * perf_event_open(), exclude_kernel=1 and exclude_hv=0 (EL2 on a non-VHE
+ * kernel): refused without CAP_PERFMON, as pmuscope's policy counts EL2
+ * as the kernel.
+ *
  * Then, at paranoid 2, what a STREAM may still do after CONFIG:
  *
+ *   - a descriptor root configured, passed to a child that became each
+ *     caller: READ works, and STREAM is judged by the child's rights
+ *     (CPU 0 with EL1: EPERM for another user, EACCES for a member;
+ *     root's own task: EPERM, another process's task without task_ours);
  *   - a task session's samples once its task has exec'd a setuid program
  *     (SUID, the second argument: a setuid-root copy of this program):
  *     another user (uid 65534, no capability) forks; the child CONFIGs
@@ -31,7 +42,8 @@
  *     its euid and waits for the end of its stdin); the parent's STREAM
  *     of it is refused (EACCES), as perf_event_open() refuses a task the
  *     caller may not ptrace. The same with this program itself in place
- *     of SUID (no setuid): the STREAM works;
+ *     of SUID (no setuid): the STREAM works with task_ours=1, and is
+ *     EPERM with task_ours=0 (another process's task is the grant's);
  *   - the call chains of a CPU session (user stacks of any user's tasks):
  *     refused to a member of group= (EACCES) below paranoid 1 (as perf
  *     samples other users' tasks only at paranoid 0 or lower); the same
@@ -47,13 +59,16 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "pmuscope-caps.h"
 #include "pmuscope-guest.h"
 #include "pmuscope-session.h"
 
 #define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
 
-enum who { ROOT, MEMBER, OTHER, NR_WHO };
-static const char *const who_name[NR_WHO] = { "root", "member", "other user" };
+enum who { ROOT, MEMBER, OTHER, PERFMON, NR_WHO };
+static const char *const who_name[NR_WHO] = {
+	"root", "member", "other user", "CAP_PERFMON alone",
+};
 
 struct kind {
 	const char *name;
@@ -120,7 +135,10 @@ static int as(enum who who, gid_t gid, int (*fn)(const struct kind *, unsigned i
 	if (pid < 0)
 		return -1000;
 	if (!pid) {
-		if (who != ROOT) {
+		if (who == PERFMON) {
+			if (become(65534, -1, CAP(CAP_PERFMON)))
+				_exit(255);
+		} else if (who != ROOT) {
 			gid_t groups[1] = { gid };
 
 			if (setgroups(who == MEMBER, groups) || setgid(65534) || setuid(65534))
@@ -223,6 +241,116 @@ static int cpu_stream(const struct kind *k, unsigned int flags)
 	return ret;
 }
 
+/* AMU_READ of CPU 0 (the permission comes first: no AMU needed). */
+static int amu_fn(const struct kind *k, unsigned int flags)
+{
+	struct pmuscope_amu_cpu rec;
+	uint64_t cpus = 1;
+	struct pmuscope_amu_read ar = {
+		.size = sizeof(ar), .cpus = (uintptr_t)&cpus, .cpus_size = 8,
+		.records = (uintptr_t)&rec, .nr_records = 1,
+	};
+	int fd = open("/dev/pmuscope", O_RDWR), ret = 0;
+
+	(void)k;
+	(void)flags;
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, PMUSCOPE_IOC_AMU_READ, &ar))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int ppmu_type(void)
+{
+	FILE *f = fopen("/sys/bus/event_source/devices/pmuscope/type", "r");
+	int t = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &t) != 1)
+			t = -1;
+		fclose(f);
+	}
+	return t;
+}
+
+/* The EL the kernel runs at (/sys/kernel/pmuscope/kernel_el): 1, 2, or -1. */
+static int kernel_el(void)
+{
+	FILE *f = fopen("/sys/kernel/pmuscope/kernel_el", "r");
+	int el = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &el) != 1)
+			el = -1;
+		fclose(f);
+	}
+	return el;
+}
+
+/* Own thread's CPU_CYCLES on pmuscope's PMU, EL0 and (non-VHE) EL2. */
+static int ppmu_el2_fn(const struct kind *k, unsigned int flags)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr), .type = ppmu_type(), .config = 0x11,
+		.exclude_kernel = 1, .exclude_hv = 0, .disabled = 1,
+	};
+	int fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+
+	(void)k;
+	(void)flags;
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/*
+ * A descriptor root configured (CPU 0, or root's own thread; EL0, with
+ * EL1 when @kernel), used by a child running as @who: its READ must work
+ * (-254 if not), and its STREAM (sampling) gets the child's verdict.
+ */
+static int passed_stream(enum who who, gid_t gid, bool cpu, bool kernel)
+{
+	struct pmuscope_event ev = {
+		.event = 0x11, .flags = PMUSCOPE_EV_EL0 | (kernel ? PMUSCOPE_EV_EL1 : 0),
+	};
+	struct pmuscope_config cfg = {
+		.size = sizeof(cfg), .target = PMUSCOPE_TARGET_TASK,
+		.nr_events = 1, .events = (uintptr_t)&ev,
+	};
+	int fd = open("/dev/pmuscope", O_RDWR), status;
+	pid_t pid;
+
+	if (fd < 0)
+		return -1000;
+	if (cpu ? config_one(fd, 0, ev.event, ev.flags) : ioctl(fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
+		close(fd);
+		return -1000;
+	}
+	pid = fork();
+	if (pid < 0)
+		return -1000;
+	if (!pid) {
+		struct pmuscope_value v;
+		gid_t groups[1] = { gid };
+
+		if (who == PERFMON ? become(65534, -1, CAP(CAP_PERFMON)) :
+		    who != ROOT && (setgroups(who == MEMBER, groups) || setgid(65534) ||
+				    setuid(65534)))
+			_exit(255);
+		if (read_one(fd, &v))
+			_exit(254);
+		_exit(-stream(fd, 0, 0));
+	}
+	close(fd);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 255)
+		return -1000;
+	return -WEXITSTATUS(status);
+}
+
 static const char *verdict(int err)
 {
 	static char buf[8][32];
@@ -279,10 +407,12 @@ int main(int argc, char **argv)
 				int m = as(w, gid, pmuscope_open_kind, k, 0);
 				/*
 				 * The grant: a member counts its own task and
-				 * CPUs at any level; the kernel as the level
-				 * lets anyone (perf_allow_kernel(): 1 or lower).
+				 * CPUs at EL0 at any level; with the kernel
+				 * only what perf_event_open() allows anyone
+				 * (each grant alone, never the two combined:
+				 * whole CPUs with the kernel at paranoid 0).
 				 */
-				bool want = w == MEMBER ? !k->kernel || levels[l] <= 1 : !p;
+				bool want = w == MEMBER && !k->kernel ? true : !p;
 
 				tap(p != -1000 && m != -1000 && !m == want,
 				    "paranoid %d, %s, %s: perf %s, pmuscope %s%s", levels[l],
@@ -320,6 +450,32 @@ int main(int argc, char **argv)
 				}
 			}
 		}
+		/*
+		 * The Activity Monitors (whole CPUs, every EL, unfiltered):
+		 * CAP_PERFMON, and at level 3 CAP_SYS_ADMIN, as counting
+		 * there. No perf peer: pmuscope's own rule (pmuscope.rst).
+		 */
+		for (int w = 0; w < NR_WHO; w++) {
+			int m = as(w, gid, amu_fn, &kinds[0], 0);
+			bool want = w == ROOT || (w == PERFMON && levels[l] <= 2);
+
+			tap(m != -1000 && !m == want, "paranoid %d, %s, AMU_READ: pmuscope %s",
+			    levels[l], who_name[w], verdict(m));
+		}
+		/*
+		 * pmuscope's own PMU (the direct backend's task events),
+		 * opened with perf_event_open(): exclude_hv=0 counts EL2 on
+		 * a non-VHE kernel, the kernel's level of pmuscope's policy.
+		 */
+		if (ppmu_type() >= 0 && levels[l] == 2 && kernel_el() == 1)
+			for (int w = 0; w < NR_WHO; w++) {
+				int m = as(w, gid, ppmu_el2_fn, &kinds[0], 0);
+				bool want = w == ROOT || w == PERFMON;
+
+				tap(m != -1000 && !m == want,
+				    "paranoid 2, %s, pmuscope's PMU with exclude_hv=0 (EL2 under exclude_kernel): %s",
+				    who_name[w], verdict(m));
+			}
 	}
 	if (!write_file(PARANOID, "2")) {
 		const struct kind sampled = { "samples", false, false };
@@ -330,12 +486,46 @@ int main(int argc, char **argv)
 		int m;
 
 		self[n > 0 ? n : 0] = '\0';
+		/*
+		 * Whose rights a STREAM is judged by: its caller's, now (a
+		 * descriptor passed on, or kept across setresuid(), still
+		 * reads; it samples only what its new holder may sample, as
+		 * perf_event_open() of a sampling event would decide).
+		 */
+		static const struct {
+			enum who who;
+			bool cpu, kernel;
+			int want;
+		} passed[] = {
+			{ OTHER, true, true, -EPERM }, { OTHER, true, false, -EPERM },
+			{ MEMBER, true, true, -EACCES }, { MEMBER, true, false, 0 },
+			{ PERFMON, true, true, 0 }, { ROOT, true, true, 0 },
+			{ OTHER, false, false, -EPERM }, { PERFMON, false, true, 0 },
+		};
+		for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++) {
+			m = passed_stream(passed[i].who, gid, passed[i].cpu, passed[i].kernel);
+			tap(m == passed[i].want,
+			    "paranoid 2, root's %s%s session passed to %s: READ works, STREAM %s",
+			    passed[i].cpu ? "CPU 0" : "own-task", passed[i].kernel ? " EL0+EL1" : " EL0",
+			    who_name[passed[i].who], m == -254 ? "(READ failed)" : verdict(m));
+		}
+		/*
+		 * Another process's task (the child's own session, STREAMed
+		 * by its parent): the administrator's grant task_ours=1,
+		 * asked again at STREAM.
+		 */
+		write_file("/sys/module/pmuscope/parameters/task_ours", "0");
+		m = as(OTHER, gid, exec_stream, &own, 0);
+		tap(m == -EPERM, "paranoid 2, other user, task_ours=0, STREAM of its child's session: %s",
+		    verdict(m));
+		write_file("/sys/module/pmuscope/parameters/task_ours", "1");
 		m = as(OTHER, gid, exec_stream, &own, 0);
 		tap(!m, "paranoid 2, other user, STREAM of its child after it exec'd %s: %s",
 		    self, verdict(m));
 		m = as(OTHER, gid, exec_stream, &suid, 0);
 		tap(m == -EACCES, "paranoid 2, other user, STREAM of its child after it exec'd setuid-root %s: %s",
 		    suid.name, verdict(m));
+		write_file("/sys/module/pmuscope/parameters/task_ours", "0");
 		for (int c = 0; c < 2; c++) {
 			const struct kind *k = c ? &timed : &sampled;
 
