@@ -113,6 +113,7 @@ static irqreturn_t pmuscope_irq_handler(int irq, void *dev)
 	struct pmuscope_pmu *pmu = *(struct pmuscope_pmu **)dev;
 	unsigned long sampled, psamples = 0, pthrottled = 0;
 	bool handled;
+	u64 entry;
 
 	raw_spin_lock(&pmu->lock);
 	/* Ends with an ISB: the level PPI is low again before the EOI. */
@@ -133,13 +134,26 @@ static irqreturn_t pmuscope_irq_handler(int irq, void *dev)
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	/*
 	 * The interrupt's time from pmuscope_pmu_overflow()'s entry, for the
-	 * next one's throttle.
+	 * next one's throttle: all of it, the task streams' samples below
+	 * included (their records, call chains and ring writes), as
+	 * arm_pmuv3 gives perf_sample_event_took() its whole handler.
 	 */
-	pmu->irq_busy += pmuscope_hw_syscnt() - pmu->irq_entry;
+	if (likely(!(psamples | pthrottled))) {
+		pmu->irq_busy += pmuscope_hw_syscnt() - pmu->irq_entry;
+		raw_spin_unlock(&pmu->lock);
+		return handled ? IRQ_HANDLED : IRQ_NONE;
+	}
+	entry = pmu->irq_entry;
 	raw_spin_unlock(&pmu->lock);
-	/* Task streams' samples (perf events on pmuscope's PMU), out of the lock. */
-	if (psamples | pthrottled)
-		pmuscope_ppmu_samples(psamples, pthrottled, get_irq_regs());
+	/*
+	 * Task streams' samples (perf events on pmuscope's PMU), out of the
+	 * lock; this CPU's interrupt, so no other overflow begins a window
+	 * meanwhile.
+	 */
+	pmuscope_ppmu_samples(psamples, pthrottled, get_irq_regs());
+	raw_spin_lock(&pmu->lock);
+	pmu->irq_busy += pmuscope_hw_syscnt() - entry;
+	raw_spin_unlock(&pmu->lock);
 	return handled ? IRQ_HANDLED : IRQ_NONE;
 }
 
