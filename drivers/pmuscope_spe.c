@@ -579,9 +579,15 @@ irqreturn_t pmuscope_spe_irq_local(struct pmuscope_spe_pcpu *sc, unsigned int cp
 	if (sc->busy & BIT(sc->cur))
 		sc->cur ^= 1;
 	if (act == PMUSCOPE_SPE_ACT_FAULT || (sc->busy & BIT(sc->cur))) {
-		/* A fault, or no free buffer: off (arm_spe_pmu: limit 0, TRUNCATED). */
-		pmuscope_hw_write(PMUSCOPE_REG_PMSCR_EL1, 0);
-		pmuscope_hw_write(PMUSCOPE_REG_PMBLIMITR_EL1, 0);
+		/*
+		 * A fault, or no free buffer: off (arm_spe_pmu: limit 0,
+		 * TRUNCATED). Disabled and drained first, the buffer's
+		 * disable synchronized by an ISB (D17.9), and only then the
+		 * syndrome cleared, as arm_spe_pmu_irq_handler() does for a
+		 * fatal fault: PMBSR_EL1.S = 0 with the buffer still enabled
+		 * would let the SPU resume.
+		 */
+		pmuscope_spe_disable_drain();
 		pmuscope_hw_write(PMUSCOPE_REG_PMBSR_EL1, 0);
 		pmuscope_hw_isb();
 		sc->running = false;

@@ -458,6 +458,11 @@ static void pmuscope_stest_start(struct kunit *test,
 	ss = pmuscope_spe_alloc(cfg, cpumask_of(t->cpu));
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ss));
 	t->ss = ss;
+	/*
+	 * Zeroed, as perf's AUX pages: no byte of earlier kernel memory
+	 * reaches the reader in what the SPU leaves unwritten.
+	 */
+	KUNIT_EXPECT_NULL(test, memchr_inv(ss->bufs[t->cpu], 0, 2 * (size_t)ss->buf_size));
 	KUNIT_ASSERT_EQ(test, pmuscope_spe_config_regs(&t->sc, cfg, &regs), 0);
 	t->ss->running = true;
 	raw_spin_lock_irqsave(&t->sc.lock, flags);
@@ -475,10 +480,29 @@ static irqreturn_t pmuscope_stest_irq(struct pmuscope_stest *t)
 	unsigned long flags;
 	irqreturn_t ret;
 
+	/* The model's log: this PMBIRQ's accesses and barriers alone. */
+	pmuscope_model_get(t->cpu)->nlog = 0;
 	local_irq_save(flags);
 	ret = pmuscope_spe_irq_local(&t->sc, t->cpu);
 	local_irq_restore(flags);
 	return ret;
+}
+
+/*
+ * Are @seq's @n accesses (a barrier: PMUSCOPE_REG_NR + its number) in the
+ * log of @cpu's model, in this order (others between them allowed)?
+ */
+static bool pmuscope_stest_log_has(unsigned int cpu, const struct pmuscope_model_access *seq,
+				   unsigned int n)
+{
+	struct pmuscope_model_cpu *m = pmuscope_model_get(cpu);
+	unsigned int i, j = 0;
+
+	for (i = 0; i < min_t(unsigned int, m->nlog, PMUSCOPE_MODEL_LOG) && j < n; i++)
+		if (m->log[i].reg == seq[j].reg && m->log[i].write == seq[j].write &&
+		    m->log[i].val == seq[j].val)
+			j++;
+	return j == n;
 }
 
 /* @ops loads at EL0, run in steps of @step, each PMBIRQ served after its step. */
@@ -606,6 +630,18 @@ static void pmuscope_fault_desc(const struct pmuscope_fault_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(pmuscope_fault, pmuscope_fault_cases, pmuscope_fault_desc);
 
+#define PMUSCOPE_STEST_BAR(b)	{ PMUSCOPE_REG_NR + PMUSCOPE_BARRIER_##b, false, 0 }
+static const struct pmuscope_model_access pmuscope_stest_off_seq[] = {
+	{ PMUSCOPE_REG_PMSCR_EL1, true, 0 },
+	PMUSCOPE_STEST_BAR(ISB),
+	PMUSCOPE_STEST_BAR(PSB_CSYNC),
+	PMUSCOPE_STEST_BAR(DSB_NSH),
+	{ PMUSCOPE_REG_PMBLIMITR_EL1, true, 0 },
+	PMUSCOPE_STEST_BAR(ISB),
+	{ PMUSCOPE_REG_PMBSR_EL1, true, 0 },
+	PMUSCOPE_STEST_BAR(ISB),
+};
+
 static void pmuscope_test_spe_fault(struct kunit *test)
 {
 	const struct pmuscope_fault_case *c = test->param_value;
@@ -628,6 +664,13 @@ static void pmuscope_test_spe_fault(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, irqs, 1U);
 		KUNIT_EXPECT_EQ(test, pmuscope_model_read_cpu(t->cpu, PMUSCOPE_REG_PMSCR_EL1),
 				0ULL);
+		/*
+		 * Off as arm_spe_pmu_disable_and_drain_local(): profiling
+		 * off, ISB, PSB CSYNC, DSB NSH, the buffer off, ISB; only
+		 * then the syndrome cleared (D17.9).
+		 */
+		KUNIT_EXPECT_TRUE(test, pmuscope_stest_log_has(t->cpu, pmuscope_stest_off_seq,
+							       ARRAY_SIZE(pmuscope_stest_off_seq)));
 	} else {
 		pmuscope_stest_stop(t);
 		KUNIT_EXPECT_FALSE(test, t->sc.faulted);
