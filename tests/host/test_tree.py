@@ -98,5 +98,48 @@ class HostTests(unittest.TestCase):
         self.assertEqual(found, [])
 
 
+def _struct_fields(body):
+    """The member names of a C struct body, in order (arrays without [])."""
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    out = []
+    for decl in body.split(";"):
+        m = re.match(r"\s*(?:struct\s+\w+|\w+)\s+(.*)$", decl, re.S)
+        if not m:
+            continue
+        for name in m.group(1).split(","):
+            name = re.sub(r"\[.*\]", "", name.strip().lstrip("*")).strip()
+            if name:
+                out.append(name)
+    return out
+
+
+def _structs(text):
+    return {m.group(1): _struct_fields(m.group(2))
+            for m in re.finditer(r"struct (pmuscope_\w+) \{\n(.*?)\n\s*\};", text, re.S)}
+
+
+class IoctlDoc(unittest.TestCase):
+    """Documentation/ioctl.rst against the uapi header it documents: the
+    API version it states, and every struct it shows, member by member."""
+
+    def setUp(self):
+        with open(os.path.join(TOP, "include/uapi/linux/pmuscope.h")) as f:
+            self.header = f.read()
+        with open(os.path.join(TOP, "Documentation/ioctl.rst")) as f:
+            self.doc = f.read()
+
+    def test_api_version(self):
+        have = re.search(r"#define PMUSCOPE_API_VERSION\s+(\d+)", self.header).group(1)
+        said = re.search(r"``PMUSCOPE_API_VERSION`` = (\d+)", self.doc).group(1)
+        self.assertEqual(said, have)
+
+    def test_structs_match_the_header(self):
+        doc, hdr = _structs(self.doc), _structs(self.header)
+        self.assertGreater(len(doc), 10)
+        for name, members in doc.items():
+            self.assertIn(name, hdr, f"ioctl.rst shows struct {name}, which the header lacks")
+            self.assertEqual(members, hdr[name], f"struct {name}")
+
+
 if __name__ == "__main__":
     unittest.main()
