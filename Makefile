@@ -32,6 +32,10 @@ KBUILD_ARGS = M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=1
 .PHONY: install uninstall install-module uninstall-module install-tools uninstall-tools
 .PHONY: man completion dkms-source help
 
+# `make` alone builds the module (the README's board build): help, the
+# first rule below, is not the default.
+.DEFAULT_GOAL := all
+
 # make help: every target with its "## " text (the list is the rules' own).
 help: ## this list
 	@echo 'make [target] [KDIR=...] [ARCH=arm64 CROSS_COMPILE=...]'

@@ -145,6 +145,13 @@ for v in 6.12 6.1; do
 	step "debian-$v: Debian's linux-image and headers (cached), pmuscope.ko, W=1" \
 		scripts/debian-kernel.sh "$v"
 done
+# The README's and the board guide's builds, as written, against Debian's
+# 6.12 headers (the board's kernel build directory in the docs).
+tests/host/readme-build.sh >"$build/logs/readme-build.log" 2>&1
+sed -n 's/^\(PASS\|FAIL\) /\1 host\//p' "$build/logs/readme-build.log" | tee -a "$results" |
+	grep -v '^PASS '
+grep -q '^[0-9]* passed, 0 failed$' "$build/logs/readme-build.log" ||
+	record FAIL "host/readme-build (see build/logs/readme-build.log)"
 
 # 3. Static checks.
 step "lint: sparse C=2 and checkpatch --strict" scripts/lint.sh
