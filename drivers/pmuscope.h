@@ -776,6 +776,9 @@ struct pmuscope_sess_event {
  * @el0: EL0 access (PMUSCOPE_CFG_USER_READ): made at CONFIG (published
  *	last, with release: mmap() reads it without a lock), freed with the
  *	session; NULL: none.
+ * @el0_mlock: its user page's locked-memory charge, as perf_mmap() charges
+ *	a perf buffer's user page: taken at CONFIG, given back when the
+ *	session is freed.
  *
  * Everything is protected by pmuscope_drv.lock, but for what @lock, @ring,
  * @spe and @el0 say.
@@ -812,6 +815,7 @@ struct pmuscope_session {
 	struct pmuscope_psample *psample;
 	struct pmuscope_spe_sess *spe;
 	struct pmuscope_el0 *el0;
+	struct pmuscope_mlock el0_mlock;
 };
 
 /* The counters of @sess on @cpu: [i] the counter of event i. */

@@ -98,6 +98,8 @@ void pmuscope_session_free(struct pmuscope_session *sess)
 	free_cpumask_var(sess->cpus);
 	pmuscope_ring_free(sess->ring);
 	pmuscope_spe_free(sess->spe);
+	/* The user page went with the counters (release): its charge now. */
+	pmuscope_mlock_uncharge(&sess->el0_mlock);
 	kvfree(sess->vbuf);
 	kfree(sess->hw_mask);
 	kfree(sess->hw);
@@ -544,7 +546,9 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 		.ops = &pmuscope_perf_ops, .ev = new_ev, .nr = nr,
 		.vbuf = &vbuf, .vbuf_n = nr, .task = task, .cfg_flags = cfg_flags,
 	};
+	struct pmuscope_mlock_sysctl mls = { .mlock_kb = 0, .paranoid = INT_MAX };
 	struct rw_semaphore *exec_lock = NULL;
+	struct pmuscope_mlock el0_mlock = { };
 	struct pmuscope_session *sess;
 	struct perf_event *hold;
 	int ret = 0;
@@ -559,6 +563,8 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 			return -EOPNOTSUPP;
 		if (task != current)
 			return -EINVAL;
+		/* For the user page's charge: read before any lock. */
+		pmuscope_mlock_sysctl(&mls);
 	}
 	/*
 	 * Another process's thread, without CAP_PERFMON: as perf_event_open()
@@ -607,12 +613,26 @@ int pmuscope_session_configure_task(void **slot, struct pmuscope_session **fresh
 			goto out;
 		}
 	}
+	/*
+	 * The user page, kept as long as the file (mmap() maps it), charged
+	 * as perf charges a perf buffer's user page (the "+ 1" of
+	 * perf_mmap()): EPERM over the caller's locked-memory limit.
+	 */
+	if (cfg_flags & PMUSCOPE_CFG_USER_READ) {
+		ret = pmuscope_mlock_charge(&el0_mlock, 1, &mls, "an EL0 user page");
+		if (ret)
+			goto out;
+	}
 	vbuf = pmuscope_vbuf_alloc(nr);
 	ret = -ENOMEM;
 	if (!vbuf)
 		goto out;
 	ret = pmuscope_session_commit(sess, &c);
+	/* Kept by the session with its page (its first: none before). */
+	if (!ret && sess->el0)
+		swap(sess->el0_mlock, el0_mlock);
 out:
+	pmuscope_mlock_uncharge(&el0_mlock);
 	mutex_unlock(&pmuscope_drv.lock);
 	cpus_read_unlock();
 	if (exec_lock)

@@ -14,7 +14,7 @@ if [ ! -w $M ]; then
 fi
 paranoid=$(cat $P)
 mlock=$(cat $M)
-check "insmod" insmod "$PMUSCOPE_KO"
+check "insmod group=4242" insmod "$PMUSCOPE_KO" group=4242
 echo 2 >$P
 echo 16 >$M
 run_test runas 65534 /bin/pmuscope-mlock user
@@ -23,6 +23,10 @@ check "the kernel log names the limits" \
 run_test runas 65534 /bin/pmuscope-mlock handoff
 run_test /bin/pmuscope-mlock free
 run_test /bin/pmuscope-mlock nocap
+# The EL0 user page, one page as perf's user page: a member of group=.
+echo 0 >$M
+run_test runas 65534:4242 /bin/pmuscope-mlock el0
+echo 16 >$M
 echo -1 >$P
 run_test runas 65534 /bin/pmuscope-mlock free
 echo 2 >$P

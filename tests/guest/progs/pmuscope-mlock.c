@@ -70,6 +70,27 @@ static int session(void)
 	return fd;
 }
 
+/* This thread's session with EL0 reads (a user page): the fd, or -errno. */
+static int session_el0(void)
+{
+	struct pmuscope_event ev = { .event = 0x11, .flags = PMUSCOPE_EV_EL0 };
+	struct pmuscope_config cfg = {
+		.size = sizeof(cfg), .target = PMUSCOPE_TARGET_TASK,
+		.flags = PMUSCOPE_CFG_USER_READ, .nr_events = 1, .events = (uintptr_t)&ev,
+	};
+	int fd = open("/dev/pmuscope", O_RDWR);
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
 /* Samples of its event with a ring of RING_KIB: 0 or -errno. */
 static int stream(int fd)
 {
@@ -353,12 +374,68 @@ static int drop_ipc_lock(void)
 	return syscall(SYS_capset, &h, d) ? -errno : 0;
 }
 
+/*
+ * The EL0 user page (PMUSCOPE_CFG_USER_READ, direct backend) is charged
+ * as perf charges a perf buffer's user page: run with
+ * kernel.perf_event_mlock_kb 0, as a member of group= (EL0 reads granted):
+ * with RLIMIT_MEMLOCK 0 its CONFIG is EPERM; with one page it works and
+ * VmPin shows the page; a second session's is EPERM; the page's charge
+ * goes back when its file is closed.
+ */
+static void test_el0(void)
+{
+	struct rlimit one = { .rlim_cur = page_kb * 1024, .rlim_max = page_kb * 1024 };
+	struct rlimit none = { 0, page_kb * 1024 };
+	int fd, fd2, ret;
+	long pin;
+
+	fd = session_el0();
+	if (fd == -EOPNOTSUPP) {
+		tap(1, "the EL0 user page # SKIP no EL0 reads on this backend");
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (setrlimit(RLIMIT_MEMLOCK, &none)) {
+		tap(0, "setrlimit(RLIMIT_MEMLOCK, 0): %s", strerror(errno));
+		return;
+	}
+	fd = session_el0();
+	tap(fd == -EPERM, "ulimit -l 0, perf_event_mlock_kb 0: an EL0 session's CONFIG is EPERM (%s)",
+	    fd < 0 ? strerror(-fd) : "it succeeded");
+	if (fd >= 0)
+		close(fd);
+	if (setrlimit(RLIMIT_MEMLOCK, &one)) {
+		tap(0, "setrlimit(RLIMIT_MEMLOCK, one page): %s", strerror(errno));
+		return;
+	}
+	fd = session_el0();
+	pin = vmpin_kb();
+	tap(fd >= 0 && pin == (long)page_kb,
+	    "ulimit -l of one page: the EL0 session is made, VmPin %ld kB (%s)", pin,
+	    fd < 0 ? strerror(-fd) : "ok");
+	fd2 = session_el0();
+	tap(fd2 == -EPERM, "... a second EL0 session is EPERM (%s)",
+	    fd2 < 0 ? strerror(-fd2) : "it succeeded");
+	if (fd2 >= 0)
+		close(fd2);
+	if (fd >= 0)
+		close(fd);
+	pin = vmpin_kb();
+	fd = session_el0();
+	ret = fd >= 0 ? 0 : fd;
+	tap(pin == 0 && !ret, "closed: VmPin %ld kB, and an EL0 session is made again (%s)", pin,
+	    ret ? strerror(-ret) : "ok");
+	if (fd >= 0)
+		close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	static char tag[64];
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: pmuscope-mlock user|handoff|free|nocap\n");
+		fprintf(stderr, "usage: pmuscope-mlock user|handoff|free|nocap|el0\n");
 		return 2;
 	}
 	snprintf(tag, sizeof(tag), "pmuscope-mlock %s", argv[1]);
@@ -370,6 +447,8 @@ int main(int argc, char **argv)
 		test_handoff();
 	} else if (!strcmp(argv[1], "free")) {
 		test_free(getuid() ? "paranoid -1" : "root (CAP_IPC_LOCK)");
+	} else if (!strcmp(argv[1], "el0")) {
+		test_el0();
 	} else if (!strcmp(argv[1], "nocap")) {
 		int ret = drop_ipc_lock();
 
