@@ -104,11 +104,11 @@ gate_lane() {
 	first=$(( win * 250 + 1 ))
 	echo "# gate: module-load fault scan from site $first, window $((win + 1)) of $nwin (from commit $(git -C "$PMUSCOPE_TOP" rev-parse --short=7 HEAD 2>/dev/null || echo none); the whole scan: make faults)"
 	guest gate --require-ktap "${gate[@]}" --cpu cortex-a53 --plan gate \
-		--append "FUZZ_IOCTLS=50000 STRESS_ROUNDS=100 pmuscope_faults_load=$first:150" --timeout 900
+		--append "FUZZ_IOCTLS=50000 STRESS_ROUNDS=100 RACE_ROUNDS=100 pmuscope_faults_load=$first:150" --timeout 900
 	# SOAK_CYCLES: 200 CPU-1 off/on cycles in the gate's boot; 50 through
 	# the perf backend.
 	guest gate-perf "${gate[@]}" --cpu cortex-a53 --plan gate-perf --no-blacklist \
-		--append "FUZZ_IOCTLS=25000 SOAK_CYCLES=50 pmuscope_faults_load=$first:150" \
+		--append "FUZZ_IOCTLS=25000 SOAK_CYCLES=50 RACE_ROUNDS=100 pmuscope_faults_load=$first:150" \
 		--timeout 600
 	# The fuzzer at full volume on the test kernel (lockdep, no KASAN:
 	# fast), in this lane to even the two out; its initramfs is the other
