@@ -61,6 +61,20 @@ static int __attribute__((unused)) write_file(const char *path, const char *s)
 	return n;
 }
 
+/* The integer in the file at @path (a sysctl, a sysfs file); -1 if unreadable. */
+static int __attribute__((unused)) read_int(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
 /* CPU @cpu offline (@on 0) or online: 0, or -1. */
 static int __attribute__((unused)) set_online(int cpu, int on)
 {

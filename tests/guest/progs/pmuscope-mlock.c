@@ -49,12 +49,15 @@
 #define LIMIT_KIB	64
 #define MAX_SESS	32
 
-/* A task session of this process, cycles at EL0: the fd, or -errno. */
-static int session(void)
+/*
+ * A task session of this thread, cycles at EL0, with CONFIG @flags
+ * (PMUSCOPE_CFG_USER_READ: a user page): the fd, or -errno.
+ */
+static int session_flags(unsigned int flags)
 {
 	struct pmuscope_event ev = { .event = 0x11, .flags = PMUSCOPE_EV_EL0 };
 	struct pmuscope_config cfg = {
-		.size = sizeof(cfg), .target = PMUSCOPE_TARGET_TASK,
+		.size = sizeof(cfg), .flags = flags, .target = PMUSCOPE_TARGET_TASK,
 		.nr_events = 1, .events = (uintptr_t)&ev,
 	};
 	int fd = open("/dev/pmuscope", O_RDWR);
@@ -70,25 +73,14 @@ static int session(void)
 	return fd;
 }
 
-/* This thread's session with EL0 reads (a user page): the fd, or -errno. */
+static int session(void)
+{
+	return session_flags(0);
+}
+
 static int session_el0(void)
 {
-	struct pmuscope_event ev = { .event = 0x11, .flags = PMUSCOPE_EV_EL0 };
-	struct pmuscope_config cfg = {
-		.size = sizeof(cfg), .target = PMUSCOPE_TARGET_TASK,
-		.flags = PMUSCOPE_CFG_USER_READ, .nr_events = 1, .events = (uintptr_t)&ev,
-	};
-	int fd = open("/dev/pmuscope", O_RDWR);
-
-	if (fd < 0)
-		return -errno;
-	if (ioctl(fd, PMUSCOPE_IOC_CONFIG, &cfg)) {
-		int ret = -errno;
-
-		close(fd);
-		return ret;
-	}
-	return fd;
+	return session_flags(PMUSCOPE_CFG_USER_READ);
 }
 
 /* Samples of its event with a ring of RING_KIB: 0 or -errno. */

@@ -262,31 +262,16 @@ static int amu_fn(const struct kind *k, unsigned int flags)
 	return ret;
 }
 
+/* pmuscope's own PMU's perf type (the direct backend's), or -1. */
 static int ppmu_type(void)
 {
-	FILE *f = fopen("/sys/bus/event_source/devices/pmuscope/type", "r");
-	int t = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &t) != 1)
-			t = -1;
-		fclose(f);
-	}
-	return t;
+	return read_int("/sys/bus/event_source/devices/pmuscope/type");
 }
 
 /* The EL the kernel runs at (/sys/kernel/pmuscope/kernel_el): 1, 2, or -1. */
 static int kernel_el(void)
 {
-	FILE *f = fopen("/sys/kernel/pmuscope/kernel_el", "r");
-	int el = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &el) != 1)
-			el = -1;
-		fclose(f);
-	}
-	return el;
+	return read_int("/sys/kernel/pmuscope/kernel_el");
 }
 
 /* Own thread's CPU_CYCLES on pmuscope's PMU, EL0 and (non-VHE) EL2. */

@@ -367,19 +367,6 @@ static void test_cpu(void)
 	close(fd);
 }
 
-static int read_int(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	int v = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
 #define MAX_RATE	"/proc/sys/kernel/perf_event_max_sample_rate"
 
 /*
