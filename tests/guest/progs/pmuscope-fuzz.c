@@ -885,7 +885,14 @@ static void judge(struct fz_thread *t, struct fz_call *c, long ret, int e)
 	if (ret >= 0) {
 		if (c->invalid && io->st >= 0)
 			violation(t, c, ret, e, c->invalid);
+		/*
+		 * What only privilege opens, for nobody: anything of an ioctl
+		 * whose EPERM is the policy's but a CONFIG of its own process
+		 * at EL0. STREAM's EPERM is a CPU session's or the locked
+		 * memory's: nobody streams its own task sessions.
+		 */
 		else if (opt_unpriv && in_list(io->errnos, io->nr_errnos, EPERM) &&
+			 io->request != PMUSCOPE_IOC_STREAM &&
 			 (c->target != PMUSCOPE_TARGET_TASK || c->kernel_el ||
 			  (c->pid && !fz_own_process(c->pid))))
 			violation(t, c, ret, e, "nobody counted what needs privilege");
