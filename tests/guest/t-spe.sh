@@ -45,6 +45,26 @@ case "$out" in
 esac
 rm -f /tmp/spe-mlock.data
 check "a member within its limit (8 MiB) profiles at EL0" runas 65534:4242 pmuscope-spe 0 0 0 1
+# The SPE rows of pmuscope.rst's "Who may do what" for a member of group=,
+# level by level: whole CPUs at EL0 always (the grant); at EL1 only where
+# perf_allow_cpu() lets anyone (0 or lower), never the two grants
+# combined (a member passed at level 1 once).
+P=/proc/sys/kernel/perf_event_paranoid
+before=$(cat $P)
+for lv in -1 0 1 2 3; do
+	echo "$lv" >$P
+	runas 65534:4242 pmuscope-spe 0 0 0 1 >/dev/null 2>&1
+	check_eq "paranoid $lv, a member, SPE of CPU 0 at EL0: allowed" "$?" 0
+	out=$(runas 65534:4242 pmuscope-spe 0 0 0 3 2>&1)
+	rc=$?
+	if [ "$lv" -le 0 ]; then
+		check_eq "paranoid $lv, a member, SPE of CPU 0 at EL0 and EL1: allowed" "$rc" 0
+	else
+		check_eq "paranoid $lv, a member, SPE of CPU 0 at EL0 and EL1: EACCES" "$out" \
+			"errno=EACCES"
+	fi
+done
+echo "$before" >$P
 check "rmmod" rmmod pmuscope
 check "insmod" insmod "$PMUSCOPE_KO"
 out=$(pmuscope-spe 0 $((min - 256)) 1 2>&1)

@@ -142,6 +142,7 @@ static const char *errname(int e)
 	switch (e) {
 	case EOPNOTSUPP: return "EOPNOTSUPP";
 	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
 	case EINVAL: return "EINVAL";
 	case EBUSY: return "EBUSY";
 	case ENODEV: return "ENODEV";
