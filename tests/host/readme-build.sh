@@ -62,8 +62,12 @@ grep -q "M=.* modules" "$work/n.log"
 result $? "make alone builds the module (make -n: Kbuild's modules)"
 
 # The board guide: "make KDIR=$KDIR ARCH=arm64 CROSS_COMPILE=aarch64-oe-linux- module",
-# with Debian's compiler for the SDK's, and "make -C tools arm64".
-fresh
+# with Debian's compiler for the SDK's, and "make -C tools arm64": in the
+# same copy, what they make removed first (Kbuild relinks from the
+# README's objects; the tools' arm64 half is built again).
+[ -d "$work/tree" ] || fresh
+rm -f "$work/tree"/*.ko
+rm -rf "$work/tree/tools/build/arm64"
 guide=$(grep -m 1 -o 'make KDIR=\$KDIR ARCH=arm64 CROSS_COMPILE=[^ ]* module' \
 	"$top/Documentation/board-am62l.rst")
 if [ -z "$guide" ]; then
