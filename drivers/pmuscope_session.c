@@ -877,6 +877,8 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	bool sampling = st->sample_index != PMUSCOPE_STREAM_NO_EVENT;
 	bool starts = sampling || st->period_ms;
 	bool chain = starts && (st->flags & PMUSCOPE_STREAM_F_CALLCHAIN);
+	/* Asked once: the task's lock below is taken by what it answers. */
+	bool priv = starts && perfmon_capable();
 	struct rw_semaphore *exec_lock = NULL;
 	struct task_struct *task = NULL;
 	struct pmuscope_mlock_sysctl mls = { .mlock_kb = 0, .paranoid = INT_MAX };
@@ -899,7 +901,7 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	 * locks (CONFIG's order, and perf_event_open()'s): checked again
 	 * under them, a CONFIG may have changed it meanwhile.
 	 */
-	if (starts && !perfmon_capable()) {
+	if (starts && !priv) {
 		mutex_lock(&pmuscope_drv.lock);
 		if (sess->configured && sess->target == PMUSCOPE_TARGET_TASK)
 			task = get_task_struct(sess->task);
@@ -1000,7 +1002,7 @@ int pmuscope_session_stream(struct pmuscope_session *sess, const struct pmuscope
 	 * credentials, and drops its perf events (perf_event_exit_task()),
 	 * under the lock's write side. Stopping makes nothing: not asked.
 	 */
-	if (starts && sess->target == PMUSCOPE_TARGET_TASK && !perfmon_capable()) {
+	if (starts && sess->target == PMUSCOPE_TARGET_TASK && !priv) {
 		/* Reconfigured since the lock was taken: another task's. */
 		ret = -EBUSY;
 		if (sess->task != task)
