@@ -87,7 +87,10 @@ static void report_usage(FILE *f)
 		"  pmuscope.data): share of the samples, and each event's counts since the\n"
 		"  previous sample of the same CPU, with IPC and miss ratios. -g: call\n"
 		"  graphs with children and self shares, as perf report --children;\n"
-		"  --folded: folded stacks, as perf script | stackcollapse-perf.pl.\n");
+		"  --folded: folded stacks, as perf script | stackcollapse-perf.pl, each\n"
+		"  stack's samples counted (stackcollapse-perf.pl since 2021 adds up their\n"
+		"  periods: --folded-weight period); with several events sampled, -e\n"
+		"  (stackcollapse-perf.pl: the first one read).\n");
 }
 
 /* The name of @pid at @time: its main thread's, else any of its threads'. */
@@ -231,7 +234,7 @@ static int profile_fail(struct prof *p, const char *what, const struct df_view *
 static int profile_scan(struct prof *p)
 {
 	struct df_view c;
-	char err[256];
+	char err[512];
 	size_t off = p->df.first_chunk;
 	int ret;
 
@@ -254,14 +257,15 @@ static int profile_scan(struct prof *p)
 			memcpy(&p->end, c.payload, sizeof(p->end));
 			p->complete = 1;
 		} else if (c.type == DF_CHUNK_RECORDS) {
-			ret = df_check_records(c.payload, c.len, err, sizeof(err));
+			ret = df_check_records(&p->df, &c, err, sizeof(err));
 			if (ret < 0)
-				return profile_fail(p, "records chunk", &c, err);
+				return profile_fail(p, "", NULL, err);
 		}
 	}
 	if (ret < 0)
 		return profile_fail(p, "bad file", NULL, err);
-	maps_index_sort(&p->maps);
+	if (maps_index_sort(&p->maps))
+		return profile_fail(p, "", NULL, strerror(ENOMEM));
 	return 0;
 }
 
@@ -702,6 +706,9 @@ struct gnode {
 	uint64_t period, samples;
 	struct gnode **kids;
 	size_t nkids, room;
+	/* In cg_report's table of every node, by parent and function. */
+	struct gnode *parent, *hnext;
+	uint64_t hash;
 };
 
 struct cg_entry {
@@ -730,6 +737,9 @@ struct cg_report {
 	uint64_t total, nsamples;	/* of @event */
 	struct cg_entry **buckets;
 	size_t nbuckets, nentries;
+	/* The graphs' nodes by parent and function: a child found in O(1). */
+	struct gnode **gbuckets;
+	size_t ngbuckets, ngnodes;
 };
 
 static int has_key(const struct cg_report *r, enum cg_sort_key k)
@@ -828,12 +838,49 @@ static struct gnode *gnode_new(const struct cg_frame *f)
 	return n;
 }
 
+/* The hash of @f's function (same_function()) under @parent. */
+static uint64_t gnode_hash(const struct gnode *parent, const struct cg_frame *f)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	h = (h ^ (uintptr_t)parent) * 1099511628211ULL;
+	h = (h ^ (f->flags & (CG_FRAME_INLINED | CG_FRAME_KERNEL))) * 1099511628211ULL;
+	h = (h ^ (uintptr_t)f->dso) * 1099511628211ULL;
+	h = (h ^ (f->sym ? (uintptr_t)f->sym : f->addr)) * 1099511628211ULL;
+	return h ^ h >> 29;
+}
+
+/* @k (a new child of @k->parent) into @r's table, grown when full. */
+static int gnode_insert(struct cg_report *r, struct gnode *k)
+{
+	if (r->ngnodes >= r->ngbuckets) {
+		size_t n = r->ngbuckets ? 2 * r->ngbuckets : 1024;
+		struct gnode **nb = calloc(n, sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		for (size_t i = 0; i < r->ngbuckets; i++)
+			for (struct gnode *g = r->gbuckets[i], *next; g; g = next) {
+				next = g->hnext;
+				g->hnext = nb[g->hash % n];
+				nb[g->hash % n] = g;
+			}
+		free(r->gbuckets);
+		r->gbuckets = nb;
+		r->ngbuckets = n;
+	}
+	k->hnext = r->gbuckets[k->hash % r->ngbuckets];
+	r->gbuckets[k->hash % r->ngbuckets] = k;
+	r->ngnodes++;
+	return 0;
+}
+
 /*
  * Add a path (@n frames at @v, @step apart) of @period to the graph at
  * @root, a node of no function whose children are the paths' first frames.
  */
-static int graph_add(struct gnode *root, const struct cg_frame *const *v, size_t n, long step,
-		     uint64_t period)
+static int graph_add(struct cg_report *r, struct gnode *root, const struct cg_frame *const *v,
+		     size_t n, long step, uint64_t period)
 {
 	struct gnode *at = root;
 
@@ -841,11 +888,13 @@ static int graph_add(struct gnode *root, const struct cg_frame *const *v, size_t
 	at->samples++;
 	for (size_t i = 0; i < n; i++) {
 		const struct cg_frame *f = v[(long)i * step];
+		uint64_t h = gnode_hash(at, f);
 		struct gnode *k = NULL;
 
-		for (size_t j = 0; j < at->nkids && !k; j++)
-			if (same_function(at->kids[j]->f, f))
-				k = at->kids[j];
+		if (r->ngbuckets)
+			for (k = r->gbuckets[h % r->ngbuckets]; k; k = k->hnext)
+				if (k->hash == h && k->parent == at && same_function(k->f, f))
+					break;
 		if (!k) {
 			if (at->nkids == at->room) {
 				size_t m = at->room ? 2 * at->room : 4;
@@ -859,7 +908,11 @@ static int graph_add(struct gnode *root, const struct cg_frame *const *v, size_t
 			k = gnode_new(f);
 			if (!k)
 				return -ENOMEM;
+			k->parent = at;
+			k->hash = h;
 			at->kids[at->nkids++] = k;
+			if (gnode_insert(r, k))
+				return -ENOMEM;
 		}
 		k->period += period;
 		k->samples++;
@@ -921,8 +974,9 @@ static int cg_report_sample(struct cg_report *r, const struct cg_sample *s, size
 			return 0;
 		if (!e->graph && !(e->graph = gnode_new(NULL)))
 			return -ENOMEM;
-		return r->order == ORDER_CALLER ? graph_add(e->graph, v + n - 1, n, -1, s->period) :
-						  graph_add(e->graph, v, n, 1, s->period);
+		if (r->order == ORDER_CALLER)
+			return graph_add(r, e->graph, v + n - 1, n, -1, s->period);
+		return graph_add(r, e->graph, v, n, 1, s->period);
 	}
 	/* Children: each entry once, at its outermost frame. */
 	for (size_t k = n; k-- > 0;) {
@@ -940,8 +994,8 @@ static int cg_report_sample(struct cg_report *r, const struct cg_sample *s, size
 			continue;
 		if (!e->graph && !(e->graph = gnode_new(NULL)))
 			return -ENOMEM;
-		if (r->order == ORDER_CALLER ? graph_add(e->graph, v + k, k + 1, -1, s->period) :
-		    graph_add(e->graph, v + k, n - k, 1, s->period))
+		if (r->order == ORDER_CALLER ? graph_add(r, e->graph, v + k, k + 1, -1, s->period) :
+		    graph_add(r, e->graph, v + k, n - k, 1, s->period))
 			return -ENOMEM;
 	}
 	return 0;
@@ -1211,6 +1265,9 @@ static void cg_report_reset(struct cg_report *r)
 	free(r->buckets);
 	r->buckets = NULL;
 	r->nbuckets = r->nentries = 0;
+	free(r->gbuckets);
+	r->gbuckets = NULL;
+	r->ngbuckets = r->ngnodes = 0;
 	r->total = r->nsamples = 0;
 }
 
@@ -1249,7 +1306,9 @@ static int cg_report_event(struct cg_report *r, uint32_t ev, struct cg_entry ***
  * perf script | stackcollapse-perf.pl makes them (its default options):
  * the comm with spaces as '_', the function names without offsets, a
  * frame without a symbol in a known object as "[object's base name]",
- * ';' in a name as ':', what follows a '(' dropped, quotes removed.
+ * ';' in a name as ':', what follows a '(' dropped, quotes removed. The
+ * count: samples, or (--folded-weight period) the sum of their periods,
+ * as stackcollapse-perf.pl has made it since 2021 (Documentation/cli.rst).
  */
 struct folded_line {
 	char *stack;
@@ -1328,7 +1387,8 @@ static int print_folded(const struct cg_profile *p, uint32_t ev, int by_period)
 		v[n].stack = strdup(buf ? buf : "");
 		if (!v[n].stack)
 			goto out;
-		v[n++].count = by_period ? s->period : 1;
+		/* stackcollapse-perf.pl: a period of 0 (none printed) counts 1 */
+		v[n++].count = by_period && s->period ? s->period : 1;
 	}
 	qsort(v, n, sizeof(*v), folded_cmp);
 	for (size_t i = 0; i < n;) {
@@ -1461,7 +1521,8 @@ static const struct cli_option report_options[] = {
 	OPT_CALLBACK("folded", 0, NULL, "folded stacks: one line a stack, comm;root;...;leaf "
 		     "COUNT (flamegraph.pl, speedscope)", report_opt, 'F'),
 	OPT_CALLBACK("folded-weight", 0, "samples|period", "--folded counts samples (default) "
-		     "or sums their periods", report_opt, 'W'),
+		     "or sums their periods (as stackcollapse-perf.pl since 2021)", report_opt,
+		     'W'),
 	OPT_STRING("flamegraph", 0, "FILE.svg", "an interactive SVG flame graph of the call "
 		   "chains (a browser shows it)", struct report_args, flamegraph),
 	OPT_STRING("pprof", 0, "FILE.pb.gz", "the call chains as pprof's gzipped profile.proto "

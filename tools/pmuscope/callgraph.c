@@ -32,6 +32,7 @@
 #include "symbols.h"
 
 #define KERNEL_DSO	"[kernel.kallsyms]"
+#define KSYM_NAME_LEN	512	/* the kernel's: a symbol's name and its NUL */
 #define UNKNOWN_DSO	"[unknown]"
 
 struct ksym {
@@ -254,8 +255,8 @@ static int kallsyms_parse(struct cg_priv *x, const char *text, size_t len)
 			if (*mod != '[')
 				mod = NULL;
 		}
-		if (!*name)
-			continue;
+		if (!*name || end - name >= KSYM_NAME_LEN)
+			continue;	/* no kernel has a longer name */
 		if (x->nksyms == room) {
 			struct ksym *k;
 
@@ -354,7 +355,7 @@ static struct rnode *resolve_user(struct cg_profile *p, uint32_t pid, uint64_t t
 {
 	struct cg_priv *x = p->priv;
 	struct cg_frame f = { .addr = addr, .dso = UNKNOWN_DSO };
-	const struct maps_ent *m;
+	struct maps_ent *m;
 	struct sym_info *si;
 	const char *path;
 	struct rnode *r;
@@ -371,7 +372,10 @@ static struct rnode *resolve_user(struct cg_profile *p, uint32_t pid, uint64_t t
 		}
 		return r;
 	}
-	path = intern(x, m->path[0] ? m->path : UNKNOWN_DSO);
+	/* Interned once a mapping, not once a frame. */
+	if (!m->ipath)
+		m->ipath = intern(x, m->path[0] ? m->path : UNKNOWN_DSO);
+	path = m->ipath;
 	if (!path)
 		return NULL;
 	r = res_get(x, path, addr, m->start, m->pgoff, adjust, &made);
@@ -522,7 +526,7 @@ static int cg_scan(struct cg_profile *p, char *err, size_t errlen)
 {
 	struct cg_priv *x = p->priv;
 	struct df_view c;
-	char e[256];
+	char e[512];
 	size_t off = x->df.first_chunk;
 	int ret;
 
@@ -551,9 +555,9 @@ static int cg_scan(struct cg_profile *p, char *err, size_t errlen)
 		} else if (c.type == DF_CHUNK_END) {
 			p->complete = 1;
 		} else if (c.type == DF_CHUNK_RECORDS) {
-			ret = df_check_records(c.payload, c.len, e, sizeof(e));
+			ret = df_check_records(&x->df, &c, e, sizeof(e));
 			if (ret < 0) {
-				cg_err(err, errlen, "records chunk at byte %zu: %s", c.offset, e);
+				cg_err(err, errlen, "%s", e);
 				return ret;
 			}
 		}
@@ -562,7 +566,8 @@ static int cg_scan(struct cg_profile *p, char *err, size_t errlen)
 		cg_err(err, errlen, "bad file: %s", e);
 		return ret;
 	}
-	maps_index_sort(&x->maps);
+	if (maps_index_sort(&x->maps))
+		return -ENOMEM;
 	p->has_kallsyms = x->nksyms > 0;
 	return 0;
 }

@@ -422,18 +422,42 @@ void df_close(struct df_file *df)
 	memset(df, 0, sizeof(*df));
 }
 
-int df_check_records(const void *payload, size_t len, char *err, size_t errlen)
+int df_check_records(const struct df_file *df, const struct df_view *c, char *err,
+		     size_t errlen)
 {
+	size_t payload = c->offset + sizeof(struct df_chunk), off = 0, at;
+	uint32_t max = (df->info.flags & DF_F_CALLCHAIN) ? df->info.max_stack : 0;
+	char why[256] = "";
+	struct pmuscope_chain ch;
 	struct pmuscope_rec r;
-	size_t off = 0;
 	int ret;
 
-	while ((ret = pmuscope_record_next(payload, len, &off, &r, err, errlen)) == 1) {
+	while ((ret = pmuscope_record_next(c->payload, c->len, &off, &r, why,
+					   sizeof(why))) == 1) {
+		at = off - r.size;
 		if (r.type == PMUSCOPE_REC_SAMPLE && r.nr > PMUSCOPE_MAX_EVENTS) {
-			snprintf(err, errlen, "record at byte %zu: %u counts, at most %u",
-				 off - r.size, r.nr, (unsigned int)PMUSCOPE_MAX_EVENTS);
+			df_err(err, errlen, "records chunk at byte %zu: record at byte %zu: %u counts, at most %u",
+			       c->offset, at, r.nr, (unsigned int)PMUSCOPE_MAX_EVENTS);
+			return -EBADMSG;
+		}
+		if (!(r.flags & PMUSCOPE_REC_F_CHAIN))
+			continue;
+		if (!(df->info.flags & DF_F_CALLCHAIN)) {
+			df_err(err, errlen,
+			       "record at offset %zu: a call chain, but the header says the recording has none (flags 0x%x)",
+			       payload + at, df->info.flags);
+			return -EBADMSG;
+		}
+		/* 0: a newer chain layout, skipped by every reader */
+		if (pmuscope_record_chain(&r, &ch) == 1 &&
+		    (uint32_t)ch.nr_kernel + ch.nr_user > max) {
+			df_err(err, errlen,
+			       "record at offset %zu: call chain of %u frames, more than the header's max_stack %u",
+			       payload + at, (unsigned int)ch.nr_kernel + ch.nr_user, max);
 			return -EBADMSG;
 		}
 	}
+	if (ret < 0)
+		df_err(err, errlen, "records chunk at byte %zu: %s", c->offset, why);
 	return ret < 0 ? ret : 0;
 }

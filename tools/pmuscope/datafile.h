@@ -189,10 +189,19 @@ int df_open_mem(struct df_file *df, const void *data, size_t size, char *err, si
 int df_next(const struct df_file *df, size_t *off, struct df_view *c, char *err, size_t errlen);
 void df_close(struct df_file *df);
 /*
- * The records of a RECORDS chunk (@payload, @len) all well-formed, a
- * sample with at most PMUSCOPE_MAX_EVENTS counts: 0, or -errno with why
- * (the record's byte) in @err.
+ * The records of RECORDS chunk @c of @df, the one check every reader of
+ * the file makes before it uses them (report, script, report -g and the
+ * profile writers): each record well-formed (pmuscope_record_next()), a
+ * sample with at most PMUSCOPE_MAX_EVENTS counts, a call chain only in a
+ * file whose header says it has them (DF_F_CALLCHAIN) and of at most the
+ * header's max_stack frames, kernel and user together (what record asked
+ * the driver for: a longer chain is not a recording's). 0, or -EBADMSG
+ * with why in @err: "records chunk at byte N: record at byte M: ..." for
+ * a malformed record (M in the chunk's payload), "record at offset N:
+ * call chain of F frames, more than the header's max_stack S" (N in the
+ * file) for a chain too long.
  */
-int df_check_records(const void *payload, size_t len, char *err, size_t errlen);
+int df_check_records(const struct df_file *df, const struct df_view *c, char *err,
+		     size_t errlen);
 
 #endif

@@ -17,7 +17,9 @@
  * cut short, grown with zeros), each in a buffer of exactly its size; and
  * hand-made headers (the crafted argc of 0xffffffff and 0xfffffff8 that
  * overflowed the heap), and record files with a corrupt header word or
- * chain (refused, the message naming the byte offset). A reader must
+ * chain, or a chain the header does not allow (longer than its
+ * max_stack, or in a file without chains: df_check_records()), refused,
+ * the message naming the byte offset. A reader must
  * refuse or accept each; when it refuses, its message must be set (a
  * record's must name its byte). Any sanitizer report ends the run.
  * --keep DIR writes the crafted files there (crafted-*.spe, crafted-*.data)
@@ -92,6 +94,13 @@ static int read_df(const unsigned char *buf, size_t size)
 			struct pmuscope_chain ch;
 			size_t roff = 0;
 			uint64_t sum = 0;
+
+			/* The readers' own check first (chains within max_stack). */
+			ret = df_check_records(&df, &c, err, sizeof(err));
+			if (ret < 0) {
+				df_close(&df);
+				return strstr(err, "byte") || strstr(err, "offset") ? 1 : -1;
+			}
 
 			while ((ret = pmuscope_record_next(c.payload, c.len, &roff, &r, err,
 							   sizeof(err))) == 1) {
@@ -593,6 +602,54 @@ int main(int argc, char **argv)
 				keep_file(path, b, cfn);
 			}
 			free(b);
+		}
+		/*
+		 * Chains the header does not allow (df_check_records(), every
+		 * reader's check): longer than its max_stack (2: the first
+		 * record has 3 frames), or in a recording without chains.
+		 */
+		{
+			static const struct {
+				const char *name;
+				uint32_t flags, max;
+				const char *want;
+			} hc[] = {
+				{ "chain-over-max-stack", DF_F_CALLCHAIN | DF_F_TASK, 2,
+				  "call chain of 3 frames, more than the header's max_stack 2" },
+				{ "chain-without-flag", DF_F_TASK, 0,
+				  "a call chain, but the header says the recording has none" },
+			};
+
+			for (size_t i = 0; i < sizeof(hc) / sizeof(hc[0]); i++) {
+				unsigned char *b = malloc(cfn);
+				char err[512] = "", want[128];
+				struct df_file f;
+				struct df_view c;
+				size_t off;
+				int ret;
+
+				memcpy(b, cf, cfn);
+				memcpy(b + offsetof(struct df_header, flags), &hc[i].flags, 4);
+				memcpy(b + offsetof(struct df_header, max_stack), &hc[i].max, 4);
+				snprintf(want, sizeof(want), "record at offset %zu: %s",
+					 chain1 - 48, hc[i].want);
+				ret = df_open_mem(&f, b, cfn, err, sizeof(err));
+				off = f.first_chunk;
+				while (!ret && (ret = df_next(&f, &off, &c, err, sizeof(err))) == 1)
+					ret = c.type == DF_CHUNK_RECORDS ?
+					      df_check_records(&f, &c, err, sizeof(err)) : 0;
+				result(ret < 0 && strstr(err, want),
+				       "record file: %s, refused: %s", hc[i].name, err);
+				df_close(&f);
+				if (keep) {
+					char path[400];
+
+					snprintf(path, sizeof(path), "%s/crafted-%s.data", keep,
+						 hc[i].name);
+					keep_file(path, b, cfn);
+				}
+				free(b);
+			}
 		}
 		/* Cut in the middle of the first chain: the record is past the end. */
 		result(read_df(cf, chain1 + 8) == 1, "record file: cut in a chain, refused");

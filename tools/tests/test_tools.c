@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "datafile.h"
+#include "maps.h"
 #include "pmuscope.h"
 #include "read-file.h"
 #include "stat-output.h"
@@ -1481,6 +1482,309 @@ static void test_datafile_v2(void)
 	       "datafile: a KALLSYMS chunk too short for its header (%s)", e);
 }
 
+/*
+ * df_check_records(), the check every reader of the file makes: a chain
+ * of more frames than the header's max_stack, or any chain in a file
+ * whose header says it has none, refused with the record's file offset.
+ */
+static void test_datafile_chains(void)
+{
+	static unsigned char b[4096];
+	struct df_chunk ch = { .type = DF_CHUNK_RECORDS };
+	struct df_file df;
+	struct df_view c;
+	char err[512], want[160];
+	size_t n, len, off, rec2;
+	int ret;
+
+	for (unsigned int kase = 0; kase < 4; kase++) {
+		/* 0: 8 frames, max_stack 8; 1: 9 of 8; 2: no DF_F_CALLCHAIN; 3: 127 of 127 */
+		uint32_t max = kase == 3 ? 127 : 8;
+		uint16_t nu = kase == 1 ? 9 : kase == 3 ? 100 : 8;
+
+		memset(b, 0, sizeof(b));
+		n = df_mem(b, 2, kase == 2 ? 0 : DF_F_CALLCHAIN, kase == 2 ? 0 : max);
+		len = put_rec(b + n + 8, 0, PMUSCOPE_REC_SAMPLE, 1, 0x400100, 1, 10);
+		rec2 = len;
+		len += put_chain_rec(b + n + 8, len, 1, 1, 16, kase == 3 ? 27 : 0, nu, 0);
+		ch.size = 8 + len;
+		memcpy(b + n, &ch, sizeof(ch));
+		err[0] = '\0';
+		ret = df_open_mem(&df, b, n + ch.size, err, sizeof(err));
+		off = df.first_chunk;
+		ret = ret ?: df_next(&df, &off, &c, err, sizeof(err)) == 1 ? 0 : -EIO;
+		ret = ret ?: df_check_records(&df, &c, err, sizeof(err));
+		df_close(&df);
+		if (kase == 0 || kase == 3) {
+			result(!ret, "datafile: a chain of %u frames, max_stack %u, read (%s)",
+			       kase == 3 ? 127 : 8, max, ret ? err : "ok");
+			continue;
+		}
+		if (kase == 1)
+			snprintf(want, sizeof(want),
+				 "record at offset %zu: call chain of 9 frames, more than the header's max_stack 8",
+				 n + 8 + rec2);
+		else
+			snprintf(want, sizeof(want),
+				 "record at offset %zu: a call chain, but the header says the recording has none",
+				 n + 8 + rec2);
+		result(ret == -EBADMSG && strstr(err, want),
+		       "datafile: %s refused, the record's file offset named (%s)",
+		       kase == 1 ? "a chain longer than max_stack" : "a chain in a file without",
+		       err);
+	}
+}
+
+/* ------------------------------------------------------- maps and names */
+/*
+ * The lookups of maps.c against the linear search they replaced, its
+ * rules kept here as they were: a process's chunks sorted by time, then
+ * file order; from the first taken at or after the sample, forward until
+ * an exec after the sample (unless the sample comes before every chunk),
+ * then backward to the exec that started the image, that chunk included;
+ * the first chunk with the address wins.
+ */
+struct ref_chunk {
+	uint32_t pid, reason;
+	uint64_t time;
+	size_t seq;
+	unsigned int n;
+	uint64_t start[4], end[4];
+	char text[512];
+};
+
+static int ref_chunk_cmp(const void *a, const void *b)
+{
+	const struct ref_chunk *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The old maps_index_find(): the chunk and mapping found, -1 none, -2 no chunk of @pid. */
+static long ref_find(const struct ref_chunk *v, size_t nv, uint32_t pid, uint64_t time,
+		     uint64_t pc, int *which)
+{
+	size_t first = 0, last, at;
+
+	while (first < nv && v[first].pid != pid)
+		first++;
+	for (last = first; last < nv && v[last].pid == pid; last++)
+		;
+	if (last == first)
+		return -2;
+	for (at = first; at < last && v[at].time < time; at++)
+		;
+	for (size_t i = at; i < last; i++) {
+		if (at > first && v[i].reason == DF_MAPS_EXEC && v[i].time > time)
+			break;
+		for (unsigned int k = 0; k < v[i].n; k++)
+			if (pc >= v[i].start[k] && pc < v[i].end[k]) {
+				*which = k;
+				return i;
+			}
+	}
+	for (size_t i = at; i-- > first;) {
+		for (unsigned int k = 0; k < v[i].n; k++)
+			if (pc >= v[i].start[k] && pc < v[i].end[k]) {
+				*which = k;
+				return i;
+			}
+		if (v[i].reason == DF_MAPS_EXEC)
+			break;
+	}
+	return -1;
+}
+
+struct ref_comm {
+	uint32_t pid, tid;
+	uint64_t time;
+	size_t seq;
+	char comm[16];
+};
+
+static int ref_comm_cmp(const void *a, const void *b)
+{
+	const struct ref_comm *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The old maps_index_comm(). */
+static const char *ref_comm(const struct ref_comm *v, size_t nv, uint32_t pid, uint32_t tid,
+			    uint64_t time)
+{
+	const struct ref_comm *best = NULL;
+
+	for (int pass = tid ? 0 : 1; pass < 3 && !best; pass++)
+		for (size_t i = 0; i < nv; i++) {
+			const struct ref_comm *c = &v[i];
+
+			if (c->pid != pid || (pass == 0 && c->tid != tid) ||
+			    (pass == 1 && c->tid != pid))
+				continue;
+			if (!best || c->time <= time)
+				best = c;
+			else
+				break;
+		}
+	return best ? best->comm : NULL;
+}
+
+static uint64_t maps_rng = 88172645463325252ULL;
+
+static uint64_t maps_rnd(unsigned int n)
+{
+	maps_rng ^= maps_rng << 13;
+	maps_rng ^= maps_rng >> 7;
+	maps_rng ^= maps_rng << 17;
+	return maps_rng % n;
+}
+
+static void test_maps_same(void)
+{
+	static struct ref_chunk v[800], rv[800];	/* rv: sorted (@v's texts stay put) */
+	static struct ref_comm cv[200];
+	unsigned long bad = 0, found = 0, queries = 0, cbad = 0;
+
+	for (unsigned int round = 0; round < 200; round++) {
+		struct maps_index x = { 0 };
+		size_t nv = 1 + maps_rnd(sizeof(v) / sizeof(v[0])), nc = maps_rnd(200);
+
+		for (size_t i = 0; i < nv; i++) {
+			struct ref_chunk *c = &v[i];
+			uint64_t page = maps_rnd(4);
+			size_t o = 0;
+
+			*c = (struct ref_chunk){ .pid = 1 + maps_rnd(round % 2 ? 3 : 1),
+						 .time = maps_rnd(30), .seq = i, .n = maps_rnd(5) };
+			c->reason = maps_rnd(4) ? DF_MAPS_END - maps_rnd(2) : DF_MAPS_EXEC;
+			for (unsigned int k = 0; k < c->n; k++) {
+				c->start[k] = 0x400000 + 0x1000 * page;
+				c->end[k] = c->start[k] + 0x1000 * (1 + maps_rnd(3));
+				page += (c->end[k] - c->start[k]) / 0x1000 + maps_rnd(3);
+				o += snprintf(c->text + o, sizeof(c->text) - o,
+					      "%llx-%llx r-xp 00000000 08:01 1 /c%zu-%u\n",
+					      (unsigned long long)c->start[k],
+					      (unsigned long long)c->end[k], i, k);
+			}
+			if (maps_index_add(&x, c->pid, c->reason, c->time, c->text, o))
+				bad++;
+		}
+		for (size_t i = 0; i < nc; i++) {
+			cv[i] = (struct ref_comm){ .pid = 1 + maps_rnd(3), .time = maps_rnd(12),
+						   .seq = i };
+			cv[i].tid = cv[i].pid + maps_rnd(3);
+			snprintf(cv[i].comm, sizeof(cv[i].comm), "n%zu", i);
+			if (maps_index_add_comm(&x, cv[i].pid, cv[i].tid, cv[i].time, cv[i].comm,
+						sizeof(cv[i].comm)))
+				bad++;
+		}
+		if (maps_index_sort(&x))
+			bad++;
+		memcpy(rv, v, nv * sizeof(v[0]));
+		qsort(rv, nv, sizeof(rv[0]), ref_chunk_cmp);
+		qsort(cv, nc, sizeof(cv[0]), ref_comm_cmp);
+		for (unsigned int q = 0; q < 400; q++) {
+			uint32_t pid = maps_rnd(5);
+			uint64_t t = maps_rnd(32), pc = 0x400000 + maps_rnd(20 * 0x1000);
+			const struct maps_ent *e;
+			char path[32] = "";
+			int any, k = 0;
+			long i = ref_find(rv, nv, pid, t, pc, &k);
+
+			e = maps_index_find(&x, pid, t, pc, &any);
+			if (i >= 0)
+				snprintf(path, sizeof(path), "/c%zu-%d", rv[i].seq, k);
+			if (any != (i != -2) || !e != (i < 0) ||
+			    (e && (strcmp(e->path, path) || e->start != rv[i].start[k])))
+				bad++;
+			found += i >= 0;
+			queries++;
+		}
+		for (unsigned int q = 0; q < 400; q++) {
+			uint32_t pid = maps_rnd(5), tid = maps_rnd(2) ? 0 : pid + maps_rnd(4);
+			uint64_t t = maps_rnd(14);
+			const char *cw, *cg;
+
+			cg = maps_index_comm(&x, pid, tid, t);
+			cw = ref_comm(cv, nc, pid, tid, t);
+			cbad += !cg != !cw || (cg && strcmp(cg, cw));
+		}
+		maps_index_free(&x);
+	}
+	result(!bad && found > queries / 4,
+	       "maps: %lu lookups of 200 random recordings agree with the linear search (%lu found, %lu differ)",
+	       queries, found, bad);
+	result(!cbad, "maps: 80000 thread-name lookups agree with the linear search (%lu differ)",
+	       cbad);
+}
+
+/*
+ * @n MAPS chunks of one process (one mapping each, as many execs as
+ * not) and @n lookups of addresses none has, at times across them: the
+ * probes (chunks and unions searched) per lookup.
+ */
+static double maps_probes(size_t n, int execs)
+{
+	struct maps_index x = { 0 };
+	static const char text[] = "400000-401000 r-xp 00000000 08:01 1 /bin/x\n";
+	double per = -1;
+	int any;
+
+	for (size_t i = 0; i < n; i++)
+		if (maps_index_add(&x, 7, execs && i % 1000 == 0 ? DF_MAPS_EXEC : DF_MAPS_END,
+				   i, text, sizeof(text) - 1))
+			goto out;
+	if (maps_index_sort(&x))
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (maps_index_find(&x, 7, (i * 7919) % n, 0x500000, &any) || !any)
+			goto out;
+	per = (double)x.probes / n;
+out:
+	maps_index_free(&x);
+	return per;
+}
+
+static void test_maps(void)
+{
+	static char text[8192];
+	struct maps_index x = { 0 };
+	const struct maps_ent *e;
+	double a, b, c, d;
+	int any;
+
+	test_maps_same();
+	/* 40,000 chunks and 40,000 lookups: O(log n) probes each, not O(n). */
+	a = maps_probes(10000, 0);
+	b = maps_probes(40000, 0);
+	result(a > 0 && b > 0 && b < 200 && b < 1.5 * a,
+	       "maps: 40,000 MAPS chunks, 40,000 lookups: %.1f probes a lookup (%.1f at 10,000), not a linear search",
+	       b, a);
+	c = maps_probes(10000, 1);
+	d = maps_probes(40000, 1);
+	result(c > 0 && d > 0 && d < 200 && d < 1.5 * c,
+	       "maps: the same with an exec every 1,000 chunks: %.1f probes a lookup (%.1f at 10,000)",
+	       d, c);
+	/* A path longer than any the kernel prints: the line is skipped. */
+	memcpy(text, "400000-401000 r-xp 00000000 08:01 1 /", 37);
+	memset(text + 37, 'x', sizeof(text) - 39);
+	text[sizeof(text) - 2] = '\n';
+	maps_index_add(&x, 7, DF_MAPS_EXEC, 1, text, sizeof(text) - 1);
+	maps_index_sort(&x);
+	e = maps_index_find(&x, 7, 1, 0x400010, &any);
+	result(!e && any, "maps: a line whose path is longer than PATH_MAX is skipped");
+	maps_index_free(&x);
+}
+
 static void test_datafile(void)
 {
 	char tmpl[] = "/tmp/pmuscope-df-XXXXXX", path[300], err[256];
@@ -2688,6 +2992,8 @@ int main(int argc, char **argv)
 	test_stream2(argv[0]);
 	test_datafile();
 	test_datafile_truncated();
+	test_datafile_chains();
+	test_maps();
 	test_read_input();
 	test_amu_metrics();
 	test_amu_cli();
