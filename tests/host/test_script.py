@@ -559,5 +559,109 @@ class CallGraphTest(unittest.TestCase):
                     self.assertIn(path.encode(), r.stderr, (i, args))
 
 
+def counts(stderr):
+    """PMUSCOPE_REPORT_COUNTS's line: what the graphs and --folded cost."""
+    m = re.search(r"counts: graph nodes (\d+), at most (\d+) at once, path steps (\d+), "
+                  r"paths (\d+); folded stacks (\d+), names (\d+), name numbers (\d+)", stderr)
+    assert m, stderr
+    keys = ("nodes", "peak", "steps", "paths", "stacks", "names", "ids")
+    return dict(zip(keys, map(int, m.groups())))
+
+
+class BoundsTest(unittest.TestCase):
+    """Crafted files whose graphs (report -g) and stacks (--folded) were
+    quadratic in the chains' depth: what is built is counted
+    (PMUSCOPE_REPORT_COUNTS), and bounded by the file's frames."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def data(self, name, chains, kallsyms=None):
+        w = Writer([CYCLES], version=2, flags=DF_F_CALLCHAIN, max_stack=127)
+        if kallsyms:
+            w.kallsyms(1, kallsyms)
+        w.records([record(REC_SAMPLE, time=10 + i, pid=100, tid=100, pc=c[0], flags=f,
+                          **{"kernel" if f == 0 else "user": c})
+                   for i, (c, f) in enumerate(chains)])
+        path = os.path.join(self.tmp.name, name)
+        w.save(path)
+        return path
+
+    def run_counts(self, *args):
+        r = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, PMUSCOPE_REPORT_COUNTS="1"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r, counts(r.stderr)
+
+    def test_distinct_deep_chains(self):
+        # 400 samples of 127 frames, no frame twice: 50,800 entries, each in
+        # one sample (0.25%, under -g's 0.5%). Every entry's graph held
+        # every path below it: 400 x 127 x 128 / 2 = 3,251,200 nodes.
+        S, D = 400, 127
+        data = self.data("deep.data", [([0x1000000 + 16 * (i * D + j) for j in range(D)], 1)
+                                       for i in range(S)])
+        for args in ((), ("--no-children",), ("callee",), ("--json",)):
+            r, c = self.run_counts("report", "-i", data, "-g", *args)
+            frames = S * D
+            self.assertLessEqual(c["paths"], frames, args)
+            self.assertLessEqual(c["nodes"], 2 * frames, (args, c))
+            self.assertLessEqual(c["steps"], frames, (args, c))
+        # Under the branches' 0.5%, an entry's graph is not printed (as in
+        # --json, and as perf's graph,0.5): the entry's line, a blank line.
+        r, c = self.run_counts("report", "-i", data, "-g")
+        self.assertNotIn("---", r.stdout)
+        self.assertEqual(len(re.findall(r"%  :100 +\[unknown\] +\[\.\] 0x", r.stdout)), S * D)
+        self.assertIn("     0.25%     0.25%  :100     [unknown]      [.] 0x0000000001000000\n\n",
+                      r.stdout)
+        # --percent-limit 0: everything, as asked.
+        r, c = self.run_counts("report", "-i", data, "-g", "--percent-limit", "0", "-n", "3")
+        self.assertEqual(r.stdout.count("---"), 3)
+
+    def test_repeated_deep_chain(self):
+        # One chain of 127 frames, 200 and then 400 times: every entry is
+        # 100%, its graph the chain below it. The nodes: 127 x 128 / 2,
+        # however many samples; the paths walked: that a sample (and the
+        # ends of the paths, a step each).
+        D = 127
+        chain = [0x1000000 + 16 * j for j in range(D)]
+        got = []
+        for S in (200, 400):
+            data = self.data(f"same{S}.data", [(chain, 1)] * S)
+            r, c = self.run_counts("report", "-i", data, "-g")
+            self.assertEqual(c["nodes"], D + D * (D + 1) // 2)
+            self.assertLessEqual(c["peak"], D)
+            self.assertLessEqual(c["steps"], S * D * (D + 3) // 2)
+            got.append(r.stdout.count("\n"))
+        self.assertEqual(got[0], got[1])
+
+    def test_folded_distinct_stacks(self):
+        # Kernel chains of 127 frames of 20,000 functions with 500-character
+        # names: --folded kept each sample's 64 KB line; now each name once
+        # and each distinct stack as its names' numbers.
+        K, S, D = 2000, 300, 127
+        ks = "".join("%016x T %s%06d\n" % (0xffff800080000000 + 0x100 * k, "k" * 500, k)
+                     for k in range(K))
+        chains = [([0xffff800080000000 + 0x100 * ((i * D + j) % K) for j in range(D)], 0)
+                  for i in range(S)]
+        data = self.data("wide.data", chains, kallsyms=ks)
+        r, c = self.run_counts("report", "-i", data, "--folded")
+        lines = r.stdout.splitlines()
+        self.assertEqual(c["stacks"], len(lines))
+        self.assertLessEqual(c["names"], K + 1)
+        self.assertLessEqual(c["ids"], S * (D + 1))
+        self.assertEqual(lines, sorted(lines))
+        self.assertEqual(sum(int(x.rsplit(" ", 1)[1]) for x in lines), S)
+        # The same stack 300 times: one line, 128 numbers kept.
+        data = self.data("wide1.data", [chains[0]] * S, kallsyms=ks)
+        r, c = self.run_counts("report", "-i", data, "--folded")
+        self.assertEqual((c["stacks"], c["ids"]), (1, D + 1))
+        self.assertTrue(r.stdout.endswith(" %d\n" % S))
+
+
 if __name__ == "__main__":
     unittest.main()

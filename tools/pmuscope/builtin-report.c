@@ -706,9 +706,11 @@ struct gnode {
 	uint64_t period, samples;
 	struct gnode **kids;
 	size_t nkids, room;
-	/* In cg_report's table of every node, by parent and function. */
+	/* In cg_report's table of the graph's nodes, by parent and function. */
 	struct gnode *parent, *hnext;
 	uint64_t hash;
+	size_t at;			/* its paths' place while the graph is built */
+	uint32_t nth;			/* its place among its parent's children */
 };
 
 struct cg_entry {
@@ -722,7 +724,13 @@ struct cg_entry {
 	uint64_t self, children;	/* periods */
 	uint64_t self_samples, children_samples;
 	size_t last;			/* the last sample counted in @children, + 1 */
-	struct gnode *graph;
+	size_t occ, nocc;		/* its paths: cg_report.occ[occ .. occ + nocc) */
+	struct gnode *graph;		/* built while the entry is printed */
+};
+
+/* A path of an entry's graph: sample @s's frames from @pos (cg_report.step). */
+struct cg_occ {
+	uint32_t s, pos;
 };
 
 struct cg_report {
@@ -737,9 +745,16 @@ struct cg_report {
 	uint64_t total, nsamples;	/* of @event */
 	struct cg_entry **buckets;
 	size_t nbuckets, nentries;
-	/* The graphs' nodes by parent and function: a child found in O(1). */
+	/* The paths of every entry's graph, by entry; frames walked by @step. */
+	struct cg_occ *occ, *occ_tmp;
+	uint32_t *occ_kid;
+	size_t nocc, max_nocc;
+	long step;
+	/* The graph being built: its nodes by parent and function. */
 	struct gnode **gbuckets;
 	size_t ngbuckets, ngnodes;
+	/* PMUSCOPE_REPORT_COUNTS: what the graphs cost. */
+	uint64_t nodes_made, nodes_peak, path_steps;
 };
 
 static int has_key(const struct cg_report *r, enum cg_sort_key k)
@@ -875,58 +890,116 @@ static int gnode_insert(struct cg_report *r, struct gnode *k)
 	return 0;
 }
 
-/*
- * Add a path (@n frames at @v, @step apart) of @period to the graph at
- * @root, a node of no function whose children are the paths' first frames.
- */
-static int graph_add(struct cg_report *r, struct gnode *root, const struct cg_frame *const *v,
-		     size_t n, long step, uint64_t period)
+static double cg_pct(const struct cg_report *r, uint64_t v)
 {
-	struct gnode *at = root;
+	return r->total ? 100.0 * (double)v / (double)r->total : 0;
+}
 
-	at->period += period;
-	at->samples++;
+/* The child of @at for frame @f, made (the last of its children) if new. */
+static struct gnode *gnode_child(struct cg_report *r, struct gnode *at, const struct cg_frame *f)
+{
+	uint64_t h = gnode_hash(at, f);
+	struct gnode *k;
+
+	if (r->ngbuckets)
+		for (k = r->gbuckets[h % r->ngbuckets]; k; k = k->hnext)
+			if (k->hash == h && k->parent == at && same_function(k->f, f))
+				return k;
+	if (at->nkids == at->room) {
+		size_t m = at->room ? 2 * at->room : 4;
+		struct gnode **x = realloc(at->kids, m * sizeof(*x));
+
+		if (!x)
+			return NULL;
+		at->kids = x;
+		at->room = m;
+	}
+	k = gnode_new(f);
+	if (!k)
+		return NULL;
+	k->parent = at;
+	k->hash = h;
+	k->nth = at->nkids;
+	if (gnode_insert(r, k)) {
+		free(k);
+		return NULL;
+	}
+	at->kids[at->nkids++] = k;
+	r->nodes_made++;
+	if (r->ngnodes > r->nodes_peak)
+		r->nodes_peak = r->ngnodes;
+	return k;
+}
+
+/*
+ * The children of @at from its @n paths at @v (their frames at .pos):
+ * in the order their first paths (samples) met them, as when each
+ * sample's path is added in turn; then, each from its own paths, the
+ * children of those that can be printed (of at least --percent-limit
+ * of the period, graph_print()). The others stay leaves: what is built
+ * of a graph is what is printed, however many paths are below. @tmp
+ * has room for @n paths; @v's are left in any order.
+ */
+static int graph_build(struct cg_report *r, struct gnode *at, struct cg_occ *v,
+		       struct cg_occ *tmp, size_t n)
+{
+	const struct cg_frame *f, *last = NULL;
+	uint32_t *kid = r->occ_kid;
+	struct gnode *k = NULL;
+	size_t off = 0;
+
+	r->path_steps += n;
 	for (size_t i = 0; i < n; i++) {
-		const struct cg_frame *f = v[(long)i * step];
-		uint64_t h = gnode_hash(at, f);
-		struct gnode *k = NULL;
+		const struct cg_sample *s = &r->p.samples[v[i].s];
 
-		if (r->ngbuckets)
-			for (k = r->gbuckets[h % r->ngbuckets]; k; k = k->hnext)
-				if (k->hash == h && k->parent == at && same_function(k->f, f))
-					break;
-		if (!k) {
-			if (at->nkids == at->room) {
-				size_t m = at->room ? 2 * at->room : 4;
-				struct gnode **x = realloc(at->kids, m * sizeof(*x));
-
-				if (!x)
-					return -ENOMEM;
-				at->kids = x;
-				at->room = m;
-			}
-			k = gnode_new(f);
+		kid[i] = UINT32_MAX;
+		if (v[i].pos >= s->nr)
+			continue;
+		f = s->frames[v[i].pos];
+		if (!k || f != last) {
+			k = gnode_child(r, at, f);
 			if (!k)
 				return -ENOMEM;
-			k->parent = at;
-			k->hash = h;
-			at->kids[at->nkids++] = k;
-			if (gnode_insert(r, k))
-				return -ENOMEM;
+			last = f;
 		}
-		k->period += period;
+		k->period += s->period;
 		k->samples++;
-		at = k;
+		k->at++;
+		kid[i] = k->nth;
+	}
+	/* Each child's paths together, in their order, one frame further. */
+	for (size_t j = 0; j < at->nkids; j++) {
+		size_t c = at->kids[j]->at;
+
+		at->kids[j]->at = off;
+		off += c;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (kid[i] != UINT32_MAX)
+			tmp[at->kids[kid[i]]->at++] = (struct cg_occ){
+				.s = v[i].s, .pos = (uint32_t)((long)v[i].pos + r->step) };
+	off = 0;
+	for (size_t j = 0; j < at->nkids; j++) {
+		struct gnode *c = at->kids[j];
+		size_t start = off;
+
+		off = c->at;
+		if (cg_pct(r, c->period) >= r->graph_pct &&
+		    graph_build(r, c, tmp + start, v + start, off - start))
+			return -ENOMEM;
 	}
 	return 0;
 }
 
-static void gnode_free(struct gnode *n)
+static void graph_free(struct cg_report *r, struct gnode *n)
 {
 	if (!n)
 		return;
 	for (size_t i = 0; i < n->nkids; i++)
-		gnode_free(n->kids[i]);
+		graph_free(r, n->kids[i]);
+	/* The table holds this graph's nodes only: their buckets empty it. */
+	if (n->parent)
+		r->gbuckets[n->hash % r->ngbuckets] = NULL;
 	free(n->kids);
 	free(n);
 }
@@ -950,8 +1023,53 @@ static void gnode_sort(struct gnode *n)
 		gnode_sort(n->kids[i]);
 }
 
-/* One sample into the entries (and their graphs) of @r. */
-static int cg_report_sample(struct cg_report *r, const struct cg_sample *s, size_t idx)
+/* @e's graph (e->graph), from its paths, before it is printed; then graph_free(). */
+static int cg_entry_graph(struct cg_report *r, struct cg_entry *e)
+{
+	struct gnode *g;
+
+	if (r->order == ORDER_NONE)
+		return 0;
+	g = gnode_new(NULL);
+	if (!g)
+		return -ENOMEM;
+	e->graph = g;
+	r->nodes_made++;
+	for (size_t i = 0; i < e->nocc; i++)
+		g->period += r->p.samples[r->occ[e->occ + i].s].period;
+	g->samples = e->nocc;
+	if (cg_pct(r, g->period) >= r->graph_pct &&
+	    graph_build(r, g, r->occ + e->occ, r->occ_tmp, e->nocc))
+		return -ENOMEM;
+	gnode_sort(g);
+	return 0;
+}
+
+static void cg_entry_graph_free(struct cg_report *r, struct cg_entry *e)
+{
+	graph_free(r, e->graph);
+	e->graph = NULL;
+	r->ngnodes = 0;
+}
+
+/* A path of @e's graph: sample @idx's frames from @pos; pass 0 counts them. */
+static void cg_report_path(struct cg_report *r, struct cg_entry *e, size_t idx, size_t pos,
+			   int pass)
+{
+	if (r->order == ORDER_NONE)
+		return;
+	if (pass)
+		r->occ[e->occ + e->nocc] = (struct cg_occ){ .s = (uint32_t)idx,
+							    .pos = (uint32_t)pos };
+	e->nocc++;
+}
+
+/*
+ * One sample into the entries of @r: pass 0 counts, pass 1 (the entries
+ * known) files its paths, each entry's graph one path a sample.
+ */
+static int cg_report_sample(struct cg_report *r, const struct cg_sample *s, size_t idx,
+			    int pass)
 {
 	const struct cg_frame *const *v = s->frames;
 	size_t n = s->nr, leaf = 0;
@@ -962,21 +1080,18 @@ static int cg_report_sample(struct cg_report *r, const struct cg_sample *s, size
 		leaf++;
 	if (leaf == n)
 		return 0;
-	r->total += s->period;
-	r->nsamples++;
 	e = cg_entry_get(r, s, v[leaf]);
 	if (!e)
 		return -ENOMEM;
-	e->self += s->period;
-	e->self_samples++;
+	if (!pass) {
+		r->total += s->period;
+		r->nsamples++;
+		e->self += s->period;
+		e->self_samples++;
+	}
 	if (!r->children) {
-		if (r->order == ORDER_NONE)
-			return 0;
-		if (!e->graph && !(e->graph = gnode_new(NULL)))
-			return -ENOMEM;
-		if (r->order == ORDER_CALLER)
-			return graph_add(r, e->graph, v + n - 1, n, -1, s->period);
-		return graph_add(r, e->graph, v, n, 1, s->period);
+		cg_report_path(r, e, idx, r->order == ORDER_CALLER ? n - 1 : 0, pass);
+		return 0;
 	}
 	/* Children: each entry once, at its outermost frame. */
 	for (size_t k = n; k-- > 0;) {
@@ -988,22 +1103,13 @@ static int cg_report_sample(struct cg_report *r, const struct cg_sample *s, size
 		if (e->last == idx + 1)
 			continue;
 		e->last = idx + 1;
-		e->children += s->period;
-		e->children_samples++;
-		if (r->order == ORDER_NONE)
-			continue;
-		if (!e->graph && !(e->graph = gnode_new(NULL)))
-			return -ENOMEM;
-		if (r->order == ORDER_CALLER ? graph_add(r, e->graph, v + k, k + 1, -1, s->period) :
-		    graph_add(r, e->graph, v + k, n - k, 1, s->period))
-			return -ENOMEM;
+		if (!pass) {
+			e->children += s->period;
+			e->children_samples++;
+		}
+		cg_report_path(r, e, idx, k, pass);
 	}
 	return 0;
-}
-
-static double cg_pct(const struct cg_report *r, uint64_t v)
-{
-	return r->total ? 100.0 * (double)v / (double)r->total : 0;
 }
 
 static void cg_entry_comm(const struct cg_entry *e, char *buf, size_t len)
@@ -1036,14 +1142,24 @@ static int cg_entry_order(const void *a, const void *b)
 		return x->children > y->children ? -1 : 1;
 	if (x->self != y->self)
 		return x->self > y->self ? -1 : 1;
-	cg_entry_comm(x, bx, sizeof(bx));
-	cg_entry_comm(y, by, sizeof(by));
-	c = strcmp(bx, by);
+	/* As the printed names compare, without printing them when it can. */
+	c = 0;
+	if (x->comm != y->comm || x->tid != y->tid) {
+		cg_entry_comm(x, bx, sizeof(bx));
+		cg_entry_comm(y, by, sizeof(by));
+		c = strcmp(bx, by);
+	}
 	if (!c && x->dso != y->dso)
 		c = strcmp(x->dso ? x->dso : "", y->dso ? y->dso : "");
-	if (!c)
-		c = strcmp(cg_entry_sym(x, bx, sizeof(bx)), cg_entry_sym(y, by, sizeof(by)));
-	return c;
+	if (c)
+		return c;
+	if (x->kernel != y->kernel)		/* "[k] " after "[.] " */
+		return x->kernel ? 1 : -1;
+	if (x->sym && y->sym)			/* cg_entry_sym()'s, cut as it cuts them */
+		return strncmp(x->sym, y->sym, sizeof(bx) - 5);
+	if (!x->sym && !y->sym)			/* "0x%016" PRIx64 */
+		return x->addr < y->addr ? -1 : x->addr > y->addr;
+	return strcmp(cg_entry_sym(x, bx, sizeof(bx)), cg_entry_sym(y, by, sizeof(by)));
 }
 
 static void graph_name(FILE *f, const struct cg_frame *fr)
@@ -1095,6 +1211,11 @@ static void cg_print_graph(const struct cg_report *r, const struct cg_entry *e)
 
 	if (!g)
 		return;
+	/* Under --percent-limit, as every branch (and as perf's graph,0.5): no graph. */
+	if (cg_pct(r, g->period) < r->graph_pct) {
+		printf("\n");
+		return;
+	}
 	memset(prefix, ' ', 15);
 	if (g->nkids == 1 && g->kids[0]->period == g->period) {
 		/* One root: "---" and its name, as perf. */
@@ -1109,7 +1230,7 @@ static void cg_print_graph(const struct cg_report *r, const struct cg_entry *e)
 	printf("\n");
 }
 
-static void cg_print_table(struct cg_report *r, struct cg_entry **v, size_t n)
+static int cg_print_table(struct cg_report *r, struct cg_entry **v, size_t n)
 {
 	char buf[600];
 	int w[NR_SORT_KEYS] = { 7, 13, 6 };
@@ -1139,7 +1260,7 @@ static void cg_print_table(struct cg_report *r, struct cg_entry **v, size_t n)
 	}
 	printf("\n#\n");
 	for (size_t i = 0; i < n; i++) {
-		const struct cg_entry *e = v[i];
+		struct cg_entry *e = v[i];
 
 		if (r->children)
 			printf("%9.2f%%%9.2f%%", cg_pct(r, e->children), cg_pct(r, e->self));
@@ -1164,10 +1285,14 @@ static void cg_print_table(struct cg_report *r, struct cg_entry **v, size_t n)
 			printf("  %-*s", last ? 0 : w[r->keys[k]], s);
 		}
 		printf("\n");
+		if (cg_entry_graph(r, e))
+			return -ENOMEM;
 		cg_print_graph(r, e);
+		cg_entry_graph_free(r, e);
 	}
 	if (n && r->order == ORDER_NONE)
 		printf("\n");
+	return 0;
 }
 
 static void json_graph(const struct cg_report *r, const struct gnode *g);
@@ -1200,7 +1325,7 @@ static void json_graph(const struct cg_report *r, const struct gnode *g)
 	printf("}");
 }
 
-static void cg_print_json_event(struct cg_report *r, struct cg_entry **v, size_t n)
+static int cg_print_json_event(struct cg_report *r, struct cg_entry **v, size_t n)
 {
 	char buf[600];
 
@@ -1209,7 +1334,7 @@ static void cg_print_json_event(struct cg_report *r, struct cg_entry **v, size_t
 	printf(",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"entries\":[", r->nsamples,
 	       r->total);
 	for (size_t i = 0; i < n; i++) {
-		const struct cg_entry *e = v[i];
+		struct cg_entry *e = v[i];
 
 		printf("%s{\"children\":", i ? "," : "");
 		if (r->children)
@@ -1245,13 +1370,17 @@ static void cg_print_json_event(struct cg_report *r, struct cg_entry **v, size_t
 		else
 			printf("null");
 		printf(",\"kernel\":%s,\"callchain\":", e->kernel ? "true" : "false");
+		if (cg_entry_graph(r, e))
+			return -ENOMEM;
 		if (e->graph)
 			json_calls(r, e->graph);
 		else
 			printf("null");
+		cg_entry_graph_free(r, e);
 		printf("}");
 	}
 	printf("]}");
+	return 0;
 }
 
 static void cg_report_reset(struct cg_report *r)
@@ -1259,12 +1388,18 @@ static void cg_report_reset(struct cg_report *r)
 	for (size_t b = 0; b < r->nbuckets; b++)
 		for (struct cg_entry *e = r->buckets[b], *next; e; e = next) {
 			next = e->next;
-			gnode_free(e->graph);
+			graph_free(r, e->graph);
 			free(e);
 		}
 	free(r->buckets);
 	r->buckets = NULL;
 	r->nbuckets = r->nentries = 0;
+	free(r->occ);
+	free(r->occ_tmp);
+	free(r->occ_kid);
+	r->occ = r->occ_tmp = NULL;
+	r->occ_kid = NULL;
+	r->nocc = r->max_nocc = 0;
 	free(r->gbuckets);
 	r->gbuckets = NULL;
 	r->ngbuckets = r->ngnodes = 0;
@@ -1279,9 +1414,35 @@ static int cg_report_event(struct cg_report *r, uint32_t ev, struct cg_entry ***
 
 	cg_report_reset(r);
 	r->event = ev;
+	r->step = r->order == ORDER_CALLER ? -1 : 1;
 	for (size_t i = 0; i < r->p.nr_samples; i++)
-		if (r->p.samples[i].event == ev && cg_report_sample(r, &r->p.samples[i], i))
+		if (r->p.samples[i].event == ev && cg_report_sample(r, &r->p.samples[i], i, 0))
 			return -ENOMEM;
+	/*
+	 * The graphs are built one at a time, each before its entry is
+	 * printed, from the paths filed here: one a sample and entry, as
+	 * many as the samples' frames at most.
+	 */
+	if (r->order != ORDER_NONE) {
+		for (size_t b = 0; b < r->nbuckets; b++)
+			for (struct cg_entry *e = r->buckets[b]; e; e = e->next) {
+				e->occ = r->nocc;
+				r->nocc += e->nocc;
+				if (e->nocc > r->max_nocc)
+					r->max_nocc = e->nocc;
+				e->nocc = 0;
+				e->last = 0;
+			}
+		r->occ = malloc((r->nocc ? r->nocc : 1) * sizeof(*r->occ));
+		r->occ_tmp = malloc((r->max_nocc ? r->max_nocc : 1) * sizeof(*r->occ_tmp));
+		r->occ_kid = malloc((r->max_nocc ? r->max_nocc : 1) * sizeof(*r->occ_kid));
+		if (!r->occ || !r->occ_tmp || !r->occ_kid)
+			return -ENOMEM;
+		for (size_t i = 0; i < r->p.nr_samples; i++)
+			if (r->p.samples[i].event == ev &&
+			    cg_report_sample(r, &r->p.samples[i], i, 1))
+				return -ENOMEM;
+	}
 	v = calloc(r->nentries ? r->nentries : 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -1290,8 +1451,6 @@ static int cg_report_event(struct cg_report *r, uint32_t ev, struct cg_entry ***
 			if (cg_pct(r, r->children ? e->children : e->self) < r->min_pct ||
 			    (!r->children && !e->self))
 				continue;
-			if (e->graph)
-				gnode_sort(e->graph);
 			v[n++] = e;
 		}
 	qsort(v, n, sizeof(*v), cg_entry_order);
@@ -1310,11 +1469,6 @@ static int cg_report_event(struct cg_report *r, uint32_t ev, struct cg_entry ***
  * count: samples, or (--folded-weight period) the sum of their periods,
  * as stackcollapse-perf.pl has made it since 2021 (Documentation/cli.rst).
  */
-struct folded_line {
-	char *stack;
-	uint64_t count;
-};
-
 static void folded_frame(char *out, size_t len, const struct cg_frame *f)
 {
 	const char *s = f->sym;
@@ -1338,74 +1492,268 @@ static void folded_frame(char *out, size_t len, const struct cg_frame *f)
 	out[o] = '\0';
 }
 
-static int folded_cmp(const void *a, const void *b)
+/*
+ * The stacks are counted as they are met, each distinct one once: as the
+ * numbers of its names (comm, then root to leaf), a name (folded_frame())
+ * made once a frame and kept once; so is the memory bounded by the
+ * distinct stacks' frames, not by the samples' nor by their names'
+ * lengths. They are sorted as their lines would be (fold_cmp()).
+ */
+struct fold_stack {
+	uint64_t hash, count;
+	size_t off;			/* its names' numbers: fold.ids[off .. off + nr) */
+	uint32_t nr;
+	uint32_t next;			/* the next in its bucket, + 1; 0: none */
+};
+
+struct fold {
+	char **names;			/* each distinct name once */
+	size_t nnames, names_room;
+	uint32_t *nbuckets_of;		/* names by hash: number + 1; 0: empty */
+	size_t nnb;
+	uint32_t *ids;			/* the stacks' names */
+	size_t nids, ids_room;
+	struct fold_stack *stacks;
+	size_t nstacks, stacks_room;
+	uint32_t *sbuckets;		/* stacks by hash: number + 1 */
+	size_t nsb;
+};
+
+static const struct fold *fold_sorting;
+
+/* What --folded kept: PMUSCOPE_REPORT_COUNTS prints it (the tests' bounds). */
+struct report_counts {
+	size_t fold_stacks, fold_names, fold_ids;
+};
+
+/* The number of name @s (made if new), or -1: no memory. */
+static int64_t fold_name(struct fold *x, const char *s)
 {
-	return strcmp(((const struct folded_line *)a)->stack,
-		      ((const struct folded_line *)b)->stack);
+	uint64_t h = hash_str(14695981039346656037ULL, s);
+	size_t k;
+
+	if (2 * (x->nnames + 1) > x->nnb) {
+		size_t n = x->nnb ? 2 * x->nnb : 1024;
+		uint32_t *nb = calloc(n, sizeof(*nb));
+
+		if (!nb)
+			return -1;
+		for (size_t i = 0; i < x->nnames; i++) {
+			k = hash_str(14695981039346656037ULL, x->names[i]) & (n - 1);
+			while (nb[k])
+				k = (k + 1) & (n - 1);
+			nb[k] = (uint32_t)i + 1;
+		}
+		free(x->nbuckets_of);
+		x->nbuckets_of = nb;
+		x->nnb = n;
+	}
+	for (k = h & (x->nnb - 1); x->nbuckets_of[k]; k = (k + 1) & (x->nnb - 1))
+		if (!strcmp(x->names[x->nbuckets_of[k] - 1], s))
+			return x->nbuckets_of[k] - 1;
+	if (x->nnames == x->names_room) {
+		size_t n = x->names_room ? 2 * x->names_room : 256;
+		char **v = realloc(x->names, n * sizeof(*v));
+
+		if (!v)
+			return -1;
+		x->names = v;
+		x->names_room = n;
+	}
+	x->names[x->nnames] = strdup(s);
+	if (!x->names[x->nnames])
+		return -1;
+	x->nbuckets_of[k] = (uint32_t)x->nnames + 1;
+	return (int64_t)x->nnames++;
 }
 
-static int print_folded(const struct cg_profile *p, uint32_t ev, int by_period)
+/* The stack of names @v[0 .. @nr) counted @count more times. */
+static int fold_add(struct fold *x, const uint32_t *v, uint32_t nr, uint64_t count)
 {
-	struct folded_line *v = calloc(p->nr_samples ? p->nr_samples : 1, sizeof(*v));
-	size_t n = 0, room = 0, len;
-	char *buf = NULL, name[600], cbuf[24];
+	uint64_t h = 14695981039346656037ULL;
+	struct fold_stack *st;
+	size_t b;
+
+	for (uint32_t i = 0; i < nr; i++)
+		h = (h ^ v[i]) * 1099511628211ULL;
+	h ^= h >> 29;
+	if (x->nstacks >= x->nsb) {
+		size_t n = x->nsb ? 2 * x->nsb : 1024;
+		uint32_t *nb = calloc(n, sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		for (size_t i = 0; i < x->nstacks; i++) {
+			x->stacks[i].next = nb[x->stacks[i].hash % n];
+			nb[x->stacks[i].hash % n] = (uint32_t)i + 1;
+		}
+		free(x->sbuckets);
+		x->sbuckets = nb;
+		x->nsb = n;
+	}
+	b = h % x->nsb;
+	for (uint32_t i = x->sbuckets[b]; i; i = x->stacks[i - 1].next) {
+		st = &x->stacks[i - 1];
+		if (st->hash == h && st->nr == nr &&
+		    !memcmp(x->ids + st->off, v, nr * sizeof(*v))) {
+			st->count += count;
+			return 0;
+		}
+	}
+	if (x->nstacks == x->stacks_room) {
+		size_t n = x->stacks_room ? 2 * x->stacks_room : 256;
+		struct fold_stack *s = n < UINT32_MAX ? realloc(x->stacks, n * sizeof(*s)) : NULL;
+
+		if (!s)
+			return -ENOMEM;
+		x->stacks = s;
+		x->stacks_room = n;
+	}
+	if (x->nids + nr > x->ids_room) {
+		size_t n = 2 * (x->nids + nr) + 1024;
+		uint32_t *ids = realloc(x->ids, n * sizeof(*ids));
+
+		if (!ids)
+			return -ENOMEM;
+		x->ids = ids;
+		x->ids_room = n;
+	}
+	memcpy(x->ids + x->nids, v, nr * sizeof(*v));
+	x->stacks[x->nstacks] = (struct fold_stack){ .hash = h, .count = count, .off = x->nids,
+						    .nr = nr, .next = x->sbuckets[b] };
+	x->sbuckets[b] = (uint32_t)++x->nstacks;
+	x->nids += nr;
+	return 0;
+}
+
+/* The characters of a stack's line (before the count) one at a time; -1 at the end. */
+struct fold_it {
+	const struct fold *x;
+	const uint32_t *v;
+	uint32_t nr, i;
+	const char *c;
+};
+
+static int fold_next(struct fold_it *it)
+{
+	if (!*it->c) {
+		if (++it->i >= it->nr)
+			return -1;
+		it->c = it->x->names[it->v[it->i]];
+		return ';';
+	}
+	return (unsigned char)*it->c++;
+}
+
+static void fold_start(struct fold_it *it, const struct fold *x, const struct fold_stack *s)
+{
+	*it = (struct fold_it){ .x = x, .v = x->ids + s->off, .nr = s->nr,
+				.c = x->names[x->ids[s->off]] };
+}
+
+/* As strcmp() of the two lines. */
+static int fold_cmp(const void *a, const void *b)
+{
+	struct fold_it x, y;
+	int cx, cy;
+
+	fold_start(&x, fold_sorting, a);
+	fold_start(&y, fold_sorting, b);
+	do {
+		cx = fold_next(&x);
+		cy = fold_next(&y);
+	} while (cx == cy && cx >= 0);
+	return cx < cy ? -1 : cx > cy;
+}
+
+static void fold_free(struct fold *x)
+{
+	for (size_t i = 0; i < x->nnames; i++)
+		free(x->names[i]);
+	free(x->names);
+	free(x->nbuckets_of);
+	free(x->ids);
+	free(x->stacks);
+	free(x->sbuckets);
+}
+
+static int print_folded(const struct cg_profile *p, uint32_t ev, int by_period,
+			struct report_counts *rc)
+{
+	struct fold x = { 0 };
+	uint32_t *fid = calloc(p->nr_frames + 1, sizeof(*fid)), *v = NULL;
+	size_t room = 0;
+	char name[600], cbuf[24];
 	int ret = -ENOMEM;
 
-	if (!v)
+	if (!fid)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->nr_samples; i++) {
 		const struct cg_sample *s = &p->samples[i];
 		const char *comm = cg_comm(s, cbuf, sizeof(cbuf));
+		int64_t id;
 
 		if (s->event != ev)
 			continue;
-		len = 0;
-		for (int k = -1; k < (int)s->nr; k++) {
-			const char *part;
+		if (s->nr + 1 > room) {
+			uint32_t *nv = realloc(v, (s->nr + 1) * sizeof(*v));
 
-			if (k < 0) {
-				part = comm;
-			} else {
-				folded_frame(name, sizeof(name), s->frames[s->nr - 1 - k]);
-				part = name;
-			}
-			if (len + strlen(part) + 2 > room) {
-				char *x;
-
-				room = 2 * (len + strlen(part) + 2) + 256;
-				x = realloc(buf, room);
-				if (!x)
-					goto out;
-				buf = x;
-			}
-			if (k >= 0)
-				buf[len++] = ';';
-			for (const char *c = part; *c; c++)
-				buf[len++] = k < 0 && *c == ' ' ? '_' : *c;
-			buf[len] = '\0';
+			if (!nv)
+				goto out;
+			v = nv;
+			room = s->nr + 1;
 		}
-		v[n].stack = strdup(buf ? buf : "");
-		if (!v[n].stack)
+		snprintf(name, sizeof(name), "%s", comm);
+		for (char *c = name; *c; c++)
+			*c = *c == ' ' ? '_' : *c;
+		id = fold_name(&x, name);
+		if (id < 0)
 			goto out;
-		/* stackcollapse-perf.pl: a period of 0 (none printed) counts 1 */
-		v[n++].count = by_period && s->period ? s->period : 1;
-	}
-	qsort(v, n, sizeof(*v), folded_cmp);
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
-		uint64_t count = v[i].count;
+		v[0] = (uint32_t)id;
+		for (uint32_t k = 0; k < s->nr; k++) {
+			const struct cg_frame *f = s->frames[s->nr - 1 - k];
+			uint32_t *slot = f->id <= p->nr_frames ? &fid[f->id] : NULL;
 
-		while (j < n && !strcmp(v[j].stack, v[i].stack))
-			count += v[j++].count;
-		printf("%s %" PRIu64 "\n", v[i].stack, count);
+			if (!slot || !*slot) {
+				folded_frame(name, sizeof(name), f);
+				id = fold_name(&x, name);
+				if (id < 0)
+					goto out;
+				if (slot)
+					*slot = (uint32_t)id + 1;
+			} else {
+				id = *slot - 1;
+			}
+			v[k + 1] = (uint32_t)id;
+		}
+		/* stackcollapse-perf.pl: a period of 0 (none printed) counts 1 */
+		if (fold_add(&x, v, s->nr + 1, by_period && s->period ? s->period : 1))
+			goto out;
+	}
+	fold_sorting = &x;
+	qsort(x.stacks, x.nstacks, sizeof(*x.stacks), fold_cmp);
+	for (size_t i = 0; i < x.nstacks;) {
+		size_t j = i + 1;
+		uint64_t count = x.stacks[i].count;
+		struct fold_it it;
+		int c;
+
+		while (j < x.nstacks && !fold_cmp(&x.stacks[j], &x.stacks[i]))
+			count += x.stacks[j++].count;
+		fold_start(&it, &x, &x.stacks[i]);
+		while ((c = fold_next(&it)) >= 0)
+			putchar(c);
+		printf(" %" PRIu64 "\n", count);
 		i = j;
 	}
+	rc->fold_stacks = x.nstacks;
+	rc->fold_names = x.nnames;
+	rc->fold_ids = x.nids;
 	ret = 0;
 out:
-	for (size_t i = 0; i < n; i++)
-		free(v[i].stack);
+	fold_free(&x);
+	free(fid);
 	free(v);
-	free(buf);
 	return ret;
 }
 
@@ -1684,6 +2032,7 @@ static int report_files(const struct report_args *a, const struct cg_profile *p,
 static int report_callgraph(struct report_args *a)
 {
 	struct cg_report r = { 0 };
+	struct report_counts rc = { 0 };
 	int ret, ev = -1, first = 1;
 
 	if (a->fmt == REPORT_CSV || (a->folded && (a->fmt == REPORT_JSON || a->graph))) {
@@ -1742,7 +2091,7 @@ static int report_callgraph(struct report_args *a)
 	if (ret || !(a->folded || a->graph))
 		goto out;
 	if (a->folded) {
-		ret = ev >= 0 ? print_folded(&r.p, ev, a->folded_period) : 0;
+		ret = ev >= 0 ? print_folded(&r.p, ev, a->folded_period, &rc) : 0;
 		if (ret) {
 			fprintf(stderr, "pmuscope: %s\n", strerror(-ret));
 			ret = 1;
@@ -1786,19 +2135,31 @@ static int report_callgraph(struct report_args *a)
 			n = a->top;
 		if (a->fmt == REPORT_JSON) {
 			printf("%s", first ? "" : ",");
-			cg_print_json_event(&r, v, n);
+			ret = cg_print_json_event(&r, v, n);
 		} else {
 			if (!first)
 				printf("\n");
-			cg_print_table(&r, v, n);
+			ret = cg_print_table(&r, v, n);
 		}
 		first = 0;
 		free(v);
+		if (ret) {
+			fflush(stdout);
+			fprintf(stderr, "pmuscope: %s\n", strerror(ENOMEM));
+			ret = 1;
+			goto out;
+		}
 	}
 	if (a->fmt == REPORT_JSON)
 		printf("]}\n");
 	ret = 0;
 out:
+	/* For the tests: what the graphs and --folded cost, counted. */
+	if (getenv("PMUSCOPE_REPORT_COUNTS"))
+		fprintf(stderr, "pmuscope report: counts: graph nodes %" PRIu64 ", at most %" PRIu64
+			" at once, path steps %" PRIu64 ", paths %zu; folded stacks %zu, names %zu"
+			", name numbers %zu\n", r.nodes_made, r.nodes_peak, r.path_steps, r.nocc,
+			rc.fold_stacks, rc.fold_names, rc.fold_ids);
 	cg_report_reset(&r);
 	cg_free(&r.p);
 	return ret;
