@@ -426,20 +426,22 @@ void pmuscope_perf_sched_release(struct perf_event *hold)
  * interrupt and count on; the sampling one costs a hardware counter more
  * (perf multiplexes when the PMU has none left, as for any event).
  *
- * A CPU's sampling counter of CPU_CYCLES is pinned. perf places pinned
- * counters before flexible ones, and perf's PMUv3 driver gives CPU_CYCLES
- * the cycle counter when it is free; flexible, the sampling counter came
- * after the session's counting counter of the same event (older) and
- * always got an event counter. QEMU 7.2 predicts an event counter's
+ * A sampling counter of CPU_CYCLES, a CPU's or a task's, is pinned. perf
+ * places pinned counters before flexible ones (a CPU's, then the task's:
+ * ctx_sched_in()), and perf's PMUv3 driver gives CPU_CYCLES the cycle
+ * counter when it is free (armv8pmu_get_event_idx(), 6.1 and 6.12);
+ * flexible, the sampling counter came after the session's counting
+ * counter of the same event (older) and always got an event counter. QEMU 7.2 predicts an event counter's
  * overflow one event early (pmevcntr_op_finish(): -(count + 1)); under
  * -icount its PMU timer fires exactly then, finds no overflow and is not
  * armed again, so the overflow is seen at the next exception (on a busy
  * CPU, the tick's): one sample per tick, whatever the period, for
  * perf_event_open()'s counters as for pmuscope's. The cycle counter's is
- * right. Pinned, the sampling counter keeps its counter while the
- * counting ones multiplex; one that finds no counter at all (other
- * pinned users fill the PMU) is in error, without samples, until the
- * session is enabled again.
+ * right: a task's stream on perf's PMU kept 3% of perf_event_open()'s
+ * samples before its sampler was pinned too (t-fidelity.sh). Pinned, the
+ * sampling counter keeps its counter while the counting ones multiplex;
+ * one that finds no counter at all (other pinned users fill the PMU) is
+ * in error, without samples, until the session is enabled again.
  */
 struct pmuscope_psample {
 	struct pmuscope_session *sess;
@@ -675,7 +677,7 @@ static int pmuscope_psample_create(struct pmuscope_session *sess, unsigned int s
 	armed = attr.enable_on_exec && pmuscope_psample_armed(sess);
 	attr.enable_on_exec = armed;
 	/* On the cycle counter, before the counting counter (see "streams"). */
-	if (!task && attr.config == PMUSCOPE_EVENT_CPU_CYCLES)
+	if (attr.config == PMUSCOPE_EVENT_CPU_CYCLES)
 		attr.pinned = 1;
 	/*
 	 * The kernel's credentials: the caller's rules were checked at
