@@ -697,6 +697,54 @@ static int record_attach(struct record *rc, struct record_args *a)
 }
 
 /* The session and its stream of samples: 0, or an exit status. */
+/*
+ * As perf record falls back to cycles:u where perf_event_paranoid refuses
+ * it the kernel (tools/perf's evsel__fallback()): the events given
+ * without modifiers count user space only, and stderr says so. Tried on
+ * a session of this thread (the command's child configures its own after
+ * the fork): 0, or an exit status.
+ */
+static int record_fallback_user(struct record_args *a)
+{
+	struct pmuscope_event_spec evs[PMUSCOPE_MAX_EVENTS];
+	size_t len;
+	char err[512], *text = cli_read_file("/proc/sys/kernel/perf_event_paranoid", &len);
+	int paranoid = text ? atoi(text) : 2, ret;
+	unsigned int changed = 0;
+	struct pmuscope *t;
+
+	free(text);
+	/*
+	 * perf_event_paranoid 1 or lower lets anyone count its own kernel
+	 * time; root is taken to have CAP_PERFMON (else its CONFIG says why).
+	 */
+	if (paranoid <= 1 || !geteuid())
+		return 0;
+	if (pmuscope_open(&t, err, sizeof(err)))
+		return 0;		/* record_session() says why */
+	ret = pmuscope_configure_task(t, a->o.evs, a->o.nr, 0, 0);
+	if (ret != -EACCES) {
+		pmuscope_close(t);
+		return 0;
+	}
+	memcpy(evs, a->o.evs, sizeof(evs));
+	for (unsigned int i = 0; i < a->o.nr; i++) {
+		if (!a->o.evtext[i][0] || strchr(a->o.evtext[i], ':') ||
+		    !(evs[i].flags & (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2)))
+			continue;
+		evs[i].flags &= ~(PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2);
+		changed++;
+	}
+	ret = changed ? pmuscope_configure_task(t, evs, a->o.nr, 0, 0) : -EACCES;
+	pmuscope_close(t);
+	if (ret)
+		return 0;		/* the child's CONFIG says why */
+	memcpy(a->o.evs, evs, sizeof(evs));
+	fprintf(stderr, "pmuscope: kernel.perf_event_paranoid is %d: user space only (:u), "
+		"as perf record falls back\n", paranoid);
+	return 0;
+}
+
 static int record_session(struct record *rc, struct record_args *a)
 {
 	char err[512];
@@ -722,7 +770,7 @@ static int record_session(struct record *rc, struct record_args *a)
 	rc->nh = 1;
 	/* Per task: the command's child configures itself (record_spawn()). */
 	if (a->o.task)
-		return 0;
+		return record_fallback_user(a);
 	ret = pmuscope_configure(rc->h, a->o.evs, a->o.nr, a->o.cpus, PMUSCOPE_CPU_WORDS);
 	if (!ret)
 		ret = pmuscope_stream_start2(rc->h, &a->scfg,
