@@ -73,7 +73,7 @@ debian-kernels: ## Debian's 6.12 and 6.1 kernels: the module against their heade
 		scripts/mkinitramfs.sh build/initramfs-debian-$$v.cpio build/debian-$$v/pmuscope.ko && \
 		scripts/run-guest.sh --kernel-image build/debian-$$v/vmlinuz \
 			--initrd build/initramfs-debian-$$v.cpio --cpu cortex-a53 --smp 1 --icount 0 \
-			--no-blacklist --plan debian --timeout 240 --log build/logs/guest-debian-$$v.log; \
+			--no-blacklist --plan debian --timeout 400 --log build/logs/guest-debian-$$v.log; \
 		python3 scripts/pmuscope_console.py build/logs/guest-debian-$$v.log debian-$$v | \
 			tee build/logs/debian-$$v.results | grep -v '^PASS '; \
 		echo "debian-$$v: $$(grep -c '^PASS ' build/logs/debian-$$v.results) passed," \

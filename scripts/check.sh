@@ -227,6 +227,9 @@ guest max --require-ktap --cpu max --smp 2 --plan discovery --timeout 300
 # Exact instruction counts: one vCPU (QEMU's icount is shared by all).
 guest a53-exact --cpu cortex-a53 --smp 1 --icount 0 --plan exact --timeout 300
 guest max-exact --cpu max --smp 1 --icount 0 --plan exact --timeout 300
+# The profile against perf_event_open()'s in the same boot (t-fidelity.sh),
+# direct backend; the perf backend's in a53-perf-exact and the Debian boots.
+guest a53-fidelity --cpu cortex-a53 --smp 1 --icount 0 --plan fidelity --timeout 400
 # pmuscope report (elfutils, on the host) of what t-record.sh recorded there.
 for n in a53-exact max-exact; do
 	python3 scripts/report-check.py "$build/logs/guest-$n.log" "$n" "$build" |
@@ -277,7 +280,12 @@ for n in a53-perf max-perf; do
 done
 # ... with -icount: per-task counting and multiplexing through perf, exact.
 guest a53-perf-exact --cpu cortex-a53 --smp 1 --icount 0 --plan perf-exact --no-blacklist \
-	--timeout 240
+	--timeout 400
+# The direct backend's profiles (a53-fidelity) against the peer's of this
+# boot: same kernel, CPU and -icount, perf's driver on (t-fidelity.sh).
+python3 scripts/fidelity-check.py "$build/logs/guest-a53-fidelity.log" \
+	"$build/logs/guest-a53-perf-exact.log" a53-fidelity "$build" |
+	tee -a "$results" | grep -v '^PASS '
 # Debian's signed kernels as shipped: perf's PMU driver, perf_event_paranoid
 # untouched, pmuscope.ko (built against Debian's headers) by a plain insmod;
 # the perf backend's exact counts, -icount.
@@ -287,7 +295,7 @@ for v in 6.12 6.1; do
 		>"$build/logs/initramfs-debian-$v.log" 2>&1; then
 		guest "debian-$v" --kernel-image "build/debian-$v/vmlinuz" \
 			--initrd "$build/initramfs-debian-$v.cpio" --cpu cortex-a53 --smp 1 --icount 0 \
-			--no-blacklist --plan debian --timeout 240
+			--no-blacklist --plan debian --timeout 400
 	else
 		record FAIL "debian-$v: no Debian kernel, module or initramfs"
 	fi

@@ -31,8 +31,8 @@ mkdir -p "$build/progs"
 for src in "$PMUSCOPE_TOP"/tests/guest/progs/*.c; do
 	[ -e "$src" ] || continue
 	name=$(basename "$src" .c)
-	# Built below, with frame pointers, static and PIE.
-	[ "$name" != pmuscope-callchain ] || continue
+	# Built below: with frame pointers, or with the CLI's file writer.
+	case $name in pmuscope-callchain | fidelity | pmuscope-peer) continue ;; esac
 	bin=$build/progs/$name
 	# A header of progs/ or of include/ (the uapi, the fuzzer's generated
 	# tables) newer than the binary rebuilds it too.
@@ -89,6 +89,32 @@ for v in static pie; do
 	fi
 	cp "$bin" "$root/bin/pmuscope-callchain-$v"
 done
+# The fidelity test (t-fidelity.sh): its workload, every function with
+# its frame record, static non-PIE (also in build/symfs); its peer, which
+# writes perf_event_open()'s samples as a record file (tools/pmuscope's
+# datafile.c, with the library of make -C tools arm64).
+bin=$build/progs/fidelity
+src=$PMUSCOPE_TOP/tests/guest/progs/fidelity.c
+if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+	"${PMUSCOPE_CROSS}gcc" -static -no-pie -O1 -g -fno-omit-frame-pointer \
+		-mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls -fno-inline -pthread \
+		-Wall -Wextra -Werror -o "$bin" "$src"
+fi
+cp "$bin" "$root/bin/fidelity"
+cp "$bin" "$symfs/bin/fidelity"
+bin=$build/progs/pmuscope-peer
+peer_src=("$PMUSCOPE_TOP/tests/guest/progs/pmuscope-peer.c"
+	"$PMUSCOPE_TOP/tools/pmuscope/datafile.c" "$PMUSCOPE_TOP/tools/pmuscope/read-file.c")
+peer_lib=$PMUSCOPE_TOP/tools/build/arm64/libpmuscope.a
+if [ ! -x "$bin" ] || [ "$peer_lib" -nt "$bin" ] ||
+   [ -n "$(find "${peer_src[@]}" "$PMUSCOPE_TOP/tests/guest/progs" \
+	"$PMUSCOPE_TOP/tools/pmuscope" "$PMUSCOPE_TOP/include" -name '*.[ch]' -newer "$bin" |
+	head -n 1)" ]; then
+	"${PMUSCOPE_CROSS}gcc" -static -O2 -Wall -Wextra -Werror -I"$PMUSCOPE_TOP/include/uapi" \
+		-I"$PMUSCOPE_TOP/include" -I"$PMUSCOPE_TOP/tools/lib" \
+		-I"$PMUSCOPE_TOP/tools/pmuscope" -o "$bin" "${peer_src[@]}" "$peer_lib" -lm
+fi
+cp "$bin" "$root/bin/pmuscope-peer"
 libdir=$("${PMUSCOPE_CROSS}gcc" -print-file-name=libc.so.6)
 libdir=$(dirname "$libdir")
 for lib in ld-linux-aarch64.so.1 libc.so.6; do
