@@ -355,6 +355,7 @@ struct pmuscope_pmu {
 	u64 irq_window;
 	u64 irq_busy;
 	u32 throttled;
+	u32 sample_held;	/* reloaded, counting again at the interrupt's end */
 	u64 irq_entry;
 	u64 spurious;
 	u64 resyncs;
@@ -481,7 +482,18 @@ void pmuscope_pmu_start_mask(struct pmuscope_pmu *pmu, u32 mask, u64 now);
 void pmuscope_pmu_stop_mask(struct pmuscope_pmu *pmu, u32 mask, u64 now);
 void pmuscope_hwc_stop(struct pmuscope_pmu *pmu, unsigned int idx, u64 now);
 u64 pmuscope_hwc_fold(struct pmuscope_pmu *pmu, unsigned int idx);
+/*
+ * The counters that should be counting now: those on the hardware, but
+ * the sampling counters the overflow interrupt holds until its end
+ * (pmuscope_pmu_overflow_end()).
+ */
+static inline u32 pmuscope_pmu_running(const struct pmuscope_pmu *pmu)
+{
+	return pmu->on_hw_mask & ~pmu->sample_held;
+}
+
 bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled);
+void pmuscope_pmu_overflow_end(struct pmuscope_pmu *pmu);
 u64 pmuscope_pmu_unthrottle(struct pmuscope_pmu *pmu, bool all);
 u64 pmuscope_hwc_preload(const struct pmuscope_pmu *pmu, unsigned int idx);
 void pmuscope_hwc_set_sampling(struct pmuscope_pmu *pmu, unsigned int idx,

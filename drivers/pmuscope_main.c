@@ -139,6 +139,7 @@ static irqreturn_t pmuscope_irq_handler(int irq, void *dev)
 	 * arm_pmuv3 gives perf_sample_event_took() its whole handler.
 	 */
 	if (likely(!(psamples | pthrottled))) {
+		pmuscope_pmu_overflow_end(pmu);
 		pmu->irq_busy += pmuscope_hw_syscnt() - pmu->irq_entry;
 		raw_spin_unlock(&pmu->lock);
 		return handled ? IRQ_HANDLED : IRQ_NONE;
@@ -152,6 +153,7 @@ static irqreturn_t pmuscope_irq_handler(int irq, void *dev)
 	 */
 	pmuscope_ppmu_samples(psamples, pthrottled, get_irq_regs());
 	raw_spin_lock(&pmu->lock);
+	pmuscope_pmu_overflow_end(pmu);
 	pmu->irq_busy += pmuscope_hw_syscnt() - entry;
 	raw_spin_unlock(&pmu->lock);
 	return handled ? IRQ_HANDLED : IRQ_NONE;

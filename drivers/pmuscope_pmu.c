@@ -669,9 +669,18 @@ void pmuscope_pmu_hw_stop_all(struct pmuscope_pmu *pmu, u64 now)
 /*
  * A sampling counter overflowed: stop it, fold its count, start it again
  * from its preload, @sample_period events before the next overflow. The
- * few events between the stop and the start are not counted.
+ * few events between the stop and the start are not counted. @hold: not
+ * started yet, but at the interrupt's end (pmuscope_pmu_overflow_end()),
+ * so that the interrupt's own events (its records, call chains and ring
+ * writes) are not in the next period, as perf's PMUv3 driver stops the
+ * PMU for its whole handler (armv8pmu_handle_irq(), 6.1 and 6.12).
+ * Counted, a handler that takes about a period (a call chain walked on a
+ * slow CPU) overflowed the counter again before it returned, and the
+ * interrupt came back at the first point where the interrupted context
+ * unmasks IRQs: samples piled on el0_svc and rcu_is_watching
+ * (t-fidelity.sh).
  */
-static void pmuscope_hwc_reload(struct pmuscope_pmu *pmu, unsigned int idx)
+static void pmuscope_hwc_reload(struct pmuscope_pmu *pmu, unsigned int idx, bool hold)
 {
 	struct pmuscope_hwc *hwc = &pmu->hwc[idx];
 	u64 bit = BIT_ULL(idx), p = pmuscope_hwc_preload(pmu, idx);
@@ -680,13 +689,43 @@ static void pmuscope_hwc_reload(struct pmuscope_pmu *pmu, unsigned int idx)
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, bit);
 	pmuscope_hw_isb();
 	count = pmuscope_hwc_fold(pmu, idx);
+	/*
+	 * The events past the overflow (before the interrupt came) count
+	 * towards the next period, as perf's period_left does
+	 * (armpmu_event_set_period()): a sample every @sample_period events,
+	 * not every period and the interrupt's latency (2.2% fewer samples
+	 * than perf_event_open()'s, t-fidelity.sh). More than a period past
+	 * (throttled meanwhile): a whole period from here.
+	 */
+	if (hwc->last_hw < hwc->sample_period)
+		p += hwc->last_hw;
 	pmuscope_cnt_write(idx, p);
 	pmuscope_hw_write(PMUSCOPE_REG_PMOVSCLR_EL0, bit);
 	/* The new value, and the flag clear, before it counts again. */
 	pmuscope_hw_isb();
 	hwc->base = count - p;
 	hwc->last_hw = p;
+	if (hold) {
+		pmu->sample_held |= bit;
+		return;
+	}
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, bit);
+	pmuscope_hw_isb();
+}
+
+/*
+ * The overflow interrupt's end, its records made: the sampling counters
+ * it reloaded count again (pmuscope_hwc_reload()), those still on the
+ * hardware. On the PMU's CPU, pmu->lock held.
+ */
+void pmuscope_pmu_overflow_end(struct pmuscope_pmu *pmu)
+{
+	u32 held = pmu->sample_held & pmu->on_hw_mask;
+
+	pmu->sample_held = 0;
+	if (!held)
+		return;
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, held);
 	pmuscope_hw_isb();
 }
 
@@ -801,7 +840,7 @@ bool pmuscope_pmu_overflow(struct pmuscope_pmu *pmu, unsigned long *sampled)
 			}
 			if (hwc->storm_count < pmuscope_engine.sample_burst && !busy) {
 				hwc->storm_count++;
-				pmuscope_hwc_reload(pmu, idx);
+				pmuscope_hwc_reload(pmu, idx, true);
 				*sampled |= BIT(idx);
 				pmu->samples++;
 				continue;
@@ -880,7 +919,7 @@ u64 pmuscope_pmu_unthrottle(struct pmuscope_pmu *pmu, bool all)
 		if (!hwc->irq_off || !hwc->sample_period)
 			continue;
 		if (hwc->on_hw)
-			pmuscope_hwc_reload(pmu, idx);
+			pmuscope_hwc_reload(pmu, idx, false);
 		hwc->irq_off = false;
 		pmuscope_hwc_sync(pmu, idx);
 		if (hwc->on_hw && pmuscope_hwc_wants_irq(pmu, idx))
@@ -904,7 +943,7 @@ u64 pmuscope_pmu_unthrottle(struct pmuscope_pmu *pmu, bool all)
  */
 void pmuscope_pmu_check(struct pmuscope_pmu *pmu, u64 now)
 {
-	if (unlikely(!pmuscope_hw_counting(pmu->on_hw_mask)))
+	if (unlikely(!pmuscope_hw_counting(pmuscope_pmu_running(pmu))))
 		pmuscope_pmu_repair(pmu, now);
 }
 
@@ -916,7 +955,7 @@ void pmuscope_pmu_repair(struct pmuscope_pmu *pmu, u64 now)
 	bool restart = false;
 	u64 cnten, pmcr;
 
-	cnten = pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0);
+	cnten = pmuscope_hw_read(PMUSCOPE_REG_PMCNTENSET_EL0) | pmu->sample_held;
 	pmcr = pmuscope_hw_read(PMUSCOPE_REG_PMCR_EL0);
 	for_each_set_bit(idx, &mask, PMUSCOPE_NR_COUNTERS) {
 		struct pmuscope_hwc *hwc = &pmu->hwc[idx];
@@ -1213,7 +1252,7 @@ void pmuscope_pmu_read(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr,
 	u64 ovs;
 
 	if (pmu->hw_ready) {
-		if (unlikely(!pmuscope_hw_counting(pmu->on_hw_mask)))
+		if (unlikely(!pmuscope_hw_counting(pmuscope_pmu_running(pmu))))
 			pmuscope_pmu_repair(pmu, now);
 		/* pmuscope_pmu_check() may have found the PMU reset. */
 		if (likely(pmu->hw_ready)) {

@@ -405,7 +405,8 @@ static __always_inline void pmuscope_snap_sw(struct pmuscope_pmu *pmu, u64 mask,
 	/* Stopped before they are read. */
 	pmuscope_hw_isb();
 	pmuscope_hw_read_cnts(mask, raw);
-	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, mask);
+	/* Not those the overflow interrupt holds until its end. */
+	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENSET_EL0, mask & ~(u64)pmu->sample_held);
 	/* Counting again before the gap is timed, and read before PMOVSSET_EL0. */
 	pmuscope_hw_isb();
 	t1 = pmuscope_hw_syscnt();
@@ -487,7 +488,7 @@ void pmuscope_pmu_snapshot(struct pmuscope_pmu *pmu, const u8 *idx, u32 nr, u64 
 		return;
 	}
 	/* Put back (and flag) what someone else stopped, before the stop. */
-	if (unlikely(!pmuscope_hw_counting(pmu->on_hw_mask)))
+	if (unlikely(!pmuscope_hw_counting(pmuscope_pmu_running(pmu))))
 		pmuscope_pmu_repair(pmu, now);
 	/*
 	 * The session's counters on the hardware: PMUSCOPE_NO_COUNTER's bit

@@ -131,6 +131,7 @@ static bool dead_overflow(struct pmuscope_pmu *pmu)
 
 	raw_spin_lock_irqsave(&pmu->lock, flags);
 	handled = pmuscope_pmu_overflow(pmu, &sampled);
+	pmuscope_pmu_overflow_end(pmu);
 	raw_spin_unlock_irqrestore(&pmu->lock, flags);
 	return handled;
 }

@@ -473,6 +473,7 @@ static void el0_overflow(struct el0_ctx *x)
 
 	raw_spin_lock_irqsave(&x->pmu->lock, flags);
 	pmuscope_pmu_overflow(x->pmu, &sampled);
+	pmuscope_pmu_overflow_end(x->pmu);
 	raw_spin_unlock_irqrestore(&x->pmu->lock, flags);
 }
 

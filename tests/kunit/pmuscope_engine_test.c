@@ -116,6 +116,7 @@ static bool etest_overflow(struct pmuscope_pmu *pmu)
 
 	raw_spin_lock_irqsave(&pmu->lock, flags);
 	handled = pmuscope_pmu_overflow(pmu, &sampled);
+	pmuscope_pmu_overflow_end(pmu);
 	raw_spin_unlock_irqrestore(&pmu->lock, flags);
 	return handled;
 }

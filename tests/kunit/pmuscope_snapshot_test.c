@@ -361,6 +361,7 @@ static void pmuscope_test_sw_wrap(struct kunit *test)
 			continue;
 		raw_spin_lock_irqsave(&pmu->lock, irqf);
 		pmuscope_pmu_overflow(pmu, &sampled);
+		pmuscope_pmu_overflow_end(pmu);
 		raw_spin_unlock_irqrestore(&pmu->lock, irqf);
 	}
 	pmuscope_model_count(t->cpu, 0x11, left);
@@ -555,6 +556,7 @@ static void pmuscope_test_ss_fold(struct kunit *test)
 		before -= 1ULL << 32;
 		raw_spin_lock_irqsave(&pmu->lock, irqf);
 		pmuscope_pmu_overflow(pmu, &sampled);
+		pmuscope_pmu_overflow_end(pmu);
 		raw_spin_unlock_irqrestore(&pmu->lock, irqf);
 	}
 	pmuscope_model_count(t->cpu, 0x11, before);

@@ -106,6 +106,7 @@ static unsigned long pmuscope_stest_overflow(struct pmuscope_pmu *pmu)
 
 	raw_spin_lock_irqsave(&pmu->lock, irqf);
 	pmuscope_pmu_overflow(pmu, &sampled);
+	pmuscope_pmu_overflow_end(pmu);
 	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
 	return sampled;
 }
@@ -186,14 +187,23 @@ static void pmuscope_test_sampling(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, pmuscope_stest_overflow(pmu), BIT(c->idx));
 		KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, c->idx, NULL), total);
 		KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, other, NULL), total);
-		/* Reloaded 100000 before the next: 7 past it were counted. */
+		/*
+		 * Reloaded 100000 - 7 before the next: the 7 past it were
+		 * counted, and count towards the next period (perf's
+		 * period_left).
+		 */
 		pmuscope_model_count(t->cpu, 0x11, 100000 - 8);
 		total += 100000 - 8;
 		KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
+		pmuscope_model_count(t->cpu, 0x11, 1);
+		total += 1;
+		KUNIT_EXPECT_TRUE(test, pmuscope_model_irq_line(t->cpu));
+		KUNIT_EXPECT_EQ(test, pmuscope_stest_overflow(pmu), BIT(c->idx));
+		KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, c->idx, NULL), total);
 	}
 	/* A READ meets the wrap before the interrupt: counted, not consumed. */
-	pmuscope_model_count(t->cpu, 0x11, 10);
-	total += 10;
+	pmuscope_model_count(t->cpu, 0x11, 100000 + 10);
+	total += 100000 + 10;
 	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, c->idx, NULL), total);
 	KUNIT_EXPECT_TRUE(test, pmuscope_model_irq_line(t->cpu));
 	KUNIT_EXPECT_EQ(test, pmuscope_stest_overflow(pmu), BIT(c->idx));
@@ -205,7 +215,51 @@ static void pmuscope_test_sampling(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, c->idx, NULL), total);
 	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, other, NULL), total);
 	KUNIT_EXPECT_EQ(test, pmu->hwc[c->idx].flags, 0);
-	KUNIT_EXPECT_EQ(test, pmu->samples, 6);
+	KUNIT_EXPECT_EQ(test, pmu->samples, 11);
+	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
+}
+
+/*
+ * The overflow interrupt's own events are not in the sampling counter's
+ * next period: reloaded, it counts again only at the interrupt's end
+ * (pmuscope_pmu_overflow_end()), as perf's PMUv3 driver stops the PMU for
+ * its handler. The other counter of the same event counts them. A
+ * throttled counter's unthrottle starts it at once (no interrupt ends).
+ */
+static void pmuscope_test_sampling_handler_uncounted(struct kunit *test)
+{
+	const struct pmuscope_sample_case *c = test->param_value;
+	struct pmuscope_etest *t = test->priv;
+	struct pmuscope_pmu *pmu = pmuscope_stest_two(test, c->prof);
+	unsigned int other = c->idx == CC ? 0 : CC;
+	unsigned long irqf, sampled;
+
+	pmu->hwc[0].enabled = true;
+	pmu->hwc[CC].enabled = true;
+	pmuscope_stest_mask(pmu, BIT(0) | BIT(CC), true);
+	pmuscope_stest_sampling(pmu, c->idx, 100000);
+	pmuscope_model_count(t->cpu, 0x11, 100000 + 7);
+	raw_spin_lock_irqsave(&pmu->lock, irqf);
+	pmuscope_pmu_overflow(pmu, &sampled);
+	KUNIT_EXPECT_EQ(test, sampled, BIT(c->idx));
+	KUNIT_EXPECT_EQ(test, pmu->sample_held, BIT(c->idx));
+	/* The handler's events: the records, the chains. */
+	pmuscope_model_count(t->cpu, 0x11, 40000);
+	pmuscope_pmu_overflow_end(pmu);
+	KUNIT_EXPECT_EQ(test, pmu->sample_held, 0);
+	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, c->idx, NULL), 100000 + 7);
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, other, NULL), 140000 + 7);
+	/*
+	 * A period after the overflow in the counter's own events (the 7
+	 * before the interrupt count), not 40000 events earlier.
+	 */
+	pmuscope_model_count(t->cpu, 0x11, 100000 - 7 - 1);
+	KUNIT_EXPECT_FALSE(test, pmuscope_model_irq_line(t->cpu));
+	pmuscope_model_count(t->cpu, 0x11, 1);
+	KUNIT_EXPECT_TRUE(test, pmuscope_model_irq_line(t->cpu));
+	KUNIT_EXPECT_EQ(test, pmuscope_stest_overflow(pmu), BIT(c->idx));
+	KUNIT_EXPECT_EQ(test, pmuscope_etest_read(pmu, c->idx, NULL), 200000);
 	KUNIT_EXPECT_EQ(test, t->m->violations, 0);
 }
 
@@ -352,6 +406,7 @@ static void pmuscope_test_sampling_busy(struct kunit *test)
 	pmu->irq_window = pmuscope_model_syscnt() - (c->old_window ? window : 0);
 	pmu->irq_busy = window / 4 * c->quarters + c->extra;
 	pmuscope_pmu_overflow(pmu, &sampled);
+	pmuscope_pmu_overflow_end(pmu);
 	raw_spin_unlock_irqrestore(&pmu->lock, irqf);
 	/* A sample, or the throttle's record. */
 	KUNIT_EXPECT_EQ(test, sampled, BIT(0));
@@ -1319,6 +1374,7 @@ static void pmuscope_seq_irq(struct pmuscope_seq *s)
 	pmuscope_pmu_overflow(s->pmu, &sampled);
 	if (sampled)
 		pmuscope_seq_snap(s, v);
+	pmuscope_pmu_overflow_end(s->pmu);
 	raw_spin_unlock_irqrestore(&s->pmu->lock, irqf);
 	if (sampled)
 		pmuscope_seq_expect(s, v);
@@ -1570,6 +1626,7 @@ static struct kunit_case pmuscope_stream_cases[] = {
 	KUNIT_CASE_PARAM(pmuscope_test_stream_where, pmuscope_where_gen_params),
 	KUNIT_CASE(pmuscope_test_start_stop_mask),
 	KUNIT_CASE_PARAM(pmuscope_test_sampling, pmuscope_sample_gen_params),
+	KUNIT_CASE_PARAM(pmuscope_test_sampling_handler_uncounted, pmuscope_sample_gen_params),
 	KUNIT_CASE(pmuscope_test_sampling_throttle),
 	KUNIT_CASE_PARAM(pmuscope_test_sampling_throttled_wrap, pmuscope_twrap_gen_params),
 	KUNIT_CASE_PARAM(pmuscope_test_sampling_busy, pmuscope_busy_gen_params),
