@@ -568,6 +568,14 @@ def counts(stderr):
     return dict(zip(keys, map(int, m.groups())))
 
 
+def load_counts(stderr):
+    """PMUSCOPE_REPORT_COUNTS's loader part: what cg_load() kept."""
+    m = re.search(r"; loaded frames (\d+), resolved (\d+), allocations (\d+), bytes (\d+)\n",
+                  stderr)
+    assert m, stderr
+    return dict(zip(("frames", "resolved", "allocs", "bytes"), map(int, m.groups())))
+
+
 class BoundsTest(unittest.TestCase):
     """Crafted files whose graphs (report -g) and stacks (--folded) were
     quadratic in the chains' depth: what is built is counted
@@ -621,6 +629,23 @@ class BoundsTest(unittest.TestCase):
         # --percent-limit 0: everything, as asked.
         r, c = self.run_counts("report", "-i", data, "-g", "--percent-limit", "0", "-n", "3")
         self.assertEqual(r.stdout.count("---"), 3)
+
+    def test_loader_memory(self):
+        # Every frame distinct, as deep64's 7.9 million: the loader held
+        # 345 bytes a frame in 2 allocations (a 17-frame resolution, a
+        # frame, chained tables). Now the frame (80 bytes), its pointers
+        # (by id, in the chains: 16) and its slot (8 to 16), from blocks
+        # and doubling arrays: a few dozen allocations in all.
+        S, D = 400, 127
+        data = self.data("loader.data", [([0x1000000 + 16 * (i * D + j) for j in range(D)], 1)
+                                         for i in range(S)])
+        for args in (("--folded",), ("-g", "--no-children")):
+            r, c = self.run_counts("report", "-i", data, *args)
+            lc = load_counts(r.stderr)
+            self.assertEqual(lc["frames"], S * D, args)
+            self.assertEqual(lc["resolved"], 0, args)  # no file to look in
+            self.assertLessEqual(lc["allocs"], 64, (args, lc))
+            self.assertLessEqual(lc["bytes"], 160 * S * D + (4 << 20), (args, lc))
 
     def test_repeated_deep_chain(self):
         # One chain of 127 frames, 200 and then 400 times: every entry is

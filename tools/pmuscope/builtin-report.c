@@ -2158,8 +2158,10 @@ out:
 	if (getenv("PMUSCOPE_REPORT_COUNTS"))
 		fprintf(stderr, "pmuscope report: counts: graph nodes %" PRIu64 ", at most %" PRIu64
 			" at once, path steps %" PRIu64 ", paths %zu; folded stacks %zu, names %zu"
-			", name numbers %zu\n", r.nodes_made, r.nodes_peak, r.path_steps, r.nocc,
-			rc.fold_stacks, rc.fold_names, rc.fold_ids);
+			", name numbers %zu; loaded frames %zu, resolved %zu, allocations %" PRIu64
+			", bytes %" PRIu64 "\n", r.nodes_made, r.nodes_peak, r.path_steps, r.nocc,
+			rc.fold_stacks, rc.fold_names, rc.fold_ids, r.p.nr_frames, r.p.nr_resolved,
+			r.p.load_allocs, r.p.load_bytes);
 	cg_report_reset(&r);
 	cg_free(&r.p);
 	return ret;

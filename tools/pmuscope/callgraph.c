@@ -41,6 +41,19 @@ struct ksym {
 	const char *dso;		/* "[kernel.kallsyms]" or "[module]" */
 };
 
+/*
+ * The loader's small objects (strings, frames, resolutions) come from
+ * blocks of ARENA_BLOCK bytes and are freed with them: no allocation, and
+ * no allocator's header, a frame.
+ */
+#define ARENA_BLOCK	(1U << 20)
+
+struct arena_blk {
+	struct arena_blk *next;
+	size_t used, size;
+	char mem[];
+};
+
 /* An interned string. */
 struct istr {
 	struct istr *next;
@@ -48,43 +61,58 @@ struct istr {
 	char s[];
 };
 
-/* A frame in the dedup table. */
-struct fnode {
-	struct fnode *next;
-	uint64_t hash;
-	struct cg_frame f;
+/*
+ * A resolution: the frames (inlined ones first) that an address in a
+ * file's mapping gave, @nr of them at @x->rframes[@at]. Kernel addresses
+ * and user ones in no mapping or no file resolve without elfutils, to the
+ * same frame every time: they are not kept.
+ */
+struct rnode {
+	const char *path;		/* interned: the object */
+	uint64_t addr, map_start, map_pgoff;
+	uint32_t at;
+	uint8_t adjust;			/* looked up at addr - 1 */
+	uint8_t nr;
 };
 
-/* A resolution: the frames (inlined ones first) an address gave. */
-struct rnode {
-	struct rnode *next;
-	uint64_t hash;
-	const char *path;		/* interned: the object, or NULL (kernel) */
-	uint64_t addr, map_start, map_pgoff;
-	int adjust;			/* looked up at addr - 1 */
-	unsigned int nr;
-	const struct cg_frame *frames[SYM_MAX_INLINE + 1];
+/*
+ * An open-addressing table, a power of two in size: index + 1 (0: empty)
+ * in a slot's low half, its hash's high half in the high one, compared
+ * before the entry is read (a probe reads no entry of another hash).
+ */
+struct otab {
+	uint64_t *slot;
+	size_t mask;
 };
+
+#define OTAB_TAG(h)	((h) & 0xffffffff00000000ULL)
+#define OTAB_IDX(s)	((uint32_t)(s) - 1)
 
 struct cg_priv {
 	struct df_file df;
 	struct maps_index maps;
 	struct sym_table *syms;
+	struct sym_info *si;
 	struct ksym *ksyms;
 	size_t nksyms;
 	char *ktext;
+	struct arena_blk *arena;
 	struct istr **strs;
 	size_t nstrs, nstr_buckets;
-	struct fnode **fbuckets;
-	size_t nfbuckets;
-	struct rnode **rbuckets;
-	size_t nrbuckets, nres;
+	struct otab ftab;		/* the frames, p->frames, by content */
+	struct otab rtab;		/* @res by address and mapping */
+	struct rnode *res;
+	size_t nres, res_room;
+	uint32_t *rframes;		/* the resolutions' frames: indexes in p->frames */
+	size_t nrframes, rframes_room;
 	size_t frames_room;
 	/* Every sample's frames, one array (offsets until the end of the load). */
 	const struct cg_frame **chain;
 	size_t nchain, chain_room;
 	size_t *chain_at;		/* per sample: its first frame in @chain */
 	size_t samples_room;
+	uint64_t allocs;		/* for the tests: malloc()s, and ... */
+	uint64_t bytes;			/* ... bytes held, the file's own excepted */
 	char keys[PMUSCOPE_MAX_EVENTS + 1][96];
 };
 
@@ -115,6 +143,73 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return (h ^ v) * 1099511628211ULL ^ (v >> 32);
 }
 
+/*
+ * A hash's bits mixed into its low ones, which pick the bucket: mix()'s
+ * low bits depend only on its inputs' low ones (addresses 16 bytes apart
+ * made 16 of them a bucket).
+ */
+static uint64_t fmix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/* Room for @n more items of @size in @*v (of @*room), doubling. */
+static int grow(struct cg_priv *x, void *v, size_t *room, size_t have, size_t n, size_t size,
+		size_t first)
+{
+	void **vp = v;
+	size_t r = *room ? *room : first;
+	void *nv;
+
+	if (have + n <= *room)
+		return 0;
+	while (r < have + n)
+		r *= 2;
+	nv = realloc(*vp, r * size);
+	if (!nv)
+		return -ENOMEM;
+	x->allocs++;
+	x->bytes += (r - *room) * size;
+	*vp = nv;
+	*room = r;
+	return 0;
+}
+
+static void *arena_alloc(struct cg_priv *x, size_t n)
+{
+	struct arena_blk *b = x->arena;
+	void *m;
+
+	n = (n + 7) & ~(size_t)7;
+	if (!b || b->size - b->used < n) {
+		size_t size = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
+
+		b = malloc(sizeof(*b) + size);
+		if (!b)
+			return NULL;
+		x->allocs++;
+		x->bytes += sizeof(*b) + size;
+		b->next = x->arena;
+		b->used = 0;
+		b->size = size;
+		if (x->arena && size != ARENA_BLOCK) {
+			/* A big one: behind the current block, which goes on filling. */
+			b->next = x->arena->next;
+			x->arena->next = b;
+		} else {
+			x->arena = b;
+		}
+	}
+	m = b->mem + b->used;
+	b->used += n;
+	return m;
+}
+
 /* Grow a chained table of @n entries in @*nb buckets when it is full. */
 #define TABLE_GROW(type, buckets, nb, n)					\
 	do {									\
@@ -124,6 +219,8 @@ static uint64_t mix(uint64_t h, uint64_t v)
 										\
 			if (!_b)						\
 				return NULL;					\
+			x->allocs++;						\
+			x->bytes += (_n - (nb)) * sizeof(*_b);			\
 			for (size_t _i = 0; _i < (nb); _i++) {			\
 				type *_e, *_next;				\
 										\
@@ -148,12 +245,12 @@ static const char *intern(struct cg_priv *x, const char *s)
 	if (!s)
 		return NULL;
 	n = strlen(s);
-	h = fnv(FNV0, s, n);
+	h = fmix(fnv(FNV0, s, n));
 	TABLE_GROW(struct istr, x->strs, x->nstr_buckets, x->nstrs);
 	for (e = x->strs[h % x->nstr_buckets]; e; e = e->next)
 		if (e->hash == h && !strcmp(e->s, s))
 			return e->s;
-	e = malloc(sizeof(*e) + n + 1);
+	e = arena_alloc(x, sizeof(*e) + n + 1);
 	if (!e)
 		return NULL;
 	e->hash = h;
@@ -164,12 +261,44 @@ static const char *intern(struct cg_priv *x, const char *s)
 	return e->s;
 }
 
-/* The one frame equal to @f (its strings interned), made if new. */
-static const struct cg_frame *frame_get(struct cg_profile *p, const struct cg_frame *f)
+/*
+ * Room in @t for entry @n: at 3/4 full, twice the slots, each of the @n
+ * entries put back where @hash(@ctx, its index) says.
+ */
+static int otab_grow(struct cg_priv *x, struct otab *t, size_t n,
+		     uint64_t (*hash)(const void *ctx, size_t i), const void *ctx)
 {
-	struct cg_priv *x = p->priv;
+	size_t size = t->slot ? t->mask + 1 : 0, want = 1024;
+	uint64_t *v;
+
+	if (4 * (n + 1) <= 3 * size)
+		return 0;
+	if (n >= UINT32_MAX - 1)
+		return -ENOMEM;
+	while (want < 2 * (n + 1))
+		want *= 2;
+	v = calloc(want, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	x->allocs++;
+	x->bytes += (want - size) * sizeof(*v);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = hash(ctx, i);
+		size_t k = h & (want - 1);
+
+		while (v[k])
+			k = (k + 1) & (want - 1);
+		v[k] = OTAB_TAG(h) | (i + 1);
+	}
+	free(t->slot);
+	t->slot = v;
+	t->mask = want - 1;
+	return 0;
+}
+
+static uint64_t frame_hash(const struct cg_frame *f)
+{
 	uint64_t h = FNV0;
-	struct fnode *e;
 
 	h = mix(h, f->addr);
 	h = mix(h, (uintptr_t)f->sym);
@@ -179,33 +308,48 @@ static const struct cg_frame *frame_get(struct cg_profile *p, const struct cg_fr
 	h = mix(h, f->map_pgoff);
 	h = mix(h, (uintptr_t)f->src);
 	h = mix(h, f->flags);
-	TABLE_GROW(struct fnode, x->fbuckets, x->nfbuckets, p->nr_frames);
-	for (e = x->fbuckets[h % x->nfbuckets]; e; e = e->next)
-		if (e->hash == h && e->f.addr == f->addr && e->f.sym == f->sym &&
-		    e->f.sym_off == f->sym_off && e->f.dso == f->dso &&
-		    e->f.map_start == f->map_start && e->f.map_end == f->map_end &&
-		    e->f.map_pgoff == f->map_pgoff && e->f.src == f->src &&
-		    e->f.build_id == f->build_id && e->f.flags == f->flags)
-			return &e->f;
-	if (p->nr_frames == x->frames_room) {
-		size_t n = x->frames_room ? 2 * x->frames_room : 1024;
-		const struct cg_frame **v = realloc(p->frames, n * sizeof(*v));
+	return fmix(h);
+}
 
-		if (!v)
-			return NULL;
-		p->frames = v;
-		x->frames_room = n;
-	}
-	e = calloc(1, sizeof(*e));
+static uint64_t frame_hash_at(const void *ctx, size_t i)
+{
+	const struct cg_profile *p = ctx;
+
+	return frame_hash(p->frames[i]);
+}
+
+static int frame_eq(const struct cg_frame *a, const struct cg_frame *f)
+{
+	return a->addr == f->addr && a->sym == f->sym && a->sym_off == f->sym_off &&
+	       a->dso == f->dso && a->map_start == f->map_start && a->map_end == f->map_end &&
+	       a->map_pgoff == f->map_pgoff && a->src == f->src &&
+	       a->build_id == f->build_id && a->flags == f->flags;
+}
+
+/* The one frame equal to @f (its strings interned), made if new. */
+static const struct cg_frame *frame_get(struct cg_profile *p, const struct cg_frame *f)
+{
+	struct cg_priv *x = p->priv;
+	uint64_t h = frame_hash(f);
+	struct cg_frame *e;
+	size_t k;
+
+	if (otab_grow(x, &x->ftab, p->nr_frames, frame_hash_at, p))
+		return NULL;
+	for (k = h & x->ftab.mask; x->ftab.slot[k]; k = (k + 1) & x->ftab.mask)
+		if (OTAB_TAG(x->ftab.slot[k]) == OTAB_TAG(h) &&
+		    frame_eq(p->frames[OTAB_IDX(x->ftab.slot[k])], f))
+			return p->frames[OTAB_IDX(x->ftab.slot[k])];
+	if (grow(x, &p->frames, &x->frames_room, p->nr_frames, 1, sizeof(*p->frames), 1024))
+		return NULL;
+	e = arena_alloc(x, sizeof(*e));
 	if (!e)
 		return NULL;
-	e->hash = h;
-	e->f = *f;
-	e->f.id = p->nr_frames + 1;
-	e->next = x->fbuckets[h % x->nfbuckets];
-	x->fbuckets[h % x->nfbuckets] = e;
-	p->frames[p->nr_frames++] = &e->f;
-	return &e->f;
+	*e = *f;
+	e->id = p->nr_frames + 1;
+	x->ftab.slot[k] = OTAB_TAG(h) | e->id;
+	p->frames[p->nr_frames++] = e;
+	return e;
 }
 
 /* ---------------------------------------------------------- kallsyms */
@@ -235,6 +379,8 @@ static int kallsyms_parse(struct cg_priv *x, const char *text, size_t len)
 	x->ktext = malloc(len + 1);
 	if (!x->ktext)
 		return -ENOMEM;
+	x->allocs++;
+	x->bytes += len + 1;
 	memcpy(x->ktext, text, len);
 	x->ktext[len] = '\0';
 	for (line = strtok_r(x->ktext, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -257,15 +403,8 @@ static int kallsyms_parse(struct cg_priv *x, const char *text, size_t len)
 		}
 		if (!*name || end - name >= KSYM_NAME_LEN)
 			continue;	/* no kernel has a longer name */
-		if (x->nksyms == room) {
-			struct ksym *k;
-
-			room = room ? 2 * room : 4096;
-			k = realloc(x->ksyms, room * sizeof(*k));
-			if (!k)
-				return -ENOMEM;
-			x->ksyms = k;
-		}
+		if (grow(x, &x->ksyms, &room, x->nksyms, 1, sizeof(*x->ksyms), 4096))
+			return -ENOMEM;
 		x->ksyms[x->nksyms++] = (struct ksym){ addr, name, mod ? intern(x, mod) : KERNEL_DSO };
 	}
 	if (x->nksyms)
@@ -299,151 +438,149 @@ static const struct ksym *ksym_find(const struct cg_priv *x, uint64_t addr)
 }
 
 /* -------------------------------------------------------- resolution */
-static struct rnode *res_get(struct cg_priv *x, const char *path, uint64_t addr,
-			     uint64_t map_start, uint64_t map_pgoff, int adjust, int *made)
+static int chain_push(struct cg_priv *x, const struct cg_frame *f)
+{
+	if (!f || grow(x, &x->chain, &x->chain_room, x->nchain, 1, sizeof(*x->chain), 4096))
+		return -ENOMEM;
+	x->chain[x->nchain++] = f;
+	return 0;
+}
+
+static uint64_t res_hash(const char *path, uint64_t addr, uint64_t map_start,
+			 uint64_t map_pgoff, int adjust)
 {
 	uint64_t h = FNV0;
-	struct rnode *e;
 
 	h = mix(h, (uintptr_t)path);
 	h = mix(h, addr);
 	h = mix(h, map_start);
 	h = mix(h, map_pgoff);
 	h = mix(h, adjust);
-	*made = 0;
-	TABLE_GROW(struct rnode, x->rbuckets, x->nrbuckets, x->nres);
-	for (e = x->rbuckets[h % x->nrbuckets]; e; e = e->next)
-		if (e->hash == h && e->path == path && e->addr == addr &&
-		    e->map_start == map_start && e->map_pgoff == map_pgoff && e->adjust == adjust)
-			return e;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return NULL;
-	*e = (struct rnode){ .hash = h, .path = path, .addr = addr, .map_start = map_start,
-			     .map_pgoff = map_pgoff, .adjust = adjust };
-	e->next = x->rbuckets[h % x->nrbuckets];
-	x->rbuckets[h % x->nrbuckets] = e;
-	x->nres++;
-	*made = 1;
-	return e;
+	return fmix(h);
 }
 
-static struct rnode *resolve_kernel(struct cg_profile *p, uint64_t addr, int adjust)
+static uint64_t res_hash_at(const void *ctx, size_t i)
+{
+	const struct rnode *e = &((const struct cg_priv *)ctx)->res[i];
+
+	return res_hash(e->path, e->addr, e->map_start, e->map_pgoff, e->adjust);
+}
+
+static int resolve_kernel(struct cg_profile *p, uint64_t addr, int adjust)
 {
 	struct cg_priv *x = p->priv;
 	struct cg_frame f = { .addr = addr, .flags = CG_FRAME_KERNEL, .dso = KERNEL_DSO };
-	const struct ksym *k;
-	struct rnode *r;
-	int made;
+	const struct ksym *k = ksym_find(x, addr - adjust);
 
-	r = res_get(x, NULL, addr, 0, 0, adjust, &made);
-	if (!r || !made)
-		return r;
-	k = ksym_find(x, addr - adjust);
 	if (k) {
 		f.sym = k->name;
 		f.sym_off = addr - k->addr;
 		f.dso = k->dso;
 	}
-	r->frames[0] = frame_get(p, &f);
-	r->nr = 1;
-	return r->frames[0] ? r : NULL;
+	return chain_push(x, frame_get(p, &f));
 }
 
-static struct rnode *resolve_user(struct cg_profile *p, uint32_t pid, uint64_t time,
-				  uint64_t addr, int adjust)
+/* @f's frame, then those of the functions inlined at @addr, in @r's frames. */
+static int resolve_file(struct cg_profile *p, struct rnode *r, struct cg_frame *f,
+			uint64_t file_off)
+{
+	struct cg_priv *x = p->priv;
+	struct sym_info *si = x->si;
+	const struct cg_frame *fr;
+	int ret;
+
+	ret = sym_lookup(x->syms, r->path, file_off, SYM_WANT_SRC | SYM_WANT_INLINE, si);
+	if (grow(x, &x->rframes, &x->rframes_room, x->nrframes, si->nr_inline + 1,
+		 sizeof(*x->rframes), 4096))
+		return -ENOMEM;
+	r->at = x->nrframes;
+	if (ret >= 0) {
+		f->build_id = intern(x, si->build_id);
+		for (unsigned int i = 0; i < si->nr_inline; i++) {
+			struct cg_frame in = *f;
+
+			in.sym = intern(x, si->inl[i].name[0] ? si->inl[i].name : "[unknown]");
+			in.sym_off = ret == 1 ? si->off + r->adjust : 0;
+			in.src = si->inl[i].src[0] ? intern(x, si->inl[i].src) : NULL;
+			in.flags |= CG_FRAME_INLINED;
+			fr = frame_get(p, &in);
+			if (!fr)
+				return -ENOMEM;
+			x->rframes[x->nrframes++] = fr->id - 1;
+		}
+		if (ret == 1) {
+			f->sym = intern(x, si->name);
+			f->sym_off = si->off + r->adjust;
+		}
+		f->src = si->src[0] ? intern(x, si->src) : NULL;
+	}
+	fr = frame_get(p, f);
+	if (!fr)
+		return -ENOMEM;
+	x->rframes[x->nrframes++] = fr->id - 1;
+	r->nr = x->nrframes - r->at;
+	return 0;
+}
+
+static int resolve_user(struct cg_profile *p, uint32_t pid, uint64_t time,
+			uint64_t addr, int adjust)
 {
 	struct cg_priv *x = p->priv;
 	struct cg_frame f = { .addr = addr, .dso = UNKNOWN_DSO };
 	struct maps_ent *m;
-	struct sym_info *si;
 	const char *path;
 	struct rnode *r;
-	int any, made, ret;
+	uint64_t h;
+	size_t k;
+	int any;
 
 	m = maps_index_find(&x->maps, pid, time, addr - adjust, &any);
-	if (!m) {
-		r = res_get(x, NULL, addr, 1, 0, adjust, &made);	/* map_start 1: user */
-		if (r && made) {
-			r->frames[0] = frame_get(p, &f);
-			r->nr = 1;
-			if (!r->frames[0])
-				return NULL;
-		}
-		return r;
-	}
+	if (!m)
+		return chain_push(x, frame_get(p, &f));
 	/* Interned once a mapping, not once a frame. */
 	if (!m->ipath)
 		m->ipath = intern(x, m->path[0] ? m->path : UNKNOWN_DSO);
 	path = m->ipath;
 	if (!path)
-		return NULL;
-	r = res_get(x, path, addr, m->start, m->pgoff, adjust, &made);
-	if (!r || !made)
-		return r;
+		return -ENOMEM;
 	f.dso = path;
 	f.map_start = m->start;
 	f.map_end = m->end;
 	f.map_pgoff = m->pgoff;
-	if (path[0] != '/') {
-		/* [vdso], [heap], anonymous: no file to read. */
-		r->frames[0] = frame_get(p, &f);
-		r->nr = 1;
-		return r->frames[0] ? r : NULL;
+	if (path[0] != '/')
+		return chain_push(x, frame_get(p, &f));	/* [vdso], [heap]: no file to read */
+	/*
+	 * The file's resolutions are kept, by address and mapping (not its
+	 * end: the frames are those of the first mapping seen).
+	 */
+	if (otab_grow(x, &x->rtab, x->nres, res_hash_at, x))
+		return -ENOMEM;
+	h = res_hash(path, addr, m->start, m->pgoff, adjust);
+	for (k = h & x->rtab.mask; x->rtab.slot[k]; k = (k + 1) & x->rtab.mask) {
+		if (OTAB_TAG(x->rtab.slot[k]) != OTAB_TAG(h))
+			continue;
+		r = &x->res[OTAB_IDX(x->rtab.slot[k])];
+		if (r->path == path && r->addr == addr && r->map_start == m->start &&
+		    r->map_pgoff == m->pgoff && r->adjust == adjust)
+			goto found;
 	}
-	si = malloc(sizeof(*si));
-	if (!si)
-		return NULL;
-	ret = sym_lookup(x->syms, path, addr - adjust - m->start + m->pgoff,
-			 SYM_WANT_SRC | SYM_WANT_INLINE, si);
-	if (ret >= 0) {
-		f.build_id = intern(x, si->build_id);
-		for (unsigned int i = 0; i < si->nr_inline; i++) {
-			struct cg_frame in = f;
-
-			in.sym = intern(x, si->inl[i].name[0] ? si->inl[i].name : "[unknown]");
-			in.sym_off = ret == 1 ? si->off + adjust : 0;
-			in.src = si->inl[i].src[0] ? intern(x, si->inl[i].src) : NULL;
-			in.flags |= CG_FRAME_INLINED;
-			r->frames[r->nr] = frame_get(p, &in);
-			if (!r->frames[r->nr++]) {
-				free(si);
-				return NULL;
-			}
-		}
-		if (ret == 1) {
-			f.sym = intern(x, si->name);
-			f.sym_off = si->off + adjust;
-		}
-		f.src = si->src[0] ? intern(x, si->src) : NULL;
-	}
-	free(si);
-	r->frames[r->nr] = frame_get(p, &f);
-	if (!r->frames[r->nr++])
-		return NULL;
-	return r;
-}
-
-/* ------------------------------------------------------------ loading */
-static int chain_push(struct cg_priv *x, const struct rnode *r)
-{
-	if (x->nchain + r->nr > x->chain_room) {
-		size_t n = x->chain_room ? 2 * x->chain_room : 4096;
-		const struct cg_frame **v;
-
-		while (n < x->nchain + r->nr)
-			n *= 2;
-		v = realloc(x->chain, n * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		x->chain = v;
-		x->chain_room = n;
-	}
-	memcpy(x->chain + x->nchain, r->frames, r->nr * sizeof(*r->frames));
-	x->nchain += r->nr;
+	if (grow(x, &x->res, &x->res_room, x->nres, 1, sizeof(*x->res), 1024))
+		return -ENOMEM;
+	r = &x->res[x->nres];
+	*r = (struct rnode){ .path = path, .addr = addr, .map_start = m->start,
+			     .map_pgoff = m->pgoff, .adjust = adjust };
+	if (resolve_file(p, r, &f, addr - adjust - m->start + m->pgoff))
+		return -ENOMEM;
+	x->rtab.slot[k] = OTAB_TAG(h) | ++x->nres;
+found:
+	if (grow(x, &x->chain, &x->chain_room, x->nchain, r->nr, sizeof(*x->chain), 4096))
+		return -ENOMEM;
+	for (unsigned int i = 0; i < r->nr; i++)
+		x->chain[x->nchain++] = p->frames[x->rframes[r->at + i]];
 	return 0;
 }
 
+/* ------------------------------------------------------------ loading */
 static uint64_t cg_ns(const struct df_info *in, uint64_t t)
 {
 	t = t > in->start_time ? t - in->start_time : 0;
@@ -462,18 +599,12 @@ static int cg_sample_add(struct cg_profile *p, const struct pmuscope_rec *r, uin
 	int ret;
 
 	if (p->nr_samples == x->samples_room) {
-		size_t n = x->samples_room ? 2 * x->samples_room : 1024;
-		struct cg_sample *v = realloc(p->samples, n * sizeof(*v));
-		size_t *at;
+		size_t room = x->samples_room;
 
-		if (!v)
+		if (grow(x, &p->samples, &room, p->nr_samples, 1, sizeof(*p->samples), 1024) ||
+		    grow(x, &x->chain_at, &x->samples_room, p->nr_samples, 1,
+			 sizeof(*x->chain_at), 1024))
 			return -ENOMEM;
-		p->samples = v;
-		at = realloc(x->chain_at, n * sizeof(*at));
-		if (!at)
-			return -ENOMEM;
-		x->chain_at = at;
-		x->samples_room = n;
 	}
 	s = &p->samples[p->nr_samples];
 	memset(s, 0, sizeof(*s));
@@ -502,19 +633,17 @@ static int cg_sample_add(struct cg_profile *p, const struct pmuscope_rec *r, uin
 			uint64_t a = pmuscope_chain_ip(&ch, i);
 			int kernel = i < ch.nr_kernel;
 			int adjust = i && i != ch.nr_kernel;	/* a return address */
-			const struct rnode *rn;
 
-			rn = kernel ? resolve_kernel(p, a, adjust) :
-				      resolve_user(p, r->pid, r->time, a, adjust);
-			if (!rn || chain_push(x, rn))
-				return -ENOMEM;
+			ret = kernel ? resolve_kernel(p, a, adjust) :
+				       resolve_user(p, r->pid, r->time, a, adjust);
+			if (ret)
+				return ret;
 		}
 	} else {
-		const struct rnode *rn = (r->flags & PMUSCOPE_REC_F_USER) ?
+		ret = (r->flags & PMUSCOPE_REC_F_USER) ?
 			resolve_user(p, r->pid, r->time, r->pc, 0) : resolve_kernel(p, r->pc, 0);
-
-		if (!rn || chain_push(x, rn))
-			return -ENOMEM;
+		if (ret)
+			return ret;
 	}
 	s->nr = x->nchain - x->chain_at[p->nr_samples];
 	p->nr_samples++;
@@ -642,7 +771,8 @@ int cg_load(struct cg_profile *p, const char *path, const struct cg_load_opts *o
 	/* The recorded events, then the timer's (time-based samples), named as report does. */
 	p->events = calloc(in->nr_events + 1, sizeof(*p->events));
 	x->syms = sym_new(opts ? opts->symfs : NULL);
-	if (!p->events || !x->syms) {
+	x->si = malloc(sizeof(*x->si));
+	if (!p->events || !x->syms || !x->si) {
 		cg_err(err, errlen, "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
@@ -673,6 +803,9 @@ int cg_load(struct cg_profile *p, const char *path, const struct cg_load_opts *o
 			p->nr_events = in->nr_events + 1;
 			break;
 		}
+	p->load_allocs = x->allocs;
+	p->load_bytes = x->bytes;
+	p->nr_resolved = x->nres;
 	return 0;
 }
 
@@ -681,24 +814,16 @@ void cg_free(struct cg_profile *p)
 	struct cg_priv *x = p->priv;
 
 	if (x) {
-		for (size_t i = 0; i < x->nstr_buckets; i++)
-			for (struct istr *e = x->strs[i], *n; e; e = n) {
-				n = e->next;
-				free(e);
-			}
-		for (size_t i = 0; i < x->nfbuckets; i++)
-			for (struct fnode *e = x->fbuckets[i], *n; e; e = n) {
-				n = e->next;
-				free(e);
-			}
-		for (size_t i = 0; i < x->nrbuckets; i++)
-			for (struct rnode *e = x->rbuckets[i], *n; e; e = n) {
-				n = e->next;
-				free(e);
-			}
+		for (struct arena_blk *b = x->arena, *n; b; b = n) {
+			n = b->next;
+			free(b);
+		}
 		free(x->strs);
-		free(x->fbuckets);
-		free(x->rbuckets);
+		free(x->ftab.slot);
+		free(x->rtab.slot);
+		free(x->res);
+		free(x->rframes);
+		free(x->si);
 		free(x->ksyms);
 		free(x->ktext);
 		free(x->chain);

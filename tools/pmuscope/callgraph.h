@@ -69,6 +69,10 @@ struct cg_profile {
 	int complete;			/* the file has its END chunk */
 	int has_kallsyms;		/* kernel frames could be named (a KALLSYMS chunk) */
 	uint32_t df_flags;		/* the file header's DF_F_* */
+	/* What the load cost (PMUSCOPE_REPORT_COUNTS, the tests' bounds): */
+	size_t nr_resolved;		/* addresses looked up in a file (elfutils) */
+	uint64_t load_allocs;		/* the loader's malloc()s and realloc()s */
+	uint64_t load_bytes;		/* and the bytes they hold, the file's copy excepted */
 };
 
 /* What cg_load() loads. */

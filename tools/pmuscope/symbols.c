@@ -78,6 +78,8 @@ const char *sym_error(struct sym_table *t, const char *path)
 
 struct sym_file {
 	struct sym_file *next;
+	struct sym_file *hnext;		/* in sym_table.buckets */
+	uint64_t hash;
 	char *path;			/* as in the maps */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -94,7 +96,44 @@ struct sym_table {
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
 	struct sym_file *files;
+	struct sym_file *last;		/* the last looked up: a chain's frames share it */
+	struct sym_file **buckets;	/* the files by path */
+	size_t nbuckets, nfiles;
 };
+
+static uint64_t sym_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h ^ h >> 29;
+}
+
+/* The file @path read as, NULL when new (and no memory for a bigger table). */
+static struct sym_file *sym_find(struct sym_table *t, const char *path, uint64_t h)
+{
+	if (t->nfiles >= t->nbuckets) {
+		size_t n = t->nbuckets ? 2 * t->nbuckets : 64;
+		struct sym_file **b = calloc(n, sizeof(*b));
+
+		if (b) {
+			for (struct sym_file *f = t->files; f; f = f->next) {
+				f->hnext = b[f->hash % n];
+				b[f->hash % n] = f;
+			}
+			free(t->buckets);
+			t->buckets = b;
+			t->nbuckets = n;
+		}
+	}
+	if (!t->nbuckets)
+		return NULL;
+	for (struct sym_file *f = t->buckets[h % t->nbuckets]; f; f = f->hnext)
+		if (f->hash == h && !strcmp(f->path, path))
+			return f;
+	return NULL;
+}
 
 int sym_available(void)
 {
@@ -136,6 +175,7 @@ void sym_free(struct sym_table *t)
 		free(f->path);
 		free(f);
 	}
+	free(t->buckets);
 	free(t->symfs);
 	free(t->debuginfo_path);
 	free(t);
@@ -148,12 +188,20 @@ static struct sym_file *sym_file(struct sym_table *t, const char *path)
 	const char *base;
 	struct stat st;
 
-	for (f = t->files; f; f = f->next)
-		if (!strcmp(f->path, path))
-			return f;
+	uint64_t h;
+
+	if (t->last && !strcmp(t->last->path, path))
+		return t->last;
+	h = sym_hash(path);
+	f = sym_find(t, path, h);
+	if (f)
+		return t->last = f;
+	if (!t->nbuckets)
+		return NULL;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
+	f->hash = h;
 	f->path = strdup(path);
 	if (!f->path || asprintf(&full, "%s%s", t->symfs ? t->symfs : "", path) < 0) {
 		free(f->path);
@@ -162,6 +210,10 @@ static struct sym_file *sym_file(struct sym_table *t, const char *path)
 	}
 	f->next = t->files;
 	t->files = f;
+	f->hnext = t->buckets[h % t->nbuckets];
+	t->buckets[h % t->nbuckets] = f;
+	t->nfiles++;
+	t->last = f;
 	/*
 	 * A regular file only, as perf's dso__load(): a recording's maps may
 	 * name a FIFO or a device, whose open() would block forever or do
@@ -380,10 +432,9 @@ int sym_lookup(struct sym_table *t, const char *path, uint64_t file_off, unsigne
 
 const char *sym_error(struct sym_table *t, const char *path)
 {
-	for (struct sym_file *f = t->files; f; f = f->next)
-		if (!strcmp(f->path, path))
-			return f->msg;
-	return "";
+	struct sym_file *f = sym_find(t, path, sym_hash(path));
+
+	return f ? f->msg : "";
 }
 
 #endif
