@@ -670,15 +670,17 @@ void pmuscope_pmu_hw_stop_all(struct pmuscope_pmu *pmu, u64 now)
  * A sampling counter overflowed: stop it, fold its count, start it again
  * from its preload, @sample_period events before the next overflow. The
  * few events between the stop and the start are not counted. @hold: not
- * started yet, but at the interrupt's end (pmuscope_pmu_overflow_end()),
- * so that the interrupt's own events (its records, call chains and ring
- * writes) are not in the next period, as perf's PMUv3 driver stops the
- * PMU for its whole handler (armv8pmu_handle_irq(), 6.1 and 6.12).
- * Counted, a handler that takes about a period (a call chain walked on a
- * slow CPU) overflowed the counter again before it returned, and the
- * interrupt came back at the first point where the interrupted context
- * unmasks IRQs: samples piled on el0_svc and rcu_is_watching
- * (t-fidelity.sh).
+ * started yet, and every other counter running here stopped with it
+ * (once an interrupt), all counting again at the interrupt's end
+ * (pmuscope_pmu_overflow_end()), so that the interrupt's own events (its
+ * records, call chains and ring writes) are neither in the next period
+ * nor in the counts a sample carries, as perf's PMUv3 driver stops the
+ * PMU for its whole handler ("to prevent skews in group events":
+ * armv8pmu_handle_irq(), 6.1 and 6.12). Counted, a handler that takes
+ * about a period (a call chain walked on a slow CPU) overflowed the
+ * counter again before it returned, and the interrupt came back at the
+ * first point where the interrupted context unmasks IRQs: samples piled
+ * on el0_svc and rcu_is_watching (t-fidelity.sh).
  */
 static void pmuscope_hwc_reload(struct pmuscope_pmu *pmu, unsigned int idx, bool hold)
 {
@@ -686,8 +688,15 @@ static void pmuscope_hwc_reload(struct pmuscope_pmu *pmu, unsigned int idx, bool
 	u64 bit = BIT_ULL(idx), p = pmuscope_hwc_preload(pmu, idx);
 	u64 count;
 
+	if (hold && !pmu->sample_held) {
+		u32 run = pmuscope_pmu_running(pmu);
+
+		pmu->sample_held = run;
+		bit |= run;
+	}
 	pmuscope_hw_write(PMUSCOPE_REG_PMCNTENCLR_EL0, bit);
 	pmuscope_hw_isb();
+	bit = BIT_ULL(idx);
 	count = pmuscope_hwc_fold(pmu, idx);
 	/*
 	 * The events past the overflow (before the interrupt came) count
@@ -714,9 +723,9 @@ static void pmuscope_hwc_reload(struct pmuscope_pmu *pmu, unsigned int idx, bool
 }
 
 /*
- * The overflow interrupt's end, its records made: the sampling counters
- * it reloaded count again (pmuscope_hwc_reload()), those still on the
- * hardware. On the PMU's CPU, pmu->lock held.
+ * The overflow interrupt's end, its records made: the counters it held
+ * count again (pmuscope_hwc_reload()), those still on the hardware. On
+ * the PMU's CPU, pmu->lock held.
  */
 void pmuscope_pmu_overflow_end(struct pmuscope_pmu *pmu)
 {
