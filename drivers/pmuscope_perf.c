@@ -426,22 +426,28 @@ void pmuscope_perf_sched_release(struct perf_event *hold)
  * interrupt and count on; the sampling one costs a hardware counter more
  * (perf multiplexes when the PMU has none left, as for any event).
  *
- * A sampling counter of CPU_CYCLES, a CPU's or a task's, is pinned. perf
- * places pinned counters before flexible ones (a CPU's, then the task's:
- * ctx_sched_in()), and perf's PMUv3 driver gives CPU_CYCLES the cycle
- * counter when it is free (armv8pmu_get_event_idx(), 6.1 and 6.12);
- * flexible, the sampling counter came after the session's counting
- * counter of the same event (older) and always got an event counter. QEMU 7.2 predicts an event counter's
- * overflow one event early (pmevcntr_op_finish(): -(count + 1)); under
- * -icount its PMU timer fires exactly then, finds no overflow and is not
- * armed again, so the overflow is seen at the next exception (on a busy
+ * A sampling counter of CPU_CYCLES on perf's PMU, a CPU's or a task's, is
+ * pinned. perf places pinned counters before flexible ones (a CPU's, then
+ * the task's: ctx_sched_in()), and perf's PMUv3 driver gives CPU_CYCLES
+ * the cycle counter when it is free (armv8pmu_get_event_idx(), 6.1 and
+ * 6.12); flexible, the sampling counter came after the session's counting
+ * counter of the same event (older) and always got an event counter.
+ * (pmuscope's own PMU, a task's on the direct backend, gives a sampling
+ * CPU_CYCLES event the cycle counter first: pmuscope_ppmu_add(). Its
+ * sampler stays flexible, since a pinned event that finds no counter
+ * there, the engine's CPU sessions holding them, would stay in error.)
+ * QEMU 7.2 predicts an event counter's overflow one event early
+ * (pmevcntr_op_finish(): -(count + 1)); under -icount its PMU timer
+ * fires exactly then, finds no overflow and is not armed again, so the
+ * overflow is seen at the next exception (on a busy
  * CPU, the tick's): one sample per tick, whatever the period, for
  * perf_event_open()'s counters as for pmuscope's. The cycle counter's is
- * right: a task's stream on perf's PMU kept 3% of perf_event_open()'s
+ * right: a task's stream on perf's PMU kept a third of perf_event_open()'s
  * samples before its sampler was pinned too (t-fidelity.sh). Pinned, the
  * sampling counter keeps its counter while the counting ones multiplex;
  * one that finds no counter at all (other pinned users fill the PMU) is
- * in error, without samples, until the session is enabled again.
+ * in error, without samples, until the session is enabled again (an
+ * INHERIT session's children's: until they exit; not reported).
  */
 struct pmuscope_psample {
 	struct pmuscope_session *sess;
@@ -677,7 +683,7 @@ static int pmuscope_psample_create(struct pmuscope_session *sess, unsigned int s
 	armed = attr.enable_on_exec && pmuscope_psample_armed(sess);
 	attr.enable_on_exec = armed;
 	/* On the cycle counter, before the counting counter (see "streams"). */
-	if (attr.config == PMUSCOPE_EVENT_CPU_CYCLES)
+	if (attr.config == PMUSCOPE_EVENT_CPU_CYCLES && (!task || pmuscope_backend_perf()))
 		attr.pinned = 1;
 	/*
 	 * The kernel's credentials: the caller's rules were checked at
