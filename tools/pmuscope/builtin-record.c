@@ -696,13 +696,13 @@ static int record_attach(struct record *rc, struct record_args *a)
 	return 0;
 }
 
-/* The session and its stream of samples: 0, or an exit status. */
 /*
  * As perf record falls back to cycles:u where perf_event_paranoid refuses
  * it the kernel (tools/perf's evsel__fallback()): the events given
- * without modifiers count user space only, and stderr says so. Tried on
- * a session of this thread (the command's child configures its own after
- * the fork): 0, or an exit status.
+ * without modifiers (and the defaults) count user space only, and stderr
+ * says so. Tried on a session of this thread (the command's child
+ * configures its own after the fork; -p and -t follow the same rule for
+ * a process of the caller's): 0, or an exit status.
  */
 static int record_fallback_user(struct record_args *a)
 {
@@ -729,7 +729,8 @@ static int record_fallback_user(struct record_args *a)
 	}
 	memcpy(evs, a->o.evs, sizeof(evs));
 	for (unsigned int i = 0; i < a->o.nr; i++) {
-		if (!a->o.evtext[i][0] || strchr(a->o.evtext[i], ':') ||
+		/* A default event (no text) has no modifiers either. */
+		if (strchr(a->o.evtext[i], ':') ||
 		    !(evs[i].flags & (PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2)))
 			continue;
 		evs[i].flags &= ~(PMUSCOPE_EV_EL1 | PMUSCOPE_EV_EL2);
@@ -745,6 +746,7 @@ static int record_fallback_user(struct record_args *a)
 	return 0;
 }
 
+/* The session and its stream of samples: 0, or an exit status. */
 static int record_session(struct record *rc, struct record_args *a)
 {
 	char err[512];
@@ -764,8 +766,10 @@ static int record_session(struct record *rc, struct record_args *a)
 	 * in record_loop() reads the rest.
 	 */
 	a->scfg.wakeup_kib = (a->scfg.ring_kib ? a->scfg.ring_kib : PMUSCOPE_STREAM_KIB_DEFAULT) / 4;
-	if (a->ntargets)
-		return record_attach(rc, a);
+	if (a->ntargets) {
+		ret = record_fallback_user(a);
+		return ret ? ret : record_attach(rc, a);
+	}
 	rc->hs = &rc->h;
 	rc->nh = 1;
 	/* Per task: the command's child configures itself (record_spawn()). */
