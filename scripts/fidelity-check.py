@@ -61,7 +61,7 @@ def main(argv):
     peer, bad_peer = extract(perf_log)
     for b in bad_ours + bad_peer:
         print(f"FAIL {name}/fidelity/{b}: corrupted on the console")
-    fails = 0
+    fails = len(bad_ours) + len(bad_peer)
     outdir = os.path.join(build, "logs", f"fidelity-{name}")
     os.makedirs(outdir, exist_ok=True)
     for tag in TAGS:
@@ -80,16 +80,34 @@ def main(argv):
             continue
         r = subprocess.run([exe, "compare", f"direct {tag}", files["perf"], files["ours"]],
                            capture_output=True, text=True)
+        seen = bad = 0
         for line in r.stdout.splitlines():
             m = re.match(r"pmuscope-tap: (ok|not ok) - \[fidelity\] (.*)", line)
             if m:
                 status = "PASS" if m.group(1) == "ok" else "FAIL"
-                fails += status == "FAIL"
+                seen += 1
+                bad += status == "FAIL"
                 print(f"{status} {name}/fidelity/{m.group(2)}")
             elif line.startswith("pmuscope-tap: # "):
                 print(f"# {line[len('pmuscope-tap: # '):]}")
+        # A comparison that died, or said nothing, or failed without a
+        # line to say so, is a failure too.
+        if not seen or (r.returncode and not bad):
+            bad += 1
+            print(f"FAIL {name}/fidelity/{tag}: pmuscope-peer compare exit {r.returncode} "
+                  f"after {seen} results: {r.stderr.strip()[:200]}")
+        fails += bad
     return 1 if fails else 0
 
 
+def guarded(argv):
+    try:
+        return main(argv)
+    except Exception as e:  # any failure of the script is a result line
+        name = argv[3] if len(argv) > 3 else "fidelity"
+        print(f"FAIL {name}/fidelity: fidelity-check.py: {type(e).__name__}: {e}")
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(guarded(sys.argv))
