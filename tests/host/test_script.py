@@ -629,6 +629,30 @@ class BoundsTest(unittest.TestCase):
         # --percent-limit 0: everything, as asked.
         r, c = self.run_counts("report", "-i", data, "-g", "--percent-limit", "0", "-n", "3")
         self.assertEqual(r.stdout.count("---"), 3)
+        # Paths are filed for the entries printed with a graph only: none
+        # here (each entry at 0.25%), where every entry held one a sample
+        # (S x D); with --percent-limit 0, one a sample and entry.
+        for args in ((), ("--no-children",), ("--json",)):
+            r, c = self.run_counts("report", "-i", data, "-g", *args)
+            self.assertEqual((c["paths"], c["steps"]), (0, 0), (args, c))
+        r, c = self.run_counts("report", "-i", data, "-g", "--percent-limit", "0", "-n", "3")
+        self.assertLessEqual(c["paths"], S * D, c)
+
+    def test_same_deep_chains(self):
+        # 300 samples of one 127-frame chain: each of its 127 entries
+        # (100%) has a graph; its samples' paths are filed and walked as
+        # one (the same chain and thread): 127 paths, a step a node or leaf, where
+        # they were 300 x 127 paths and 300 x 127 x 128 / 2 steps.
+        S, D = 300, 127
+        data = self.data("same.data", [([0x1000000 + 16 * j for j in range(D)], 1)
+                                       for i in range(S)])
+        for args in ((), ("--no-children",), ("callee",), ("--json",)):
+            r, c = self.run_counts("report", "-i", data, "-g", *args)
+            self.assertLessEqual(c["paths"], D, (args, c))
+            self.assertLessEqual(c["steps"], D * (D + 3) // 2, (args, c))
+        r, c = self.run_counts("report", "-i", data, "-g")
+        self.assertIn("   100.00%     0.00%  :100", r.stdout)
+        self.assertIn("            ---0x0000000001000000\n", r.stdout)
 
     def test_loader_memory(self):
         # Every frame distinct, as deep64's 7.9 million: the loader held

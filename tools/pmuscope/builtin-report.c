@@ -713,19 +713,27 @@ struct gnode {
 	uint32_t nth;			/* its place among its parent's children */
 };
 
+#define ENTRY_KERNEL	(1U << 0)	/* the key's frame is a kernel one */
+#define ENTRY_KEY_DSO	(1U << 1)	/* the key has the frame's object */
+#define ENTRY_KEY_SYM	(1U << 2)	/* and its symbol (or address) */
+#define ENTRY_GRAPH	(1U << 3)	/* printed with a graph: its paths are filed */
+
+/*
+ * An entry, in cg_report.ents (64 bytes: deep chains of distinct
+ * functions make one a frame). Its key: the thread's comm (or tid) and,
+ * as ENTRY_KEY_* say, the object and symbol of @f, its first frame
+ * (entry_dso(), entry_sym(), entry_addr()).
+ */
 struct cg_entry {
-	struct cg_entry *next;
-	uint64_t hash;
-	/* The key: interned strings of the profile (and an address without a symbol). */
-	const char *comm, *dso, *sym;
-	uint64_t addr;
-	uint32_t tid;			/* a comm not known: ":TID" */
-	int kernel;
+	const struct cg_frame *f;
+	const char *comm;		/* interned; NULL: not a key */
 	uint64_t self, children;	/* periods */
-	uint64_t self_samples, children_samples;
-	size_t last;			/* the last sample counted in @children, + 1 */
-	size_t occ, nocc;		/* its paths: cg_report.occ[occ .. occ + nocc) */
-	struct gnode *graph;		/* built while the entry is printed */
+	uint32_t self_samples, children_samples;
+	uint32_t hash;
+	uint32_t tid;			/* a comm not known: ":TID" */
+	uint32_t flags;			/* ENTRY_* */
+	uint32_t last;			/* the last sample counted in @children, + 1 */
+	uint32_t occ, nocc;		/* its paths: cg_report.occ[occ .. occ + nocc) */
 };
 
 /* A path of an entry's graph: sample @s's frames from @pos (cg_report.step). */
@@ -737,14 +745,18 @@ struct cg_report {
 	struct cg_profile p;
 	int keys[NR_SORT_KEYS];		/* enum cg_sort_key in --sort's order */
 	int nkeys;
+	int keys_comm;			/* comm is a key */
 	int children;			/* --children */
 	enum cg_order order;
 	double min_pct;			/* --percent-limit: entries under it not shown */
 	double graph_pct;		/* graph branches under it not shown (perf: 0.5) */
 	uint32_t event;
 	uint64_t total, nsamples;	/* of @event */
-	struct cg_entry **buckets;
-	size_t nbuckets, nentries;
+	struct cg_entry *ents;		/* the entries, in the order met */
+	uint32_t *slots;		/* open-addressed: an entry's index + 1 */
+	size_t nentries, room, nslots;
+	uint32_t key_flags;		/* ENTRY_KEY_* of --sort */
+	struct gnode *graph;		/* the printed entry's, built as it is printed */
 	/* The paths of every entry's graph, by entry; frames walked by @step. */
 	struct cg_occ *occ, *occ_tmp;
 	uint32_t *occ_kid;
@@ -753,6 +765,13 @@ struct cg_report {
 	/* The graph being built: its nodes by parent and function. */
 	struct gnode **gbuckets;
 	size_t ngbuckets, ngnodes;
+	/*
+	 * The event's samples with the same chain, thread and comm, as one:
+	 * by sample, their period and number at the first one, 0 at the others.
+	 */
+	uint64_t *gperiod;
+	uint32_t *gcount;
+	size_t nstacks;
 	/* PMUSCOPE_REPORT_COUNTS: what the graphs cost. */
 	uint64_t nodes_made, nodes_peak, path_steps;
 };
@@ -778,59 +797,112 @@ static const char *dso_short(const char *dso)
 	return dso[0] == '/' ? base_name(dso) : dso;
 }
 
+static const char *entry_dso(const struct cg_entry *e)
+{
+	return (e->flags & (ENTRY_KEY_DSO | ENTRY_KEY_SYM)) ? e->f->dso : NULL;
+}
+
+static const char *entry_sym(const struct cg_entry *e)
+{
+	return (e->flags & ENTRY_KEY_SYM) ? e->f->sym : NULL;
+}
+
+static uint64_t entry_addr(const struct cg_entry *e)
+{
+	return e->flags & ENTRY_KEY_SYM && !e->f->sym ? e->f->addr : 0;
+}
+
+static int entry_kernel(const struct cg_entry *e)
+{
+	return !!(e->flags & ENTRY_KERNEL);
+}
+
+/* @e's key as cg_entry_get() hashes it. */
+static uint32_t entry_hash(const char *comm, uint32_t tid, const char *dso, const char *sym,
+			   uint64_t addr, int kernel)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	h = (h ^ (uintptr_t)comm) * 1099511628211ULL;
+	h = (h ^ (uintptr_t)dso) * 1099511628211ULL;
+	h = (h ^ (uintptr_t)sym) * 1099511628211ULL;
+	h = (h ^ addr) * 1099511628211ULL;
+	h = (h ^ tid) * 1099511628211ULL;
+	h = (h ^ (uint64_t)kernel) * 1099511628211ULL;
+	h ^= h >> 31;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return (uint32_t)(h >> 32);
+}
+
+static int entry_slots_grow(struct cg_report *r)
+{
+	size_t n = r->nslots ? 2 * r->nslots : 1024;
+	uint32_t *t = calloc(n, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nentries; i++) {
+		size_t j = r->ents[i].hash & (n - 1);
+
+		while (t[j])
+			j = (j + 1) & (n - 1);
+		t[j] = (uint32_t)i + 1;
+	}
+	free(r->slots);
+	r->slots = t;
+	r->nslots = n;
+	return 0;
+}
+
+/* The entry of frame @f in sample @s, made if new: valid until the next one is made. */
 static struct cg_entry *cg_entry_get(struct cg_report *r, const struct cg_sample *s,
 				     const struct cg_frame *f)
 {
-	struct cg_entry key = { 0 }, *e;
-	uint64_t h = 14695981039346656037ULL;
+	const char *comm = NULL, *dso = NULL, *sym = NULL;
+	uint32_t tid = 0, h, flags = r->key_flags;
+	uint64_t addr = 0;
+	struct cg_entry *e;
+	size_t j;
 
-	if (has_key(r, SORT_COMM)) {
-		key.comm = s->comm;
-		key.tid = s->comm[0] ? 0 : s->tid;
+	if (r->keys_comm) {
+		comm = s->comm;
+		tid = s->comm[0] ? 0 : s->tid;
 		if (!s->comm[0] && !s->pid)
-			key.tid = UINT32_MAX;	/* swapper */
+			tid = UINT32_MAX;	/* swapper */
 	}
-	if (has_key(r, SORT_DSO) || has_key(r, SORT_SYM))
-		key.dso = f->dso;
-	if (has_key(r, SORT_SYM)) {
-		key.sym = f->sym;
-		key.addr = f->sym ? 0 : f->addr;
+	if (flags & (ENTRY_KEY_DSO | ENTRY_KEY_SYM))
+		dso = f->dso;
+	if (flags & ENTRY_KEY_SYM) {
+		sym = f->sym;
+		addr = f->sym ? 0 : f->addr;
 	}
-	key.kernel = !!(f->flags & CG_FRAME_KERNEL);
-	h = (h ^ (uintptr_t)key.comm) * 1099511628211ULL;
-	h = (h ^ (uintptr_t)key.dso) * 1099511628211ULL;
-	h = (h ^ (uintptr_t)key.sym) * 1099511628211ULL;
-	h = (h ^ key.addr) * 1099511628211ULL;
-	h = (h ^ key.tid) * 1099511628211ULL;
-	h = (h ^ key.kernel) * 1099511628211ULL;
-	if (r->nentries >= r->nbuckets) {
-		size_t n = r->nbuckets ? 2 * r->nbuckets : 256;
-		struct cg_entry **nb = calloc(n, sizeof(*nb));
-
-		if (!nb)
-			return NULL;
-		for (size_t i = 0; i < r->nbuckets; i++)
-			for (struct cg_entry *x = r->buckets[i], *next; x; x = next) {
-				next = x->next;
-				x->next = nb[x->hash % n];
-				nb[x->hash % n] = x;
-			}
-		free(r->buckets);
-		r->buckets = nb;
-		r->nbuckets = n;
-	}
-	for (e = r->buckets[h % r->nbuckets]; e; e = e->next)
-		if (e->hash == h && e->comm == key.comm && e->dso == key.dso && e->sym == key.sym &&
-		    e->addr == key.addr && e->tid == key.tid && e->kernel == key.kernel)
-			return e;
-	e = calloc(1, sizeof(*e));
-	if (!e)
+	if (f->flags & CG_FRAME_KERNEL)
+		flags |= ENTRY_KERNEL;
+	h = entry_hash(comm, tid, dso, sym, addr, !!(flags & ENTRY_KERNEL));
+	if (4 * (r->nentries + 1) > 3 * r->nslots && entry_slots_grow(r))
 		return NULL;
-	*e = key;
-	e->hash = h;
-	e->next = r->buckets[h % r->nbuckets];
-	r->buckets[h % r->nbuckets] = e;
-	r->nentries++;
+	for (j = h & (r->nslots - 1); r->slots[j]; j = (j + 1) & (r->nslots - 1)) {
+		e = &r->ents[r->slots[j] - 1];
+		if (e->hash == h && e->comm == comm && e->tid == tid &&
+		    (e->flags & ~ENTRY_GRAPH) == flags &&
+		    (e->f == f || (entry_dso(e) == dso && entry_sym(e) == sym &&
+				   entry_addr(e) == addr)))
+			return e;
+	}
+	if (r->nentries >= UINT32_MAX - 1)
+		return NULL;
+	if (r->nentries == r->room) {
+		size_t m = r->room ? 2 * r->room : 256;
+		struct cg_entry *x = realloc(r->ents, m * sizeof(*x));
+
+		if (!x)
+			return NULL;
+		r->ents = x;
+		r->room = m;
+	}
+	e = &r->ents[r->nentries];
+	*e = (struct cg_entry){ .f = f, .comm = comm, .hash = h, .tid = tid, .flags = flags };
+	r->slots[j] = (uint32_t)++r->nentries;
 	return e;
 }
 
@@ -962,8 +1034,8 @@ static int graph_build(struct cg_report *r, struct gnode *at, struct cg_occ *v,
 				return -ENOMEM;
 			last = f;
 		}
-		k->period += s->period;
-		k->samples++;
+		k->period += r->gperiod[v[i].s];
+		k->samples += r->gcount[v[i].s];
 		k->at++;
 		kid[i] = k->nth;
 	}
@@ -1023,7 +1095,12 @@ static void gnode_sort(struct gnode *n)
 		gnode_sort(n->kids[i]);
 }
 
-/* @e's graph (e->graph), from its paths, before it is printed; then graph_free(). */
+/*
+ * @e's graph (r->graph), from its paths, before it is printed; then
+ * cg_entry_graph_free(). Its root has the entry's period (Children, or
+ * Self without --children): the period of its paths, filed only for the
+ * entries whose graph is printed (ENTRY_GRAPH).
+ */
 static int cg_entry_graph(struct cg_report *r, struct cg_entry *e)
 {
 	struct gnode *g;
@@ -1033,22 +1110,21 @@ static int cg_entry_graph(struct cg_report *r, struct cg_entry *e)
 	g = gnode_new(NULL);
 	if (!g)
 		return -ENOMEM;
-	e->graph = g;
+	r->graph = g;
 	r->nodes_made++;
-	for (size_t i = 0; i < e->nocc; i++)
-		g->period += r->p.samples[r->occ[e->occ + i].s].period;
-	g->samples = e->nocc;
-	if (cg_pct(r, g->period) >= r->graph_pct &&
+	g->period = r->children ? e->children : e->self;
+	g->samples = r->children ? e->children_samples : e->self_samples;
+	if (e->flags & ENTRY_GRAPH && cg_pct(r, g->period) >= r->graph_pct &&
 	    graph_build(r, g, r->occ + e->occ, r->occ_tmp, e->nocc))
 		return -ENOMEM;
 	gnode_sort(g);
 	return 0;
 }
 
-static void cg_entry_graph_free(struct cg_report *r, struct cg_entry *e)
+static void cg_entry_graph_free(struct cg_report *r)
 {
-	graph_free(r, e->graph);
-	e->graph = NULL;
+	graph_free(r, r->graph);
+	r->graph = NULL;
 	r->ngnodes = 0;
 }
 
@@ -1056,17 +1132,17 @@ static void cg_entry_graph_free(struct cg_report *r, struct cg_entry *e)
 static void cg_report_path(struct cg_report *r, struct cg_entry *e, size_t idx, size_t pos,
 			   int pass)
 {
-	if (r->order == ORDER_NONE)
-		return;
-	if (pass)
-		r->occ[e->occ + e->nocc] = (struct cg_occ){ .s = (uint32_t)idx,
+	if (!pass)
+		e->nocc++;
+	else if (e->flags & ENTRY_GRAPH)
+		r->occ[e->occ + e->nocc++] = (struct cg_occ){ .s = (uint32_t)idx,
 							    .pos = (uint32_t)pos };
-	e->nocc++;
 }
 
 /*
  * One sample into the entries of @r: pass 0 counts, pass 1 (the entries
- * known) files its paths, each entry's graph one path a sample.
+ * known, those printed with a graph marked) files its paths, each graph's
+ * one path a sample.
  */
 static int cg_report_sample(struct cg_report *r, const struct cg_sample *s, size_t idx,
 			    int pass)
@@ -1084,10 +1160,10 @@ static int cg_report_sample(struct cg_report *r, const struct cg_sample *s, size
 	if (!e)
 		return -ENOMEM;
 	if (!pass) {
-		r->total += s->period;
-		r->nsamples++;
-		e->self += s->period;
-		e->self_samples++;
+		r->total += r->gperiod[idx];
+		r->nsamples += r->gcount[idx];
+		e->self += r->gperiod[idx];
+		e->self_samples += r->gcount[idx];
 	}
 	if (!r->children) {
 		cg_report_path(r, e, idx, r->order == ORDER_CALLER ? n - 1 : 0, pass);
@@ -1100,12 +1176,12 @@ static int cg_report_sample(struct cg_report *r, const struct cg_sample *s, size
 		e = cg_entry_get(r, s, v[k]);
 		if (!e)
 			return -ENOMEM;
-		if (e->last == idx + 1)
+		if (e->last == (uint32_t)idx + 1)
 			continue;
-		e->last = idx + 1;
+		e->last = (uint32_t)idx + 1;
 		if (!pass) {
-			e->children += s->period;
-			e->children_samples++;
+			e->children += r->gperiod[idx];
+			e->children_samples += r->gcount[idx];
 		}
 		cg_report_path(r, e, idx, k, pass);
 	}
@@ -1122,12 +1198,37 @@ static void cg_entry_comm(const struct cg_entry *e, char *buf, size_t len)
 		snprintf(buf, len, ":%u", e->tid);
 }
 
+/* "0x%016" PRIx64 into @buf (19 bytes). */
+static void addr_text(char *buf, uint64_t a)
+{
+	buf[0] = '0';
+	buf[1] = 'x';
+	for (int i = 0; i < 16; i++)
+		buf[2 + i] = "0123456789abcdef"[(a >> (60 - 4 * i)) & 15];
+	buf[18] = '\0';
+}
+
+/* "[k] sym" or "[.] 0x...", cut to @len - 1 bytes (as snprintf() cuts it); its length. */
+static size_t cg_entry_sym_text(const struct cg_entry *e, char *buf, size_t len)
+{
+	const char *sym = entry_sym(e);
+	size_t n;
+
+	memcpy(buf, entry_kernel(e) ? "[k] " : "[.] ", 4);
+	if (sym) {
+		n = strnlen(sym, len - 5);
+		memcpy(buf + 4, sym, n);
+	} else {
+		addr_text(buf + 4, entry_addr(e));
+		n = 18;
+	}
+	buf[4 + n] = '\0';
+	return 4 + n;
+}
+
 static const char *cg_entry_sym(const struct cg_entry *e, char *buf, size_t len)
 {
-	if (e->sym)
-		snprintf(buf, len, "[%c] %s", e->kernel ? 'k' : '.', e->sym);
-	else
-		snprintf(buf, len, "[%c] 0x%016" PRIx64, e->kernel ? 'k' : '.', e->addr);
+	cg_entry_sym_text(e, buf, len);
 	return buf;
 }
 
@@ -1135,6 +1236,7 @@ static int cg_entry_order(const void *a, const void *b)
 {
 	const struct cg_entry *x = *(const struct cg_entry * const *)a;
 	const struct cg_entry *y = *(const struct cg_entry * const *)b;
+	const char *xd, *yd, *xs, *ys;
 	char bx[600], by[600];
 	int c;
 
@@ -1149,16 +1251,23 @@ static int cg_entry_order(const void *a, const void *b)
 		cg_entry_comm(y, by, sizeof(by));
 		c = strcmp(bx, by);
 	}
-	if (!c && x->dso != y->dso)
-		c = strcmp(x->dso ? x->dso : "", y->dso ? y->dso : "");
+	xd = entry_dso(x);
+	yd = entry_dso(y);
+	if (!c && xd != yd)
+		c = strcmp(xd ? xd : "", yd ? yd : "");
 	if (c)
 		return c;
-	if (x->kernel != y->kernel)		/* "[k] " after "[.] " */
-		return x->kernel ? 1 : -1;
-	if (x->sym && y->sym)			/* cg_entry_sym()'s, cut as it cuts them */
-		return strncmp(x->sym, y->sym, sizeof(bx) - 5);
-	if (!x->sym && !y->sym)			/* "0x%016" PRIx64 */
-		return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (entry_kernel(x) != entry_kernel(y))	/* "[k] " after "[.] " */
+		return entry_kernel(x) ? 1 : -1;
+	xs = entry_sym(x);
+	ys = entry_sym(y);
+	if (xs && ys)				/* cg_entry_sym()'s, cut as it cuts them */
+		return strncmp(xs, ys, sizeof(bx) - 5);
+	if (!xs && !ys) {			/* "0x%016" PRIx64 */
+		uint64_t xa = entry_addr(x), ya = entry_addr(y);
+
+		return xa < ya ? -1 : xa > ya;
+	}
 	return strcmp(cg_entry_sym(x, bx, sizeof(bx)), cg_entry_sym(y, by, sizeof(by)));
 }
 
@@ -1204,9 +1313,9 @@ static void graph_print(const struct cg_report *r, const struct gnode *n, char *
 	}
 }
 
-static void cg_print_graph(const struct cg_report *r, const struct cg_entry *e)
+static void cg_print_graph(const struct cg_report *r)
 {
-	const struct gnode *g = e->graph;
+	const struct gnode *g = r->graph;
 	char prefix[4096];
 
 	if (!g)
@@ -1230,23 +1339,58 @@ static void cg_print_graph(const struct cg_report *r, const struct cg_entry *e)
 	printf("\n");
 }
 
+/* "%9.2f%%" of @v, remembered for the next entries' (most have the same). */
+struct pct_text {
+	uint64_t v;
+	int valid;
+	char buf[48];
+};
+
+static const char *pct_text(const struct cg_report *r, struct pct_text *t, uint64_t v)
+{
+	if (!t->valid || t->v != v) {
+		snprintf(t->buf, sizeof(t->buf), "%9.2f%%", cg_pct(r, v));
+		t->v = v;
+		t->valid = 1;
+	}
+	return t->buf;
+}
+
+/* "  %-*s" of @s's @len bytes. */
+static void put_field(const char *s, size_t len, int w)
+{
+	fputs("  ", stdout);
+	fwrite(s, 1, len, stdout);
+	for (int i = (int)len; i < w; i++)
+		putchar(' ');
+}
+
 static int cg_print_table(struct cg_report *r, struct cg_entry **v, size_t n)
 {
 	char buf[600];
 	int w[NR_SORT_KEYS] = { 7, 13, 6 };
 	static const char *const head[NR_SORT_KEYS] = { "Command", "Shared Object", "Symbol" };
+	struct pct_text tc = { 0 }, ts = { 0 };
+	const char *dso = NULL;
+	int l;
 
 	printf("# Samples: %" PRIu64 "  of event '%s'\n", r->nsamples, r->p.events[r->event].label);
 	printf("# Event count (approx.): %" PRIu64 "\n#\n", r->total);
 	for (size_t i = 0; i < n; i++) {
-		int l;
+		const char *d = entry_dso(v[i]), *sym = entry_sym(v[i]);
 
-		cg_entry_comm(v[i], buf, sizeof(buf));
-		l = strlen(buf);
-		w[SORT_COMM] = l > w[SORT_COMM] ? l : w[SORT_COMM];
-		l = v[i]->dso ? (int)strlen(dso_short(v[i]->dso)) : 0;
-		w[SORT_DSO] = l > w[SORT_DSO] ? l : w[SORT_DSO];
-		l = strlen(cg_entry_sym(v[i], buf, sizeof(buf)));
+		if (!i || v[i]->comm != v[i - 1]->comm || v[i]->tid != v[i - 1]->tid) {
+			cg_entry_comm(v[i], buf, sizeof(buf));
+			l = strlen(buf);
+			w[SORT_COMM] = l > w[SORT_COMM] ? l : w[SORT_COMM];
+		}
+		if (d && d != dso) {
+			l = (int)strlen(dso_short(d));
+			w[SORT_DSO] = l > w[SORT_DSO] ? l : w[SORT_DSO];
+			dso = d;
+		}
+		/* cg_entry_sym()'s length */
+		l = 4 + (int)(sym ? strnlen(sym, sizeof(buf) - 5) : 18);
 		w[SORT_SYM] = l > w[SORT_SYM] ? l : w[SORT_SYM];
 	}
 	printf(r->children ? "# Children      Self" : "# Overhead");
@@ -1263,32 +1407,31 @@ static int cg_print_table(struct cg_report *r, struct cg_entry **v, size_t n)
 		struct cg_entry *e = v[i];
 
 		if (r->children)
-			printf("%9.2f%%%9.2f%%", cg_pct(r, e->children), cg_pct(r, e->self));
-		else
-			printf("%9.2f%%", cg_pct(r, e->self));
+			fputs(pct_text(r, &tc, e->children), stdout);
+		fputs(pct_text(r, &ts, e->self), stdout);
 		for (int k = 0; k < r->nkeys; k++) {
-			int last = k == r->nkeys - 1;
+			int width = k == r->nkeys - 1 ? 0 : w[r->keys[k]];
 			const char *s;
 
 			switch (r->keys[k]) {
 			case SORT_COMM:
 				cg_entry_comm(e, buf, sizeof(buf));
-				s = buf;
+				put_field(buf, strlen(buf), width);
 				break;
 			case SORT_DSO:
-				s = dso_short(e->dso);
+				s = dso_short(entry_dso(e));
+				put_field(s, strlen(s), width);
 				break;
 			default:
-				s = cg_entry_sym(e, buf, sizeof(buf));
+				put_field(buf, cg_entry_sym_text(e, buf, sizeof(buf)), width);
 				break;
 			}
-			printf("  %-*s", last ? 0 : w[r->keys[k]], s);
 		}
-		printf("\n");
+		putchar('\n');
 		if (cg_entry_graph(r, e))
 			return -ENOMEM;
-		cg_print_graph(r, e);
-		cg_entry_graph_free(r, e);
+		cg_print_graph(r);
+		cg_entry_graph_free(r);
 	}
 	if (n && r->order == ORDER_NONE)
 		printf("\n");
@@ -1344,7 +1487,7 @@ static int cg_print_json_event(struct cg_report *r, struct cg_entry **v, size_t 
 		printf(",\"self\":");
 		json_num(cg_pct(r, e->self));
 		printf(",\"children_period\":%" PRIu64 ",\"self_period\":%" PRIu64
-		       ",\"children_samples\":%" PRIu64 ",\"self_samples\":%" PRIu64,
+		       ",\"children_samples\":%" PRIu32 ",\"self_samples\":%" PRIu32,
 		       e->children, e->self, e->children_samples, e->self_samples);
 		printf(",\"comm\":");
 		if (has_key(r, SORT_COMM)) {
@@ -1354,29 +1497,30 @@ static int cg_print_json_event(struct cg_report *r, struct cg_entry **v, size_t 
 			printf("null");
 		}
 		printf(",\"dso\":");
-		if (e->dso)
-			report_json_str(stdout, dso_short(e->dso));
+		if (entry_dso(e))
+			report_json_str(stdout, dso_short(entry_dso(e)));
 		else
 			printf("null");
 		printf(",\"path\":");
-		if (e->dso && e->dso[0] == '/')
-			report_json_str(stdout, e->dso);
+		if (entry_dso(e) && entry_dso(e)[0] == '/')
+			report_json_str(stdout, entry_dso(e));
 		else
 			printf("null");
 		printf(",\"symbol\":");
 		if (has_key(r, SORT_SYM))
-			report_json_str(stdout, e->sym ? e->sym : frame_name(&(struct cg_frame){
-					.addr = e->addr }, buf, sizeof(buf)));
+			report_json_str(stdout, entry_sym(e) ? entry_sym(e) :
+					frame_name(&(struct cg_frame){ .addr = entry_addr(e) },
+						   buf, sizeof(buf)));
 		else
 			printf("null");
-		printf(",\"kernel\":%s,\"callchain\":", e->kernel ? "true" : "false");
+		printf(",\"kernel\":%s,\"callchain\":", entry_kernel(e) ? "true" : "false");
 		if (cg_entry_graph(r, e))
 			return -ENOMEM;
-		if (e->graph)
-			json_calls(r, e->graph);
+		if (r->graph)
+			json_calls(r, r->graph);
 		else
 			printf("null");
-		cg_entry_graph_free(r, e);
+		cg_entry_graph_free(r);
 		printf("}");
 	}
 	printf("]}");
@@ -1385,15 +1529,12 @@ static int cg_print_json_event(struct cg_report *r, struct cg_entry **v, size_t 
 
 static void cg_report_reset(struct cg_report *r)
 {
-	for (size_t b = 0; b < r->nbuckets; b++)
-		for (struct cg_entry *e = r->buckets[b], *next; e; e = next) {
-			next = e->next;
-			graph_free(r, e->graph);
-			free(e);
-		}
-	free(r->buckets);
-	r->buckets = NULL;
-	r->nbuckets = r->nentries = 0;
+	cg_entry_graph_free(r);
+	free(r->ents);
+	free(r->slots);
+	r->ents = NULL;
+	r->slots = NULL;
+	r->nentries = r->room = r->nslots = 0;
 	free(r->occ);
 	free(r->occ_tmp);
 	free(r->occ_kid);
@@ -1404,6 +1545,77 @@ static void cg_report_reset(struct cg_report *r)
 	r->gbuckets = NULL;
 	r->ngbuckets = r->ngnodes = 0;
 	r->total = r->nsamples = 0;
+	free(r->gperiod);
+	free(r->gcount);
+	r->gperiod = NULL;
+	r->gcount = NULL;
+	r->nstacks = 0;
+}
+
+static uint64_t stack_hash(const struct cg_sample *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	h = (h ^ (uintptr_t)s->comm) * 1099511628211ULL;
+	h = (h ^ s->tid) * 1099511628211ULL;
+	h = (h ^ (uint64_t)(s->pid == 0)) * 1099511628211ULL;
+	h = (h ^ s->nr) * 1099511628211ULL;
+	for (uint32_t i = 0; i < s->nr; i++)
+		h = (h ^ (uintptr_t)s->frames[i]) * 1099511628211ULL;
+	return h ^ h >> 29;
+}
+
+static int same_stack(const struct cg_sample *a, const struct cg_sample *b)
+{
+	return a->comm == b->comm && a->tid == b->tid && !a->pid == !b->pid && a->nr == b->nr &&
+	       !memcmp(a->frames, b->frames, a->nr * sizeof(*a->frames));
+}
+
+/*
+ * Event @ev's samples of the same stack merged (r->gperiod, r->gcount):
+ * the entries and graphs then take each stack once, in the order of
+ * their first samples, as they would take its samples.
+ */
+static int cg_report_stacks(struct cg_report *r, uint32_t ev)
+{
+	size_t n = 2, m;
+	uint32_t *slots;
+
+	r->gperiod = calloc(r->p.nr_samples ? r->p.nr_samples : 1, sizeof(*r->gperiod));
+	r->gcount = calloc(r->p.nr_samples ? r->p.nr_samples : 1, sizeof(*r->gcount));
+	while (n < 2 * r->p.nr_samples)
+		n *= 2;
+	slots = calloc(n, sizeof(*slots));
+	if (!r->gperiod || !r->gcount || !slots) {
+		free(slots);
+		return -ENOMEM;
+	}
+	m = n - 1;
+	for (size_t i = 0; i < r->p.nr_samples; i++) {
+		const struct cg_sample *s = &r->p.samples[i];
+		size_t j;
+
+		if (s->event != ev)
+			continue;
+		for (j = stack_hash(s) & m; slots[j]; j = (j + 1) & m)
+			if (same_stack(&r->p.samples[slots[j] - 1], s))
+				break;
+		if (!slots[j]) {
+			slots[j] = (uint32_t)i + 1;
+			r->nstacks++;
+		}
+		r->gperiod[slots[j] - 1] += s->period;
+		r->gcount[slots[j] - 1]++;
+	}
+	free(slots);
+	return 0;
+}
+
+/* @e is printed: at --percent-limit, with a period (Self without --children). */
+static int entry_shown(const struct cg_report *r, const struct cg_entry *e)
+{
+	return !(cg_pct(r, r->children ? e->children : e->self) < r->min_pct ||
+		 (!r->children && !e->self));
 }
 
 /* The entries of event @ev, sorted, above --percent-limit: *@out, their number. */
@@ -1415,44 +1627,56 @@ static int cg_report_event(struct cg_report *r, uint32_t ev, struct cg_entry ***
 	cg_report_reset(r);
 	r->event = ev;
 	r->step = r->order == ORDER_CALLER ? -1 : 1;
+	r->keys_comm = has_key(r, SORT_COMM);
+	r->key_flags = (has_key(r, SORT_DSO) ? ENTRY_KEY_DSO : 0) |
+		       (has_key(r, SORT_SYM) ? ENTRY_KEY_SYM : 0);
+	if (r->p.nr_samples >= UINT32_MAX || cg_report_stacks(r, ev))
+		return -ENOMEM;
 	for (size_t i = 0; i < r->p.nr_samples; i++)
-		if (r->p.samples[i].event == ev && cg_report_sample(r, &r->p.samples[i], i, 0))
+		if (r->gcount[i] && cg_report_sample(r, &r->p.samples[i], i, 0))
 			return -ENOMEM;
 	/*
 	 * The graphs are built one at a time, each before its entry is
-	 * printed, from the paths filed here: one a sample and entry, as
-	 * many as the samples' frames at most.
+	 * printed, from the paths filed here: one a sample, for the entries
+	 * that are printed with a graph (at the branches' threshold) only.
+	 * Deep chains of distinct functions make an entry a frame, each in
+	 * few samples, under the threshold: no path is filed for them.
 	 */
 	if (r->order != ORDER_NONE) {
-		for (size_t b = 0; b < r->nbuckets; b++)
-			for (struct cg_entry *e = r->buckets[b]; e; e = e->next) {
-				e->occ = r->nocc;
-				r->nocc += e->nocc;
-				if (e->nocc > r->max_nocc)
-					r->max_nocc = e->nocc;
-				e->nocc = 0;
-				e->last = 0;
-			}
-		r->occ = malloc((r->nocc ? r->nocc : 1) * sizeof(*r->occ));
-		r->occ_tmp = malloc((r->max_nocc ? r->max_nocc : 1) * sizeof(*r->occ_tmp));
-		r->occ_kid = malloc((r->max_nocc ? r->max_nocc : 1) * sizeof(*r->occ_kid));
+		for (size_t i = 0; i < r->nentries; i++) {
+			struct cg_entry *e = &r->ents[i];
+			uint32_t c = e->nocc;
+
+			e->last = 0;
+			e->nocc = 0;
+			if (!entry_shown(r, e) ||
+			    cg_pct(r, r->children ? e->children : e->self) < r->graph_pct)
+				continue;
+			if (r->nocc + c >= UINT32_MAX)
+				return -ENOMEM;
+			e->flags |= ENTRY_GRAPH;
+			e->occ = (uint32_t)r->nocc;
+			r->nocc += c;
+			if (c > r->max_nocc)
+				r->max_nocc = c;
+		}
+	}
+	if (r->nocc) {
+		r->occ = malloc(r->nocc * sizeof(*r->occ));
+		r->occ_tmp = malloc(r->max_nocc * sizeof(*r->occ_tmp));
+		r->occ_kid = malloc(r->max_nocc * sizeof(*r->occ_kid));
 		if (!r->occ || !r->occ_tmp || !r->occ_kid)
 			return -ENOMEM;
 		for (size_t i = 0; i < r->p.nr_samples; i++)
-			if (r->p.samples[i].event == ev &&
-			    cg_report_sample(r, &r->p.samples[i], i, 1))
+			if (r->gcount[i] && cg_report_sample(r, &r->p.samples[i], i, 1))
 				return -ENOMEM;
 	}
 	v = calloc(r->nentries ? r->nentries : 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (size_t b = 0; b < r->nbuckets; b++)
-		for (struct cg_entry *e = r->buckets[b]; e; e = e->next) {
-			if (cg_pct(r, r->children ? e->children : e->self) < r->min_pct ||
-			    (!r->children && !e->self))
-				continue;
-			v[n++] = e;
-		}
+	for (size_t i = 0; i < r->nentries; i++)
+		if (entry_shown(r, &r->ents[i]))
+			v[n++] = &r->ents[i];
 	qsort(v, n, sizeof(*v), cg_entry_order);
 	*out = v;
 	*nout = n;
@@ -1571,7 +1795,6 @@ static int64_t fold_name(struct fold *x, const char *s)
 static int fold_add(struct fold *x, const uint32_t *v, uint32_t nr, uint64_t count)
 {
 	uint64_t h = 14695981039346656037ULL;
-	struct fold_stack *st;
 	size_t b;
 
 	for (uint32_t i = 0; i < nr; i++)
@@ -1593,7 +1816,8 @@ static int fold_add(struct fold *x, const uint32_t *v, uint32_t nr, uint64_t cou
 	}
 	b = h % x->nsb;
 	for (uint32_t i = x->sbuckets[b]; i; i = x->stacks[i - 1].next) {
-		st = &x->stacks[i - 1];
+		struct fold_stack *st = &x->stacks[i - 1];
+
 		if (st->hash == h && st->nr == nr &&
 		    !memcmp(x->ids + st->off, v, nr * sizeof(*v))) {
 			st->count += count;
