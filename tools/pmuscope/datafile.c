@@ -425,7 +425,7 @@ void df_close(struct df_file *df)
 int df_check_records(const struct df_file *df, const struct df_view *c, char *err,
 		     size_t errlen)
 {
-	size_t payload = c->offset + sizeof(struct df_chunk), off = 0, at;
+	size_t payload = c->offset + sizeof(struct df_chunk), off = 0;
 	uint32_t max = (df->info.flags & DF_F_CALLCHAIN) ? df->info.max_stack : 0;
 	char why[256] = "";
 	struct pmuscope_chain ch;
@@ -434,7 +434,8 @@ int df_check_records(const struct df_file *df, const struct df_view *c, char *er
 
 	while ((ret = pmuscope_record_next(c->payload, c->len, &off, &r, why,
 					   sizeof(why))) == 1) {
-		at = off - r.size;
+		size_t at = off - r.size;
+
 		if (r.type == PMUSCOPE_REC_SAMPLE && r.nr > PMUSCOPE_MAX_EVENTS) {
 			df_err(err, errlen, "records chunk at byte %zu: record at byte %zu: %u counts, at most %u",
 			       c->offset, at, r.nr, (unsigned int)PMUSCOPE_MAX_EVENTS);

@@ -1494,13 +1494,15 @@ static void test_datafile_chains(void)
 	struct df_file df;
 	struct df_view c;
 	char err[512], want[160];
-	size_t n, len, off, rec2;
-	int ret;
+	size_t off;
 
 	for (unsigned int kase = 0; kase < 4; kase++) {
 		/* 0: 8 frames, max_stack 8; 1: 9 of 8; 2: no DF_F_CALLCHAIN; 3: 127 of 127 */
 		uint32_t max = kase == 3 ? 127 : 8;
 		uint16_t nu = kase == 1 ? 9 : kase == 3 ? 100 : 8;
+
+		size_t n, len, rec2;
+		int ret;
 
 		memset(b, 0, sizeof(b));
 		n = df_mem(b, 2, kase == 2 ? 0 : DF_F_CALLCHAIN, kase == 2 ? 0 : max);
