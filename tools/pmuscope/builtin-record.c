@@ -58,6 +58,10 @@ struct record {
 	unsigned char *buf;
 	uint64_t samples, lost, lost_records, throttled;
 	uint64_t kernel_chains;		/* samples whose chain has kernel frames */
+	struct kaddrs {			/* kernel addresses the samples name */
+		uint64_t *v;		/* open addressing, 0 is empty */
+		size_t n, room;
+	} ka;
 	int bad;			/* malformed records were seen */
 	uint32_t *pids;			/* processes seen in samples */
 	size_t npids, pids_room;
@@ -117,6 +121,45 @@ static int add_u32(uint32_t **v, size_t *n, size_t *room, uint32_t x)
 	return 1;
 }
 
+/*
+ * The set of kernel addresses in the samples (their PCs, their chains'
+ * kernel frames): the KALLSYMS chunk holds only the symbols that name
+ * them (record_kallsyms()). A return address is looked up one byte
+ * before (callgraph.c): both are kept. Grows at half full.
+ */
+static int ka_add(struct kaddrs *ka, uint64_t a)
+{
+	size_t i;
+
+	if (!a)
+		return 0;
+	if (2 * (ka->n + 1) > ka->room) {
+		size_t room = ka->room ? 2 * ka->room : 1024;
+		uint64_t *v = calloc(room, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t j = 0; j < ka->room; j++) {
+			if (!ka->v[j])
+				continue;
+			for (i = (ka->v[j] * 0x9E3779B97F4A7C15ULL) >> 20 & (room - 1); v[i];
+			     i = (i + 1) & (room - 1))
+				;
+			v[i] = ka->v[j];
+		}
+		free(ka->v);
+		ka->v = v;
+		ka->room = room;
+	}
+	for (i = (a * 0x9E3779B97F4A7C15ULL) >> 20 & (ka->room - 1); ka->v[i];
+	     i = (i + 1) & (ka->room - 1))
+		if (ka->v[i] == a)
+			return 0;
+	ka->v[i] = a;
+	ka->n++;
+	return 1;
+}
+
 static void record_maps(struct record *rc, pid_t pid, uint32_t reason)
 {
 	char path[64], *text;
@@ -172,8 +215,17 @@ static int record_chunk(struct record *rc, size_t len)
 			rc->samples++;
 			if (r.pid && add_u32(&rc->pids, &rc->npids, &rc->pids_room, r.pid) < 0)
 				return -ENOMEM;
-			if (pmuscope_record_chain(&r, &ch) == 1 && ch.nr_kernel)
+			if (pmuscope_record_chain(&r, &ch) == 1 && ch.nr_kernel) {
 				rc->kernel_chains++;
+				for (unsigned int i = 0; i < ch.nr_kernel; i++) {
+					uint64_t a = pmuscope_chain_ip(&ch, i);
+
+					if (ka_add(&rc->ka, a) < 0 || (i && ka_add(&rc->ka, a - 1) < 0))
+						return -ENOMEM;
+				}
+			} else if (!(r.flags & PMUSCOPE_REC_F_USER) && ka_add(&rc->ka, r.pc) < 0) {
+				return -ENOMEM;
+			}
 			break;
 		}
 		case PMUSCOPE_REC_LOST:
@@ -922,39 +974,156 @@ static int record_loop(struct record *rc, const struct record_args *a, int sfd)
 	return ret;
 }
 
+struct kline {
+	uint64_t addr;
+	const char *line;		/* in the text, up to its '\n' */
+	size_t len;
+	int keep;
+};
+
+static int kline_cmp(const void *a, const void *b)
+{
+	const struct kline *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * @text (/proc/kallsyms) cut down to the lines that name @ka's addresses,
+ * into a new buffer (*@out, *@outlen): for each address, the function
+ * symbols at the nearest address at or below it (callgraph.c's
+ * ksym_find() takes the last of them) and at the next address above,
+ * which bounds it there. The reader's lookup of every recorded address
+ * then gives what the whole text gives. Its rules are callgraph.c's
+ * kallsyms_parse(): types t, T, w, W, a non-zero address, a name of
+ * 1 to 511 characters. Other lines are dropped.
+ */
+static int kallsyms_cut(const struct kaddrs *ka, const char *text, size_t len,
+			char **out, size_t *outlen)
+{
+	struct kline *l = NULL;
+	size_t n = 0, room = 0, size = 0;
+	const char *p = text, *end = text + len;
+	char line[600], *o;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t ll = (nl ? nl : end) - p;
+		unsigned long long addr;
+		char type;
+		int k = 0;
+
+		if (ll < sizeof(line)) {
+			memcpy(line, p, ll);
+			line[ll] = '\0';
+			if (sscanf(line, "%llx %c %n", &addr, &type, &k) >= 2 && k && addr &&
+			    strchr("tTwW", type)) {
+				size_t nlen = strcspn(line + k, " \t");
+
+				if (nlen && nlen < 512) {
+					if (n == room) {
+						struct kline *nl2;
+
+						room = room ? 2 * room : 4096;
+						nl2 = realloc(l, room * sizeof(*l));
+						if (!nl2) {
+							free(l);
+							return -ENOMEM;
+						}
+						l = nl2;
+					}
+					l[n++] = (struct kline){ addr, p, ll, 0 };
+				}
+			}
+		}
+		p += ll + 1;
+	}
+	if (n)
+		qsort(l, n, sizeof(*l), kline_cmp);
+	for (size_t j = 0; j < ka->room; j++) {
+		uint64_t a = ka->v[j];
+		size_t lo = 0, hi = n, i;
+
+		if (!a)
+			continue;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (l[mid].addr <= a)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!lo)
+			continue;		/* below the first symbol: none */
+		/* The symbols at the holder's address, then at the next one. */
+		for (i = lo; i-- && l[i].addr == l[lo - 1].addr;)
+			l[i].keep = 1;
+		for (i = lo; i < n && l[i].addr == l[lo].addr; i++)
+			l[i].keep = 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (l[i].keep)
+			size += l[i].len + 1;
+	o = *out = malloc(size + 1);
+	if (!o) {
+		free(l);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!l[i].keep)
+			continue;
+		memcpy(o, l[i].line, l[i].len);
+		o += l[i].len;
+		*o++ = '\n';
+	}
+	*outlen = size;
+	free(l);
+	return 0;
+}
+
 /*
  * /proc/kallsyms (PMUSCOPE_KALLSYMS in the environment: another file,
  * for tests) into a KALLSYMS chunk, when kernel frames were recorded and
- * it shows real addresses: with kptr_restrict they all read 0.
+ * it shows real addresses (with kptr_restrict they all read 0): only the
+ * lines that name the recorded addresses (kallsyms_cut()), a few kB where
+ * the whole text is several MB.
  */
 static void record_kallsyms(struct record *rc, const struct record_args *a)
 {
 	const char *path = getenv("PMUSCOPE_KALLSYMS");
-	char *text, *p;
-	size_t len;
+	char *text, *p, *cut = NULL;
+	size_t len, cutlen = 0;
 	int real = 0;
 
 	if (!a->callchain || !rc->kernel_chains)
-		return;
+		goto out;
 	if (!path || !*path)
 		path = "/proc/kallsyms";
 	text = cli_read_file(path, &len);
 	if (!text) {
 		fprintf(stderr, "pmuscope record: kernel frames without their names: cannot read %s: %s\n",
 			path, strerror(errno));
-		return;
+		goto out;
 	}
 	/* cli_read_file() ends the text with a NUL: strtoull() stops there. */
 	for (p = text; p && *p && !real; p = p ? p + 1 : NULL) {
 		real = strtoull(p, NULL, 16) != 0;
 		p = strchr(p, '\n');
 	}
-	if (real)
-		df_write_kallsyms(&rc->w, pmuscope_counter_now(), text, len);
-	else
+	if (!real)
 		fprintf(stderr, "pmuscope record: kernel frames without their names: %s shows no addresses (kernel.kptr_restrict)\n",
 			path);
+	else if (kallsyms_cut(&rc->ka, text, len, &cut, &cutlen))
+		fprintf(stderr, "pmuscope record: kernel frames without their names: out of memory\n");
+	else
+		df_write_kallsyms(&rc->w, pmuscope_counter_now(), cut, cutlen);
+	free(cut);
 	free(text);
+out:
+	free(rc->ka.v);
+	rc->ka.v = NULL;
+	rc->ka.n = rc->ka.room = 0;
 }
 
 /* The stop: what is left in the ring, the file finished: the exit status. */
