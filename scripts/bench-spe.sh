@@ -6,7 +6,7 @@
 # second the pipeline delivers (t-spe-bench.sh), the instructions the
 # PMBIRQ and the copier spend per buffer fill at 8, 64 and 4096 KiB
 # (scripts/profile.sh spe,spe64,spe4096), and the decoder's throughput on
-# the host (scripts/spe-host-tests.sh's bench).
+# the host (tests/host/spe-decoder.sh's bench).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$PMUSCOPE_TOP"
@@ -62,4 +62,4 @@ scripts/profile.sh spe,spe64,spe4096 --emu neoverse-n1 >build/bench-spe-profile.
 grep -E '^pmuscope-profile-spe:|^== spe|module:|PMBIRQ hand-over|copier' build/bench-spe-profile.txt
 echo "  (by function: build/bench-spe-profile.txt)"
 echo "SPE decoder on the host:"
-scripts/spe-host-tests.sh | grep -E '^info: bench' | sed 's/^info: bench: /  /'
+tests/host/spe-decoder.sh | grep -E '^info: bench' | sed 's/^info: bench: /  /'

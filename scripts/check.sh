@@ -156,7 +156,7 @@ grep -q '^[0-9]* passed, 0 failed$' "$build/logs/readme-build.log" ||
 # 3. Static checks.
 step "lint: sparse C=2 and checkpatch --strict" scripts/lint.sh
 
-step "docs: every reST file parses cleanly (docutils)" /usr/bin/python3 scripts/check-docs.py
+step "docs: every reST file parses cleanly (docutils)" /usr/bin/python3 tests/lint/check-docs.py
 
 # 4. Host tests (python unittest, one result per test).
 python3 -m unittest discover -v -s tests/host -p 'test_*.py' >"$build/logs/host.log" 2>&1
@@ -184,18 +184,18 @@ sed -n 's/^\(PASS\|FAIL\) /\1 host\/spe-perf\//p' "$build/logs/host-spe-perf.log
 grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-spe-perf.log" ||
 	record FAIL "host/spe-perf tests (see build/logs/host-spe-perf.log)"
 # The SPE decoder against perf's own (linux-source), fuzzed under ASan/UBSan.
-scripts/spe-host-tests.sh >"$build/logs/host-spe.log" 2>&1
+tests/host/spe-decoder.sh >"$build/logs/host-spe.log" 2>&1
 sed -n 's/^\(PASS\|FAIL\) /\1 host\/spe\//p' "$build/logs/host-spe.log" >>"$results"
 grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-spe.log" ||
 	record FAIL "host/spe decoder tests (see build/logs/host-spe.log)"
 
 # The CLI's file readers (record and SPE files) fuzzed under ASan/UBSan.
-scripts/fuzz-files.sh >"$build/logs/host-file-fuzz.log" 2>&1
+tests/host/fuzz-files.sh >"$build/logs/host-file-fuzz.log" 2>&1
 sed -n 's/^\(PASS\|FAIL\) /\1 host\/file-fuzz\//p' "$build/logs/host-file-fuzz.log" >>"$results"
 grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-file-fuzz.log" ||
 	record FAIL "host/file readers fuzzed (see build/logs/host-file-fuzz.log)"
 # libpmuscope.so's ABI: its exports, pmuscope.h, abidiff against the baseline.
-scripts/abi-check.sh >"$build/logs/host-abi.log" 2>&1
+tests/host/abi-check.sh >"$build/logs/host-abi.log" 2>&1
 sed -n 's/^\(PASS\|FAIL\) /\1 host\/abi\//p' "$build/logs/host-abi.log" >>"$results"
 grep -q '^[0-9]* passed, 0 failed$' "$build/logs/host-abi.log" ||
 	record FAIL "host/libpmuscope ABI (see build/logs/host-abi.log)"
@@ -210,7 +210,7 @@ touch "$build/.initramfs-built"
 # pages, bash completion (about a minute). After the initramfs: make
 # install rebuilds pmuscope.ko alone in the tree (modules_install), which
 # must not race lint or the modules the initramfs took.
-scripts/packaging-tests.sh >"$build/logs/packaging.log" 2>&1
+tests/host/packaging.sh >"$build/logs/packaging.log" 2>&1
 sed -n 's/^\(PASS\|FAIL\|SKIP\) /\1 packaging\//p' "$build/logs/packaging.log" >>"$results"
 grep -q '^[0-9]* passed, 0 failed$' "$build/logs/packaging.log" ||
 	record FAIL "packaging tests (see build/logs/packaging.log)"
@@ -232,12 +232,12 @@ guest max-exact --cpu max --smp 1 --icount 0 --plan exact --timeout 300
 guest a53-fidelity --cpu cortex-a53 --smp 1 --icount 0 --plan fidelity --timeout 400
 # pmuscope report (elfutils, on the host) of what t-record.sh recorded there.
 for n in a53-exact max-exact; do
-	python3 scripts/report-check.py "$build/logs/guest-$n.log" "$n" "$build" |
+	python3 tests/guest/check/report.py "$build/logs/guest-$n.log" "$n" "$build" |
 		tee -a "$results" | grep -v '^PASS '
 done
 # ... and of what t-callgraph.sh recorded with call chains (direct backend).
 for n in a53-exact max-exact; do
-	python3 scripts/callgraph-check.py "$build/logs/guest-$n.log" "$n" "$build" |
+	python3 tests/guest/check/callgraph.py "$build/logs/guest-$n.log" "$n" "$build" |
 		tee -a "$results" | grep -v '^PASS '
 done
 # Cycles across many 2^32 wraps, with the interrupt and with polling.
@@ -275,7 +275,7 @@ guest a53-perf --cpu cortex-a53 --smp 2 --plan perf --no-blacklist --timeout 300
 guest max-perf --cpu max --smp 2 --plan callgraph --no-blacklist --timeout 300
 # Call chains recorded through perf's driver (t-callgraph.sh), checked on the host.
 for n in a53-perf max-perf; do
-	python3 scripts/callgraph-check.py "$build/logs/guest-$n.log" "$n" "$build" |
+	python3 tests/guest/check/callgraph.py "$build/logs/guest-$n.log" "$n" "$build" |
 		tee -a "$results" | grep -v '^PASS '
 done
 # ... with -icount: per-task counting and multiplexing through perf, exact.
@@ -283,7 +283,7 @@ guest a53-perf-exact --cpu cortex-a53 --smp 1 --icount 0 --plan perf-exact --no-
 	--timeout 400
 # The direct backend's profiles (a53-fidelity) against the peer's of this
 # boot: same kernel, CPU and -icount, perf's driver on (t-fidelity.sh).
-python3 scripts/fidelity-check.py "$build/logs/guest-a53-fidelity.log" \
+python3 tests/guest/check/fidelity.py "$build/logs/guest-a53-fidelity.log" \
 	"$build/logs/guest-a53-perf-exact.log" a53-fidelity "$build" |
 	tee -a "$results" | grep -v '^PASS '
 # Debian's signed kernels as shipped: perf's PMU driver, perf_event_paranoid
@@ -303,7 +303,7 @@ done
 # pmuscope export scraped by a private Prometheus on the host (127.0.0.1
 # only), through the guest's virtio-net: what Prometheus stored is what the
 # exporter served.
-python3 scripts/export-e2e.py "$build/initramfs.cpio" "$build/logs/guest-export.log" \
+python3 tests/guest/check/export-e2e.py "$build/initramfs.cpio" "$build/logs/guest-export.log" \
 	>"$build/logs/export-e2e.log" 2>&1
 sed -n 's/^\(PASS\|FAIL\) /\1 export-e2e\//p' "$build/logs/export-e2e.log" >>"$results"
 grep -q '^[0-9]* passed, 0 failed$' "$build/logs/export-e2e.log" ||
@@ -325,7 +325,7 @@ wait "$gate_pid"
 cat "$build/logs/gate-lane.log"
 cat "$build/results-gate.txt" >>"$results"
 step "gate: coverage data of every gate boot intact and merged (build/coverage.txt)" \
-	python3 scripts/coverage.py build/gate-src "$build/coverage.txt" \
+	python3 tests/guest/check/coverage.py build/gate-src "$build/coverage.txt" \
 	"$build/logs/guest-gate.log" "$build/logs/guest-gate-perf.log" \
 	"$build/logs/guest-gate-emu.log"
 [ -f "$build/coverage.txt" ] && grep -v 'not run:' "$build/coverage.txt" | sed 's/^/# /'

@@ -400,7 +400,7 @@ def main():
             (out / f"{name}.rst").write_text(rst)
             die(f"{name}(1), generated from {CLI_RST.relative_to(TOP)}: {err}\n"
                 f"(the line is of {out / name}.rst, kept for a look; "
-                "scripts/check-docs.py checks cli.rst itself)")
+                "tests/lint/check-docs.py checks cli.rst itself)")
         (out / f"{name}.1").write_text(text)
         if args.rst:
             (out / f"{name}.rst").write_text(rst)

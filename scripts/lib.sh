@@ -85,7 +85,7 @@ pmuscope_bench_setup() {
 			pmuscope_die "the bench kernel has $(grep "^$opt=" "$kdir/.config"): fix $PMUSCOPE_KFRAG"
 	done <"$PMUSCOPE_KFRAG"
 	pmuscope_build_bench_modules "$kdir"
-	# pmuscope-el0 (EL0 reads, tools/tests/el0test.c) is built with libpmuscope.
+	# pmuscope-el0 (EL0 reads, tests/tools/el0test.c) is built with libpmuscope.
 	make --no-print-directory -C tools arm64 >"$PMUSCOPE_TOP/build/bench-tools.log" 2>&1 ||
 		pmuscope_die "tools build failed, see build/bench-tools.log"
 }

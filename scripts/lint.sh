@@ -29,7 +29,7 @@ else
 	status=1
 fi
 # The design maps name every file of drivers/ and tools/, and no other.
-python3 "$PMUSCOPE_TOP/scripts/check-map.py" || status=1
+python3 "$PMUSCOPE_TOP/tests/lint/check-map.py" || status=1
 # The fuzzer's tables match the uapi header and Documentation/ioctl.rst.
 if python3 "$PMUSCOPE_TOP/scripts/gen-fuzz.py" --check; then
 	echo "fuzzer tables: generated file up to date"

@@ -134,7 +134,7 @@ one() {	# one BOOT ROUND: run it, judge it; 0 when every result passed
 		a53-exact|max-exact)
 			# The build directory, as make check gives it: the
 			# recordings go to its logs/, the binaries are its symfs/.
-			python3 scripts/report-check.py "$log" "$boot" "$PMUSCOPE_TOP/build" >>"$res" 2>&1 ||
+			python3 tests/guest/check/report.py "$log" "$boot" "$PMUSCOPE_TOP/build" >>"$res" 2>&1 ||
 				grep -q '^FAIL ' "$res" || echo "FAIL $boot/report-check.py" >>"$res"
 			;;
 		esac

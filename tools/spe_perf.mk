@@ -18,18 +18,18 @@ SPE_PERF_HDRS := pmuscope/spe_perf.h pmuscope/spe_source.h ../include/uapi/linux
 
 .PHONY: spe_perf_test spe_perf_check
 
-$(B)/host/test_spe_perf: tests/test_spe_perf.c $(SPE_PERF_SRC) $(SPE_PERF_HDRS)
+$(B)/host/test_spe_perf: ../tests/tools/test_spe_perf.c $(SPE_PERF_SRC) $(SPE_PERF_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ tests/test_spe_perf.c $(SPE_PERF_SRC)
+	$(CC) $(CFLAGS) -o $@ ../tests/tools/test_spe_perf.c $(SPE_PERF_SRC)
 
 $(B)/arm64/spe_perf.o: $(SPE_PERF_SRC) $(SPE_PERF_HDRS)
 	@mkdir -p $(@D)
 	$(CROSS_COMPILE)gcc $(CFLAGS) -static -c -o $@ $(SPE_PERF_SRC)
 
 # The test, linked statically for arm64 (runs under qemu-aarch64 or a board).
-$(B)/arm64/test_spe_perf: tests/test_spe_perf.c $(SPE_PERF_SRC) $(SPE_PERF_HDRS)
+$(B)/arm64/test_spe_perf: ../tests/tools/test_spe_perf.c $(SPE_PERF_SRC) $(SPE_PERF_HDRS)
 	@mkdir -p $(@D)
-	$(CROSS_COMPILE)gcc $(CFLAGS) -static -o $@ tests/test_spe_perf.c $(SPE_PERF_SRC)
+	$(CROSS_COMPILE)gcc $(CFLAGS) -static -o $@ ../tests/tools/test_spe_perf.c $(SPE_PERF_SRC)
 
 spe_perf_test: $(B)/host/test_spe_perf
 	$(B)/host/test_spe_perf

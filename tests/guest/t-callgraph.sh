@@ -4,7 +4,7 @@
 # per task with call chains while a CPU hog (hotloop) competes for the
 # CPUs, on whichever backend this boot has (direct, or perf's driver).
 # The recordings go to the host over the console, as t-record.sh's do,
-# where scripts/callgraph-check.py checks the chains, that no sample is
+# where tests/guest/check/callgraph.py checks the chains, that no sample is
 # the hog's, and every output format (report -g, script, --folded,
 # --flamegraph, --pprof) against its real consumer.
 . /tests/lib.sh

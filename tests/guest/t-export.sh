@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # pmuscope export --listen on the guest's virtio-net, behind QEMU's
 # user-mode network (restrict=on) with the host's 127.0.0.1:PORT forwarded
-# to port 9750: scripts/export-e2e.py runs a private Prometheus on the host
+# to port 9750: tests/guest/check/export-e2e.py runs a private Prometheus on the host
 # that scrapes it meanwhile, and compares what it stored with what the
 # exporter logged here (every value it served, per scrape).
 . /tests/lib.sh

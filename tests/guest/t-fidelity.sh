@@ -12,7 +12,7 @@
 # at a sample every 100,000 cycles (10 kHz at QEMU's 1 GHz) and every
 # 1,000,000 (1 kHz). The direct backend has perf's driver off: its boot
 # records with pmuscope only, and the host compares it with the perf boot's
-# peer (scripts/fidelity-check.py). Documentation/testing.rst, "The
+# peer (tests/guest/check/fidelity.py). Documentation/testing.rst, "The
 # fidelity test".
 . /tests/lib.sh
 
@@ -27,7 +27,7 @@ export FID_CHILD=$dir/fid-child
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 
 # send FILE: a small text file to the host, for the comparison across
-# boots (scripts/fidelity-check.py; the framing of t-record.sh's files).
+# boots (tests/guest/check/fidelity.py; the framing of t-record.sh's files).
 send() {
 	echo "pmuscope-file: begin ${1##*/} $(md5sum <"$1" | cut -d' ' -f1)"
 	base64 <"$1" | sed 's/^/pmuscope-file: /'

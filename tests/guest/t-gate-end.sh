@@ -2,7 +2,7 @@
 # The reliability gate, last script of its plans: kmemleak (scanned twice,
 # past the minimum object age), lockdep still on (no report in the boot),
 # then the module's coverage data written to
-# the console for the host (scripts/coverage.py): the guest has no shared
+# the console for the host (tests/guest/check/coverage.py): the guest has no shared
 # folder and no network.
 . /tests/lib.sh
 

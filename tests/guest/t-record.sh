@@ -3,7 +3,7 @@
 # non-PIE) and /bin/hotloop-pie (PIE, dynamically linked) every 100000
 # cycles. The recordings go to the host over the console (base64 between
 # "pmuscope-file: begin NAME MD5" and "pmuscope-file: end NAME"), where
-# scripts/report-check.py runs pmuscope report (elfutils) on them with
+# tests/guest/check/report.py runs pmuscope report (elfutils) on them with
 # --symfs build/symfs and checks where the samples fell.
 . /tests/lib.sh
 

@@ -2,7 +2,7 @@
 """Host tests of the pmuscope CLI: JSON checked by Python's json parser, CSV
 by its csv reader, list/read against a fake sysfs tree, and the messages
 and exit codes of bad input; snapshot's whole path against a stand-in for
-/dev/pmuscope (tools/tests/fake_pmuscope.c, preloaded), and so record, spe
+/dev/pmuscope (tests/tools/fake_pmuscope.c, preloaded), and so record, spe
 and export (its metrics through a strict parser of the exposition formats,
 its HTTP server, its textfile, promtool and a Prometheus server where
 installed). Needs tools/build/host (make -C tools host)."""
@@ -438,7 +438,7 @@ class CliTest(unittest.TestCase):
     def test_cplusplus_program_links(self):
         # pmuscope.h's extern "C": a C++ program links against the static
         # and the shared library (its soname, libpmuscope.so.0, beside it).
-        src = os.path.join(TOP, "tools", "tests", "cplusplus.cc")
+        src = os.path.join(TOP, "tests", "tools", "cplusplus.cc")
         inc = ["-I" + os.path.join(TOP, "include", "uapi"),
                "-I" + os.path.join(TOP, "tools", "lib")]
         with tempfile.TemporaryDirectory() as d:

@@ -7,7 +7,7 @@ screenshot whose pixels are checked, a real hover and a real click), and
 folded stacks and `perf script` text by speedscope's importers (npm's
 speedscope, run in the same Chromium: speedscope_import()).
 
-The profiles come from tools/build/host/cg_fixture (tools/tests/cg_fixture.c),
+The profiles come from tools/build/host/cg_fixture (tests/tools/cg_fixture.c),
 which builds a known call tree through the same writers the CLI uses:
 cycles, period 1000: 60 x main->a->b->leaf, 40 x main->c->c_helper->leaf
 (c_helper inlined in c), 10 x main->write->el0_svc->invoke_syscall (libc,

@@ -537,7 +537,7 @@ class CallGraphTest(unittest.TestCase):
 
     def test_mutated_files(self):
         # Bytes of a file with chains changed at random (a fixed seed; the
-        # sanitized build of scripts/fuzz-files.sh is the deep check): every
+        # sanitized build of tests/host/fuzz-files.sh is the deep check): every
         # run ends in 0, 1 or 2, never in a signal.
         import random
         base = bytes(self.writer().data)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Host tests of pmuscope test (the self-check) against the stand-in for
-/dev/pmuscope (tools/tests/fake_pmuscope.c, preloaded) and a fake sysfs of
+/dev/pmuscope (tests/tools/fake_pmuscope.c, preloaded) and a fake sysfs of
 a 2-CPU Cortex-A53: the perf-test-like output, -v, --json's object,
 --report's bundle, --list, choosing checks by name and number, bad
 arguments (exit 2), and a driver that fails a check (exit 1). The checks

@@ -11,7 +11,7 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lint"))
 check_map = __import__("check-map")
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")

@@ -8,7 +8,7 @@
  * (its "alignment" packet, from a draft of the architecture) as padding
  * whose length depends on the buffer's address in memory; the Arm ARM has
  * no such packet, and here it is a BAD byte like any other unallocated
- * header. scripts/spe-host-tests.sh compares the two decoders.
+ * header. tests/host/spe-decoder.sh compares the two decoders.
  *
  * Header bytes (h0; h1 the second byte of an extended header):
  *   0x00 PAD, 0x01 END, 0x71 TIMESTAMP (8 bytes)

@@ -6,7 +6,7 @@
  *
  * NOT RUN ON SILICON. This file has been built for arm64 and x86, and its
  * consumption logic and open path have been tested on x86 with synthetic
- * rings and a stand-in for perf_event_open() (tools/tests/test_spe_perf.c);
+ * rings and a stand-in for perf_event_open() (tests/tools/test_spe_perf.c);
  * no machine here has SPE and QEMU does not emulate it, so it has never
  * talked to a real arm_spe PMU.
  *

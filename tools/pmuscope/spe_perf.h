@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The perf source of `pmuscope spe record` (spe_perf.c): its pure parts,
- * declared here for tools/tests/test_spe_perf.c, which runs them on the
+ * declared here for tests/tools/test_spe_perf.c, which runs them on the
  * host without perf or SPE. Nothing else should include this file.
  *
  * NOT RUN ON SILICON: this path has been tested only with synthetic

@@ -19,7 +19,7 @@
  *                          alone (bench_command())
  *
  * pmuscope's EL0 reads (pmuscope_read_self(), libpmuscope) are measured by
- * pmuscope-el0 bench (tools/tests/el0test.c), built with the library.
+ * pmuscope-el0 bench (tests/tools/el0test.c), built with the library.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -2,7 +2,7 @@
 /*
  * The least of the kernel's tools/include that perf's
  * tools/perf/util/arm-spe-decoder/arm-spe-pkt-decoder.c needs to build in
- * the host tests (tools/tests/spe_diff.c), and nothing else.
+ * the host tests (tests/tools/spe_diff.c), and nothing else.
  */
 #ifndef SPE_SHIM_LINUX_KERNEL_H
 #define SPE_SHIM_LINUX_KERNEL_H

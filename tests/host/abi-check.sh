@@ -15,11 +15,11 @@
 #    function, and one with struct pmuscope (opaque) changed, pass them.
 # One "PASS name" / "FAIL name: why" line per check, then "N passed, N failed".
 #
-#   scripts/abi-check.sh                  the checks
-#   scripts/abi-check.sh --baseline REV   write the baseline from the
+#   tests/host/abi-check.sh                  the checks
+#   tests/host/abi-check.sh --baseline REV   write the baseline from the
 #                                         library of commit REV (a release)
 set -uo pipefail
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 tools=$PMUSCOPE_TOP/tools
 lib=$tools/lib
@@ -204,7 +204,7 @@ if ! command -v abidiff >/dev/null; then
 	exit 1
 fi
 if [ ! -f "$baseline" ]; then
-	ko "abidiff: no baseline ${baseline#"$PMUSCOPE_TOP"/} (scripts/abi-check.sh --baseline REV)"
+	ko "abidiff: no baseline ${baseline#"$PMUSCOPE_TOP"/} (tests/host/abi-check.sh --baseline REV)"
 elif ! why=$(check_baseline "$baseline"); then
 	ko "baseline: ${baseline#"$PMUSCOPE_TOP"/}: $why"
 elif why=$(check_abidiff "$so"); then

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * file_fuzz [--runs N] [--seed S] [--keep DIR]: the CLI's file readers against bad
- * input, built with AddressSanitizer and UBSan (scripts/fuzz-files.sh).
+ * input, built with AddressSanitizer and UBSan (tests/host/fuzz-files.sh).
  *
  * The readers: the record file of pmuscope record (df_open_mem(), every
  * chunk with df_next(), every stream record of a RECORDS chunk with
@@ -23,7 +23,7 @@
  * refuse or accept each; when it refuses, its message must be set (a
  * record's must name its byte). Any sanitizer report ends the run.
  * --keep DIR writes the crafted files there (crafted-*.spe, crafted-*.data)
- * for the CLI's own test (scripts/fuzz-files.sh).
+ * for the CLI's own test (tests/host/fuzz-files.sh).
  * One "PASS name" / "FAIL name: why" line per check.
  */
 #define _GNU_SOURCE

@@ -11,7 +11,7 @@
  *   test_metrics             run the tests
  *   test_metrics --fuzz N    parse and evaluate N random mutations of the
  *                            table's expressions (under ASan/UBSan in
- *                            scripts/fuzz-files.sh): no crash, no leak
+ *                            tests/host/fuzz-files.sh): no crash, no leak
  */
 #define _GNU_SOURCE
 #include <math.h>

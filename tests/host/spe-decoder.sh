@@ -12,7 +12,7 @@
 # One "PASS name" / "FAIL name: why" line per check, then "N passed, N failed".
 # Without the kernel source it fails: it never skips.
 set -euo pipefail
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 out=$PMUSCOPE_TOP/tools/build/spe-tests
 tools=$PMUSCOPE_TOP/tools
@@ -49,10 +49,10 @@ cflags=(-std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializer
 	-I"$PMUSCOPE_TOP/include/uapi" -I"$tools/lib")
 cc=${CC:-gcc}
 
-if log=$("$cc" -O2 -g -I"$tools/tests/spe_shim" -c -o "$out/arm-spe-pkt-decoder.o" \
+if log=$("$cc" -O2 -g -I"$PMUSCOPE_TOP/tests/tools/spe_shim" -c -o "$out/arm-spe-pkt-decoder.o" \
 		"$perf/arm-spe-pkt-decoder.c" 2>&1) &&
-   log=$("$cc" -O2 -g "${cflags[@]}" -I"$tools/tests/spe_shim" -I"$perf" -o "$out/spe_diff" \
-		"$tools/tests/spe_diff.c" "$tools/lib/spe_decode.c" "$out/arm-spe-pkt-decoder.o" 2>&1); then
+   log=$("$cc" -O2 -g "${cflags[@]}" -I"$PMUSCOPE_TOP/tests/tools/spe_shim" -I"$perf" -o "$out/spe_diff" \
+		"$PMUSCOPE_TOP/tests/tools/spe_diff.c" "$tools/lib/spe_decode.c" "$out/arm-spe-pkt-decoder.o" 2>&1); then
 	ok "build-spe-diff (perf's decoder from $PMUSCOPE_KSRC)"
 	if res=$("$out/spe_diff" --streams "$streams" --seed "$seed" 2>&1); then :; fi
 	n=0
@@ -69,7 +69,7 @@ fi
 
 if log=$("$cc" -O1 -g "${cflags[@]}" -DSPE_NO_PERF -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -fno-omit-frame-pointer -o "$out/spe_fuzz" \
-		"$tools/tests/spe_diff.c" "$tools/lib/spe_decode.c" 2>&1); then
+		"$PMUSCOPE_TOP/tests/tools/spe_diff.c" "$tools/lib/spe_decode.c" 2>&1); then
 	if res=$(ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 "$out/spe_fuzz" --fuzz "$fuzz" --seed "$seed" 2>&1); then
 		ok "$(grep '^PASS ' <<<"$res" | head -n 1 | cut -c6-)"
 	else
@@ -80,7 +80,7 @@ else
 fi
 
 # Throughput: reported, not a check (a loaded host is slower).
-if "$cc" -O2 "${cflags[@]}" -DSPE_NO_PERF -o "$out/spe_bench" "$tools/tests/spe_diff.c" \
+if "$cc" -O2 "${cflags[@]}" -DSPE_NO_PERF -o "$out/spe_bench" "$PMUSCOPE_TOP/tests/tools/spe_diff.c" \
 		"$tools/lib/spe_decode.c" 2>/dev/null; then
 	"$out/spe_bench" --bench 64 | sed 's/^/info: /'
 fi

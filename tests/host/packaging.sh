@@ -13,7 +13,7 @@
 # and the host tools (make -C tools host; built here if missing).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/lib.sh"
 cd "$PMUSCOPE_TOP"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmuscope-packaging.XXXXXX")

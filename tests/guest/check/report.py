@@ -65,7 +65,7 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     log, name, build = argv[1:]
-    cli = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools",
+    cli = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tools",
                        "build", "host", "pmuscope")
     symfs = os.path.join(build, "symfs")
     files, bad = extract(log)

@@ -2,9 +2,9 @@
 /*
  * The SPE decoder of libpmuscope (tools/lib/spe_decode.c) against perf's
  * own packet decoder (tools/perf/util/arm-spe-decoder/arm-spe-pkt-decoder.c
- * of the kernel source, built with the shims of tools/tests/spe_shim), and
+ * of the kernel source, built with the shims of tests/tools/spe_shim), and
  * the decoder alone under AddressSanitizer and UBSan. Built and run by
- * scripts/spe-host-tests.sh. Prints "PASS name" / "FAIL name: why" per
+ * tests/host/spe-decoder.sh. Prints "PASS name" / "FAIL name: why" per
  * family of cases, then "N passed, N failed".
  *
  *   spe_diff [--streams N] [--seed S]   the differential test: N random

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The CLI's file readers against bad input (tools/tests/file_fuzz.c), built
+# The CLI's file readers against bad input (tests/tools/file_fuzz.c), built
 # with AddressSanitizer and UBSan: two real record files (one with call
 # chains, kernel and user frames, and a KALLSYMS chunk) and a real SPE file
 # written by the CLI's writers, FILE_FUZZ_RUNS (default 1000000) mutations
@@ -16,7 +16,7 @@
 # successive commits try other mutations. One "PASS name" / "FAIL name:
 # why" line per check, then "N passed, N failed".
 set -uo pipefail
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib.sh"
 
 tools=$PMUSCOPE_TOP/tools
 out=$tools/build/file-fuzz
@@ -36,7 +36,7 @@ san=(-O1 -g -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initial
 	-I"$tools/lib" -I"$tools/pmuscope")
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 echo "# file fuzz: $runs mutations of each file, seed $seed"
-if log=$(gcc "${san[@]}" -o "$out/file_fuzz" "$tools/tests/file_fuzz.c" \
+if log=$(gcc "${san[@]}" -o "$out/file_fuzz" "$PMUSCOPE_TOP/tests/tools/file_fuzz.c" \
 		"$tools/pmuscope/datafile.c" "$tools/pmuscope/spefile.c" \
 		"$tools/pmuscope/read-file.c" "$tools"/lib/*.c -lm 2>&1); then
 	res=$(cd "$out" && ./file_fuzz --runs "$runs" --seed "$seed" --keep "$out" 2>&1)
@@ -94,10 +94,10 @@ else
 	ko "build-cli-sanitized: $(head -n 5 <<<"$log")"
 fi
 
-# stat's metric expressions (tools/tests/test_metrics.c), sanitized: the
+# stat's metric expressions (tests/tools/test_metrics.c), sanitized: the
 # unit tests, then METRIC_FUZZ_RUNS (default 200000) mutations of the
 # table's expressions parsed and evaluated.
-if log=$(gcc "${san[@]}" -o "$out/test_metrics" "$tools/tests/test_metrics.c" \
+if log=$(gcc "${san[@]}" -o "$out/test_metrics" "$PMUSCOPE_TOP/tests/tools/test_metrics.c" \
 		"$tools/pmuscope/metric-expr.c" "$tools/pmuscope/metrics.c" \
 		"$tools"/lib/*.c -lm 2>&1); then
 	for args in "" "--fuzz ${METRIC_FUZZ_RUNS:-200000}"; do

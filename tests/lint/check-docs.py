@@ -26,7 +26,7 @@ def doc_role(name, rawtext, text, lineno, inliner, options=None, content=None):
 def main():
     directives.register_directive("toctree", Toctree)
     roles.register_local_role("doc", doc_role)
-    top = Path(__file__).resolve().parent.parent
+    top = Path(__file__).resolve().parents[2]
     bad = 0
     files = sorted((top / "Documentation").rglob("*.rst"))
     for path in files:

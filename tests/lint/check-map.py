@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 
-TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 MAPS = (("drivers", "Documentation/pmuscope.rst"), ("tools", "Documentation/cli.rst"))
 
 

@@ -32,13 +32,13 @@ import subprocess
 import sys
 import tempfile
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 sys.path.insert(0, os.path.join(TOP, "tests", "host"))
 
 import test_formats as tf  # noqa: E402  the consumers' drivers
 
 _spec = importlib.util.spec_from_file_location("report_check",
-                                               os.path.join(TOP, "scripts", "report-check.py"))
+                                               os.path.join(TOP, "tests", "guest", "check", "report.py"))
 _rc = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_rc)
 extract = _rc.extract

@@ -12,7 +12,7 @@ must accept a body the guest served. Everything bounded in time and
 stopped at the end. One line per check, "PASS name" / "FAIL name", then
 "N passed, N failed".
 
-Usage: scripts/export-e2e.py INITRD LOG
+Usage: tests/guest/check/export-e2e.py INITRD LOG
 """
 import json
 import os
@@ -27,7 +27,7 @@ import time
 import urllib.parse
 import urllib.request
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 results = []
 
 

@@ -23,12 +23,12 @@ import subprocess
 import sys
 
 TAGS = ["root-10k", "root-1k", "nobody-p2", "nobody-p1"]
-TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
 
 
 def extract(log):
     spec = importlib.util.spec_from_file_location(
-        "report_check", os.path.join(TOP, "scripts", "report-check.py"))
+        "report_check", os.path.join(TOP, "tests", "guest", "check", "report.py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod.extract(log)
