@@ -2158,6 +2158,25 @@ static void amu_sysfs(const char *name, int emulated)
 	}
 }
 
+/* sysfs @name's cpuN/amu words: "0:absent,1:disabled" (none: no file). */
+static void amu_words(const char *name, const char *words)
+{
+	char buf[128], path[700], *save = NULL;
+
+	amu_sysfs(name, 0);
+	snprintf(buf, sizeof(buf), "%s", words);
+	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s/cpu%c/amu", amu_dir, name, w[0]);
+		f = fopen(path, "w");
+		if (f) {
+			fprintf(f, "%s\n", w + 2);
+			fclose(f);
+		}
+	}
+}
+
 /* @text as JSON lines, each checked by Python's parser: 1 if all are. */
 static int json_lines_valid(const char *text)
 {
@@ -2315,6 +2334,61 @@ static void test_amu_cli(void)
 	result(r.status == 3 && strstr(r.err, "no PMUSCOPE_FEAT_AMU"),
 	       "amu cli: a driver without PMUSCOPE_FEAT_AMU: exit 3, said so (%d)", r.status);
 	cli_free(&r);
+	/*
+	 * A driver that reads no AMU (PMUSCOPE_FEAT_AMU clear) and refuses
+	 * (EPERM): what sysfs's cpuN/amu says tells why, and amu=1 is
+	 * suggested only for a CPU whose AMU the driver left alone.
+	 */
+#define NO_AMU "FAKE_PMUSCOPE_FEATURES=0x1;FAKE_PMUSCOPE_AMU_ERRNO=1"
+	amu_words("w-absent", "0:absent,1:absent");
+	cli(&r, "w-absent", NO_AMU, "amu", "-I", "10", "-C", "0-1", (char *)NULL);
+	result(r.status == 3 && !strcmp(r.err,
+		"pmuscope: cpu0: no Activity Monitors (ID_AA64PFR0_EL1.AMU is 0)\n"
+		"pmuscope: cpu1: no Activity Monitors (ID_AA64PFR0_EL1.AMU is 0)\n"
+		"pmuscope: the driver reads no CPU's Activity Monitors (no PMUSCOPE_FEAT_AMU): "
+		"the CPUs asked for have no Activity Monitors\n"),
+	       "amu cli: no AMU on the CPUs asked for: each said, exit 3 (%d)", r.status);
+	cli_free(&r);
+	cli(&r, "w-absent", NO_AMU, "amu", "-I", "10", "-C", "1", (char *)NULL);
+	result(r.status == 3 && !strstr(r.err, "cpu0") &&
+	       strstr(r.err, "the CPU asked for has no Activity Monitors\n"),
+	       "amu cli: no AMU on the one CPU asked for: that CPU only, exit 3 (%d)", r.status);
+	cli_free(&r);
+	amu_words("w-off", "0:disabled,1:disabled");
+	cli(&r, "w-off", NO_AMU, "amu", "-I", "10", "-C", "0", (char *)NULL);
+	result(r.status == 3 && !strcmp(r.err,
+		"pmuscope: cpu0: AMU not used (amu=0, or the kernel does not use it; amu=1 forces it)\n"
+		"pmuscope: the driver reads no CPU's Activity Monitors (no PMUSCOPE_FEAT_AMU): "
+		"it uses no CPU's AMU; amu=1 forces it where the CPU has one\n"),
+	       "amu cli: the AMU turned off: amu=1 suggested, exit 3 (%d)", r.status);
+	cli_free(&r);
+	/* A big.LITTLE part: cpu0 without an AMU, cpu1 with one left off. */
+	amu_words("w-mixed", "0:absent,1:disabled");
+	cli(&r, "w-mixed", NO_AMU, "amu", "-I", "10", "-C", "0-1", (char *)NULL);
+	result(r.status == 3 && strstr(r.err, "pmuscope: cpu0: no Activity Monitors (") &&
+	       strstr(r.err, "pmuscope: cpu1: AMU not used (amu=0"),
+	       "amu cli: mixed CPUs: each said, exit 3 (%d)", r.status);
+	cli_free(&r);
+	cli(&r, "w-mixed", NO_AMU, "amu", "-I", "10", "-C", "0", (char *)NULL);
+	result(r.status == 3 && !strstr(r.err, "amu=1"),
+	       "amu cli: mixed CPUs, the one without an AMU asked for: no amu=1 (%d)", r.status);
+	cli_free(&r);
+	/* No cpuN/amu word: nothing to tell the cases apart, no amu=1. */
+	amu_words("w-none", "");
+	cli(&r, "w-none", NO_AMU, "amu", "-I", "10", "-C", "0", (char *)NULL);
+	result(r.status == 3 && !strcmp(r.err,
+		"pmuscope: the driver reads no CPU's Activity Monitors (no PMUSCOPE_FEAT_AMU: "
+		"no CPU has an AMU the driver uses)\n"),
+	       "amu cli: no sysfs word: no suggestion, exit 3 (%d)", r.status);
+	cli_free(&r);
+	/* The driver reads AMUs, not for this caller: exit 5, no amu=1. */
+	amu_words("w-present", "0:present,1:present");
+	cli(&r, "w-present", "FAKE_PMUSCOPE_AMU_ERRNO=1", "amu", "-I", "10", "-C", "0",
+	    (char *)NULL);
+	result(r.status == 5 && !strstr(r.err, "amu=1"),
+	       "amu cli: refused with an AMU present: exit 5, no amu=1 (%d)", r.status);
+	cli_free(&r);
+#undef NO_AMU
 	cli(&r, "sys", "FAKE_PMUSCOPE_AMU_ERRNO=25", "amu", "-I", "10", (char *)NULL);
 	result(r.status == 3 && strstr(r.err, "older than API version 4"),
 	       "amu cli: ENOTTY (an older driver): exit 3, said so (%d)", r.status);
