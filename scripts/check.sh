@@ -77,7 +77,8 @@ guest() {	# guest NAME [--require-ktap] run-guest.sh-options...
 	local name=$1 log=$build/logs/guest-$1.log s=$(date +%s) rc=0 ktap=
 	shift
 	if [ "$1" = --require-ktap ]; then ktap=$1; shift; fi
-	scripts/run-guest.sh --log "$log" "$@" || rc=$?
+	rm -rf "${log%.log}.d"
+	scripts/run-guest.sh --log "$log" --out "${log%.log}.d" "$@" || rc=$?
 	echo "# guest $name: qemu exit $rc after $(( $(date +%s) - s )) s ($*)"
 	[ $rc = 124 ] && record FAIL "$name/boot timed out"
 	python3 scripts/pmuscope_console.py "$log" "$name" $ktap |

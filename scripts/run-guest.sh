@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot the test kernel under qemu-system-aarch64 (machine virt) and save the
 # console. Returns QEMU's status (124 on timeout).
-# Usage: run-guest.sh --cpu cortex-a53|max --plan PLAN --log FILE
+# Usage: run-guest.sh --cpu cortex-a53|max --plan PLAN|--tests LIST --log FILE
+#                     [--out DIR]   (the guest's /out, virtio-9p: the files it
+#                                   sends, tests/guest/lib.sh send_file)
 #                     [--smp N] [--icount SHIFT] [--timeout S] [--no-blacklist]
 #                     [--initrd FILE] [--append "..."] [--kver 6.1]
 #                     [--el2]   (virtualization=on: Linux at EL2, VHE on max)
@@ -17,7 +19,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-cpu=cortex-a53 smp=2 plan=discovery log= icount= timeout=300 append= interactive= machine=virt mem=512M plugin=
+cpu=cortex-a53 smp=2 plan= tests= out= log= icount= timeout=300 append= interactive= machine=virt mem=512M plugin=
 hostfwd= image= kdir=
 blacklist="initcall_blacklist=armv8_pmu_driver_init"
 initrd=$PMUSCOPE_TOP/build/initramfs.cpio
@@ -26,6 +28,10 @@ while [ $# -gt 0 ]; do
 	--cpu) cpu=$2; shift ;;
 	--smp) smp=$2; shift ;;
 	--plan) plan=$2; shift ;;
+	# NAME:BUDGET,... (tests/run.py): tests/guest/t-NAME.sh, each stopped
+	# past BUDGET seconds of guest time.
+	--tests) tests=$2; shift ;;
+	--out) out=$2; shift ;;
 	--log) log=$2; shift ;;
 	--icount) icount=$2; shift ;;
 	--el2) machine=virt,virtualization=on ;;
@@ -48,6 +54,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -n "$log" ] || [ -n "$interactive" ] || pmuscope_die "run-guest.sh: --log is required"
+[ -n "$plan" ] || [ -n "$tests" ] || pmuscope_die "run-guest.sh: --plan or --tests is required"
 
 if [ -n "$image" ]; then
 	[ -f "$image" ] || pmuscope_die "run-guest.sh: no kernel image $image"
@@ -69,9 +76,14 @@ fi
 args=(-M "$machine" -cpu "$cpu" -smp "$smp" -m "$mem" -nographic -no-reboot
       -monitor none -serial stdio
       -kernel "$image" -initrd "$initrd"
-      -append "console=ttyAMA0 panic=-1 loglevel=7 $slub_debug $blacklist pmuscope_plan=$plan pmuscope_profile=$cpu ${icount:+pmuscope_icount=$icount} $append")
+      -append "console=ttyAMA0 panic=-1 loglevel=7 $slub_debug $blacklist ${plan:+pmuscope_plan=$plan} ${tests:+pmuscope_tests=$tests} ${out:+pmuscope_out=1} pmuscope_profile=$cpu ${icount:+pmuscope_icount=$icount} $append")
 [ -z "$icount" ] || args+=(-icount "shift=$icount,sleep=off")
 [ -z "$plugin" ] || args+=(-plugin "$plugin")
+if [ -n "$out" ]; then
+	mkdir -p "$out"
+	args+=(-fsdev "local,id=pmuscope_out,path=$out,security_model=none"
+	       -device virtio-9p-device,fsdev=pmuscope_out,mount_tag=pmuscope_out)
+fi
 if [ -n "$hostfwd" ]; then
 	args+=(-netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$hostfwd-:9750"
 	       -device virtio-net-device,netdev=n0)

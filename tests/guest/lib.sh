@@ -72,6 +72,24 @@ fi
 _pmuscope_fails=0
 trap '[ "$_pmuscope_fails" -gt 255 ] && _pmuscope_fails=255; exit $_pmuscope_fails' EXIT
 
+# send_file NAME FILE [PREFIX]: FILE to the host as NAME (may hold '/'),
+# for the host's checks (tests/guest/check/guestfiles.py). Into the
+# boot's output folder (/out, virtio-9p: run-guest.sh --out) where init
+# mounted it, the console saying only "PREFIX sent NAME MD5"; else over
+# the console, base64 between "PREFIX begin NAME MD5" and "PREFIX end
+# NAME" (Debian's kernels have 9p as a module only: small files there).
+send_file() {
+	_p=${3:-pmuscope-file:}
+	_m=$(md5sum <"$2" | cut -d' ' -f1)
+	if [ -n "${PMUSCOPE_OUT:-}" ]; then
+		mkdir -p "$PMUSCOPE_OUT/$(dirname "$1")" && cp "$2" "$PMUSCOPE_OUT/$1" &&
+			echo "$_p sent $1 $_m" && return 0
+	fi
+	echo "$_p begin $1 $_m"
+	base64 <"$2" | sed "s/^/$_p /"
+	echo "$_p end $1"
+}
+
 tap_ok() { echo "pmuscope-tap: ok - [$PMUSCOPE_TEST] $*"; }
 tap_not_ok() {
 	_pmuscope_fails=$((_pmuscope_fails + 1))

@@ -3,7 +3,7 @@
 # /bin/calltree-pie (PIE, dynamically linked): a known call tree sampled
 # per task with call chains while a CPU hog (hotloop) competes for the
 # CPUs, on whichever backend this boot has (direct, or perf's driver).
-# The recordings go to the host over the console, as t-record.sh's do,
+# The recordings go to the host (send_file), as t-record.sh's do,
 # where tests/guest/check/callgraph.py checks the chains, that no sample is
 # the hog's, and every output format (report -g, script, --folded,
 # --flamegraph, --pprof) against its real consumer.
@@ -19,9 +19,7 @@ for v in static pie; do
 	check "pmuscope record -g -c 100000 -- calltree-$v ($backend, hog beside)" \
 		pmuscope record -g -e cycles -c 100000 -o $f -- /bin/calltree-$v 10
 	[ -s $f ] || continue
-	echo "pmuscope-file: begin calltree-$v-$backend.data $(md5sum <$f | cut -d' ' -f1)"
-	base64 <$f | sed 's/^/pmuscope-file: /'
-	echo "pmuscope-file: end calltree-$v-$backend.data"
+	send_file calltree-$v-$backend.data $f
 done
 # Attached to a running process (-p): its samples, with chains, until it
 # ends. The program waits for /tmp/calltree-go before its work, and the
@@ -52,9 +50,7 @@ check_eq "pmuscope record -g -c 100000 -p PID of calltree-static ($backend, hog 
 sed 's/^/pmuscope-tap: # /' /tmp/attach.out
 wait $pid
 if [ -s $f ]; then
-	echo "pmuscope-file: begin calltree-attach-$backend.data $(md5sum <$f | cut -d' ' -f1)"
-	base64 <$f | sed 's/^/pmuscope-file: /'
-	echo "pmuscope-file: end calltree-attach-$backend.data"
+	send_file calltree-attach-$backend.data $f
 fi
 kill $hog
 wait $hog 2>/dev/null

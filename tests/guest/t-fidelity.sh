@@ -27,11 +27,9 @@ export FID_CHILD=$dir/fid-child
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 
 # send FILE: a small text file to the host, for the comparison across
-# boots (tests/guest/check/fidelity.py; the framing of t-record.sh's files).
+# boots (tests/guest/check/fidelity.py), as t-record.sh's files.
 send() {
-	echo "pmuscope-file: begin ${1##*/} $(md5sum <"$1" | cut -d' ' -f1)"
-	base64 <"$1" | sed 's/^/pmuscope-file: /'
-	echo "pmuscope-file: end ${1##*/}"
+	send_file "${1##*/}" "$1"
 }
 
 # reduce FILE WHO: FILE.data to FILE.fid (pmuscope-peer reduce; the guest's

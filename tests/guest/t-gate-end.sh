@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The reliability gate, last script of its plans: kmemleak (scanned twice,
 # past the minimum object age), lockdep still on (no report in the boot),
-# then the module's coverage data written to
-# the console for the host (tests/guest/check/coverage.py): the guest has no shared
-# folder and no network.
+# then the module's coverage data sent to the host (send_file: the boot's
+# output folder) for tests/guest/check/coverage.py.
 . /tests/lib.sh
 
 D=/sys/kernel/debug
@@ -38,9 +37,7 @@ n=0
 for f in $(find $D/gcov -name '*.gcda'); do
 	case "$f" in */gate-src/*) ;; *) continue ;; esac
 	rel=${f#*/gate-src/}
-	echo "pmuscope-gcov: begin $rel $(md5sum <"$f" | cut -d' ' -f1)"
-	base64 <"$f" | sed 's/^/pmuscope-gcov: /'
-	echo "pmuscope-gcov: end $rel"
+	send_file "$rel" "$f" pmuscope-gcov:
 	n=$((n + 1))
 done
 check "gcov: coverage data of the modules written out ($n files)" test "$n" -gt 0

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # pmuscope record: a sampling profile of /bin/hotloop-static (static,
 # non-PIE) and /bin/hotloop-pie (PIE, dynamically linked) every 100000
-# cycles. The recordings go to the host over the console (base64 between
-# "pmuscope-file: begin NAME MD5" and "pmuscope-file: end NAME"), where
+# cycles. The recordings go to the host (send_file: the boot's output
+# folder), where
 # tests/guest/check/report.py runs pmuscope report (elfutils) on them with
 # --symfs build/symfs and checks where the samples fell.
 . /tests/lib.sh
@@ -13,9 +13,7 @@ for v in static pie; do
 	check "pmuscope record -e cycles -c 100000 -- hotloop-$v" \
 		pmuscope record -e cycles -c 100000 -o $f -- /bin/hotloop-$v 20000000
 	[ -s $f ] || continue
-	echo "pmuscope-file: begin hotloop-$v.data $(md5sum <$f | cut -d' ' -f1)"
-	base64 <$f | sed 's/^/pmuscope-file: /'
-	echo "pmuscope-file: end hotloop-$v.data"
+	send_file hotloop-$v.data $f
 done
 # This pmuscope is static for arm64, without elfutils: report says so.
 pmuscope report -i /tmp/hotloop-static.data >/tmp/report.out 2>&1

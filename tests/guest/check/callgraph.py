@@ -25,7 +25,6 @@ recording this prints one result line per check:
     wider than c's. The screenshot is kept in BUILD/logs/.
 """
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -37,11 +36,8 @@ sys.path.insert(0, os.path.join(TOP, "tests", "host"))
 
 import test_formats as tf  # noqa: E402  the consumers' drivers
 
-_spec = importlib.util.spec_from_file_location("report_check",
-                                               os.path.join(TOP, "tests", "guest", "check", "report.py"))
-_rc = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_rc)
-extract = _rc.extract
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from guestfiles import files as extract  # noqa: E402
 
 CLI = os.path.join(TOP, "tools", "build", "host", "pmuscope")
 PATHS = {("leaf", "b", "a", "main"): "a", ("leaf", "c", "main"): "c"}

@@ -3,8 +3,8 @@
 """Line coverage of the driver under the reliability gate.
 
 The gate's boots (tests/guest/t-gate-end.sh) write the modules' GCOV data
-(.gcda) to the console, base64 between "pmuscope-gcov: begin REL MD5" and
-"pmuscope-gcov: end REL". This script takes it out of every boot's log,
+(.gcda) to the host (guestfiles.py: the boot's output folder through
+virtio-9p, or the console). This script takes it from every boot,
 checks each file against its MD5, puts it beside the .gcno of the build
 (build/gate-src), runs gcov (JSON) on each, and merges the line counts per
 source file over all objects and all boots: drivers/pmuscope_pmu.c is
@@ -16,14 +16,15 @@ Prints one line per driver source file (lines, covered, percent, the
 uncovered lines) and the total; writes the same to REPORT. Exit status 1
 if a boot brought out no data or a file arrived corrupted.
 """
-import base64
-import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guestfiles  # noqa: E402
 
 PREFIX = "pmuscope-gcov: "
 GCOV = os.environ.get("PMUSCOPE_GCOV_TOOL", "aarch64-linux-gnu-gcov-12")
@@ -33,25 +34,10 @@ GENERATED = {"drivers/pmuscope_regs_gen.h"}
 
 
 def extract(log):
-    """{rel path: bytes} of one boot's console; raises on a corrupt file."""
-    files, cur, buf = {}, None, []
-    with open(log, errors="replace") as f:
-        for line in f:
-            line = line.rstrip("\r\n")
-            if not line.startswith(PREFIX):
-                continue
-            body = line[len(PREFIX):]
-            if body.startswith("begin "):
-                _, rel, md5 = body.split()
-                cur, buf = (rel, md5), []
-            elif body.startswith("end ") and cur:
-                data = base64.b64decode("".join(buf))
-                if hashlib.md5(data).hexdigest() != cur[1]:
-                    raise ValueError(f"{log}: {cur[0]} corrupted on the console")
-                files[cur[0]] = data
-                cur = None
-            elif cur:
-                buf.append(body.strip())
+    """{rel path: bytes} of one boot; raises on a corrupt file."""
+    files, bad = guestfiles.files(log, PREFIX)
+    if bad:
+        raise ValueError(f"{log}: {', '.join(bad)} corrupted on the way")
     return files
 
 

@@ -16,7 +16,6 @@ boot is a deterministic instruction count: the two boots run the same
 workload on the same kernel, and only the PMU's driver differs.
 """
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -27,11 +26,9 @@ TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
 
 
 def extract(log):
-    spec = importlib.util.spec_from_file_location(
-        "report_check", os.path.join(TOP, "tests", "guest", "check", "report.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.extract(log)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import guestfiles
+    return guestfiles.files(log)
 
 
 def build_peer(build):

@@ -4,9 +4,9 @@
 
     report-check.py LOG NAME BUILD
 
-The guest sends each recording over the console, base64 between
-"pmuscope-file: begin NAME MD5" and "pmuscope-file: end NAME". This script
-takes them out of the boot's LOG (checking each MD5), runs the host's
+The guest sends each recording to the host (guestfiles.py: the boot's
+output folder, or the console). This script takes them (checking each
+MD5), runs the host's
 pmuscope report on each with --symfs BUILD/symfs (the guest's programs and
 libc, scripts/mkinitramfs.sh), keeps the text report in
 BUILD/logs/report-NAME-FILE.txt and prints one result line per check:
@@ -23,41 +23,20 @@ BUILD/logs/report-NAME-FILE.txt and prints one result line per check:
     the bench kernel shows 1 kernel sample in 380.
 """
 
-import base64
-import hashlib
 import json
 import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guestfiles  # noqa: E402
+
 PREFIX = "pmuscope-file: "
 
 
 def extract(log):
-    """{name: bytes}, and [names corrupted on the console]."""
-    files, bad, cur, buf = {}, [], None, []
-    with open(log, errors="replace") as f:
-        for line in f:
-            line = line.rstrip("\r\n")
-            if not line.startswith(PREFIX):
-                continue
-            body = line[len(PREFIX):]
-            if body.startswith("begin "):
-                parts = body.split()
-                cur, buf = (parts[1], parts[2]) if len(parts) == 3 else None, []
-            elif body.startswith("end ") and cur:
-                try:
-                    data = base64.b64decode("".join(buf))
-                except ValueError:
-                    data = b""
-                if hashlib.md5(data).hexdigest() == cur[1]:
-                    files[cur[0]] = data
-                else:
-                    bad.append(cur[0])
-                cur = None
-            elif cur:
-                buf.append(body.strip())
-    return files, bad
+    """{name: bytes}, and [names corrupted on the way]."""
+    return guestfiles.files(log, PREFIX)
 
 
 def main(argv):
