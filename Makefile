@@ -6,6 +6,7 @@
 #                        kernel (built on first use), or against KDIR=...
 #   make KDIR=<board kernel build dir> [ARCH=arm64 CROSS_COMPILE=...]
 #   make check           set-up, kernel, module, lint, KUnit and in-guest tests
+#   make test T=NAME     one test of tests/registry alone (U=UNIT, B=BOOT)
 #   make debian-kernels  the module against Debian's own 6.12 and 6.1, booted
 #   make demo            boot the AM62L-like guest and show what was found
 #   make lint            sparse (C=2) and checkpatch --strict, zero findings
@@ -28,7 +29,7 @@ export ARCH CROSS_COMPILE
 KDIR ?=
 KBUILD_ARGS = M=$(CURDIR) ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=1
 
-.PHONY: all module kunit-module compat-6.1 debian-kernels tools setup kernel lint check demo bench profile clean host-test regs events metrics faults
+.PHONY: all module kunit-module compat-6.1 debian-kernels tools setup kernel lint check test demo bench profile clean host-test regs events metrics faults
 .PHONY: install uninstall install-module uninstall-module install-tools uninstall-tools
 .PHONY: man completion dkms-source help
 
@@ -64,22 +65,10 @@ compat-6.1: ## the modules against Linux 6.1 (build/compat-6.1), W=1, sparse
 
 # Debian's signed 6.12 and 6.1 kernels (scripts/debian-kernel.sh: cached
 # download), pmuscope.ko built against their headers, each booted as
-# shipped with plan debian (what make check's debian-6.12 and debian-6.1 do).
+# shipped with its tests of tests/registry (make check's debian-6.12 and
+# debian-6.1).
 debian-kernels: ## Debian's 6.12 and 6.1 kernels: the module against their headers, booted
-	@$(MAKE) --no-print-directory -C tools arm64 >/dev/null && mkdir -p build/logs && \
-	for v in 6.12 6.1; do \
-		scripts/debian-kernel.sh $$v >build/logs/debian-$$v.log 2>&1 || \
-			{ tail -n 30 build/logs/debian-$$v.log; exit 1; }; \
-		scripts/mkinitramfs.sh build/initramfs-debian-$$v.cpio build/debian-$$v/pmuscope.ko && \
-		scripts/run-guest.sh --kernel-image build/debian-$$v/vmlinuz \
-			--initrd build/initramfs-debian-$$v.cpio --cpu cortex-a53 --smp 1 --icount 0 \
-			--no-blacklist --plan debian --timeout 400 --log build/logs/guest-debian-$$v.log; \
-		python3 scripts/pmuscope_console.py build/logs/guest-debian-$$v.log debian-$$v | \
-			tee build/logs/debian-$$v.results | grep -v '^PASS '; \
-		echo "debian-$$v: $$(grep -c '^PASS ' build/logs/debian-$$v.results) passed," \
-			"$$(grep -c '^FAIL ' build/logs/debian-$$v.results) failed"; \
-		! grep -q '^FAIL ' build/logs/debian-$$v.results || exit 1; \
-	done
+	@python3 tests/run.py B=debian-6.12 && python3 tests/run.py B=debian-6.1
 
 # libpmuscope and the pmuscope CLI, native and static arm64 (tools/build).
 tools: ## libpmuscope and the pmuscope CLI, native and static arm64
@@ -111,6 +100,11 @@ host-test: ## the host unit tests (python unittest)
 
 check: ## the whole test suite (what CI runs); ends "N passed, N failed"
 	@scripts/check.sh
+
+# One test, a unit's or a boot's, from tests/registry (tests/run.py):
+#   make test T=record [B=max-exact]   make test U=record   make test B=a53
+test: ## one test alone: T=NAME [B=BOOT], a unit's: U=UNIT, a boot's: B=BOOT
+	@python3 tests/run.py $(if $(T),T=$(T)) $(if $(U),U=$(U)) $(if $(B),B=$(B))
 
 demo: ## boot the AM62L-like guest and show what pmuscope finds
 	@scripts/demo.sh

@@ -19,7 +19,7 @@ make --no-print-directory -C tools >"$build/logs/kunit-tools.log" 2>&1 ||
 	{ tail -20 "$build/logs/kunit-tools.log"; exit 1; }
 scripts/mkinitramfs.sh "$build/initramfs-kunit.cpio" pmuscope.ko pmuscope_kunit.ko || exit 1
 log=$build/logs/guest-kunit.log
-scripts/run-guest.sh --log "$log" --cpu cortex-a53 --smp 2 --plan kunit \
+scripts/run-guest.sh --log "$log" --cpu cortex-a53 --smp 2 --tests kunit:120 \
 	--initrd "$build/initramfs-kunit.cpio" --timeout 300
 python3 scripts/pmuscope_console.py "$log" kunit --require-ktap >"$build/kunit-results.txt"
 grep -v '^PASS ' "$build/kunit-results.txt"

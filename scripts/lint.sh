@@ -30,6 +30,8 @@ else
 fi
 # The design maps name every file of drivers/ and tools/, and no other.
 python3 "$PMUSCOPE_TOP/tests/lint/check-map.py" || status=1
+# testing.rst's map of the tests is tests/registry's (tests/run.py --write-map).
+python3 "$PMUSCOPE_TOP/tests/run.py" --check-map || status=1
 # The fuzzer's tables match the uapi header and Documentation/ioctl.rst.
 if python3 "$PMUSCOPE_TOP/scripts/gen-fuzz.py" --check; then
 	echo "fuzzer tables: generated file up to date"

@@ -72,7 +72,7 @@ def main():
                             stdout=out, stderr=out, stdin=subprocess.DEVNULL)
     try:
         guest = subprocess.run([os.path.join(TOP, "scripts/run-guest.sh"), "--cpu", "cortex-a53",
-                                "--smp", "2", "--plan", "export", "--hostfwd", str(hport),
+                                "--smp", "2", "--tests", "export:120", "--hostfwd", str(hport),
                                 "--initrd", initrd, "--log", log, "--timeout", "180"],
                                stdin=subprocess.DEVNULL)
         check(guest.returncode == 0, f"guest: QEMU exit {guest.returncode}")
@@ -160,9 +160,21 @@ def main():
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+def console(log):
+    """The guest's own results (scripts/pmuscope_console.py)."""
+    sys.path.insert(0, os.path.join(TOP, "scripts"))
+    import pmuscope_console
+    with open(log, errors="replace") as f:
+        boot = pmuscope_console.parse(f.read())
+    for line in pmuscope_console.report(boot, "export"):
+        check(line.startswith(("PASS", "SKIP")), line.split(" ", 1)[1])
+
+
 if __name__ == "__main__":
     try:
         main()
+        if len(sys.argv) == 3 and os.path.exists(sys.argv[2]):
+            console(sys.argv[2])
     finally:
         print(f"{results.count(True)} passed, {results.count(False)} failed")
     sys.exit(0 if results and all(results) else 1)
