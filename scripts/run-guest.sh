@@ -16,6 +16,8 @@
 #                                        restrict=on: no way out; host 127.0.0.1:PORT
 #                                        forwarded to the guest's port 9750)
 #        run-guest.sh --interactive [--cpu ...]   (busybox shell on the console)
+# PMUSCOPE_QEMU: another qemu-system-aarch64 (default: the one on PATH,
+# Debian 12's 7.2), e.g. bookworm-backports' 10.0 unpacked aside.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -91,10 +93,11 @@ else
 	args+=(-nic none)
 fi
 
+qemu=${PMUSCOPE_QEMU:-qemu-system-aarch64}
 if [ -n "$interactive" ]; then
-	exec qemu-system-aarch64 "${args[@]}"
+	exec "$qemu" "${args[@]}"
 fi
 status=0
-timeout --foreground -k 5 "$timeout" qemu-system-aarch64 "${args[@]}" \
+timeout --foreground -k 5 "$timeout" "$qemu" "${args[@]}" \
 	</dev/null >"$log" 2>&1 || status=$?
 exit "$status"
