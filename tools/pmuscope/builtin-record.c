@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "callgraph.h"
 #include "cli.h"
 #include "datafile.h"
 
@@ -995,8 +996,8 @@ static int kline_cmp(const void *a, const void *b)
  * ksym_find() takes the last of them) and at the next address above,
  * which bounds it there. The reader's lookup of every recorded address
  * then gives what the whole text gives. Its rules are callgraph.c's
- * kallsyms_parse(): types t, T, w, W, a non-zero address, a name of
- * 1 to 511 characters. Other lines are dropped.
+ * cg_kallsyms_func(), which callgraph.c's reader applies too. Other
+ * lines are dropped.
  */
 static int kallsyms_cut(const struct kaddrs *ka, const char *text, size_t len,
 			char **out, size_t *outlen)
@@ -1009,32 +1010,26 @@ static int kallsyms_cut(const struct kaddrs *ka, const char *text, size_t len,
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t ll = (nl ? nl : end) - p;
-		unsigned long long addr;
-		char type;
-		int k = 0;
+		uint64_t addr;
+		size_t k;
 
 		if (ll < sizeof(line)) {
 			memcpy(line, p, ll);
 			line[ll] = '\0';
-			if (sscanf(line, "%llx %c %n", &addr, &type, &k) >= 2 && k && addr &&
-			    strchr("tTwW", type)) {
-				size_t nlen = strcspn(line + k, " \t");
+		}
+		if (ll < sizeof(line) && cg_kallsyms_func(line, &addr, &k)) {
+			if (n == room) {
+				struct kline *nl2;
 
-				if (nlen && nlen < 512) {
-					if (n == room) {
-						struct kline *nl2;
-
-						room = room ? 2 * room : 4096;
-						nl2 = realloc(l, room * sizeof(*l));
-						if (!nl2) {
-							free(l);
-							return -ENOMEM;
-						}
-						l = nl2;
-					}
-					l[n++] = (struct kline){ addr, p, ll, 0 };
+				room = room ? 2 * room : 4096;
+				nl2 = realloc(l, room * sizeof(*l));
+				if (!nl2) {
+					free(l);
+					return -ENOMEM;
 				}
+				l = nl2;
 			}
+			l[n++] = (struct kline){ addr, p, ll, 0 };
 		}
 		p += ll + 1;
 	}

@@ -362,10 +362,27 @@ static int ksym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+int cg_kallsyms_func(const char *line, uint64_t *addr, size_t *name_off)
+{
+	unsigned long long a;
+	char type;
+	int n = 0;
+	size_t len;
+
+	if (sscanf(line, "%llx %c %n", &a, &type, &n) < 2 || !n || !a || !strchr("tTwW", type))
+		return 0;
+	len = strcspn(line + n, " \t");
+	if (!len || len >= KSYM_NAME_LEN)
+		return 0;	/* no kernel has a longer name */
+	*addr = a;
+	*name_off = (size_t)n;
+	return 1;
+}
+
 /*
  * /proc/kallsyms: "ffff800080010000 T name", a module's "\t[mod]" after.
- * Functions only (t, T, w, W); none when every address is 0 (the reader
- * could not see them).
+ * Functions only (cg_kallsyms_func()); none when every address is 0 (the
+ * reader could not see them).
  */
 static int kallsyms_parse(struct cg_priv *x, const char *text, size_t len)
 {
@@ -384,13 +401,11 @@ static int kallsyms_parse(struct cg_priv *x, const char *text, size_t len)
 	memcpy(x->ktext, text, len);
 	x->ktext[len] = '\0';
 	for (line = strtok_r(x->ktext, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long addr;
-		char type;
-		int n = 0;
+		uint64_t addr;
+		size_t n;
 		char *name, *mod, *end;
 
-		if (sscanf(line, "%llx %c %n", &addr, &type, &n) < 2 || !n || !addr ||
-		    !strchr("tTwW", type))
+		if (!cg_kallsyms_func(line, &addr, &n))
 			continue;
 		name = line + n;
 		end = name + strcspn(name, " \t");
@@ -401,8 +416,6 @@ static int kallsyms_parse(struct cg_priv *x, const char *text, size_t len)
 			if (*mod != '[')
 				mod = NULL;
 		}
-		if (!*name || end - name >= KSYM_NAME_LEN)
-			continue;	/* no kernel has a longer name */
 		if (grow(x, &x->ksyms, &room, x->nksyms, 1, sizeof(*x->ksyms), 4096))
 			return -ENOMEM;
 		x->ksyms[x->nksyms++] = (struct ksym){ addr, name, mod ? intern(x, mod) : KERNEL_DSO };

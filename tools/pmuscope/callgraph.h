@@ -103,6 +103,14 @@ int cg_argv(const struct cg_profile *p, char ***argv);
  * after either), and one frame's line as perf script prints it.
  */
 int cg_load_cli(struct cg_profile *p, const char *file, const struct cg_load_opts *o);
+
+/*
+ * A line of /proc/kallsyms (NUL-terminated) that names a kernel function
+ * the reader keeps (types t, T, w, W; a non-zero address; a name of 1 to
+ * 511 characters): 1, its address and where its name starts; else 0.
+ * pmuscope record keeps the same lines (builtin-record.c).
+ */
+int cg_kallsyms_func(const char *line, uint64_t *addr, size_t *name_off);
 void cg_print_frame(FILE *f, const struct cg_frame *fr);
 
 #endif
