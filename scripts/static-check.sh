@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Static analysis of the user-space code (tools/: libpmuscope, the CLI,
-# the examples and the tests' programs) with cppcheck (Debian 12: 2.10),
+# the examples; tests/tools: their C tests) with cppcheck (Debian 12: 2.10),
 # as make lint does sparse and checkpatch for the kernel code. Zero
 # findings, or they are printed and the exit status is 1.
 #
@@ -18,15 +18,15 @@ set -uo pipefail
 cd "$PMUSCOPE_TOP" || exit 1
 command -v cppcheck >/dev/null || pmuscope_die "cppcheck not found (scripts/setup.sh)"
 
-nfiles=$(find tools -name '*.c' -not -path 'tools/build/*' | wc -l)
+nfiles=$(find tools tests/tools -name '*.c' -not -path 'tools/build/*' | wc -l)
 # --error-exitcode: cppcheck's own failures (a file it cannot parse is a
 # syntaxError finding, reported too) also end in exit 1.
 out=$(cppcheck -q --inline-suppr --error-exitcode=1 \
 	--enable=warning,style,performance,portability --std=c11 \
-	-Iinclude/uapi -Iinclude -Itools/lib -Itools/pmuscope -Itests/guest/progs \
+	-Iinclude/uapi -Iinclude -Itools/lib -Itools/pmuscope -Itests/guest/progs -Itests/tools \
 	--suppress=missingIncludeSystem -itools/build \
 	--template='{file}:{line}: {severity}: {message} [{id}]' \
-	tools/ 2>&1)
+	tools/ tests/tools/ 2>&1)
 status=$?
 if [ $status -ne 0 ] || [ -n "$out" ]; then
 	printf 'static analysis (cppcheck):\n%s\n' "$out"
