@@ -604,57 +604,110 @@ void st_check_wrap_zero(const struct st_ctx *x, struct st_result *r)
 		return;
 	FOR_TYPES(x, t) {
 		const struct st_type *ty = &x->types[t];
-		struct pmuscope_count v[4];
-		uint64_t start, wr0 = 0, wr1 = 0, evc = 0, ccc = 0;
-		unsigned int nr = 0, idx = 1;
-		struct pmuscope *h;
-		double secs;
-		char s[32];
-		int ret;
 
-		if (wrap_pair_open(x, r, ty, "wrap from 0", &h, &idx, &skipped, why, sizeof(why)))
-			continue;
-		if (!st_cpu_file(ty->cpu, "wraps", s, sizeof(s)))
-			wr0 = strtoull(s, NULL, 0);
-		/*
-		 * Until a counter has passed 2^32 by 2^26: 3.5 s on the A53,
-		 * longer in an emulator (120 s at most).
-		 */
-		ret = pmuscope_enable(h);
-		start = st_now_ns();
-		while (!ret && !wrap_loop_done(start, evc, ccc, target, 120000000000ULL)) {
-			st_busy_ms(20);
-			ret = pmuscope_read(h, v, 4, &nr);
-			if (!ret && nr > 1) {
-				evc = v[idx].count;
-				ccc = v[!idx].count;
+		for (unsigned int attempt = 1; attempt <= 3; attempt++) {
+			struct pmuscope_count v[4];
+			uint64_t start, wr0 = 0, wr1 = 0, late0 = 0, late1 = 0, rs0 = 0, rs1 = 0;
+			uint64_t evc = 0, ccc = 0;
+			unsigned int nr = 0, idx = 1;
+			struct pmuscope *h;
+			double secs;
+			char s[32];
+			int ret, lost;
+
+			if (wrap_pair_open(x, r, ty, "wrap from 0", &h, &idx, &skipped, why, sizeof(why)))
+				break;
+			if (!st_cpu_file(ty->cpu, "wraps", s, sizeof(s)))
+				wr0 = strtoull(s, NULL, 0);
+			if (!st_cpu_file(ty->cpu, "late_polls", s, sizeof(s)))
+				late0 = strtoull(s, NULL, 0);
+			if (!st_cpu_file(ty->cpu, "resyncs", s, sizeof(s)))
+				rs0 = strtoull(s, NULL, 0);
+			/*
+			 * Until a counter has passed 2^32 by 2^26: 3.5 s on the A53,
+			 * longer in an emulator (120 s at most).
+			 */
+			ret = pmuscope_enable(h);
+			start = st_now_ns();
+			while (!ret && !wrap_loop_done(start, evc, ccc, target, 120000000000ULL)) {
+				st_busy_ms(20);
+				ret = pmuscope_read(h, v, 4, &nr);
+				if (!ret && nr > 1) {
+					evc = v[idx].count;
+					ccc = v[!idx].count;
+				}
 			}
+			if (!ret)
+				ret = pmuscope_disable(h);
+			if (!ret)
+				ret = pmuscope_read(h, v, 4, &nr);
+			secs = (st_now_ns() - start) / 1e9;
+			if (wrap_pair_close(r, ty, h, ret, nr))
+				break;
+			if (!st_cpu_file(ty->cpu, "wraps", s, sizeof(s)))
+				wr1 = strtoull(s, NULL, 0);
+			if (!st_cpu_file(ty->cpu, "late_polls", s, sizeof(s)))
+				late1 = strtoull(s, NULL, 0);
+			if (!st_cpu_file(ty->cpu, "resyncs", s, sizeof(s)))
+				rs1 = strtoull(s, NULL, 0);
+			evc = v[idx].count;
+			ccc = v[!idx].count;
+			lost = !!((v[idx].flags | v[!idx].flags) & PMUSCOPE_VAL_LOST);
+			/*
+			 * LOST with its cause seen: a late poll (late_polls moved),
+			 * the driver could not rule out a wrap lost while the CPU
+			 * was kept from its poll timer, which a host that
+			 * deschedules an emulator's vCPU does (seen under make check
+			 * on a loaded host, gate boot, mode=poll); or counters found
+			 * rewritten (resyncs moved), which QEMU's PMU timer race
+			 * does without -icount (Documentation/testing.rst). Measured
+			 * again, twice at most, as check 10 measures again; a cause
+			 * seen in every run fails below, and before the counts are
+			 * compared: LOST counts are not the driver's error.
+			 */
+			if (lost && (late1 != late0 || rs1 != rs0) && attempt < 3) {
+				char name[48];
+
+				snprintf(name, sizeof(name), "run %u flagged LOST, measured again", attempt);
+				st_measure(r, st_tkey(key, sizeof(key), ty, name),
+					   "%" PRIu64 ", %" PRIu64 " (flags 0x%x, 0x%x), late polls %" PRIu64
+					   ", resyncs %" PRIu64, evc, ccc, v[idx].flags, v[!idx].flags,
+					   late1 - late0, rs1 - rs0);
+				continue;
+			}
+			st_measure(r, st_tkey(key, sizeof(key), ty, "event counter, cycle counter"),
+				   "%" PRIu64 ", %" PRIu64 " (difference %" PRId64 ") in %.1f s (flags 0x%x, 0x%x)",
+				   evc, ccc, (int64_t)(evc - ccc), secs, v[idx].flags, v[!idx].flags);
+			st_measure(r, st_tkey(key, sizeof(key), ty, "wraps folded"), "%" PRIu64, wr1 - wr0);
+			if (lost && late1 != late0)
+				st_fail(r, DO_LATE, "cpu%d: the counts are flagged LOST in %u runs, each after a late poll (%" PRIu64
+					" in the last): something kept this CPU from its poll timer for longer than a wrap may go unfolded",
+					ty->cpu, attempt, late1 - late0);
+			else if (lost && rs1 != rs0)
+				st_fail(r, DO_PMU, "cpu%d: the counts are flagged LOST in %u runs, each after the driver found its counters rewritten (resyncs +%" PRIu64
+					" in the last): something else writes this PMU",
+					ty->cpu, attempt, rs1 - rs0);
+			else if (ccc < target && evc < target)
+				st_fail(r, DO_PMU, "cpu%d: %" PRIu64 " cycles counted in %.0f s of a busy loop: not through 2^32",
+					ty->cpu, ccc > evc ? ccc : evc, secs);
+			/*
+			 * Half a wrap: a wrap lost or counted twice moves the two 2^32
+			 * apart. The measures say how far apart they are: a few cycles
+			 * on silicon, where one PMCNTENSET_EL0 write starts both; QEMU
+			 * without -icount reads its clock once per counter at every
+			 * exception entry and return, so a host preemption between the
+			 * two reads sets them apart (24,257,513 in 4.4e9 seen under
+			 * make check on a loaded host).
+			 */
+			else if ((evc > ccc ? evc - ccc : ccc - evc) >= (1ULL << 31))
+				st_fail(r, DO_REPORT, "cpu%d: the 32-bit counter and the 64-bit cycle counter differ by %" PRId64
+					" (2^32 = 4294967296: a wrap lost or counted twice)",
+					ty->cpu, (int64_t)(evc - ccc));
+			else if (lost)
+				st_fail(r, DO_REPORT, "cpu%d: the counts are flagged LOST with no late poll nor rewrite seen",
+					ty->cpu);
+			break;
 		}
-		if (!ret)
-			ret = pmuscope_disable(h);
-		if (!ret)
-			ret = pmuscope_read(h, v, 4, &nr);
-		secs = (st_now_ns() - start) / 1e9;
-		if (wrap_pair_close(r, ty, h, ret, nr))
-			continue;
-		if (!st_cpu_file(ty->cpu, "wraps", s, sizeof(s)))
-			wr1 = strtoull(s, NULL, 0);
-		evc = v[idx].count;
-		ccc = v[!idx].count;
-		st_measure(r, st_tkey(key, sizeof(key), ty, "event counter, cycle counter"),
-			   "%" PRIu64 ", %" PRIu64 " in %.1f s (flags 0x%x, 0x%x)", evc, ccc, secs,
-			   v[idx].flags, v[!idx].flags);
-		st_measure(r, st_tkey(key, sizeof(key), ty, "wraps folded"), "%" PRIu64, wr1 - wr0);
-		if (ccc < target && evc < target)
-			st_fail(r, DO_PMU, "cpu%d: %" PRIu64 " cycles counted in %.0f s of a busy loop: not through 2^32",
-				ty->cpu, ccc > evc ? ccc : evc, secs);
-		else if ((evc > ccc ? evc - ccc : ccc - evc) > (1ULL << 24))
-			st_fail(r, DO_REPORT, "cpu%d: the 32-bit counter and the 64-bit cycle counter differ by %" PRId64
-				" (2^32 = 4294967296: a wrap lost or counted twice)",
-				ty->cpu, (int64_t)(evc - ccc));
-		else if ((v[idx].flags | v[!idx].flags) & PMUSCOPE_VAL_LOST)
-			st_fail(r, DO_REPORT, "cpu%d: the counts are flagged LOST (a poll came too late to exclude a lost wrap)",
-				ty->cpu);
 	}
 	st_types_done(r, skipped, x->nr_types, why);
 }

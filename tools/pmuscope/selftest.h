@@ -81,6 +81,7 @@ uint64_t st_cap_eff(void);
 #define DO_LOAD		"load the module: insmod pmuscope.ko (or modprobe pmuscope)"
 #define DO_PMU		"give the machine a PMU that counts: on KVM boot the guest with a vPMU (-cpu host,pmu=on), on a board check the device tree's PMU node and that firmware leaves the PMU to the kernel (MDCR_EL3)"
 #define DO_REPORT	"a driver or PMU bug: send the output of pmuscope test --report FILE to the pmuscope authors"
+#define DO_LATE		"find what keeps the CPU from its timers (interrupts masked, a hypervisor that deschedules it) or load with mode=irq, then run the check again"
 
 #define FOR_TYPES(x, t) for (unsigned int t = 0; t < (x)->nr_types; t++)
 
