@@ -1286,7 +1286,7 @@ struct seq {
 	uint64_t reset_t1;		/* CNTVCT after the last RESET */
 	uint64_t late_polls, resyncs;	/* cpu0's, after the last READ */
 	uint64_t late_before, resyncs_before;	/* ... and before it */
-	unsigned long records, lost_flags, late_lost, qemu_lost, stalls;
+	unsigned long records, lost_flags, late_lost, qemu_lost, qemu_swinc, stalls;
 	double worst_stall;
 	char hist[SEQ_HIST][96];
 	char why[512];
@@ -1457,9 +1457,41 @@ static void seq_check(struct seq *s, int moved, double since)
 		}
 	}
 	if (v[0].flags & PMUSCOPE_VAL_LOST ? v[0].count > s->sw_expect :
-	    v[0].count != s->sw_expect)
-		seq_bad(s, "SW_INCR counted %llu, SWINC wrote %llu while enabled",
-			(unsigned long long)v[0].count, (unsigned long long)s->sw_expect);
+	    v[0].count != s->sw_expect) {
+		/*
+		 * Short, not LOST, under QEMU without -icount: its PMU timer
+		 * race (arm_pmu_timer_cb() between an ERET's pmu_op_start()
+		 * and pmu_op_finish(), Documentation/testing.rst) sets a
+		 * running counter back, SW_INCR to 0. The driver flags LOST a
+		 * counter found below the last value it read; one set back
+		 * after increments it never read, and counting on past that
+		 * value before the next read, it cannot tell from a count
+		 * (seen once: 1025 of 1231, after a STREAM change, in a run
+		 * with twelve rewrites flagged LOST). The race rewrites every
+		 * running counter at once, so it is taken for the race only
+		 * with the race's mark in the same window: the driver found
+		 * the others rewritten (resyncs moved since before the last
+		 * READ). Counted and printed, then exact again from the count
+		 * read. pmuscope_emu.ko passes the PMU through to QEMU's here
+		 * (seen in gate-emu: 2895 of 5993). Under -icount, on silicon,
+		 * without the mark and in KUnit's replay of these sequences
+		 * against the model (pmuscope_test_seq_random), a failure.
+		 */
+		if (s->qemu_race && resyncs != s->resyncs_before &&
+		    v[0].count < s->sw_expect && !(v[0].flags & PMUSCOPE_VAL_LOST)) {
+			say("pmuscope-fuzz: step %lu: SW_INCR counted %llu, SWINC wrote %llu "
+			    "while enabled, resyncs %llu -> %llu: QEMU's PMU timer race, "
+			    "counted apart", s->step, (unsigned long long)v[0].count,
+			    (unsigned long long)s->sw_expect,
+			    (unsigned long long)s->resyncs_before, (unsigned long long)resyncs);
+			s->qemu_swinc++;
+			s->sw_expect = v[0].count;
+		} else {
+			seq_bad(s, "SW_INCR counted %llu, SWINC wrote %llu while enabled",
+				(unsigned long long)v[0].count,
+				(unsigned long long)s->sw_expect);
+		}
+	}
 	if (resyncs != s->resyncs && !s->qemu_race)
 		seq_bad(s, "cpu0/resyncs %llu -> %llu: nothing rewrites this PMU",
 			(unsigned long long)s->resyncs, (unsigned long long)resyncs);
@@ -1640,8 +1672,9 @@ static void seq_run(unsigned long steps, uint64_t seed)
 	say("pmuscope-tap: # fuzz: sequences: %lu steps, %lu sample records, worst READ "
 	    "%.1f ms after its step began (%lu over %u ms), %lu LOST flags (%lu after late "
 	    "polls, %lu after QEMU rewrote running counters: its PMU timer in an exception "
-	    "return)", s->step, s->records, s->worst_stall * 1000, s->stalls, SEQ_STALL_MS,
-	    s->lost_flags, s->late_lost, s->qemu_lost);
+	    "return), %lu SW_INCR counts set back unseen by it", s->step, s->records,
+	    s->worst_stall * 1000, s->stalls, SEQ_STALL_MS, s->lost_flags, s->late_lost,
+	    s->qemu_lost, s->qemu_swinc);
 	tap(!s->why[0], "sequences on cpu0: no count goes down, LOST only when something was "
 	    "lost (%lu steps, seed %#llx)", s->step, (unsigned long long)seed);
 	close(s->fd);
