@@ -597,7 +597,7 @@ def run(jobs, title):
     if "coverage" in jobs and os.path.exists(os.path.join(BUILD, "coverage.txt")):
         with open(os.path.join(BUILD, "coverage.txt")) as f:
             for line in f:
-                if "not run:" not in line:
+                if "not run:" not in line and "only here:" not in line:
                     print("# " + line.rstrip())
     wraps = []
     for j in jobs.values():

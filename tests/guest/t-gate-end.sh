@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The reliability gate, last script of its plans: kmemleak (scanned twice,
-# past the minimum object age), lockdep still on (no report in the boot),
-# then the module's coverage data sent to the host (send_file: the boot's
-# output folder) for tests/guest/check/coverage.py.
+# past the minimum object age), lockdep still on (no report in the boot).
+# The modules' coverage data leaves after each test (init's gcov_out).
 . /tests/lib.sh
 
 D=/sys/kernel/debug
@@ -32,12 +31,3 @@ if [ -r /proc/lockdep_stats ]; then
 	grep -q 'debug_locks: *1' /proc/lockdep_stats ||
 		tap_diag "$(dmesg | grep -A40 -m1 -E 'possible recursive locking|possible circular locking|inconsistent lock state|BUG: ' | head -c 3000)"
 fi
-
-n=0
-for f in $(find $D/gcov -name '*.gcda'); do
-	case "$f" in */gate-src/*) ;; *) continue ;; esac
-	rel=${f#*/gate-src/}
-	send_file "$rel" "$f" pmuscope-gcov:
-	n=$((n + 1))
-done
-check "gcov: coverage data of the modules written out ($n files)" test "$n" -gt 0

@@ -11,10 +11,18 @@ source file over all objects and all boots: drivers/pmuscope_pmu.c is
 compiled into pmuscope.ko and, against the register model, into
 pmuscope_emu.ko; a line is covered if any of them ran it.
 
+The data leaves the guest test by test (tests/guest/init gcov_out: each
+test's data as TEST/PATH, then zeroed), so the report also says what each
+test and each boot adds: the lines that it alone runs, in no other test of
+any gate boot. A test that adds none runs nothing under KASAN, lockdep and
+kmemleak that the others do not: the registry's gate boots keep only tests
+that add lines, or whose assertions no other test makes (testing.rst).
+
 Usage: coverage.py BUILD_DIR REPORT LOG...
 Prints one line per driver source file (lines, covered, percent, the
-uncovered lines) and the total; writes the same to REPORT. Exit status 1
-if a boot brought out no data or a file arrived corrupted.
+uncovered lines), the total, and the lines each boot and each test alone
+run; writes the same to REPORT. Exit status 1 if a boot brought out no
+data or a file arrived corrupted.
 """
 import json
 import os
@@ -60,12 +68,48 @@ def ranges(nums):
     return ", ".join(out)
 
 
+def adds(order, runby):
+    """The lines each boot, and each test of a boot, alone runs."""
+    boots = []
+    for b, _ in order:
+        if b not in boots:
+            boots.append(b)
+    ran, alone, boot_alone = {}, {}, {}
+    for key, who in runby.items():
+        for w in who:
+            ran[w] = ran.get(w, 0) + 1
+        if len(who) == 1:
+            w = next(iter(who))
+            alone.setdefault(w, []).append(key)
+        if len({b for b, _ in who}) == 1:
+            b = next(iter(who))[0]
+            boot_alone[b] = boot_alone.get(b, 0) + 1
+    out = ["lines each boot and each test alone runs (in no other test of any boot):"]
+    for b in boots:
+        out.append(f"  boot {b}: {boot_alone.get(b, 0)} lines no other boot runs")
+        for bb, t in order:
+            if bb != b:
+                continue
+            mine = sorted(alone.get((b, t), []))
+            where = {}
+            for src, n in mine:
+                where.setdefault(src, []).append(n)
+            detail = "; ".join(f"{os.path.basename(src)} {ranges(ns)}"
+                               for src, ns in sorted(where.items()))
+            out.append(f"    {t:<16} runs {ran.get((b, t), 0):5}, alone {len(mine):4}")
+            if detail:
+                out.append(f"      only here: {detail}")
+    return out
+
+
 def main(argv):
     if len(argv) < 4:
         print(__doc__)
         return 2
     build, report, logs = argv[1], argv[2], argv[3:]
     lines = {}  # source -> {line: count}
+    runby = {}  # (source, line) -> {(boot, test) that ran it}
+    order = []  # (boot, test), as they ran
     bad = 0
     tmp = tempfile.mkdtemp(prefix="pmuscope-gcov-")
     try:
@@ -80,13 +124,20 @@ def main(argv):
                 print(f"error: {log}: no coverage data")
                 bad += 1
                 continue
-            for rel, data in files.items():
+            boot = os.path.basename(log)
+            boot = boot[len("guest-"):] if boot.startswith("guest-") else boot
+            boot = boot[:-len(".log")] if boot.endswith(".log") else boot
+            for name, data in files.items():
+                # TEST/PATH: one test's data (init's gcov_out).
+                test, rel = name.split("/", 1) if "/" in name else ("-", name)
+                if (boot, test) not in order:
+                    order.append((boot, test))
                 gcno = os.path.join(build, rel[:-len(".gcda")] + ".gcno")
                 if not os.path.exists(gcno):
                     print(f"error: {log}: {rel} has no {gcno}")
                     bad += 1
                     continue
-                d = os.path.join(tmp, str(i), os.path.dirname(rel))
+                d = os.path.join(tmp, str(i), test, os.path.dirname(rel))
                 os.makedirs(d, exist_ok=True)
                 gcda = os.path.join(d, os.path.basename(rel))
                 with open(gcda, "wb") as f:
@@ -107,6 +158,8 @@ def main(argv):
                         for ln in f["lines"]:
                             n = ln["line_number"]
                             per[n] = per.get(n, 0) + ln["count"]
+                            if ln["count"] and src not in GENERATED:
+                                runby.setdefault((src, n), set()).add((boot, test))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -126,6 +179,7 @@ def main(argv):
             tot += len(per)
             cov += len(run)
     out.append(f"  total {cov}/{tot} lines = {100.0 * cov / max(tot, 1):.1f}%")
+    out += adds(order, runby)
     with open(report, "w") as f:
         f.write("\n".join(out) + "\n")
     print("\n".join(out))
