@@ -212,6 +212,7 @@ class Job:
         self.results = []       # "PASS|FAIL|SKIP name" lines
         self.reruns = set()
         self.seconds = 0
+        self.cpu = 0            # a boot's CPU seconds (QEMU's)
 
     def result(self, status, name):
         self.results.append(f"{status} {name}")
@@ -342,10 +343,20 @@ class BootJob(Job):
         cmd = ["scripts/run-guest.sh", *opts, "--tests", tests_arg(b, self.sel),
                "--out", out, "--log", log, "--timeout", str(backstop)]
         s = time.time()
-        rc = subprocess.run(cmd, cwd=TOP, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.STDOUT).returncode
-        print(f"# guest {b.name}: qemu exit {rc} after {time.time() - s:.0f} s "
-              f"({' '.join(shlex.quote(c) for c in cmd[1:])})", flush=True)
+        p = subprocess.Popen(cmd, cwd=TOP, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.STDOUT)
+        # wait4: the boot's CPU time too (QEMU's threads, user and system),
+        # the work it costs the host's cores whatever else runs beside.
+        try:
+            _, status, use = os.wait4(p.pid, 0)
+        except BaseException:
+            p.kill()
+            p.wait()
+            raise
+        p.returncode = rc = os.waitstatus_to_exitcode(status)
+        self.cpu = use.ru_utime + use.ru_stime
+        print(f"# guest {b.name}: qemu exit {rc} after {time.time() - s:.0f} s, "
+              f"{self.cpu:.0f} CPU s ({' '.join(shlex.quote(c) for c in cmd[1:])})", flush=True)
         if rc == 124:
             self.result("FAIL", f"{b.name}/boot timed out (host limit {backstop} s)")
         try:
@@ -613,6 +624,10 @@ def run(jobs, title):
             print("#   " + w)
     slow = sorted(jobs.values(), key=lambda j: -j.seconds)[:8]
     print("# longest: " + ", ".join(f"{j.name} {j.seconds:.0f} s" for j in slow))
+    boots = sorted((j for j in jobs.values() if j.cpu), key=lambda j: -j.cpu)
+    if boots:
+        print(f"# boots' CPU time: {sum(j.cpu for j in boots):.0f} s in all; "
+              + ", ".join(f"{j.name} {j.cpu:.0f}" for j in boots[:8]))
     if fails:
         print("Failures:")
         for r in fails:
