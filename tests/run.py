@@ -726,6 +726,15 @@ def doc_map():
 
 
 def main(argv):
+    # make test T=.. U=.. B=.. puts them in MAKEFLAGS, which every make a
+    # job runs would take as its own variables: B is tools/Makefile's
+    # build directory (make test B=gate-emu built the tools into
+    # tools/gate-emu/). Only those three go; other command-line variables
+    # (make check KDIR=...) still reach the jobs' makes.
+    for v in ("MAKEFLAGS", "MAKEOVERRIDES"):
+        if v in os.environ:
+            os.environ[v] = " ".join(w for w in os.environ[v].split(" ")
+                                     if not re.match(r"[TUB]=", w))
     try:
         boots, tests = parse_registry()
     except (RegistryError, OSError) as e:
