@@ -2,27 +2,31 @@
 # SPDX-License-Identifier: GPL-2.0
 """Line coverage of the driver under the reliability gate.
 
-The gate's boots (tests/guest/t-gate-end.sh) write the modules' GCOV data
-(.gcda) to the host (guestfiles.py: the boot's output folder through
-virtio-9p, or the console). This script takes it from every boot,
+After each test of a gate boot, the guest's init (tests/guest/init
+gcov_out) writes the modules' GCOV data (.gcda) to the host (the boot's
+output folder, virtio-9p: guestfiles.py) and zeroes it. This script takes
+it from every boot,
 checks each file against its MD5, puts it beside the .gcno of the build
 (build/gate-src), runs gcov (JSON) on each, and merges the line counts per
 source file over all objects and all boots: drivers/pmuscope_pmu.c is
 compiled into pmuscope.ko and, against the register model, into
 pmuscope_emu.ko; a line is covered if any of them ran it.
 
-The data leaves the guest test by test (tests/guest/init gcov_out: each
-test's data as TEST/PATH, then zeroed), so the report also says what each
-test and each boot adds: the lines that it alone runs, in no other test of
-any gate boot. A test that adds none runs nothing under KASAN, lockdep and
-kmemleak that the others do not: the registry's gate boots keep only tests
-that add lines, or whose assertions no other test makes (testing.rst).
+The data comes test by test (TEST/PATH), so the report also says what
+each test and each boot adds: the lines that it alone runs, in no other
+test of any gate boot, counted per module (a line of pmuscope.ko that only
+one test runs is that test's, even where pmuscope_emu.ko's or the KUnit
+module's copy of the same source line runs elsewhere). A test that adds
+none runs nothing under KASAN, lockdep and kmemleak that the others do
+not; the registry's gate boots keep only tests that add lines, or whose
+assertions are about interleavings and lifetimes (tests/registry).
 
 Usage: coverage.py BUILD_DIR REPORT LOG...
 Prints one line per driver source file (lines, covered, percent, the
 uncovered lines), the total, and the lines each boot and each test alone
-run; writes the same to REPORT. Exit status 1 if a boot brought out no
-data or a file arrived corrupted.
+run; writes the same to REPORT, and the lines each test of each boot ran
+to REPORT's name with .json (BOOT/TEST: ["MODULE:FILE:LINE", ...]). Exit
+status 1 if a boot brought out no data or a file arrived corrupted.
 """
 import json
 import os
@@ -68,6 +72,17 @@ def ranges(nums):
     return ", ".join(out)
 
 
+def module_of(rel):
+    """The module an object (its .gcda path in gate-src) is built into (Kbuild)."""
+    if rel.startswith("tests/emu/"):
+        return "pmuscope_emu"
+    if rel.startswith("tests/kunit/"):
+        return "pmuscope_kunit"
+    if rel.startswith("tests/guest/kmod/"):
+        return "pmuscope_cpupm"
+    return "pmuscope"
+
+
 def adds(order, runby):
     """The lines each boot, and each test of a boot, alone runs."""
     boots = []
@@ -92,10 +107,10 @@ def adds(order, runby):
                 continue
             mine = sorted(alone.get((b, t), []))
             where = {}
-            for src, n in mine:
-                where.setdefault(src, []).append(n)
-            detail = "; ".join(f"{os.path.basename(src)} {ranges(ns)}"
-                               for src, ns in sorted(where.items()))
+            for mod, src, n in mine:
+                where.setdefault((mod, src), []).append(n)
+            detail = "; ".join(f"{mod}:{os.path.basename(src)} {ranges(ns)}"
+                               for (mod, src), ns in sorted(where.items()))
             out.append(f"    {t:<16} runs {ran.get((b, t), 0):5}, alone {len(mine):4}")
             if detail:
                 out.append(f"      only here: {detail}")
@@ -132,9 +147,10 @@ def main(argv):
                 test, rel = name.split("/", 1) if "/" in name else ("-", name)
                 if (boot, test) not in order:
                     order.append((boot, test))
+                mod = module_of(rel)
                 gcno = os.path.join(build, rel[:-len(".gcda")] + ".gcno")
                 if not os.path.exists(gcno):
-                    print(f"error: {log}: {rel} has no {gcno}")
+                    print(f"error: {log}: {test}: {rel} has no {gcno}")
                     bad += 1
                     continue
                 d = os.path.join(tmp, str(i), test, os.path.dirname(rel))
@@ -146,7 +162,7 @@ def main(argv):
                 r = subprocess.run([GCOV, "--json-format", "--stdout", "-o", d, gcda],
                                    capture_output=True, text=True, cwd=d)
                 if r.returncode:
-                    print(f"error: gcov {rel}: {r.stderr.strip()}")
+                    print(f"error: {log}: {test}: gcov {rel}: {r.stderr.strip()}")
                     bad += 1
                     continue
                 for doc in r.stdout.splitlines():
@@ -159,7 +175,7 @@ def main(argv):
                             n = ln["line_number"]
                             per[n] = per.get(n, 0) + ln["count"]
                             if ln["count"] and src not in GENERATED:
-                                runby.setdefault((src, n), set()).add((boot, test))
+                                runby.setdefault((mod, src, n), set()).add((boot, test))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -182,6 +198,14 @@ def main(argv):
     out += adds(order, runby)
     with open(report, "w") as f:
         f.write("\n".join(out) + "\n")
+    # The lines each test of each boot ran, for what-if questions (which
+    # tests could go and lose no line): REPORT with .json for .txt.
+    runs = {}
+    for (mod, src, n), who in runby.items():
+        for b, t in who:
+            runs.setdefault(f"{b}/{t}", []).append(f"{mod}:{src}:{n}")
+    with open(os.path.splitext(report)[0] + ".json", "w") as f:
+        json.dump({k: sorted(v) for k, v in runs.items()}, f, indent=0, sort_keys=True)
     print("\n".join(out))
     return 1 if bad or not lines else 0
 
