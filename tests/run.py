@@ -24,6 +24,7 @@ PMUSCOPE_JOBS sets how many jobs run at once (default: the CPUs, at most 2:
 most boots keep one core busy, and the host's builds the other).
 """
 
+import fcntl
 import json
 import os
 import re
@@ -488,11 +489,13 @@ def schedule(jobs, slots, results_file):
     except (OSError, ValueError):
         seen = {}
 
+    def last(n):
+        t = seen.get(n) if getattr(jobs[n], "full", True) else None
+        return t if isinstance(t, (int, float)) else None
     def cost(n):
         # The time it took last (a whole boot's, a test's), else its budget.
-        j = jobs[n]
-        t = seen.get(n) if getattr(j, "full", True) else None
-        return t if isinstance(t, (int, float)) else j.cost
+        t = last(n)
+        return t if t is not None else jobs[n].cost
 
     def chain(n):
         if n not in prio:
@@ -544,14 +547,24 @@ def schedule(jobs, slots, results_file):
             cond.notify_all()
 
     def save():
-        for n, j in jobs.items():
-            if j.ok is not None and j.seconds and getattr(j, "full", True):
-                seen[n] = round(j.seconds)
+        # Read again and merge under a lock: a make test beside make check
+        # must not put back the file it read at its start (it did: the
+        # timings of a whole make check went, and with them the order).
+        mine = {n: round(j.seconds) for n, j in jobs.items()
+                if j.ok is not None and j.seconds and getattr(j, "full", True)}
         try:
             os.makedirs(os.path.dirname(TIMINGS), exist_ok=True)
-            with open(TIMINGS + ".tmp", "w") as f:
-                json.dump(seen, f, indent=1, sort_keys=True)
-            os.replace(TIMINGS + ".tmp", TIMINGS)
+            with open(TIMINGS + ".lock", "w") as lk:
+                fcntl.flock(lk, fcntl.LOCK_EX)
+                try:
+                    with open(TIMINGS) as f:
+                        now = json.load(f)
+                except (OSError, ValueError):
+                    now = {}
+                now.update(mine)
+                with open(TIMINGS + ".tmp", "w") as f:
+                    json.dump(now, f, indent=1, sort_keys=True)
+                os.replace(TIMINGS + ".tmp", TIMINGS)
         except OSError:
             pass
 

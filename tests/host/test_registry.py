@@ -6,6 +6,7 @@ reaches its init."""
 
 import contextlib
 import io
+import json
 import os
 import sys
 import tempfile
@@ -155,6 +156,25 @@ class Scheduler(unittest.TestCase):
         self.assertLess(log.index(("end", "a")), log.index(("start", "c")))
         self.assertEqual(threading.active_count(), 1)
 
+    def test_timings_merge_with_what_others_saved(self):
+        # Another run (make check beside this make test) saves while this
+        # one runs: its timings stay, this run's are added.
+        with open(run.TIMINGS, "w") as f:
+            json.dump({"a": 99}, f)
+
+        class Beside(FakeJob):
+            def run(self):
+                with open(run.TIMINGS, "w") as f:
+                    json.dump({"boot other": 321, "a": 99}, f)
+                super().run()
+        jobs = {"a": Beside("a", log=[])}
+        with tempfile.NamedTemporaryFile() as res, \
+                contextlib.redirect_stdout(io.StringIO()):
+            run.schedule(jobs, 1, res.name)
+        with open(run.TIMINGS) as f:
+            saved = json.load(f)
+        self.assertEqual(saved["boot other"], 321)
+        self.assertEqual(saved["a"], 0)
 
 if __name__ == "__main__":
     unittest.main()
