@@ -176,5 +176,24 @@ class Scheduler(unittest.TestCase):
         self.assertEqual(saved["boot other"], 321)
         self.assertEqual(saved["a"], 0)
 
+    def test_an_untimed_job_costs_its_budget_scaled_as_the_timed(self):
+        # x was timed at a tenth of its budget: y (untimed, budget 1000)
+        # counts as 100, so z's chain (timed 500) goes first.
+        log = []
+        jobs = {
+            "x": FakeJob("x", log=log),
+            "y": FakeJob("y", log=log),
+            "z": FakeJob("z", log=log),
+        }
+        jobs["x"].cost, jobs["y"].cost, jobs["z"].cost = 100, 1000, 5000
+        with open(run.TIMINGS, "w") as f:
+            json.dump({"x": 10, "z": 500}, f)
+        with tempfile.NamedTemporaryFile() as res, \
+                contextlib.redirect_stdout(io.StringIO()):
+            run.schedule(jobs, 1, res.name)
+        starts = [n for what, n in log if what == "start"]
+        self.assertEqual(starts, ["z", "y", "x"])
+
+
 if __name__ == "__main__":
     unittest.main()
