@@ -493,7 +493,6 @@ void st_check_wrap(const struct st_ctx *x, struct st_result *r)
 			double secs;
 			unsigned int nr = 0, idx = 1;
 			struct pmuscope *h;
-			char s[32];
 			int ret, apart;
 
 			if (wrap_pair_open(x, r, ty, "wrap", &h, &idx, &skipped, why, sizeof(why)))
@@ -512,10 +511,8 @@ void st_check_wrap(const struct st_ctx *x, struct st_result *r)
 				st_fail(r, DO_REPORT, "cpu%d: %s", ty->cpu, why);
 				break;
 			}
-			if (!st_cpu_file(ty->cpu, "overflow_interrupts", s, sizeof(s)))
-				irq0 = strtoull(s, NULL, 0);
-			if (!st_cpu_file(ty->cpu, "wraps", s, sizeof(s)))
-				wr0 = strtoull(s, NULL, 0);
+			irq0 = st_cpu_stat(ty->cpu, "overflow_interrupts");
+			wr0 = st_cpu_stat(ty->cpu, "wraps");
 			/*
 			 * Until either counter has counted 16 periods: about 54 ms on
 			 * the AM62L's 1.25 GHz A53, seconds in a loaded emulator, whose
@@ -541,10 +538,8 @@ void st_check_wrap(const struct st_ctx *x, struct st_result *r)
 				ret = pmuscope_read(h, v, 4, &nr);
 			if (wrap_pair_close(r, ty, h, ret, nr))
 				break;
-			if (!st_cpu_file(ty->cpu, "overflow_interrupts", s, sizeof(s)))
-				irq1 = strtoull(s, NULL, 0);
-			if (!st_cpu_file(ty->cpu, "wraps", s, sizeof(s)))
-				wr1 = strtoull(s, NULL, 0);
+			irq1 = st_cpu_stat(ty->cpu, "overflow_interrupts");
+			wr1 = st_cpu_stat(ty->cpu, "wraps");
 			evc = v[idx].count;
 			ccc = v[!idx].count;
 			apart = (evc > ccc ? evc - ccc : ccc - evc) > period / 2 ||
@@ -612,17 +607,13 @@ void st_check_wrap_zero(const struct st_ctx *x, struct st_result *r)
 			unsigned int nr = 0, idx = 1;
 			struct pmuscope *h;
 			double secs;
-			char s[32];
 			int ret, lost;
 
 			if (wrap_pair_open(x, r, ty, "wrap from 0", &h, &idx, &skipped, why, sizeof(why)))
 				break;
-			if (!st_cpu_file(ty->cpu, "wraps", s, sizeof(s)))
-				wr0 = strtoull(s, NULL, 0);
-			if (!st_cpu_file(ty->cpu, "late_polls", s, sizeof(s)))
-				late0 = strtoull(s, NULL, 0);
-			if (!st_cpu_file(ty->cpu, "resyncs", s, sizeof(s)))
-				rs0 = strtoull(s, NULL, 0);
+			wr0 = st_cpu_stat(ty->cpu, "wraps");
+			late0 = st_cpu_stat(ty->cpu, "late_polls");
+			rs0 = st_cpu_stat(ty->cpu, "resyncs");
 			/*
 			 * Until a counter has passed 2^32 by 2^26: 3.5 s on the A53,
 			 * longer in an emulator (120 s at most).
@@ -644,12 +635,9 @@ void st_check_wrap_zero(const struct st_ctx *x, struct st_result *r)
 			secs = (st_now_ns() - start) / 1e9;
 			if (wrap_pair_close(r, ty, h, ret, nr))
 				break;
-			if (!st_cpu_file(ty->cpu, "wraps", s, sizeof(s)))
-				wr1 = strtoull(s, NULL, 0);
-			if (!st_cpu_file(ty->cpu, "late_polls", s, sizeof(s)))
-				late1 = strtoull(s, NULL, 0);
-			if (!st_cpu_file(ty->cpu, "resyncs", s, sizeof(s)))
-				rs1 = strtoull(s, NULL, 0);
+			wr1 = st_cpu_stat(ty->cpu, "wraps");
+			late1 = st_cpu_stat(ty->cpu, "late_polls");
+			rs1 = st_cpu_stat(ty->cpu, "resyncs");
 			evc = v[idx].count;
 			ccc = v[!idx].count;
 			lost = !!((v[idx].flags | v[!idx].flags) & PMUSCOPE_VAL_LOST);

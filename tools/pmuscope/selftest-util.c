@@ -172,6 +172,13 @@ int st_cpu_file(int cpu, const char *name, char *buf, size_t len)
 	return st_first_line(path, buf, len) ? 0 : -1;
 }
 
+uint64_t st_cpu_stat(int cpu, const char *name)
+{
+	char s[32];
+
+	return st_cpu_file(cpu, name, s, sizeof(s)) ? 0 : strtoull(s, NULL, 0);
+}
+
 /* Skips the whole check when the driver is not loaded; 1 if it is. */
 int st_need_driver(const struct st_ctx *x, struct st_result *r)
 {

@@ -103,6 +103,8 @@ int st_read_counts(struct pmuscope *h, uint64_t *c, uint32_t *flags, unsigned in
 void st_open_failed(struct st_result *r, const char *pfx, int ret, const char *why);
 char *st_first_line(const char *path, char *buf, size_t len);
 int st_cpu_file(int cpu, const char *name, char *buf, size_t len);
+/* A counter of cpuN/ in sysfs (wraps, late_polls, ...); 0 when unreadable. */
+uint64_t st_cpu_stat(int cpu, const char *name);
 int st_need_driver(const struct st_ctx *x, struct st_result *r);
 const char *st_tkey(char *buf, size_t len, const struct st_type *ty, const char *key);
 void st_types_done(struct st_result *r, unsigned int skipped, unsigned int nr, const char *why);
